@@ -1,0 +1,188 @@
+# tdaudit - one Makefile for everything; out-of-tree builds under build/.
+#
+#   make            build the release variant in build/
+#   make test       install what is missing (ci/deps), build, run the suite in
+#                   float (build/) and double precision (build/double)
+#   make asan       ASan + UBSan build in build/asan running the whole suite
+#   make check      everything CI runs, in CI's order (test, then asan)
+#   make audit      install what is missing, build, run the audit job
+#   make coverage   gcov/lcov line coverage summary from build/coverage
+#   make config     print every detected value
+#   make install    PREFIX=/usr/local (DESTDIR honoured); make uninstall
+#   make clean
+#
+# Variants are one Makefile invoked again with VARIANT=release|double|asan|
+# coverage; each has its own build directory, so they never share objects.
+# CUDA=auto (default) compiles kernels/*.cu with nvcc when nvcc exists;
+# CUDA=0 builds without, CUDA=1 insists.
+
+.DELETE_ON_ERROR:
+.SUFFIXES:
+MAKEFLAGS += --no-builtin-rules
+
+VARIANT ?= release
+CUDA ?= auto
+PREFIX ?= /usr/local
+BUILDROOT ?= build
+
+# --- variant -------------------------------------------------------------
+ifeq ($(VARIANT),release)
+  BUILD := $(BUILDROOT)
+  VFLAGS := -O2 -g
+else ifeq ($(VARIANT),double)
+  BUILD := $(BUILDROOT)/double
+  VFLAGS := -O2 -g -DTD_REAL_DOUBLE
+else ifeq ($(VARIANT),asan)
+  BUILD := $(BUILDROOT)/asan
+  VFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+  VLDFLAGS := -fsanitize=address,undefined
+  override CUDA := 0 # the CUDA runtime and ASan's shadow memory do not mix
+else ifeq ($(VARIANT),coverage)
+  BUILD := $(BUILDROOT)/coverage
+  VFLAGS := -O0 -g --coverage
+  VLDFLAGS := --coverage
+  override CUDA := 0
+else
+  $(error VARIANT=$(VARIANT) is not one of: release double asan coverage)
+endif
+
+# --- CUDA ----------------------------------------------------------------
+NVCC ?= $(firstword $(shell command -v nvcc 2>/dev/null) $(wildcard /usr/local/cuda/bin/nvcc))
+ifeq ($(CUDA),auto)
+  override CUDA := $(if $(NVCC),1,0)
+endif
+ifeq ($(CUDA),1)
+  ifeq ($(NVCC),)
+    $(error CUDA=1 but no nvcc was found; put it on PATH, set NVCC=, or build with CUDA=0)
+  endif
+  CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
+  # sm_75 machine code plus sm_90 (H100/H200) and its PTX for newer parts.
+  NVCC_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=[sm_90,compute_90]
+  KERN_OBJ := $(BUILD)/kernels/cuda.o
+  CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
+else
+  KERN_OBJ := $(BUILD)/kernels/nocuda.o
+endif
+
+# --- dependencies (pkg-config names; .pkgcheck maps them to Debian packages) ---
+PKGS := libgit2 sqlite3 lua5.4 cmocka
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+
+# --- flags ---------------------------------------------------------------
+WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
+CFLAGS ?=
+CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(VFLAGS) $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+# -Wconversion where practical: the core and kernels (numeric code), not
+# the cmocka tests, whose macros convert freely.
+CONV := -Wconversion
+LDLIBS_ALL = $(VLDFLAGS) $(PKG_LIBS) $(CUDA_LIBS) -lm -lpthread
+
+# --- sources ---------------------------------------------------------------
+CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard core/*.c))
+LIB := $(BUILD)/libtdcore.a
+TEST_GROUPS := $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
+TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
+TDTEST := $(BUILD)/tests/tdtest
+
+.PHONY: all test asan double coverage check audit config install uninstall clean \
+	deps pkgcheck run-tests FORCE
+all: $(LIB) $(TDTEST)
+
+$(BUILD)/.pkgcheck:
+	@missing=""; for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  for p in $$missing; do \
+	    case $$p in libgit2) d=libgit2-dev;; sqlite3) d=libsqlite3-dev;; lua5.4) d=liblua5.4-dev;; cmocka) d=libcmocka-dev;; esac; \
+	    echo "make: pkg-config cannot find $$p: install the Debian package $$d (ci/deps installs everything)" >&2; \
+	  done; exit 2; fi
+	@mkdir -p $(@D) && touch $@
+
+$(BUILD)/core/%.o: core/%.c | $(BUILD)/.pkgcheck
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
+
+$(BUILD)/kernels/nocuda.o: kernels/nocuda.c | $(BUILD)/.pkgcheck
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
+
+$(BUILD)/kernels/cuda.o: kernels/cuda.cu kernels/backend.h core/error.h
+	@mkdir -p $(@D)
+	$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
+		-c $< -o $@
+
+$(LIB): $(CORE_OBJ) $(KERN_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# The runner's group list, rewritten only when the set of test files changes.
+$(BUILD)/tests/groups.h: FORCE
+	@mkdir -p $(@D)
+	@printf '#define TD_GROUPS %s\n' "$(foreach g,$(TEST_GROUPS),X($(g)))" > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(BUILD)/tests/tdtest.o: $(BUILD)/tests/groups.h
+$(BUILD)/tests/%.o: tests/%.c | $(BUILD)/.pkgcheck
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -I$(BUILD)/tests -DTD_SOURCE_DIR='"$(CURDIR)"' -c $< -o $@
+
+$(TDTEST): $(TEST_OBJ) $(LIB)
+	$(CC) $(VFLAGS) $(TEST_OBJ) $(LIB) -o $@ $(LDLIBS_ALL)
+
+run-tests: $(TDTEST)
+	@echo "== suite: VARIANT=$(VARIANT) CUDA=$(CUDA) ($(BUILD))"
+	$(TDTEST)
+
+# --- entry points ------------------------------------------------------------
+deps:
+	@ci/deps
+
+test: deps
+	$(MAKE) --no-print-directory VARIANT=release run-tests
+	$(MAKE) --no-print-directory VARIANT=double run-tests
+
+double: deps
+	$(MAKE) --no-print-directory VARIANT=double run-tests
+
+asan: deps
+	$(MAKE) --no-print-directory VARIANT=asan run-tests
+
+check: test asan
+
+audit: deps
+	$(MAKE) --no-print-directory VARIANT=release all
+	@echo "make audit: the tdaudit harness is not built yet (issue #3); nothing to audit."
+	@echo "make audit: run 'make test' for the test suite."
+
+coverage: deps
+	$(MAKE) --no-print-directory VARIANT=coverage run-tests
+	lcov --quiet --capture --directory $(BUILDROOT)/coverage --output-file $(BUILDROOT)/coverage/lcov.info
+	lcov --quiet --extract $(BUILDROOT)/coverage/lcov.info '$(CURDIR)/core/*' '$(CURDIR)/kernels/*' \
+		--output-file $(BUILDROOT)/coverage/lcov.info
+	lcov --summary $(BUILDROOT)/coverage/lcov.info
+
+config:
+	@echo "VARIANT   = $(VARIANT)"
+	@echo "BUILD     = $(BUILD)"
+	@echo "CC        = $(CC) ($(shell $(CC) -dumpfullversion 2>/dev/null))"
+	@echo "CUDA      = $(CUDA)"
+	@echo "NVCC      = $(or $(NVCC),(none found))"
+	@echo "CUDA_HOME = $(CUDA_HOME)"
+	@echo "PREFIX    = $(PREFIX)"
+	@for p in $(PKGS); do printf '%-9s = %s\n' $$p "$$(pkg-config --modversion $$p 2>/dev/null || echo 'missing (run ci/deps)')"; done
+
+HEADERS := $(wildcard core/*.h) kernels/backend.h
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tdaudit/core $(DESTDIR)$(PREFIX)/include/tdaudit/kernels
+	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libtdcore.a
+	install -m 644 $(wildcard core/*.h) $(DESTDIR)$(PREFIX)/include/tdaudit/core/
+	install -m 644 kernels/backend.h $(DESTDIR)$(PREFIX)/include/tdaudit/kernels/
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libtdcore.a
+	rm -rf $(DESTDIR)$(PREFIX)/include/tdaudit
+
+clean:
+	rm -rf $(BUILDROOT)
+
+-include $(CORE_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(KERN_OBJ:.o=.d)

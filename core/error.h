@@ -1,0 +1,45 @@
+/*
+ * error.h - the core's error model.
+ *
+ * A function that can fail returns int: 0 on success or a negative TD_E*
+ * code. On failure it leaves a one-line message, readable with
+ * td_error_last(), that names the file and function, the offending value and
+ * what to do about it. Callers pass codes up unchanged and never repaint a
+ * lower-level message. Nothing in the libraries aborts or exits.
+ */
+#ifndef TD_ERROR_H
+#define TD_ERROR_H
+
+enum {
+	TD_OK = 0,
+	TD_EINVAL = -1,   /* a bad argument: the message names it */
+	TD_ENOMEM = -2,   /* an allocation failed or a size overflowed */
+	TD_EIO = -3,      /* a file or process operation failed */
+	TD_ENOTSUP = -4,  /* not available in this build (e.g. no CUDA) */
+	TD_ESTATE = -5,   /* an object is in the wrong state for the call */
+};
+
+/*
+ * Records code and a message for this thread and returns code, so that a
+ * failure reads `return TD_FAIL(TD_EINVAL, "axis %d ...", i);`.
+ */
+int td_error_set(int code, const char *file, const char *func, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+#define TD_FAIL(code, ...) td_error_set((code), __FILE__, __func__, __VA_ARGS__)
+
+/*
+ * The message of this thread's last failure, or "no error". Never NULL.
+ * Borrowed: valid until this thread's next failure.
+ */
+const char *td_error_last(void);
+
+/* The code of this thread's last failure, or TD_OK. */
+int td_error_code(void);
+
+/* Forgets the last failure of this thread. */
+void td_error_clear(void);
+
+/* A stable name for a code ("TD_EINVAL"); never NULL. */
+const char *td_error_name(int code);
+
+#endif

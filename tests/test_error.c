@@ -1,0 +1,55 @@
+/*
+ * test_error.c - the error model: codes pass up, messages name the place.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - td_error_last() returning NULL when there is no error
+ *       -> last_error_is_never_null
+ *   - td_error_set() dropping the file/function prefix
+ *       -> a_message_names_file_and_function
+ */
+#include "tdtest.h"
+
+#include <string.h>
+
+#include "../core/error.h"
+
+static int fails(void)
+{
+	return TD_FAIL(TD_EINVAL, "value %d is bad; pass 1", 7);
+}
+
+static void test_last_error_is_never_null(void **state)
+{
+	(void)state;
+	td_error_clear();
+	assert_non_null(td_error_last());
+	assert_string_equal(td_error_last(), "no error");
+	assert_int_equal(td_error_code(), TD_OK);
+}
+
+static void test_a_message_names_file_and_function(void **state)
+{
+	(void)state;
+	assert_int_equal(fails(), TD_EINVAL);
+	assert_int_equal(td_error_code(), TD_EINVAL);
+	assert_non_null(strstr(td_error_last(), "test_error.c: fails: value 7 is bad; pass 1"));
+	assert_string_equal(td_error_name(TD_EINVAL), "TD_EINVAL");
+}
+
+static void test_an_overlong_message_is_truncated_not_overflowed(void **state)
+{
+	char big[4096];
+
+	(void)state;
+	memset(big, 'x', sizeof big - 1);
+	big[sizeof big - 1] = '\0';
+	TD_FAIL(TD_EIO, "%s", big);
+	assert_true(strlen(td_error_last()) < 1024);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_last_error_is_never_null),
+	cmocka_unit_test(test_a_message_names_file_and_function),
+	cmocka_unit_test(test_an_overlong_message_is_truncated_not_overflowed),
+};
+TD_TEST_GROUP(error, tests);

@@ -1,0 +1,190 @@
+/*
+ * test_plan.c - scan plans: the bidirectional schedule, immutability,
+ * refusals and the printed table.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - in td_plan_cyclic, flipping per layer: `(i / n_axes) % 2 == 1` ->
+ *     `i % 2 == 1`: bidirectional_cyclic_gives_every_axis_both_directions
+ *     fails at 2 and 4 axes and still passes at 1 and 3 (the aliasing
+ *     signature: with an even axis count the two periods lock)
+ *   - plan_alloc() storing the caller's name pointers instead of copies
+ *       -> a_plan_copies_the_axis_names_it_is_given
+ *   - building n_layers - 1 steps -> cyclic_builds_exactly_the_layers_asked_for
+ *   - dropping a refusal -> bad_plans_are_refused_with_a_message
+ */
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "../core/plan.h"
+
+static const char *const axes4[] = {"a", "b", "c", "d"};
+
+/* Whether every axis of a cyclic plan over n axes sweeps both ways. */
+static int every_axis_gets_both_directions(int n)
+{
+	td_plan *p;
+	int seen[4][2] = {{0}};
+	int ok = 1;
+
+	assert_int_equal(td_plan_cyclic(&p, axes4, n, 2 * n, axes4, n), 0);
+	for (int i = 0; i < td_plan_n_steps(p); i++) {
+		td_plan_step s = td_plan_step_at(p, i);
+
+		seen[s.axis[0] - 'a'][s.reverse] = 1;
+	}
+	for (int a = 0; a < n; a++)
+		ok &= seen[a][0] && seen[a][1];
+	td_plan_free(p);
+	return ok;
+}
+
+static void test_bidirectional_cyclic_gives_every_axis_both_directions(void **state)
+{
+	int failed = 0;
+
+	(void)state;
+	for (int n = 1; n <= 4; n++)
+		if (!every_axis_gets_both_directions(n)) {
+			print_message("  %d axes: some axis is swept one way only\n", n);
+			failed++;
+		}
+	assert_int_equal(failed, 0);
+}
+
+static void test_cyclic_cycles_axes_and_flips_once_per_cycle(void **state)
+{
+	static const char *const hw[] = {"h", "w"};
+	static const char *const want_axis = "hwhwhw";
+	static const int want_rev[] = {0, 0, 1, 1, 0, 0};
+	td_plan *p;
+
+	(void)state;
+	assert_int_equal(td_plan_cyclic(&p, hw, 2, 6, hw, 2), 0);
+	for (int i = 0; i < 6; i++) {
+		td_plan_step s = td_plan_step_at(p, i);
+
+		assert_int_equal(s.axis[0], want_axis[i]);
+		assert_int_equal(s.reverse, want_rev[i]);
+	}
+	td_plan_free(p);
+}
+
+static void test_only_bidirectional_axes_are_reversed(void **state)
+{
+	static const char *const hw[] = {"h", "w"}, *const w[] = {"w"};
+	td_plan *p;
+
+	(void)state;
+	assert_int_equal(td_plan_cyclic(&p, hw, 2, 8, w, 1), 0);
+	for (int i = 0; i < 8; i++) {
+		td_plan_step s = td_plan_step_at(p, i);
+
+		if (strcmp(s.axis, "h") == 0)
+			assert_int_equal(s.reverse, 0);
+	}
+	assert_int_equal(td_plan_step_at(p, 3).reverse, 1); /* w, second cycle */
+	td_plan_free(p);
+}
+
+static void test_cyclic_builds_exactly_the_layers_asked_for(void **state)
+{
+	(void)state;
+	for (int layers = 1; layers <= 9; layers++) {
+		td_plan *p;
+
+		assert_int_equal(td_plan_cyclic(&p, axes4, 3, layers, NULL, 0), 0);
+		assert_int_equal(td_plan_n_steps(p), layers);
+		assert_null(td_plan_step_at(p, layers).axis);
+		td_plan_free(p);
+	}
+}
+
+static void test_paired_sweeps_each_axis_forward_then_backward(void **state)
+{
+	td_plan *p;
+	char *table;
+
+	(void)state;
+	assert_int_equal(td_plan_paired(&p, axes4, 2, 2), 0);
+	assert_int_equal(td_plan_n_steps(p), 8);
+	assert_int_equal(td_plan_format(p, &table), 0);
+	assert_string_equal(table, "step  axis  direction\n"
+				   "   0  a     forward\n"
+				   "   1  a     backward\n"
+				   "   2  b     forward\n"
+				   "   3  b     backward\n"
+				   "   4  a     forward\n"
+				   "   5  a     backward\n"
+				   "   6  b     forward\n"
+				   "   7  b     backward\n");
+	free(table);
+	td_plan_free(p);
+}
+
+static void test_a_plan_copies_the_axis_names_it_is_given(void **state)
+{
+	char h[] = "height", w[] = "width";
+	const char *names[] = {h, w};
+	td_plan *p;
+
+	(void)state;
+	assert_int_equal(td_plan_cyclic(&p, names, 2, 4, names, 2), 0);
+	strcpy(h, "XXXXXX"); /* the caller reuses its buffers */
+	strcpy(w, "YYYYY");
+	assert_string_equal(td_plan_step_at(p, 0).axis, "height");
+	assert_string_equal(td_plan_step_at(p, 3).axis, "width");
+	td_plan_free(p);
+}
+
+static void test_bad_plans_are_refused_with_a_message(void **state)
+{
+	static const char *const dup[] = {"h", "h"}, *const z[] = {"z"}, *const empty[] = {""};
+	td_plan *p = (td_plan *)&p; /* must come back NULL */
+
+	(void)state;
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, axes4, 2, 0, NULL, 0), TD_EINVAL, "n_layers is 0");
+	assert_null(p);
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, axes4, 0, 2, NULL, 0), TD_EINVAL, "got 0");
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, dup, 2, 2, NULL, 0), TD_EINVAL, "'h' is listed twice");
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, axes4, 2, 2, z, 1), TD_EINVAL,
+			  "bidirectional axis 'z' is not one of the plan's 2 axes");
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, empty, 1, 2, NULL, 0), TD_EINVAL, "empty");
+	TD_ASSERT_REFUSED(td_plan_paired(&p, axes4, 2, 0), TD_EINVAL, "repeats is 0");
+	assert_null(p);
+}
+
+static void test_a_plan_over_an_axis_the_lattice_lacks_is_refused(void **state)
+{
+	static const size_t shape[] = {4, 4};
+	static const char *const hw[] = {"h", "w"}, *const hz[] = {"h", "z"};
+	td_lattice_spec s = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat;
+	td_plan *good, *bad;
+
+	(void)state;
+	s.rank = 2, s.shape = shape, s.names = hw;
+	assert_int_equal(td_lattice_new(&lat, &s), 0);
+	assert_int_equal(td_plan_cyclic(&good, hw, 2, 2, NULL, 0), 0);
+	assert_int_equal(td_plan_cyclic(&bad, hz, 2, 2, NULL, 0), 0);
+	assert_int_equal(td_plan_check(good, lat), 0);
+	TD_ASSERT_REFUSED(td_plan_check(bad, lat), TD_EINVAL, "axis 'z'");
+	td_plan_free(good);
+	td_plan_free(bad);
+	td_lattice_free(lat);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_bidirectional_cyclic_gives_every_axis_both_directions),
+	cmocka_unit_test(test_cyclic_cycles_axes_and_flips_once_per_cycle),
+	cmocka_unit_test(test_only_bidirectional_axes_are_reversed),
+	cmocka_unit_test(test_cyclic_builds_exactly_the_layers_asked_for),
+	cmocka_unit_test(test_paired_sweeps_each_axis_forward_then_backward),
+	cmocka_unit_test(test_a_plan_copies_the_axis_names_it_is_given),
+	cmocka_unit_test(test_bad_plans_are_refused_with_a_message),
+	cmocka_unit_test(test_a_plan_over_an_axis_the_lattice_lacks_is_refused),
+};
+TD_TEST_GROUP(plan, tests);

@@ -1,0 +1,84 @@
+/*
+ * test_tensor.c - tensors: shape, contiguous strides, zero fill, refusals.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - strides computed left to right (column-major) -> strides_are_row_major
+ *   - malloc instead of calloc -> a_new_tensor_is_zero (under ASan/valgrind
+ *     garbage; in practice fresh pages are often zero, so this one is
+ *     weak on its own: a pin for the zero-fill contract)
+ *   - dropping the zero-dimension or rank check -> bad_shapes_are_refused
+ *   - td_tensor_copy sharing the buffer -> a_copy_owns_its_values
+ */
+#include "tdtest.h"
+
+#include <string.h>
+
+#include "../core/error.h"
+#include "../core/tensor.h"
+
+static void test_strides_are_row_major_and_contiguous(void **state)
+{
+	const size_t shape[] = {2, 3, 4};
+	td_tensor *t;
+
+	(void)state;
+	assert_int_equal(td_tensor_new(&t, 3, shape), 0);
+	assert_int_equal(td_tensor_numel(t), 24);
+	assert_int_equal(td_tensor_stride(t, 0), 12);
+	assert_int_equal(td_tensor_stride(t, 1), 4);
+	assert_int_equal(td_tensor_stride(t, 2), 1);
+	assert_int_equal(td_tensor_dim(t, 1), 3);
+	assert_int_equal(td_tensor_dim(t, 3), 0);
+	td_tensor_free(t);
+}
+
+static void test_a_new_tensor_is_zero(void **state)
+{
+	const size_t shape[] = {1000};
+	td_tensor *t;
+
+	(void)state;
+	assert_int_equal(td_tensor_new(&t, 1, shape), 0);
+	for (size_t i = 0; i < 1000; i++)
+		assert_true(td_tensor_cdata(t)[i] == 0);
+	td_tensor_free(t);
+}
+
+static void test_a_copy_owns_its_values(void **state)
+{
+	const size_t shape[] = {2, 2};
+	td_tensor *a, *b;
+
+	(void)state;
+	assert_int_equal(td_tensor_new(&a, 2, shape), 0);
+	td_tensor_data(a)[3] = 7;
+	assert_int_equal(td_tensor_copy(&b, a), 0);
+	td_tensor_data(a)[3] = 8;
+	assert_true(td_tensor_cdata(b)[3] == 7);
+	assert_int_equal(td_tensor_rank(b), 2);
+	td_tensor_free(a);
+	td_tensor_free(b);
+}
+
+static void test_bad_tensor_shapes_are_refused(void **state)
+{
+	const size_t zero[] = {3, 0}, huge[] = {SIZE_MAX / 2, 4};
+	td_tensor *t = (td_tensor *)&t;
+
+	(void)state;
+	TD_ASSERT_REFUSED(td_tensor_new(&t, 2, zero), TD_EINVAL, "dimension 1 is 0");
+	assert_null(t);
+	TD_ASSERT_REFUSED(td_tensor_new(&t, 9, zero), TD_EINVAL, "rank 9");
+	TD_ASSERT_REFUSED(td_tensor_new(&t, 2, huge), TD_ENOMEM, "overflows");
+	assert_int_equal(td_tensor_new(&t, 0, NULL), 0); /* a scalar */
+	assert_int_equal(td_tensor_numel(t), 1);
+	td_tensor_free(t);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_strides_are_row_major_and_contiguous),
+	cmocka_unit_test(test_a_new_tensor_is_zero),
+	cmocka_unit_test(test_a_copy_owns_its_values),
+	cmocka_unit_test(test_bad_tensor_shapes_are_refused),
+};
+TD_TEST_GROUP(tensor, tests);
