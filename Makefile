@@ -65,7 +65,7 @@ else
 endif
 
 # --- dependencies (pkg-config names; .pkgcheck maps them to Debian packages) ---
-PKGS := libgit2 sqlite3 lua5.4 cmocka
+PKGS := libgit2 sqlite3 lua5.4 cmocka zlib
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
@@ -79,26 +79,40 @@ CONV := -Wconversion
 LDLIBS_ALL = $(VLDFLAGS) $(PKG_LIBS) $(CUDA_LIBS) -lm -lpthread
 
 # --- sources ---------------------------------------------------------------
-CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard core/*.c))
-LIB := $(BUILD)/libtdcore.a
+# A file named *_main.c is a program's entry point; every other .c file in
+# core/ goes into libtdcore.a, and every one in harness/ and ledger/ into
+# libtdaudit.a. Adding a file adds it to the build.
+CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out %_main.c,$(wildcard core/*.c)))
+AUDIT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out %_main.c,$(wildcard harness/*.c ledger/*.c)))
+LIBCORE := $(BUILD)/libtdcore.a
+LIBAUDIT := $(BUILD)/libtdaudit.a
+PROGS := $(patsubst core/%_main.c,$(BUILD)/%,$(wildcard core/*_main.c)) \
+	 $(patsubst harness/%_main.c,$(BUILD)/%,$(wildcard harness/*_main.c))
 TEST_GROUPS := $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
 TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
 TDTEST := $(BUILD)/tests/tdtest
 
 .PHONY: all test asan double coverage check audit config install uninstall clean \
-	deps pkgcheck run-tests FORCE
-all: $(LIB) $(TDTEST)
+	deps run-tests FORCE
+all: $(LIBCORE) $(LIBAUDIT) $(PROGS) $(TDTEST)
 
 $(BUILD)/.pkgcheck:
 	@missing=""; for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  for p in $$missing; do \
-	    case $$p in libgit2) d=libgit2-dev;; sqlite3) d=libsqlite3-dev;; lua5.4) d=liblua5.4-dev;; cmocka) d=libcmocka-dev;; esac; \
+	    case $$p in libgit2) d=libgit2-dev;; sqlite3) d=libsqlite3-dev;; lua5.4) d=liblua5.4-dev;; cmocka) d=libcmocka-dev;; zlib) d=zlib1g-dev;; esac; \
 	    echo "make: pkg-config cannot find $$p: install the Debian package $$d (ci/deps installs everything)" >&2; \
 	  done; exit 2; fi
 	@mkdir -p $(@D) && touch $@
 
-$(BUILD)/core/%.o: core/%.c | $(BUILD)/.pkgcheck
+$(BUILD)/core/%.o $(BUILD)/harness/%.o $(BUILD)/ledger/%.o: | $(BUILD)/.pkgcheck
+$(BUILD)/core/%.o: core/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
+$(BUILD)/harness/%.o: harness/%.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
+$(BUILD)/ledger/%.o: ledger/%.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
 
@@ -111,9 +125,18 @@ $(BUILD)/kernels/cuda.o: kernels/cuda.cu kernels/backend.h core/error.h
 	$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
 		-c $< -o $@
 
-$(LIB): $(CORE_OBJ) $(KERN_OBJ)
+$(LIBCORE): $(CORE_OBJ) $(KERN_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
+
+$(LIBAUDIT): $(AUDIT_OBJ) $(LIBCORE)
+	@rm -f $@
+	$(AR) rcs $@ $(AUDIT_OBJ)
+
+$(BUILD)/%: $(BUILD)/core/%_main.o $(LIBCORE)
+	$(CC) $(VFLAGS) $^ -o $@ $(LDLIBS_ALL)
+$(BUILD)/%: $(BUILD)/harness/%_main.o $(LIBAUDIT) $(LIBCORE)
+	$(CC) $(VFLAGS) $^ -o $@ $(LDLIBS_ALL)
 
 # The runner's group list, rewritten only when the set of test files changes.
 $(BUILD)/tests/groups.h: FORCE
@@ -124,10 +147,11 @@ $(BUILD)/tests/groups.h: FORCE
 $(BUILD)/tests/tdtest.o: $(BUILD)/tests/groups.h
 $(BUILD)/tests/%.o: tests/%.c | $(BUILD)/.pkgcheck
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) -I$(BUILD)/tests -DTD_SOURCE_DIR='"$(CURDIR)"' -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -I$(BUILD)/tests -DTD_SOURCE_DIR='"$(CURDIR)"' -DTD_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -c $< -o $@
 
-$(TDTEST): $(TEST_OBJ) $(LIB)
-	$(CC) $(VFLAGS) $(TEST_OBJ) $(LIB) -o $@ $(LDLIBS_ALL)
+# Tests may run the programs (end-to-end), so they are built first.
+$(TDTEST): $(TEST_OBJ) $(LIBAUDIT) $(LIBCORE) | $(PROGS)
+	$(CC) $(VFLAGS) $(TEST_OBJ) $(LIBAUDIT) $(LIBCORE) -o $@ $(LDLIBS_ALL)
 
 run-tests: $(TDTEST)
 	@echo "== suite: VARIANT=$(VARIANT) CUDA=$(CUDA) ($(BUILD))"
@@ -174,15 +198,16 @@ config:
 HEADERS := $(wildcard core/*.h) kernels/backend.h
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tdaudit/core $(DESTDIR)$(PREFIX)/include/tdaudit/kernels
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/libtdcore.a
+	install -m 644 $(LIBCORE) $(DESTDIR)$(PREFIX)/lib/libtdcore.a
+	$(if $(PROGS),install -d $(DESTDIR)$(PREFIX)/bin && install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/)
 	install -m 644 $(wildcard core/*.h) $(DESTDIR)$(PREFIX)/include/tdaudit/core/
 	install -m 644 kernels/backend.h $(DESTDIR)$(PREFIX)/include/tdaudit/kernels/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libtdcore.a
+	rm -f $(DESTDIR)$(PREFIX)/lib/libtdcore.a $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGS)))
 	rm -rf $(DESTDIR)$(PREFIX)/include/tdaudit
 
 clean:
 	rm -rf $(BUILDROOT)
 
--include $(CORE_OBJ:.o=.d) $(TEST_OBJ:.o=.d) $(KERN_OBJ:.o=.d)
+-include $(wildcard $(BUILD)/*/*.d)

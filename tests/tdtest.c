@@ -128,6 +128,7 @@ int main(int argc, char **argv)
 	size_t total = 0;
 	int failed = 0;
 
+	setvbuf(stdout, NULL, _IOLBF, 0); /* keep order with cmocka's stderr in a pipe */
 	setenv("LC_ALL", "C", 1);
 	setlocale(LC_ALL, "C");
 	if (!getcwd(home, sizeof home) || check_unique() != 0)
