@@ -1,0 +1,131 @@
+/*
+ * fileio.c - whole-file reads and atomic writes (see fileio.h).
+ *
+ * Must never leave a half-written target: write to a temporary, fsync,
+ * rename, fsync the directory.
+ */
+#include "fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+
+int td_file_read(const char *path, char **out, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = 0;
+	struct stat st;
+	char *buf = NULL;
+	size_t got = 0;
+
+	*out = NULL;
+	if (fd < 0)
+		return TD_FAIL(TD_EIO, "cannot open %s: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !(buf = malloc((size_t)st.st_size + 1))) {
+		err = TD_FAIL(TD_EIO, "cannot read %s: %s", path, strerror(errno));
+		goto done;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n <= 0) {
+			err = TD_FAIL(TD_EIO, "cannot read %s: %s", path, n ? strerror(errno) : "file shrank");
+			goto done;
+		}
+		got += (size_t)n;
+	}
+	buf[got] = '\0';
+	if (len)
+		*len = got;
+	*out = buf;
+	buf = NULL;
+done:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+static int fsync_dir_of(const char *path)
+{
+	char *copy = strdup(path);
+	int fd, rc = -1;
+
+	if (!copy)
+		return -1;
+	fd = open(dirname(copy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		rc = fsync(fd);
+		close(fd);
+	}
+	free(copy);
+	return rc;
+}
+
+int td_file_write_atomic(const char *path, const void *data, size_t len, unsigned mode)
+{
+	char tmp[4096];
+	const char *p = data;
+	int fd, n = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+
+	if (n < 0 || (size_t)n >= sizeof tmp)
+		return TD_FAIL(TD_EINVAL, "path %s is too long", path);
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return TD_FAIL(TD_EIO, "cannot create a temporary file beside %s: %s", path, strerror(errno));
+	for (size_t done = 0; done < len;) {
+		ssize_t w = write(fd, p + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			goto fail;
+		done += (size_t)w;
+	}
+	if (fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+		fd = -1;
+		goto fail;
+	}
+	if (rename(tmp, path) != 0)
+		goto fail_closed;
+	if (fsync_dir_of(path) != 0)
+		return TD_FAIL(TD_EIO, "wrote %s but could not fsync its directory: %s", path,
+			       strerror(errno));
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+fail_closed:
+	{
+		int e = errno;
+
+		unlink(tmp);
+		return TD_FAIL(TD_EIO, "cannot write %s: %s", path, strerror(e));
+	}
+}
+
+int td_mkdirs(const char *dir)
+{
+	char buf[4096];
+	size_t n = strlen(dir);
+
+	if (n == 0 || n >= sizeof buf)
+		return TD_FAIL(TD_EINVAL, "directory path '%s' is empty or too long", dir);
+	memcpy(buf, dir, n + 1);
+	for (char *p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+			return TD_FAIL(TD_EIO, "cannot create %s: %s", buf, strerror(errno));
+		*p = '/';
+	}
+	if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+		return TD_FAIL(TD_EIO, "cannot create %s: %s", buf, strerror(errno));
+	return 0;
+}

@@ -1,0 +1,74 @@
+/*
+ * catalogue.h - mutation catalogues: Lua files of mutant { ... } entries.
+ *
+ *   mutant {
+ *     name = "plan-flip-per-layer",          -- unique across all catalogues
+ *     file = "core/plan.c",                  -- relative to the root
+ *     find = "(i / n_axes) % 2 == 1",        -- exact text, must match once
+ *     replace = "i % 2 == 1",
+ *     occurrence = 2,                        -- optional: the k-th match
+ *     guards = { "test_bidirectional_..." }, -- tests that must fail
+ *     finding = 3,                           -- the DEBUG.md entry it re-introduces
+ *     -- or: designed_against = "why the invariant exists",
+ *     why = "what the mutant breaks, in a sentence",
+ *     equivalent = "reason",                 -- optional: changes nothing observable
+ *   }
+ *
+ * A missing or unknown field, a wrong type, finding and designed_against
+ * both given or both missing, or a duplicated name is refused with the
+ * catalogue's file:line.
+ */
+#ifndef TD_CATALOGUE_H
+#define TD_CATALOGUE_H
+
+#include <stddef.h>
+
+typedef struct {
+	char *id;        /* stable id: the name for catalogue entries */
+	char *name;
+	char *catalogue; /* the catalogue file, relative to the root */
+	char *where;     /* "catalogue:line" of the entry */
+	char *file;      /* the file it edits, relative to the root */
+	char *find, *replace;
+	int occurrence;  /* 1-based; 0: find must match exactly once */
+	char **guards;   /* NULL-terminated */
+	int finding;     /* DEBUG.md finding number, or 0 */
+	char *designed_against, *why, *equivalent; /* may be NULL */
+	char *op;        /* "catalogue", or a generator's operator class */
+	size_t offset;   /* where find starts in file: set by td_mutant_locate */
+	int line;        /* 1-based line of offset */
+} td_mutant;
+
+typedef struct {
+	td_mutant *v;
+	size_t n, cap;
+} td_mutants;
+
+/*
+ * Runs every catalogue matched by globs (relative to root, sorted) and
+ * appends their entries to *out. Caller frees with td_mutants_free.
+ */
+int td_catalogue_load(td_mutants *out, const char *root, char *const *globs);
+
+void td_mutants_free(td_mutants *m);
+
+/* Frees what one entry owns (not the entry itself). */
+void td_mutant_free(td_mutant *m);
+
+enum { TD_LOCATE_OK = 0, TD_LOCATE_STALE = 1, TD_LOCATE_AMBIGUOUS = 2 };
+
+/*
+ * Finds m->find in text (len bytes) and sets m->offset and m->line.
+ * Returns TD_LOCATE_OK, TD_LOCATE_STALE (no match, or fewer than
+ * occurrence) or TD_LOCATE_AMBIGUOUS (several matches, no occurrence);
+ * *count gets the number of matches.
+ */
+int td_mutant_locate(td_mutant *m, const char *text, size_t len, size_t *count);
+
+/*
+ * The mutated text: text with m->find at m->offset replaced by m->replace.
+ * Caller frees *out with free().
+ */
+int td_mutant_apply(const td_mutant *m, const char *text, size_t len, char **out, size_t *out_len);
+
+#endif

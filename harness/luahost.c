@@ -1,0 +1,273 @@
+/*
+ * luahost.c - sandboxed Lua states (see luahost.h).
+ *
+ * Must never open a library beyond base, string, table, math and utf8, nor
+ * let a script read outside the repository root, nor run without budgets.
+ */
+#define _GNU_SOURCE
+#include "luahost.h"
+
+#include <errno.h>
+#include <glob.h>
+#include <lauxlib.h>
+#include <limits.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+
+struct td_lua {
+	lua_State *L;
+	char root[PATH_MAX]; /* realpath of the repository root */
+	size_t mem_used, mem_limit;
+	long instr_limit, instr_used;
+};
+
+#define HOOK_EVERY 1000 /* instructions between budget checks */
+
+static void *budget_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
+{
+	td_lua *h = ud;
+	size_t old = ptr ? osize : 0;
+
+	if (nsize == 0) {
+		h->mem_used -= old;
+		free(ptr);
+		return NULL;
+	}
+	if (nsize > old && h->mem_used + (nsize - old) > h->mem_limit)
+		return NULL; /* Lua raises "not enough memory" */
+	ptr = realloc(ptr, nsize);
+	if (ptr)
+		h->mem_used = h->mem_used - old + nsize;
+	return ptr;
+}
+
+static td_lua *host_of(lua_State *L)
+{
+	void *ud;
+
+	lua_getallocf(L, &ud);
+	return ud;
+}
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+	td_lua *h = host_of(L);
+
+	(void)ar;
+	h->instr_used += HOOK_EVERY;
+	if (h->instr_used > h->instr_limit)
+		luaL_error(L, "instruction budget exceeded (%ld VM instructions); a catalogue or "
+			      "audit must not loop forever", h->instr_limit);
+}
+
+/* buf = a "/" b; -1 if it does not fit. */
+static int join(char *buf, size_t size, const char *a, const char *b)
+{
+	int n = snprintf(buf, size, "%s/%s", a, b);
+
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* Is rel a path we may open under root? No absolute paths, no "..". */
+static int rel_ok(const char *rel)
+{
+	if (!rel[0] || rel[0] == '/')
+		return 0;
+	for (const char *p = rel; p; p = strchr(p, '/')) {
+		if (*p == '/')
+			p++;
+		if (strncmp(p, "..", 2) == 0 && (p[2] == '/' || p[2] == '\0'))
+			return 0;
+	}
+	return 1;
+}
+
+int td_lua_read_confined(const char *root, const char *path, char **out, size_t *len)
+{
+	char full[PATH_MAX], real[PATH_MAX], rroot[PATH_MAX];
+	FILE *f = NULL;
+	char *buf = NULL;
+	long n;
+	int err = 0;
+
+	*out = NULL;
+	if (!rel_ok(path))
+		return TD_FAIL(TD_EINVAL, "'%s' is not a path inside the repository; give it relative "
+					  "to the root, without '..'", path);
+	if (join(full, sizeof full, root, path) != 0)
+		return TD_FAIL(TD_EINVAL, "path %s is too long", path);
+	if (!realpath(root, rroot) || !realpath(full, real))
+		return TD_FAIL(TD_EIO, "cannot read %s: %s", path, strerror(errno));
+	if (strncmp(real, rroot, strlen(rroot)) != 0 || real[strlen(rroot)] != '/')
+		return TD_FAIL(TD_EINVAL, "%s leads outside the repository (to %s)", path, real);
+	f = fopen(real, "rb");
+	if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
+		err = TD_FAIL(TD_EIO, "cannot read %s: %s", path, strerror(errno));
+		goto done;
+	}
+	buf = malloc((size_t)n + 1);
+	if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		err = TD_FAIL(buf ? TD_EIO : TD_ENOMEM, "cannot read %s (%ld bytes)", path, n);
+		goto done;
+	}
+	buf[n] = '\0';
+	if (len)
+		*len = (size_t)n;
+	*out = buf;
+	buf = NULL;
+done:
+	free(buf);
+	if (f)
+		fclose(f);
+	return err;
+}
+
+static int l_read_file(lua_State *L)
+{
+	const char *path = luaL_checkstring(L, 1);
+	char *buf;
+	size_t len;
+
+	if (td_lua_read_confined(host_of(L)->root, path, &buf, &len) != 0)
+		return luaL_error(L, "%s", td_error_last());
+	lua_pushlstring(L, buf, len);
+	free(buf);
+	return 1;
+}
+
+static int l_glob(lua_State *L)
+{
+	const char *pat = luaL_checkstring(L, 1);
+	td_lua *h = host_of(L);
+	char full[PATH_MAX];
+	glob_t g;
+	size_t skip = strlen(h->root) + 1;
+
+	if (!rel_ok(pat))
+		return luaL_error(L, "glob '%s' must be relative to the repository root, without '..'",
+				  pat);
+	if (join(full, sizeof full, h->root, pat) != 0)
+		return luaL_error(L, "glob '%s' is too long", pat);
+	lua_newtable(L);
+	if (glob(full, 0, NULL, &g) == 0) { /* glob(3) sorts its results */
+		for (size_t i = 0; i < g.gl_pathc; i++) {
+			lua_pushstring(L, g.gl_pathv[i] + skip);
+			lua_rawseti(L, -2, (lua_Integer)i + 1);
+		}
+		globfree(&g);
+	}
+	return 1;
+}
+
+static void open_sandbox(lua_State *L)
+{
+	static const luaL_Reg libs[] = {{LUA_GNAME, luaopen_base},     {LUA_STRLIBNAME, luaopen_string},
+					{LUA_TABLIBNAME, luaopen_table}, {LUA_MATHLIBNAME, luaopen_math},
+					{LUA_UTF8LIBNAME, luaopen_utf8}, {NULL, NULL}};
+	static const char *const banned[] = {"dofile", "loadfile", "load", "require",
+					     "collectgarbage", NULL};
+	static const luaL_Reg api[] = {{"read_file", l_read_file}, {"glob", l_glob}, {NULL, NULL}};
+
+	for (const luaL_Reg *l = libs; l->name; l++) {
+		luaL_requiref(L, l->name, l->func, 1);
+		lua_pop(L, 1);
+	}
+	for (int i = 0; banned[i]; i++) {
+		lua_pushnil(L);
+		lua_setglobal(L, banned[i]);
+	}
+	luaL_newlib(L, api);
+	lua_setglobal(L, "tdaudit");
+}
+
+int td_lua_new(td_lua **out, const char *root, const td_lua_opts *opts)
+{
+	td_lua *h = calloc(1, sizeof *h);
+
+	*out = NULL;
+	if (!h)
+		return TD_FAIL(TD_ENOMEM, "out of memory for a Lua state");
+	if (!realpath(root, h->root)) {
+		free(h);
+		return TD_FAIL(TD_EIO, "repository root %s: %s", root, strerror(errno));
+	}
+	h->mem_limit = opts && opts->mem_limit ? opts->mem_limit : (size_t)256 << 20;
+	h->instr_limit = opts && opts->instr_limit ? opts->instr_limit : 200000000L;
+	h->L = lua_newstate(budget_alloc, h);
+	if (!h->L) {
+		free(h);
+		return TD_FAIL(TD_ENOMEM, "out of memory for a Lua state");
+	}
+	open_sandbox(h->L);
+	*out = h;
+	return 0;
+}
+
+void td_lua_free(td_lua *h)
+{
+	if (!h)
+		return;
+	lua_close(h->L);
+	free(h);
+}
+
+lua_State *td_lua_state(td_lua *h)
+{
+	return h->L;
+}
+
+const char *td_lua_root(const td_lua *h)
+{
+	return h->root;
+}
+
+static int traceback(lua_State *L)
+{
+	const char *msg = lua_tostring(L, 1);
+
+	luaL_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
+	return 1;
+}
+
+int td_lua_run_file(td_lua *h, const char *path)
+{
+	lua_State *L = h->L;
+	char *src, chunk[PATH_MAX + 1];
+	size_t len;
+	int err, base;
+
+	err = td_lua_read_confined(h->root, path, &src, &len);
+	if (err)
+		return err;
+	snprintf(chunk, sizeof chunk, "@%s", path);
+	lua_pushcfunction(L, traceback);
+	base = lua_gettop(L);
+	if (luaL_loadbufferx(L, src, len, chunk, "t") != LUA_OK) {
+		err = TD_FAIL(TD_EINVAL, "%s", lua_tostring(L, -1));
+		goto done;
+	}
+	h->instr_used = 0;
+	lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
+	if (lua_pcall(L, 0, 0, base) != LUA_OK)
+		err = TD_FAIL(TD_EINVAL, "%s", lua_tostring(L, -1));
+	lua_sethook(L, NULL, 0, 0);
+done:
+	lua_settop(L, base - 1);
+	free(src);
+	return err;
+}
+
+const char *td_lua_where(lua_State *L, char *buf, size_t size)
+{
+	lua_Debug ar;
+
+	if (lua_getstack(L, 1, &ar) && lua_getinfo(L, "Sl", &ar) && ar.currentline > 0)
+		snprintf(buf, size, "%s:%d", ar.short_src, ar.currentline);
+	else
+		snprintf(buf, size, "?");
+	return buf;
+}

@@ -1,0 +1,608 @@
+/*
+ * mutate.c - the mutation run (see mutate.h).
+ *
+ * The order of a run: load tdaudit.lua and the catalogues; locate every
+ * mutant in the source (stale ones are settled there); sync one warm
+ * scratch tree per worker under .tdaudit/work/ and build each; list the
+ * tests and run every one unmutated (the baseline: a red suite, or a runner
+ * whose output does not name the test it ran, stops the run); then workers
+ * take mutants from one queue: apply, rebuild, guards first, then the rest
+ * of the suite, restore.
+ *
+ * Must never write into the user's tree outside .tdaudit/, and never count
+ * a mutant as killed because the harness could not build or run the tests.
+ */
+#define _GNU_SOURCE
+#include "mutate.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../core/fileio.h"
+#include "catalogue.h"
+#include "proc.h"
+#include "project.h"
+#include "repo.h"
+#include "report.h"
+#include "scratch.h"
+#include "strv.h"
+
+static const char *const outcome_names[TD_N_OUTCOMES] = {
+	"killed", "killed-elsewhere", "survived", "timeout", "build-failed", "stale", "equivalent",
+};
+
+const char *td_outcome_name(enum td_outcome o)
+{
+	return o < TD_N_OUTCOMES ? outcome_names[o] : "?";
+}
+
+typedef struct {
+	char *name;
+	int runner;        /* index into the project's runners */
+	double baseline_s; /* unmutated run time */
+} test_t;
+
+typedef struct {
+	const td_mutate_opts *opts;
+	td_project *proj;
+	td_mutants muts;
+	td_mutation_result *res; /* one per mutant */
+	test_t *tests;
+	size_t n_tests;
+	char dir[4200];      /* root/.tdaudit */
+	size_t next, done;   /* queue position, mutants finished */
+	pthread_mutex_t mu;
+	double t0;
+} run_t;
+
+typedef struct {
+	run_t *run;
+	int id;
+	char tree[4300]; /* .tdaudit/work/<id> */
+	char log[4300];  /* .tdaudit/logs/worker-<id>.log */
+	int err;
+} worker_t;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* ---- tests: listing and running one ------------------------------------ */
+
+/* Does the log mention text? (NULL: no.) */
+static int log_mentions(const char *log, const char *text_)
+{
+	char *text = NULL;
+	int yes = text_ && td_file_read(log, &text, NULL) == 0 && strstr(text, text_) != NULL;
+
+	free(text);
+	return yes;
+}
+
+
+static double test_limit(const run_t *r, const test_t *t)
+{
+	double lim = r->proj->timeout_factor * t->baseline_s;
+
+	if (r->opts->timeout > 0)
+		return r->opts->timeout;
+	return lim > r->proj->timeout_floor ? lim : r->proj->timeout_floor;
+}
+
+/*
+ * Runs test t in tree with output to log. *failed is 1 when it failed
+ * (non-zero exit, signal or timeout); res gets the details.
+ */
+static int run_test(const run_t *r, const test_t *t, const char *tree, const char *log,
+		    double limit, td_proc_result *res, int *failed)
+{
+	td_proc_opts po = TD_PROC_OPTS_INIT;
+	char **argv;
+	int err = td_strv_subst(&argv, r->proj->runners[t->runner].run, "{test}", t->name);
+
+	if (err)
+		return err;
+	po.argv = (const char *const *)argv;
+	po.cwd = tree;
+	po.out_path = log;
+	po.timeout_s = limit;
+	truncate(log, 0);
+	err = td_proc_run(res, &po);
+	td_strv_free(argv);
+	*failed = !err && (res->timed_out || !res->exited || res->status != 0 ||
+			   log_mentions(log, r->proj->runners[t->runner].fail_text));
+	return err;
+}
+
+/* Appends the test names printed by runner k (run in tree) to r->tests. */
+static int list_tests(run_t *r, int k, const char *tree, const char *log)
+{
+	td_proc_opts po = TD_PROC_OPTS_INIT;
+	td_proc_result pr;
+	char *out = NULL, buf[256];
+	int err;
+
+	po.argv = (const char *const *)r->proj->runners[k].list;
+	po.cwd = tree;
+	po.out_path = log;
+	po.timeout_s = r->proj->timeout_build;
+	truncate(log, 0);
+	err = td_proc_run(&pr, &po);
+	if (!err && (!pr.exited || pr.status != 0))
+		err = TD_FAIL(TD_EIO, "%s: listing tests with '%s' failed (%s); see %s",
+			      r->proj->runners[k].where,
+			      td_proc_argv_string(po.argv, buf, sizeof buf),
+			      td_proc_describe(&pr, buf + 128, 128), log);
+	if (!err)
+		err = td_file_read(log, &out, NULL);
+	for (char *line = err ? NULL : strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		test_t *t;
+
+		line[strcspn(line, "\r")] = '\0';
+		if (!line[0])
+			continue;
+		t = realloc(r->tests, (r->n_tests + 1) * sizeof *t);
+		if (!t || !(t[r->n_tests].name = strdup(line))) {
+			err = TD_FAIL(TD_ENOMEM, "out of memory listing tests");
+			break;
+		}
+		r->tests = t;
+		t[r->n_tests].runner = k;
+		t[r->n_tests++].baseline_s = 0;
+	}
+	free(out);
+	return err;
+}
+
+static test_t *find_test(const run_t *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_tests; i++)
+		if (strcmp(r->tests[i].name, name) == 0)
+			return &r->tests[i];
+	return NULL;
+}
+
+/* Refuses a name listed twice: --only-style running would be ambiguous. */
+static int check_test_names(const run_t *r)
+{
+	if (r->n_tests == 0)
+		return TD_FAIL(TD_EINVAL, "the runners listed no tests; check runner.list in tdaudit.lua");
+	for (size_t i = 0; i < r->n_tests; i++)
+		if (find_test(r, r->tests[i].name) != &r->tests[i])
+			return TD_FAIL(TD_EINVAL, "test '%s' is listed twice (runners %d and %d)",
+				       r->tests[i].name, find_test(r, r->tests[i].name)->runner + 1,
+				       r->tests[i].runner + 1);
+	return 0;
+}
+
+/* ---- building ------------------------------------------------------------ */
+
+static int build(const run_t *r, const char *tree, const char *log, td_proc_result *res)
+{
+	td_proc_opts po = TD_PROC_OPTS_INIT;
+
+	po.argv = (const char *const *)r->proj->build;
+	po.cwd = tree;
+	po.out_path = log;
+	po.timeout_s = r->proj->timeout_build;
+	truncate(log, 0);
+	return td_proc_run(res, &po);
+}
+
+static int built(const td_proc_result *res)
+{
+	return res->exited && res->status == 0 && !res->timed_out;
+}
+
+/* ---- the baseline ---------------------------------------------------------- */
+
+/*
+ * Runs every test unmutated in worker w's tree. A failing test, or one
+ * whose output does not name it, stops the run: TD_ESTATE.
+ */
+static int baseline(run_t *r, worker_t *w)
+{
+	char **red = NULL, **mute = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < r->n_tests && !err; i++) {
+		td_proc_result pr;
+		int failed;
+
+		err = run_test(r, &r->tests[i], w->tree, w->log, r->proj->timeout_build, &pr, &failed);
+		r->tests[i].baseline_s = pr.seconds;
+		if (!err && failed)
+			err = td_strv_push(&red, r->tests[i].name);
+		else if (!err && !log_mentions(w->log, r->tests[i].name))
+			err = td_strv_push(&mute, r->tests[i].name);
+	}
+	if (!err && (red || mute)) {
+		fprintf(stderr, "tdaudit: the unmutated suite is not green, so no mutant can be judged:\n");
+		for (size_t i = 0; red && red[i]; i++)
+			fprintf(stderr, "  failed: %s\n", red[i]);
+		for (size_t i = 0; mute && mute[i]; i++)
+			fprintf(stderr, "  ran, but its output never names it (did runner.run run it?): %s\n",
+				mute[i]);
+		err = TD_FAIL(TD_ESTATE, "red baseline (%zu failed, %zu unconfirmed); fix the suite first",
+			      td_strv_len(red), td_strv_len(mute));
+	}
+	td_strv_free(red);
+	td_strv_free(mute);
+	return err;
+}
+
+/* ---- one mutant -------------------------------------------------------------- */
+
+/* Runs t for mutant m; on failure records it. *failed tells the caller. */
+static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int *failed,
+		 int *timed_out)
+{
+	td_proc_result pr;
+	int err = run_test(r, t, w->tree, w->log, test_limit(r, t), &pr, failed);
+
+	*timed_out = pr.timed_out;
+	if (err || !*failed)
+		return err;
+	if (!res->killers && pr.exited && pr.status == 0 && !pr.timed_out)
+		snprintf(res->detail, sizeof res->detail, "exit 0, but its output says \"%s\"",
+			 r->proj->runners[t->runner].fail_text);
+	else if (!res->killers)
+		td_proc_describe(&pr, res->detail, sizeof res->detail);
+	return td_strv_push(&res->killers, t->name);
+}
+
+/*
+ * Guards first, in the catalogue's order: the first that fails kills the
+ * mutant. Then every other test, all of them (the kill matrix): if one
+ * fails, the mutant was killed elsewhere. A mutant with no guards named (a
+ * generated one) is killed by the first test that fails.
+ */
+static int judge(run_t *r, worker_t *w, const td_mutant *m, td_mutation_result *res)
+{
+	int failed = 0, timed_out = 0, err = 0;
+
+	for (size_t g = 0; m->guards && m->guards[g]; g++) {
+		err = probe(r, w, find_test(r, m->guards[g]), res, &failed, &timed_out);
+		if (err || failed) {
+			res->outcome = timed_out ? TD_TIMEOUT : TD_KILLED;
+			return err;
+		}
+	}
+	for (size_t i = 0; i < r->n_tests; i++) {
+		if (m->guards && td_strv_find(m->guards, r->tests[i].name) >= 0)
+			continue;
+		err = probe(r, w, &r->tests[i], res, &failed, &timed_out);
+		if (err)
+			return err;
+		if (failed && !m->guards) {
+			res->outcome = timed_out ? TD_TIMEOUT : TD_KILLED;
+			return 0;
+		}
+	}
+	res->outcome = res->killers ? TD_KILLED_ELSEWHERE : TD_SURVIVED;
+	return 0;
+}
+
+static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *res)
+{
+	char path[8400], *orig = NULL, *mut = NULL;
+	size_t len, mlen, count;
+	td_proc_result pr;
+	int err;
+
+	snprintf(path, sizeof path, "%s/%s", w->tree, m->file);
+	err = td_file_read(path, &orig, &len);
+	if (err)
+		return err;
+	if (td_mutant_locate(m, orig, len, &count) != TD_LOCATE_OK) {
+		res->outcome = TD_STALE; /* cannot happen after the source check, but say so */
+		goto done;
+	}
+	err = td_mutant_apply(m, orig, len, &mut, &mlen);
+	if (!err)
+		err = td_scratch_put(w->tree, m->file, mut, mlen);
+	if (!err)
+		err = build(r, w->tree, w->log, &pr);
+	if (!err && !built(&pr)) {
+		res->outcome = TD_BUILD_FAILED;
+		td_proc_describe(&pr, res->detail, sizeof res->detail);
+	} else if (!err) {
+		err = judge(r, w, m, res);
+	}
+	if (td_scratch_put(w->tree, m->file, orig, len) != 0 && !err)
+		err = TD_FAIL(TD_EIO, "could not restore %s in %s", m->file, w->tree);
+done:
+	free(orig);
+	free(mut);
+	return err;
+}
+
+/* ---- workers ---------------------------------------------------------------- */
+
+static void progress(run_t *r, size_t i)
+{
+	const td_mutation_result *res = &r->res[i];
+	const td_mutant *m = &r->muts.v[i];
+	double el = now() - r->t0, eta = el / (double)r->done * (double)(r->muts.n - r->done);
+	char who[300] = "";
+
+	if (res->killers)
+		snprintf(who, sizeof who, " %s %s (%s)", res->outcome == TD_KILLED ? "by" : "-",
+			 res->killers[0], res->detail);
+	printf("[%zu/%zu] %s:%d %s  %s%s%s%s  %.1fs  eta %.0fs\n", r->done, r->muts.n, m->file,
+	       m->line, m->op, td_report_color(r->opts->color, res->outcome),
+	       td_outcome_name(res->outcome), td_report_color(r->opts->color, TD_N_OUTCOMES), who,
+	       res->seconds, eta);
+	fflush(stdout);
+}
+
+static void *worker_main(void *arg)
+{
+	worker_t *w = arg;
+	run_t *r = w->run;
+
+	for (;;) {
+		size_t i;
+		double t;
+
+		pthread_mutex_lock(&r->mu);
+		while (r->next < r->muts.n && r->res[r->next].settled)
+			r->next++;
+		i = r->next++;
+		pthread_mutex_unlock(&r->mu);
+		if (i >= r->muts.n || w->err)
+			break;
+		t = now();
+		w->err = try_mutant(r, w, &r->muts.v[i], &r->res[i]);
+		r->res[i].seconds = now() - t;
+		pthread_mutex_lock(&r->mu);
+		r->res[i].settled = 1;
+		r->done++;
+		if (!w->err)
+			progress(r, i);
+		else
+			fprintf(stderr, "tdaudit: worker %d: %s\n", w->id, td_error_last());
+		pthread_mutex_unlock(&r->mu);
+	}
+	return NULL;
+}
+
+static void *worker_prepare(void *arg)
+{
+	worker_t *w = arg;
+	run_t *r = w->run;
+	char manifest[4300], **files = NULL;
+	td_proc_result pr;
+	size_t n;
+
+	snprintf(manifest, sizeof manifest, "%s/work/%d.manifest", r->dir, w->id);
+	w->err = td_repo_files(&files, r->proj->root);
+	if (!w->err)
+		w->err = td_scratch_sync(r->proj->root, files, w->tree, manifest, &n);
+	td_strv_free(files);
+	if (!w->err)
+		w->err = build(r, w->tree, w->log, &pr);
+	if (!w->err && !built(&pr)) {
+		char d[64];
+
+		w->err = TD_FAIL(TD_EIO, "the unmutated code does not build in %s (%s); see %s", w->tree,
+				 td_proc_describe(&pr, d, sizeof d), w->log);
+	}
+	return NULL;
+}
+
+static int run_threads(worker_t *ws, int n, void *(*fn)(void *))
+{
+	pthread_t th[64];
+
+	for (int i = 0; i < n; i++)
+		if (pthread_create(&th[i], NULL, fn, &ws[i]) != 0)
+			return TD_FAIL(TD_EIO, "cannot start worker thread %d", i);
+	for (int i = 0; i < n; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < n; i++)
+		if (ws[i].err)
+			return ws[i].err;
+	return 0;
+}
+
+/* ---- preparation ------------------------------------------------------------ */
+
+/* Settles stale mutants and refuses ambiguous ones, against the source. */
+static int locate_all(run_t *r)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < r->muts.n; i++) {
+		td_mutant *m = &r->muts.v[i];
+		char path[8400], *text = NULL;
+		size_t len, count;
+		int rc;
+
+		snprintf(path, sizeof path, "%s/%s", r->proj->root, m->file);
+		if (td_file_read(path, &text, &len) != 0) {
+			r->res[i].outcome = TD_STALE, r->res[i].settled = 1;
+			snprintf(r->res[i].detail, sizeof r->res[i].detail, "file %s is gone", m->file);
+			continue;
+		}
+		rc = td_mutant_locate(m, text, len, &count);
+		free(text);
+		if (rc == TD_LOCATE_STALE) {
+			r->res[i].outcome = TD_STALE, r->res[i].settled = 1;
+			snprintf(r->res[i].detail, sizeof r->res[i].detail, "find text matches %zu times%s",
+				 count, m->occurrence ? ", fewer than occurrence" : "");
+		} else if (rc == TD_LOCATE_AMBIGUOUS) {
+			fprintf(stderr, "%s: mutant '%s': find text matches %zu times in %s; make it "
+					"unique or set occurrence = k\n", m->where, m->name, count, m->file);
+			err = TD_FAIL(TD_EINVAL, "ambiguous catalogue entries");
+		} else if (m->equivalent) {
+			r->res[i].outcome = TD_EQUIVALENT, r->res[i].settled = 1;
+			snprintf(r->res[i].detail, sizeof r->res[i].detail, "%s", m->equivalent);
+		}
+	}
+	return err;
+}
+
+static int check_guards(const run_t *r)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < r->muts.n; i++)
+		for (size_t g = 0; r->muts.v[i].guards && r->muts.v[i].guards[g]; g++)
+			if (!find_test(r, r->muts.v[i].guards[g])) {
+				fprintf(stderr, "%s: mutant '%s': guard %s is not a test the runners list\n",
+					r->muts.v[i].where, r->muts.v[i].name, r->muts.v[i].guards[g]);
+				err = TD_FAIL(TD_EINVAL, "catalogue names unknown guards");
+			}
+	return err;
+}
+
+/* Keeps only the mutants whose id matches pattern. */
+static void filter(td_mutants *m, const char *pattern)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		if (fnmatch(pattern, m->v[i].id, 0) == 0) {
+			m->v[k++] = m->v[i];
+		} else {
+			td_mutant_free(&m->v[i]);
+		}
+	}
+	m->n = k;
+}
+
+/* .tdaudit/ with its own .gitignore, so git never shows it; one run at a time. */
+static int claim_dir(run_t *r, int *lock_fd)
+{
+	char p[4400];
+	int err;
+
+	snprintf(r->dir, sizeof r->dir, "%s/.tdaudit", r->proj->root);
+	snprintf(p, sizeof p, "%s/logs", r->dir);
+	err = td_mkdirs(p);
+	snprintf(p, sizeof p, "%s/work", r->dir);
+	if (!err)
+		err = td_mkdirs(p);
+	snprintf(p, sizeof p, "%s/.gitignore", r->dir);
+	if (!err && access(p, F_OK) != 0)
+		err = td_file_write_atomic(p, "*\n", 2, 0644);
+	if (err)
+		return err;
+	snprintf(p, sizeof p, "%s/lock", r->dir);
+	*lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*lock_fd < 0 || flock(*lock_fd, LOCK_EX | LOCK_NB) != 0)
+		return TD_FAIL(TD_ESTATE, "another tdaudit run holds %s; wait for it to finish", p);
+	return 0;
+}
+
+static int n_jobs(const run_t *r)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t todo = 0;
+	int j = r->opts->jobs > 0 ? r->opts->jobs : (int)(cores > 0 ? cores : 1);
+
+	for (size_t i = 0; i < r->muts.n; i++)
+		todo += !r->res[i].settled;
+	if ((size_t)j > todo)
+		j = todo ? (int)todo : 1;
+	return j > 64 ? 64 : j;
+}
+
+static void list_mutants(const run_t *r)
+{
+	for (size_t i = 0; i < r->muts.n; i++) {
+		const td_mutant *m = &r->muts.v[i];
+
+		printf("%s\t%s:%d\t%s\t%s\n", m->id, m->file, m->line, m->op,
+		       r->res[i].settled ? td_outcome_name(r->res[i].outcome) : "runnable");
+	}
+}
+
+/* The steps after loading: workers, baseline, mutants. */
+static int execute(run_t *r, worker_t *ws, int jobs)
+{
+	int err;
+
+	for (int i = 0; i < jobs; i++) {
+		ws[i].run = r;
+		ws[i].id = i;
+		snprintf(ws[i].tree, sizeof ws[i].tree, "%s/work/%d", r->dir, i);
+		snprintf(ws[i].log, sizeof ws[i].log, "%s/logs/worker-%d.log", r->dir, i);
+	}
+	printf("tdaudit mutate: %zu mutants, %d worker%s; syncing and building scratch trees\n",
+	       r->muts.n, jobs, jobs == 1 ? "" : "s");
+	fflush(stdout);
+	err = run_threads(ws, jobs, worker_prepare);
+	for (int k = 0; !err && k < r->proj->n_runners; k++)
+		err = list_tests(r, k, ws[0].tree, ws[0].log);
+	if (!err)
+		err = check_test_names(r);
+	if (!err)
+		err = check_guards(r);
+	if (!err)
+		err = baseline(r, &ws[0]);
+	if (err)
+		return err;
+	printf("tdaudit mutate: baseline green: %zu tests\n", r->n_tests);
+	fflush(stdout);
+	r->t0 = now();
+	return run_threads(ws, jobs, worker_main);
+}
+
+int td_mutate(const char *root, const td_mutate_opts *opts)
+{
+	run_t r = {.opts = opts, .mu = PTHREAD_MUTEX_INITIALIZER};
+	worker_t ws[64] = {{0}};
+	int err, lock_fd = -1, status = 2, jobs;
+
+	err = td_project_load(&r.proj, root);
+	if (!err)
+		err = td_catalogue_load(&r.muts, r.proj->root, r.proj->catalogues);
+	if (!err && opts->only)
+		filter(&r.muts, opts->only);
+	if (!err && !(r.res = calloc(r.muts.n + 1, sizeof *r.res)))
+		err = TD_FAIL(TD_ENOMEM, "out of memory");
+	if (!err)
+		err = locate_all(&r);
+	if (!err && opts->list) {
+		list_mutants(&r);
+		status = 0;
+		goto done;
+	}
+	if (!err)
+		err = claim_dir(&r, &lock_fd);
+	jobs = err ? 0 : n_jobs(&r);
+	if (!err)
+		err = execute(&r, ws, jobs);
+	if (!err)
+		status = td_report_all(&r.muts, r.res, opts->json, opts->junit, opts->color);
+done:
+	if (err)
+		fprintf(stderr, "tdaudit mutate: %s\n", td_error_last());
+	if (lock_fd >= 0)
+		close(lock_fd);
+	for (size_t i = 0; r.res && i < r.muts.n; i++)
+		td_strv_free(r.res[i].killers);
+	free(r.res);
+	for (size_t i = 0; i < r.n_tests; i++)
+		free(r.tests[i].name);
+	free(r.tests);
+	td_mutants_free(&r.muts);
+	td_project_free(r.proj);
+	return status;
+}

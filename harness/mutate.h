@@ -1,0 +1,52 @@
+/*
+ * mutate.h - tdaudit mutate: break the code on purpose, one mutant at a
+ * time, in scratch copies, and check that the named guard tests notice.
+ *
+ * Outcomes (td_outcome_name gives the words used in every report):
+ *   killed            a named guard failed
+ *   killed-elsewhere  no guard failed, another test did: the catalogue
+ *                     names the wrong guard
+ *   survived          every test passed: a hole in the suite
+ *   timeout           a test ran past its limit (the group was killed)
+ *   build-failed      the mutant did not build: invalid, never a kill
+ *   stale             the text to find is no longer in the file
+ *   equivalent        declared to change nothing observable; not run
+ * Exit status: 0 all caught, 1 a mutant survived, was stale or was killed
+ * only elsewhere, 2 usage or environment error (red baseline included).
+ */
+#ifndef TD_MUTATE_H
+#define TD_MUTATE_H
+
+enum td_outcome {
+	TD_KILLED,
+	TD_KILLED_ELSEWHERE,
+	TD_SURVIVED,
+	TD_TIMEOUT,
+	TD_BUILD_FAILED,
+	TD_STALE,
+	TD_EQUIVALENT,
+	TD_N_OUTCOMES
+};
+
+const char *td_outcome_name(enum td_outcome o);
+
+typedef struct {
+	int jobs;            /* scratch workers; 0: number of cores */
+	const char *only;    /* fnmatch(3) pattern on mutant ids; NULL: all */
+	int list;            /* print the mutants with their ids; run nothing */
+	double timeout;      /* seconds per test; 0: factor x baseline, with a floor */
+	const char *json;    /* write the JSON report here (atomically) */
+	const char *junit;   /* write a JUnit XML report here (atomically) */
+	int color;           /* colour the outcome words */
+} td_mutate_opts;
+
+#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, NULL, NULL, 0}
+
+/*
+ * Runs the project at root (which has a tdaudit.lua). Never writes outside
+ * root/.tdaudit/ and the report paths. Returns the exit status described
+ * above; messages go to stderr, progress and summary to stdout.
+ */
+int td_mutate(const char *root, const td_mutate_opts *opts);
+
+#endif

@@ -1,0 +1,195 @@
+/*
+ * proc.c - spawning children with deadlines and process groups (proc.h).
+ *
+ * Must never leave a child or grandchild running after td_proc_run returns:
+ * the group is killed when the deadline passes and swept after a normal
+ * exit. Between fork and exec the child only makes async-signal-safe calls,
+ * since the harness runs workers in threads.
+ */
+#define _GNU_SOURCE
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+
+extern char **environ;
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Resolves argv[0] on PATH before fork (execvp may allocate). */
+static int resolve(const char *prog, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (strchr(prog, '/')) {
+		snprintf(out, size, "%s", prog);
+		return 0;
+	}
+	for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+		const char *end = strchrnul(p, ':');
+		int n = snprintf(out, size, "%.*s/%s", (int)(end - p), p, prog);
+
+		if (n > 0 && (size_t)n < size && access(out, X_OK) == 0)
+			return 0;
+		p = *end ? end + 1 : end;
+	}
+	return TD_FAIL(TD_EIO, "program '%s' is not on PATH; install it or give its path", prog);
+}
+
+/* environ plus the extra entries; the extras win (they come first). */
+static char **build_env(const char *const *extra)
+{
+	size_t n = 0, k = 0, e = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	while (extra && extra[e])
+		e++;
+	env = calloc(n + e + 1, sizeof *env);
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < e; i++)
+		env[k++] = (char *)extra[i];
+	for (size_t i = 0; i < n; i++)
+		env[k++] = environ[i];
+	return env;
+}
+
+/* In the child: own group, cwd, output, exec. Never returns. */
+static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd)
+{
+	setpgid(0, 0);
+	if (o->cwd && chdir(o->cwd) != 0)
+		_exit(126);
+	dup2(out_fd, 1);
+	dup2(out_fd, 2);
+	if (out_fd > 2)
+		close(out_fd);
+	execve(exe, (char *const *)o->argv, env);
+	_exit(127);
+}
+
+/* Waits for pid until the deadline; kills the group when it passes. */
+static void wait_for(pid_t pid, const td_proc_opts *o, double start, td_proc_result *res)
+{
+	int st = 0;
+	long nap = 1000000; /* 1 ms, growing to 20 ms */
+
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			break;
+		if (o->timeout_s > 0 && now() - start > o->timeout_s) {
+			kill(-pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			res->timed_out = 1;
+			break;
+		}
+		nanosleep(&(struct timespec){0, nap}, NULL);
+		if (nap < 20000000)
+			nap *= 2;
+	}
+	kill(-pid, SIGKILL); /* sweep grandchildren left in the group */
+	res->exited = WIFEXITED(st);
+	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	res->seconds = now() - start;
+}
+
+int td_proc_run(td_proc_result *res, const td_proc_opts *o)
+{
+	char exe[4096];
+	char **env = NULL;
+	int out_fd = -1, err = 0;
+	pid_t pid;
+	double start;
+
+	memset(res, 0, sizeof *res);
+	if (!o->argv || !o->argv[0])
+		return TD_FAIL(TD_EINVAL, "empty argv; give at least the program to run");
+	err = resolve(o->argv[0], exe, sizeof exe);
+	if (err)
+		return err;
+	if (o->cwd && access(o->cwd, X_OK) != 0)
+		return TD_FAIL(TD_EIO, "cannot run %s in %s: %s", o->argv[0], o->cwd, strerror(errno));
+	if (o->cwd && exe[0] != '/') {
+		char full[8192];
+
+		snprintf(full, sizeof full, "%s/%s", o->cwd, exe);
+		if (access(full, X_OK) != 0)
+			return TD_FAIL(TD_EIO, "cannot run %s: %s (in %s); is it built?", exe, strerror(errno),
+				       o->cwd);
+	} else if (access(exe, X_OK) != 0) {
+		return TD_FAIL(TD_EIO, "cannot run %s: %s", exe, strerror(errno));
+	}
+	out_fd = open(o->out_path ? o->out_path : "/dev/null",
+		      O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (out_fd < 0)
+		return TD_FAIL(TD_EIO, "cannot open %s for %s's output: %s",
+			       o->out_path ? o->out_path : "/dev/null", o->argv[0], strerror(errno));
+	env = build_env(o->env);
+	if (!env) {
+		err = TD_FAIL(TD_ENOMEM, "out of memory for %s's environment", o->argv[0]);
+		goto done;
+	}
+	start = now();
+	pid = fork();
+	if (pid < 0) {
+		err = TD_FAIL(TD_EIO, "fork for %s failed: %s", o->argv[0], strerror(errno));
+		goto done;
+	}
+	if (pid == 0)
+		child(exe, o, env, out_fd);
+	setpgid(pid, pid); /* also in the parent: no race with an early kill */
+	wait_for(pid, o, start, res);
+done:
+	free(env);
+	close(out_fd);
+	return err;
+}
+
+const char *td_proc_describe(const td_proc_result *res, char *buf, unsigned size)
+{
+	if (res->timed_out)
+		snprintf(buf, size, "timeout after %.1fs", res->seconds);
+	else if (res->exited)
+		snprintf(buf, size, "exit %d", res->status);
+	else
+		snprintf(buf, size, "signal %d (SIG%s)", res->status,
+			 sigabbrev_np(res->status) ? sigabbrev_np(res->status) : "?");
+	return buf;
+}
+
+const char *td_proc_argv_string(const char *const *argv, char *buf, unsigned size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; argv && argv[i] && len + 1 < size; i++) {
+		int q = strchr(argv[i], ' ') != NULL || !argv[i][0];
+		int n = snprintf(buf + len, size - len, "%s%s%s%s", i ? " " : "", q ? "'" : "",
+				 argv[i], q ? "'" : "");
+
+		if (n < 0)
+			break;
+		len += (size_t)n;
+	}
+	return buf;
+}

@@ -1,0 +1,48 @@
+/*
+ * proc.h - the one way the harness runs another program.
+ *
+ * argv arrays only (never a shell), the child in its own process group, a
+ * deadline on every run, and on timeout the whole group killed with SIGKILL
+ * and reaped. Output goes to a file (or /dev/null), never to a pipe the
+ * harness could fail to drain. system() and popen() do not appear in the
+ * harness; everything goes through td_proc_run.
+ */
+#ifndef TD_PROC_H
+#define TD_PROC_H
+
+typedef struct {
+	const char *const *argv; /* argv[0] is looked up on PATH; NULL-terminated */
+	const char *cwd;         /* run there; NULL: the current directory */
+	const char *out_path;    /* stdout+stderr appended here; NULL: /dev/null */
+	const char *const *env;  /* extra NAME=VALUE entries, NULL-terminated; may be NULL */
+	double timeout_s;        /* kill the group after this long; <= 0: no limit */
+} td_proc_opts;
+
+#define TD_PROC_OPTS_INIT {NULL, NULL, NULL, NULL, 0}
+
+typedef struct {
+	int exited;      /* 1 if it exited (then status is its exit status) */
+	int status;      /* exit status, or the signal number when !exited */
+	int timed_out;   /* 1 if the deadline passed and the group was killed */
+	double seconds;  /* wall time from spawn to reap */
+} td_proc_result;
+
+/*
+ * Runs opts->argv to completion or deadline and fills *res. Returns 0 when
+ * the program ran (whatever its exit status: read res), or TD_EIO when it
+ * could not be started (no such program, cwd missing, output file not
+ * writable), with a message naming the program. A program that is not found
+ * is reported as such, never as a test failure.
+ */
+int td_proc_run(td_proc_result *res, const td_proc_opts *opts);
+
+/* A short description of res ("exit 1", "signal 11 (SIGSEGV)", "timeout after 5.0s"). */
+const char *td_proc_describe(const td_proc_result *res, char *buf, unsigned size);
+
+/*
+ * Joins argv for display ("make -j 2 all"), quoting words with spaces.
+ * Only for messages: never executed.
+ */
+const char *td_proc_argv_string(const char *const *argv, char *buf, unsigned size);
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * project.c - loading tdaudit.lua (see project.h).
+ *
+ * Must never accept a setting it would then ignore: unknown fields and
+ * repeated settings are refused, with the line they are on.
+ */
+#define _GNU_SOURCE
+#include "project.h"
+
+#include <fnmatch.h>
+#include <lauxlib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "luahost.h"
+#include "strv.h"
+
+static td_project *proj(lua_State *L)
+{
+	return lua_touserdata(L, lua_upvalueindex(1));
+}
+
+static int fail_at(lua_State *L, const char *fmt, const char *a)
+{
+	char where[256];
+
+	td_lua_where(L, where, sizeof where);
+	return luaL_error(L, "%s: %s", where, lua_pushfstring(L, fmt, a));
+}
+
+/* Reads the array of strings at idx into *out (must be NULL: set once). */
+static void read_strings(lua_State *L, int idx, const char *what, char ***out)
+{
+	lua_Integer n;
+
+	if (*out)
+		fail_at(L, "%s is given twice; give it once", what);
+	if (lua_type(L, idx) != LUA_TTABLE)
+		fail_at(L, "%s must be a table of strings, e.g. { \"make\", \"-j2\" } (no shell strings)",
+			what);
+	n = (lua_Integer)lua_rawlen(L, idx);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		lua_pop(L, 1);
+		if (!lua_isinteger(L, -1) || lua_tointeger(L, -1) < 1 || lua_tointeger(L, -1) > n)
+			fail_at(L, "%s must be a plain list of strings, without named fields", what);
+	}
+	if (n == 0)
+		fail_at(L, "%s is empty", what);
+	for (lua_Integer i = 1; i <= n; i++) {
+		if (lua_rawgeti(L, idx, i) != LUA_TSTRING)
+			fail_at(L, "every entry of %s must be a string", what);
+		if (td_strv_push(out, lua_tostring(L, -1)) != 0)
+			luaL_error(L, "%s", td_error_last());
+		lua_pop(L, 1);
+	}
+}
+
+static int l_build(lua_State *L)
+{
+	read_strings(L, 1, "build", &proj(L)->build);
+	return 0;
+}
+
+static int l_sources(lua_State *L)
+{
+	read_strings(L, 1, "sources", &proj(L)->sources);
+	return 0;
+}
+
+static int l_tests(lua_State *L)
+{
+	read_strings(L, 1, "tests", &proj(L)->tests);
+	return 0;
+}
+
+static int l_catalogues(lua_State *L)
+{
+	read_strings(L, 1, "catalogues", &proj(L)->catalogues);
+	return 0;
+}
+
+/* Refuses any field of the table at idx that is not in allowed. */
+static void only_fields(lua_State *L, int idx, const char *what, const char *const *allowed)
+{
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		int ok = 0;
+
+		lua_pop(L, 1);
+		for (int i = 0; allowed[i] && lua_type(L, -1) == LUA_TSTRING; i++)
+			ok |= strcmp(lua_tostring(L, -1), allowed[i]) == 0;
+		if (!ok) {
+			char where[256];
+
+			td_lua_where(L, where, sizeof where);
+			luaL_error(L, "%s: %s has no field '%s'", where, what,
+				   lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(non-string key)");
+		}
+	}
+}
+
+static int l_runner(lua_State *L)
+{
+	static const char *const fields[] = {"list", "run", "fail_text", NULL};
+	td_project *p = proj(L);
+	td_runner *r;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	only_fields(L, 1, "runner", fields);
+	if (p->n_runners == TD_PROJECT_MAX_RUNNERS)
+		fail_at(L, "more than %s runners", "8");
+	r = &p->runners[p->n_runners++];
+	td_lua_where(L, r->where, sizeof r->where);
+	lua_getfield(L, 1, "list");
+	read_strings(L, lua_gettop(L), "runner.list", &r->list);
+	lua_getfield(L, 1, "run");
+	read_strings(L, lua_gettop(L), "runner.run", &r->run);
+	if (lua_getfield(L, 1, "fail_text") != LUA_TNIL) {
+		if (!lua_isstring(L, -1) || lua_rawlen(L, -1) == 0)
+			fail_at(L, "%s must be a non-empty string", "runner.fail_text");
+		if (!(r->fail_text = strdup(lua_tostring(L, -1))))
+			luaL_error(L, "out of memory");
+	}
+	for (int i = 0; r->run[i]; i++)
+		if (strstr(r->run[i], "{test}"))
+			return 0;
+	return fail_at(L, "runner.run must contain %s where the test name goes", "\"{test}\"");
+}
+
+static int l_ledger(lua_State *L)
+{
+	td_project *p = proj(L);
+	const char *path = luaL_checkstring(L, 1);
+
+	if (p->ledger)
+		fail_at(L, "%s is given twice; give it once", "ledger");
+	p->ledger = strdup(path);
+	if (!p->ledger)
+		luaL_error(L, "out of memory");
+	return 0;
+}
+
+static double number_field(lua_State *L, const char *name, double dflt)
+{
+	double v = 0;
+
+	if (lua_getfield(L, 1, name) == LUA_TNIL) {
+		lua_pop(L, 1);
+		return dflt;
+	}
+	if (!lua_isnumber(L, -1) || (v = lua_tonumber(L, -1)) <= 0)
+		fail_at(L, "timeout.%s must be a positive number of seconds", name);
+	lua_pop(L, 1);
+	return v;
+}
+
+static int l_timeout(lua_State *L)
+{
+	static const char *const fields[] = {"factor", "floor", "build", NULL};
+	td_project *p = proj(L);
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	only_fields(L, 1, "timeout", fields);
+	p->timeout_factor = number_field(L, "factor", p->timeout_factor);
+	p->timeout_floor = number_field(L, "floor", p->timeout_floor);
+	p->timeout_build = number_field(L, "build", p->timeout_build);
+	return 0;
+}
+
+static void register_dsl(lua_State *L, td_project *p)
+{
+	static const luaL_Reg fns[] = {{"build", l_build},       {"runner", l_runner},
+				       {"sources", l_sources},   {"tests", l_tests},
+				       {"catalogues", l_catalogues}, {"ledger", l_ledger},
+				       {"timeout", l_timeout},   {NULL, NULL}};
+
+	for (const luaL_Reg *f = fns; f->name; f++) {
+		lua_pushlightuserdata(L, p);
+		lua_pushcclosure(L, f->func, 1);
+		lua_setglobal(L, f->name);
+	}
+}
+
+static int check_complete(td_project *p)
+{
+	if (!p->build)
+		return TD_FAIL(TD_EINVAL, "tdaudit.lua:1: no build { ... } given; say how to build, "
+					  "e.g. build { \"make\" }");
+	if (p->n_runners == 0)
+		return TD_FAIL(TD_EINVAL, "tdaudit.lua:1: no runner { list = ..., run = ... } given");
+	if (!p->ledger && !(p->ledger = strdup(".tdaudit/ledger.db")))
+		return TD_FAIL(TD_ENOMEM, "out of memory");
+	return 0;
+}
+
+int td_project_load(td_project **out, const char *root)
+{
+	td_project *p = calloc(1, sizeof *p);
+	td_lua *lua = NULL;
+	int err;
+
+	*out = NULL;
+	if (!p)
+		return TD_FAIL(TD_ENOMEM, "out of memory for a project");
+	p->timeout_factor = 10;
+	p->timeout_floor = 5;
+	p->timeout_build = 600;
+	err = td_lua_new(&lua, root, NULL);
+	if (err)
+		goto done;
+	snprintf(p->root, sizeof p->root, "%s", td_lua_root(lua));
+	register_dsl(td_lua_state(lua), p);
+	err = td_lua_run_file(lua, "tdaudit.lua");
+	if (err == TD_EIO)
+		err = TD_FAIL(TD_EIO, "%s/tdaudit.lua: cannot read it; tdaudit needs one at the "
+				      "repository root (README: Configuration)", p->root);
+	if (!err)
+		err = check_complete(p);
+done:
+	td_lua_free(lua);
+	if (err)
+		td_project_free(p);
+	else
+		*out = p;
+	return err;
+}
+
+void td_project_free(td_project *p)
+{
+	if (!p)
+		return;
+	td_strv_free(p->build);
+	for (int i = 0; i < p->n_runners; i++) {
+		td_strv_free(p->runners[i].list);
+		td_strv_free(p->runners[i].run);
+		free(p->runners[i].fail_text);
+	}
+	td_strv_free(p->sources);
+	td_strv_free(p->tests);
+	td_strv_free(p->catalogues);
+	free(p->ledger);
+	free(p);
+}
+
+int td_project_matches(char *const *globs, const char *rel)
+{
+	for (size_t i = 0; globs && globs[i]; i++)
+		if (fnmatch(globs[i], rel, FNM_PATHNAME) == 0)
+			return 1;
+	return 0;
+}

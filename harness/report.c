@@ -1,0 +1,218 @@
+/*
+ * report.c - summaries, JSON and JUnit for mutation runs (see report.h).
+ *
+ * Must never print an outcome count that disagrees with the per-mutant
+ * list, and never write a report in place (atomic writes only).
+ */
+#define _GNU_SOURCE
+#include "report.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "../core/fileio.h"
+#include "mutate.h"
+
+const char *td_report_color(int color, int outcome)
+{
+	static const char *const c[TD_N_OUTCOMES + 1] = {
+		"\033[32m", "\033[33m", "\033[31;1m", "\033[36m", "\033[35m", "\033[31m", "\033[2m",
+		"\033[0m",
+	};
+
+	return color && outcome >= 0 && outcome <= TD_N_OUTCOMES ? c[outcome] : "";
+}
+
+static int bad(const td_mutation_result *r)
+{
+	return r->outcome == TD_SURVIVED || r->outcome == TD_STALE ||
+	       r->outcome == TD_KILLED_ELSEWHERE;
+}
+
+/* s as a JSON string literal (or null). */
+static void json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_strv(FILE *f, char *const *v)
+{
+	fputc('[', f);
+	for (size_t i = 0; v && v[i]; i++) {
+		if (i)
+			fputs(", ", f);
+		json_str(f, v[i]);
+	}
+	fputc(']', f);
+}
+
+static void json_mutant(FILE *f, const td_mutant *m, const td_mutation_result *r)
+{
+	fputs("    {\"id\": ", f), json_str(f, m->id);
+	fputs(", \"name\": ", f), json_str(f, m->name);
+	fputs(", \"catalogue\": ", f), json_str(f, m->catalogue);
+	fputs(", \"where\": ", f), json_str(f, m->where);
+	fputs(", \"file\": ", f), json_str(f, m->file);
+	fprintf(f, ", \"line\": %d, \"operator\": ", m->line), json_str(f, m->op);
+	fputs(", \"find\": ", f), json_str(f, m->find);
+	fputs(", \"replace\": ", f), json_str(f, m->replace);
+	fputs(", \"guards\": ", f), json_strv(f, m->guards);
+	if (m->finding)
+		fprintf(f, ", \"finding\": %d", m->finding);
+	else
+		fputs(", \"finding\": null", f);
+	fputs(", \"designed_against\": ", f), json_str(f, m->designed_against);
+	fputs(", \"why\": ", f), json_str(f, m->why);
+	fputs(", \"outcome\": ", f), json_str(f, td_outcome_name((enum td_outcome)r->outcome));
+	fputs(", \"killed_by\": ", f), json_strv(f, r->killers);
+	fputs(", \"detail\": ", f), json_str(f, r->detail);
+	fprintf(f, ", \"seconds\": %.3f}", r->seconds);
+}
+
+int td_report_json(char **out, const td_mutants *m, const td_mutation_result *res)
+{
+	size_t len, count[TD_N_OUTCOMES] = {0};
+	FILE *f = open_memstream(out, &len);
+
+	if (!f)
+		return TD_FAIL(TD_ENOMEM, "out of memory for the JSON report");
+	for (size_t i = 0; i < m->n; i++)
+		count[res[i].outcome]++;
+	fputs("{\n  \"schema\": \"tdaudit.mutate/1\",\n  \"summary\": {", f);
+	for (int o = 0; o < TD_N_OUTCOMES; o++)
+		fprintf(f, "%s\"%s\": %zu", o ? ", " : "", td_outcome_name((enum td_outcome)o), count[o]);
+	fputs("},\n  \"mutants\": [\n", f);
+	for (size_t i = 0; i < m->n; i++) {
+		json_mutant(f, &m->v[i], &res[i]);
+		fputs(i + 1 < m->n ? ",\n" : "\n", f);
+	}
+	fputs("  ]\n}\n", f);
+	fclose(f);
+	return 0;
+}
+
+static void xml_str(FILE *f, const char *s)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '&': fputs("&amp;", f); break;
+		case '"': fputs("&quot;", f); break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
+				fputc(*s, f);
+		}
+	}
+}
+
+int td_report_junit(char **out, const td_mutants *m, const td_mutation_result *res)
+{
+	size_t len, failures = 0, skipped = 0;
+	FILE *f = open_memstream(out, &len);
+
+	if (!f)
+		return TD_FAIL(TD_ENOMEM, "out of memory for the JUnit report");
+	for (size_t i = 0; i < m->n; i++) {
+		failures += (size_t)bad(&res[i]);
+		skipped += res[i].outcome == TD_EQUIVALENT;
+	}
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		   "<testsuite name=\"tdaudit.mutate\" tests=\"%zu\" failures=\"%zu\" skipped=\"%zu\">\n",
+		m->n, failures, skipped);
+	for (size_t i = 0; i < m->n; i++) {
+		const char *o = td_outcome_name((enum td_outcome)res[i].outcome);
+
+		fputs("  <testcase classname=\"", f), xml_str(f, m->v[i].file);
+		fputs("\" name=\"", f), xml_str(f, m->v[i].id);
+		fprintf(f, "\" time=\"%.3f\">", res[i].seconds);
+		if (bad(&res[i])) {
+			fprintf(f, "<failure message=\"%s\">", o);
+			xml_str(f, m->v[i].where), fputs(": ", f), xml_str(f, m->v[i].why);
+			fputs("</failure>", f);
+		} else if (res[i].outcome == TD_EQUIVALENT) {
+			fputs("<skipped message=\"equivalent: ", f), xml_str(f, m->v[i].equivalent);
+			fputs("\"/>", f);
+		}
+		fputs("</testcase>\n", f);
+	}
+	fputs("</testsuite>\n", f);
+	fclose(f);
+	return 0;
+}
+
+static void print_details(const td_mutants *m, const td_mutation_result *res, int color)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		const td_mutant *x = &m->v[i];
+
+		if (!bad(&res[i]))
+			continue;
+		printf("\n%s%s%s %s (%s)\n  %s:%d\n", td_report_color(color, res[i].outcome),
+		       td_outcome_name((enum td_outcome)res[i].outcome),
+		       td_report_color(color, TD_N_OUTCOMES), x->id, x->where, x->file, x->line);
+		printf("  edit: '%s' -> '%s'\n  why:  %s\n", x->find, x->replace, x->why);
+		if (res[i].outcome == TD_KILLED_ELSEWHERE)
+			printf("  caught only by %s, not by its guards: name the right guard\n",
+			       res[i].killers ? res[i].killers[0] : "?");
+		if (res[i].outcome == TD_STALE)
+			printf("  %s: update or remove the catalogue entry\n", res[i].detail);
+	}
+}
+
+static int write_report(const char *path, int (*fn)(char **, const td_mutants *,
+						       const td_mutation_result *),
+			const td_mutants *m, const td_mutation_result *res)
+{
+	char *text = NULL;
+	int err = fn(&text, m, res);
+
+	if (!err)
+		err = td_file_write_atomic(path, text, strlen(text), 0644);
+	free(text);
+	if (err)
+		fprintf(stderr, "tdaudit: %s\n", td_error_last());
+	return err;
+}
+
+int td_report_all(const td_mutants *m, const td_mutation_result *res, const char *json,
+		  const char *junit, int color)
+{
+	size_t count[TD_N_OUTCOMES] = {0}, n_bad = 0;
+
+	for (size_t i = 0; i < m->n; i++) {
+		count[res[i].outcome]++;
+		n_bad += (size_t)bad(&res[i]);
+	}
+	printf("\nsummary: %zu mutants\n", m->n);
+	for (int o = 0; o < TD_N_OUTCOMES; o++)
+		if (count[o])
+			printf("  %-17s %zu\n", td_outcome_name((enum td_outcome)o), count[o]);
+	print_details(m, res, color);
+	if ((json && write_report(json, td_report_json, m, res)) ||
+	    (junit && write_report(junit, td_report_junit, m, res)))
+		return 2;
+	printf("\ntdaudit mutate: %s\n", n_bad ? "FAILED: see above" : "every mutant was caught");
+	return n_bad ? 1 : 0;
+}

@@ -1,0 +1,53 @@
+/*
+ * report.h - what a mutation run tells people and machines.
+ *
+ * Human output: a summary grouped by outcome, then each survivor, stale and
+ * killed-elsewhere mutant with its file, line, edit and why. Machine
+ * output on request, each written atomically:
+ *
+ * JSON (--json FILE), schema "tdaudit.mutate/1":
+ *   { "schema": "tdaudit.mutate/1",
+ *     "summary": { "<outcome>": count, ... },      -- every outcome, 0 included
+ *     "mutants": [ { "id", "name", "catalogue", "where", "file", "line",
+ *                    "operator", "find", "replace", "guards": [...],
+ *                    "finding": N | null, "designed_against": s | null,
+ *                    "why", "outcome", "killed_by": [...], "detail",
+ *                    "seconds" }, ... ] }
+ *   Fields are only ever added within a schema version.
+ *
+ * JUnit XML (--junit FILE): one <testcase> per mutant, classname = its
+ * file, name = its id; survived, stale and killed-elsewhere are <failure>,
+ * equivalent is <skipped>.
+ */
+#ifndef TD_REPORT_H
+#define TD_REPORT_H
+
+#include "catalogue.h"
+
+typedef struct {
+	int outcome;     /* enum td_outcome */
+	int settled;     /* 1 once the outcome is known */
+	char **killers;  /* tests that failed, the deciding one first (NULL-terminated) */
+	char detail[160];/* exit status / signal / timeout of the first failure, or a reason */
+	double seconds;
+} td_mutation_result;
+
+/* The ANSI colour for an outcome (TD_N_OUTCOMES: reset), or "" when !color. */
+const char *td_report_color(int color, int outcome);
+
+/*
+ * Prints the summary and writes the JSON and JUnit reports where their
+ * paths are not NULL. Returns the run's exit status: 0 all caught, 1
+ * something survived, was stale or was killed only elsewhere, 2 when a
+ * report could not be written.
+ */
+int td_report_all(const td_mutants *m, const td_mutation_result *res, const char *json,
+		  const char *junit, int color);
+
+/* The JSON report as a string. Caller frees with free(). */
+int td_report_json(char **out, const td_mutants *m, const td_mutation_result *res);
+
+/* The JUnit XML report as a string. Caller frees with free(). */
+int td_report_junit(char **out, const td_mutants *m, const td_mutation_result *res);
+
+#endif

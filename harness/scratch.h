@@ -1,0 +1,33 @@
+/*
+ * scratch.h - warm scratch copies of a repository's files.
+ *
+ * A scratch tree is a directory under .tdaudit/ holding a copy of the
+ * repository's files, plus whatever its build leaves there. Syncing it
+ * rewrites only the files whose bytes or executable bit differ, so its
+ * build stays incremental between runs, and removes the files that the
+ * previous sync copied and the source no longer has (build outputs, which
+ * no sync copied, are left alone). The source is never written.
+ */
+#ifndef TD_SCRATCH_H
+#define TD_SCRATCH_H
+
+#include <stddef.h>
+
+/*
+ * Makes dst mirror the listed files of src_root (relative paths). The list
+ * of what was copied is kept in manifest (a path outside dst). *n_written
+ * gets the number of files written or removed (may be NULL).
+ */
+int td_scratch_sync(const char *src_root, char *const *files, const char *dst,
+		    const char *manifest, size_t *n_written);
+
+/*
+ * Writes len bytes to dst/rel, replacing it (not atomically: scratch trees
+ * are ours). Keeps the file's mode.
+ */
+int td_scratch_put(const char *dst, const char *rel, const char *data, size_t len);
+
+/* Writes len bytes to path (created or truncated) with mode. */
+int td_scratch_put_mode(const char *path, const char *data, size_t len, unsigned mode);
+
+#endif

@@ -1,0 +1,20 @@
+-- tdaudit.lua: how tdaudit builds and tests this repository (dogfooding).
+-- The syntax is documented in README.md (Configuration) and harness/project.h.
+
+-- Scratch trees build without CUDA: no mutant edits kernels/*.cu yet, and
+-- nvcc would make every cold scratch build several times slower.
+build { "make", "-j2", "CUDA=0", "all" }
+
+runner {
+  list = { "build/tests/tdtest", "--list" },
+  run  = { "build/tests/tdtest", "--only", "{test}" },
+  -- cmocka's own word for a failure: it also catches a mutant of the
+  -- runner's exit path, which would otherwise hide its own failures.
+  fail_text = "[  FAILED  ]",
+}
+
+sources    { "core/*.c", "core/*.h", "kernels/*.c", "kernels/*.cu", "harness/*.c", "ledger/*.c" }
+tests      { "tests/*.c", "tests/*.h", "Makefile" }
+catalogues { "mutations/*.lua" }
+ledger     ".tdaudit/ledger.db"
+timeout    { factor = 20, floor = 10, build = 900 }
