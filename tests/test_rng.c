@@ -7,7 +7,10 @@
  * Edits that break these tests (each seen failing):
  *   - a wrong round constant or key bump in td_philox4x32_10 -> the KAT test
  *   - swapping hi/lo in philox_round                           -> the KAT test
- *   - leaving the stream out of the counter in block()        -> streams_differ
+ *   - leaving the stream out of the counter in block()        -> different_seeds_streams...
+ *   - dropping the seed's high word from the key               -> different_seeds_streams...
+ *     (DEBUG.md #1: the first version compared seed 1 with 1 << 40, whose
+ *     low words differ, so it passed with the high word ignored)
  *   - counting the block as index, not index / 4              -> fill_matches_single_draws
  *   - td_rng_unit() returning x * 2^-32 (can be 0)            -> uniforms_lie_in_the_open_interval
  */
@@ -77,8 +80,9 @@ static void test_different_seeds_streams_and_indices_give_different_draws(void *
 
 		assert_true(base != td_rng_uniform(2, 1, i));
 		assert_true(base != td_rng_uniform(1, 2, i));
-		assert_true(base != td_rng_uniform(1ull << 40, 1, i));	/* the seed's high word counts */
-		assert_true(base != td_rng_uniform(1, 1ull << 40 | 1, i)); /* so does the stream's */
+		/* Only the high word differs (low words equal): it must count too. */
+		assert_true(base != td_rng_uniform(1ull << 40 | 1, 1, i));
+		assert_true(base != td_rng_uniform(1, 1ull << 40 | 1, i));
 		assert_true(base != td_rng_uniform(1, 1, i + 1));
 	}
 }
