@@ -61,6 +61,7 @@ typedef struct {
 	size_t n_tests;
 	char dir[4200];      /* root/.tdaudit */
 	size_t next, done;   /* queue position, mutants finished */
+	size_t todo;         /* mutants to run (not settled before the run) */
 	pthread_mutex_t mu;
 	double t0;
 } run_t;
@@ -225,15 +226,21 @@ static int baseline(run_t *r, worker_t *w)
 
 		err = run_test(r, &r->tests[i], w->tree, w->log, r->proj->timeout_build, &pr, &failed);
 		r->tests[i].baseline_s = pr.seconds;
-		if (!err && failed)
+		if (!err && failed) {
+			char keep[4400];
+
+			snprintf(keep, sizeof keep, "%s/logs/baseline-%s.log", r->dir, r->tests[i].name);
+			rename(w->log, keep); /* best effort: the path is printed below */
 			err = td_strv_push(&red, r->tests[i].name);
+		}
 		else if (!err && !log_mentions(w->log, r->tests[i].name))
 			err = td_strv_push(&mute, r->tests[i].name);
 	}
 	if (!err && (red || mute)) {
 		fprintf(stderr, "tdaudit: the unmutated suite is not green, so no mutant can be judged:\n");
 		for (size_t i = 0; red && red[i]; i++)
-			fprintf(stderr, "  failed: %s\n", red[i]);
+			fprintf(stderr, "  failed: %s (log: %s/logs/baseline-%s.log)\n", red[i], r->dir,
+				red[i]);
 		for (size_t i = 0; mute && mute[i]; i++)
 			fprintf(stderr, "  ran, but its output never names it (did runner.run run it?): %s\n",
 				mute[i]);
@@ -337,13 +344,13 @@ static void progress(run_t *r, size_t i)
 {
 	const td_mutation_result *res = &r->res[i];
 	const td_mutant *m = &r->muts.v[i];
-	double el = now() - r->t0, eta = el / (double)r->done * (double)(r->muts.n - r->done);
+	double el = now() - r->t0, eta = el / (double)r->done * (double)(r->todo - r->done);
 	char who[300] = "";
 
 	if (res->killers)
 		snprintf(who, sizeof who, " %s %s (%s)", res->outcome == TD_KILLED ? "by" : "-",
 			 res->killers[0], res->detail);
-	printf("[%zu/%zu] %s:%d %s  %s%s%s%s  %.1fs  eta %.0fs\n", r->done, r->muts.n, m->file,
+	printf("[%zu/%zu] %s:%d %s  %s%s%s%s  %.1fs  eta %.0fs\n", r->done, r->todo, m->file,
 	       m->line, m->op, td_report_color(r->opts->color, res->outcome),
 	       td_outcome_name(res->outcome), td_report_color(r->opts->color, TD_N_OUTCOMES), who,
 	       res->seconds, eta);
@@ -510,7 +517,7 @@ static int claim_dir(run_t *r, int *lock_fd)
 	return 0;
 }
 
-static int n_jobs(const run_t *r)
+static int n_jobs(run_t *r)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t todo = 0;
@@ -518,6 +525,7 @@ static int n_jobs(const run_t *r)
 
 	for (size_t i = 0; i < r->muts.n; i++)
 		todo += !r->res[i].settled;
+	r->todo = todo;
 	if ((size_t)j > todo)
 		j = todo ? (int)todo : 1;
 	return j > 64 ? 64 : j;

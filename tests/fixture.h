@@ -1,0 +1,31 @@
+/*
+ * fixture.h - small git repositories built by end-to-end tests, in the
+ * test's temporary directory, and the programs run against them.
+ */
+#ifndef TD_FIXTURE_H
+#define TD_FIXTURE_H
+
+#include <stdint.h>
+
+/* Writes text to dir/rel (parents created); fails the test on error. */
+void fx_write(const char *dir, const char *rel, const char *text);
+
+/* Runs argv (NULL-terminated) in dir, output to dir/../<log>; exit status. */
+int fx_run(const char *dir, const char *log, const char *const *argv);
+
+/* git init + add + commit of everything in dir, with a fixed identity. */
+void fx_git_commit_all(const char *dir, const char *message);
+
+/* Runs build/tdaudit (of this build) with args in dir; exit status. */
+int fx_tdaudit(const char *dir, const char *log, const char *const *args);
+
+/*
+ * A hash of every file under dir except .tdaudit/ (contents, paths and
+ * modes), the .git directory included: index, HEAD, refs, objects.
+ */
+uint64_t fx_tree_hash(const char *dir);
+
+/* The contents of a file (static buffer, 1 MiB max). */
+const char *fx_slurp(const char *path);
+
+#endif

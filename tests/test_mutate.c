@@ -1,0 +1,265 @@
+/*
+ * test_mutate.c - tdaudit mutate end to end, on a fixture repository built
+ * in the test's temporary directory: a C file, a test runner honouring the
+ * list / run-one interface, a Makefile, tdaudit.lua and a catalogue with
+ * one mutant per outcome.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - judge() treating a timeout as killed -> every_outcome_is_reported
+ *   - try_mutant() counting build-failed as killed -> every_outcome_is_reported
+ *   - judge() skipping the rest of the suite when guards pass
+ *       -> every_outcome_is_reported (killed-elsewhere reads survived)
+ *   - baseline() ignoring failing tests -> a_red_baseline_stops_the_run
+ *   - baseline() not checking the runner named the test
+ *       -> a_runner_that_never_names_its_test_stops_the_run
+ *   - try_mutant() not restoring the file -> the second mutant of a file
+ *     sees the first still applied (every_outcome_is_reported)
+ *   - run_test() ignoring fail_text -> fail_text_marks_a_zero_exit_as_a_failure
+ *   - writing the mutant into the root instead of the scratch tree
+ *       -> the_users_tree_index_and_head_are_untouched
+ */
+#define _XOPEN_SOURCE 700
+#include "tdtest.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+static const char calc_c[] =
+	"int add(int a, int b)\n{\n\treturn a + b;\n}\n\n"
+	"int clamp(int x)\n{\n\tif (x < 0)\n\t\treturn 0;\n\treturn x;\n}\n\n"
+	"int sum_below(int n)\n{\n\tint s = 0;\n\n\tfor (int i = 0; i < n; i++)\n\t\ts += i;\n\treturn s;\n}\n\n"
+	"int unused(void)\n{\n\treturn 7;\n}\n";
+
+/* The runner: `./t --list`, `./t NAME` (prints NAME, exit 0 pass / 1 fail). */
+static const char t_c[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"int add(int, int); int clamp(int); int sum_below(int);\n"
+	"static int test_add(void) { return add(2, 3) == 5; }\n"
+	"static int test_clamp(void) { return clamp(-4) == 0 && clamp(3) == 3; }\n"
+	"static int test_sum(void) { return sum_below(4) == 6; }\n"
+	"static const struct { const char *name; int (*fn)(void); } tests[] = {\n"
+	"\t{\"test_add\", test_add}, {\"test_clamp\", test_clamp}, {\"test_sum\", test_sum}};\n"
+	"int main(int argc, char **argv)\n{\n"
+	"\tfor (int i = 0; i < 3; i++) {\n"
+	"\t\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(tests[i].name); continue; }\n"
+	"\t\tif (argc > 1 && !strcmp(argv[1], tests[i].name)) {\n"
+	"\t\t\tint ok = tests[i].fn();\n"
+	"\t\t\tprintf(\"%s %s\\n\", tests[i].name, ok ? \"ok\" : \"FAILED\");\n"
+	"\t\t\treturn !ok;\n\t\t}\n\t}\n"
+	"\treturn argc > 1 && strcmp(argv[1], \"--list\") ? 2 : 0;\n}\n";
+
+static const char makefile[] = "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n";
+
+static const char config[] =
+	"build { \"make\", \"-s\" }\n"
+	"runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+	"sources { \"calc.c\" }\n"
+	"tests { \"t.c\", \"Makefile\" }\n"
+	"catalogues { \"cat.lua\" }\n"
+	"timeout { factor = 5, floor = 2 }\n";
+
+static const char catalogue[] =
+	"mutant { name = \"m-killed\", file = \"calc.c\", find = \"a + b\", replace = \"a - b\",\n"
+	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"adds wrong\" }\n"
+	"mutant { name = \"m-elsewhere\", file = \"calc.c\", find = \"return 0;\", replace = \"return 1;\",\n"
+	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"clamps to 1\" }\n"
+	"mutant { name = \"m-survived\", file = \"calc.c\", find = \"return 7;\", replace = \"return 8;\",\n"
+	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"nobody calls it\" }\n"
+	"mutant { name = \"m-timeout\", file = \"calc.c\", find = \"i++\", replace = \"i += 0\",\n"
+	"  guards = { \"test_sum\" }, designed_against = \"x\", why = \"loops forever\" }\n"
+	"mutant { name = \"m-build-failed\", file = \"calc.c\", find = \"a + b;\", replace = \"a + ;\",\n"
+	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"does not compile\" }\n"
+	"mutant { name = \"m-stale\", file = \"calc.c\", find = \"no such text\", replace = \"x\",\n"
+	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"the code moved on\" }\n"
+	"mutant { name = \"m-equivalent\", file = \"calc.c\", find = \"x < 0\", replace = \"x <= 0\",\n"
+	"  guards = { \"test_clamp\" }, designed_against = \"x\", why = \"0 clamps to 0 either way\",\n"
+	"  equivalent = \"clamp(0) is 0 on both sides of the boundary\" }\n";
+
+/* Builds the fixture repository in ./repo and commits it. */
+static void make_fixture(const char *cat)
+{
+	fx_write("repo", "calc.c", calc_c);
+	fx_write("repo", "t.c", t_c);
+	fx_write("repo", "Makefile", makefile);
+	fx_write("repo", "tdaudit.lua", config);
+	fx_write("repo", "cat.lua", cat);
+	fx_git_commit_all("repo", "fixture");
+}
+
+/* The outcome the JSON report gives mutant id (or "" if absent). */
+static const char *outcome_of(const char *json, const char *id)
+{
+	static char out[64];
+	char key[128];
+	const char *p, *o;
+
+	snprintf(key, sizeof key, "{\"id\": \"%s\"", id);
+	p = strstr(json, key);
+	o = p ? strstr(p, "\"outcome\": \"") : NULL;
+	out[0] = '\0';
+	if (o)
+		sscanf(o + 12, "%63[^\"]", out);
+	return out;
+}
+
+static void test_every_outcome_is_reported(void **state)
+{
+	const char *args[] = {"mutate", "-j", "2", "--json", "../report.json", NULL};
+	const char *json;
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
+	json = fx_slurp("report.json");
+	assert_string_equal(outcome_of(json, "m-killed"), "killed");
+	assert_string_equal(outcome_of(json, "m-elsewhere"), "killed-elsewhere");
+	assert_string_equal(outcome_of(json, "m-survived"), "survived");
+	assert_string_equal(outcome_of(json, "m-timeout"), "timeout");
+	assert_string_equal(outcome_of(json, "m-build-failed"), "build-failed");
+	assert_string_equal(outcome_of(json, "m-stale"), "stale");
+	assert_string_equal(outcome_of(json, "m-equivalent"), "equivalent");
+	assert_non_null(strstr(json, "\"killed_by\": [\"test_clamp\"]")); /* the elsewhere kill */
+}
+
+static void test_all_caught_exits_0(void **state)
+{
+	const char *args[] = {"mutate", "--only", "m-killed", NULL};
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by test_add"));
+}
+
+static void test_a_red_baseline_stops_the_run(void **state)
+{
+	const char *args[] = {"mutate", NULL};
+	const char *log;
+
+	(void)state;
+	make_fixture(catalogue);
+	fx_write("repo", "calc.c", "int add(int a, int b) { return a * b; }\n"
+				   "int clamp(int x) { return x < 0 ? 0 : x; }\n"
+				   "int sum_below(int n) { return n * (n - 1) / 2; }\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "failed: test_add"));
+	assert_non_null(strstr(log, "red baseline"));
+	assert_null(strstr(log, "killed"));
+}
+
+static void test_a_runner_that_never_names_its_test_stops_the_run(void **state)
+{
+	const char *args[] = {"mutate", NULL};
+
+	(void)state;
+	make_fixture(catalogue);
+	/* A runner that runs nothing and says nothing: every mutant would "survive",
+	 * or with a broken runner every one would be "killed". Neither may happen. */
+	fx_write("repo", "tdaudit.lua",
+		 "build { \"make\", \"-s\" }\n"
+		 "runner { list = { \"./t\", \"--list\" }, run = { \"true\", \"{test}\" } }\n"
+		 "catalogues { \"cat.lua\" }\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "never names it"));
+}
+
+static void test_a_malformed_config_is_refused_with_its_line(void **state)
+{
+	const char *args[] = {"mutate", NULL};
+
+	(void)state;
+	make_fixture(catalogue);
+	fx_write("repo", "tdaudit.lua", "build { \"make\" }\n\nbuild \"make all\"\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "tdaudit.lua:3: build is given twice"));
+	fx_write("repo", "tdaudit.lua", "build { \"make\" }\nrunner { list = { \"./t\" }, run = { \"./t\" }, colour = 1 }\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "tdaudit.lua:2: runner has no field 'colour'"));
+}
+
+static void test_fail_text_marks_a_zero_exit_as_a_failure(void **state)
+{
+	const char *args[] = {"mutate", "--only", "m-killed", NULL};
+	const char *cfg = "build { \"make\", \"-s\" }\n"
+			  "runner { list = { \"./t\", \"--list\" },\n"
+			  "  run = { \"sh\", \"-c\", \"./t {test}; exit 0\" }%s }\n"
+			  "catalogues { \"cat.lua\" }\n";
+	char text[512];
+
+	(void)state;
+	make_fixture(catalogue);
+	snprintf(text, sizeof text, cfg, ", fail_text = \"FAILED\"");
+	fx_write("repo", "tdaudit.lua", text);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "output says \"FAILED\""));
+	snprintf(text, sizeof text, cfg, ""); /* the control: exit 0 alone hides the failure */
+	fx_write("repo", "tdaudit.lua", text);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "survived"));
+}
+
+static void test_the_users_tree_index_and_head_are_untouched(void **state)
+{
+	const char *args[] = {"mutate", "-j", "2", NULL};
+	uint64_t before;
+
+	(void)state;
+	make_fixture(catalogue);
+	fx_write("repo", "untracked.txt", "not committed\n");
+	fx_write("repo", "calc.c", calc_c); /* rewritten: same bytes, new mtime */
+	before = fx_tree_hash("repo");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
+	assert_true(fx_tree_hash("repo") == before);
+}
+
+static void test_a_run_killed_halfway_leaves_the_tree_untouched(void **state)
+{
+	const char *argv[] = {TD_BUILD_DIR "/tdaudit", "mutate", "-j", "1", NULL};
+	struct timespec nap = {0, 10 * 1000 * 1000};
+	uint64_t before;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	make_fixture(catalogue);
+	before = fx_tree_hash("repo");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (chdir("repo") != 0 || !freopen("../inner.log", "w", stdout))
+			_exit(127);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	/* Kill it as soon as the first mutant is done: the others, the
+	 * multi-second timeout mutant among them, are still to come. */
+	for (int i = 0; i < 6000 && !strstr(fx_slurp("inner.log"), "[1/5]"); i++)
+		nanosleep(&nap, NULL);
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+	assert_non_null(strstr(fx_slurp("inner.log"), "[1/5]"));
+	assert_null(strstr(fx_slurp("inner.log"), "summary:"));
+	assert_true(WIFSIGNALED(st));
+	assert_true(fx_tree_hash("repo") == before);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_every_outcome_is_reported),
+	cmocka_unit_test(test_all_caught_exits_0),
+	cmocka_unit_test(test_a_red_baseline_stops_the_run),
+	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
+	cmocka_unit_test(test_a_malformed_config_is_refused_with_its_line),
+	cmocka_unit_test(test_fail_text_marks_a_zero_exit_as_a_failure),
+	cmocka_unit_test(test_the_users_tree_index_and_head_are_untouched),
+	cmocka_unit_test(test_a_run_killed_halfway_leaves_the_tree_untouched),
+};
+TD_TEST_GROUP(mutate, tests);
