@@ -1,0 +1,958 @@
+/*
+ * ledger.c - the findings ledger on SQLite (see ledger.h for the contract
+ * and the schema).
+ *
+ * Must never build SQL text from data (everything goes through
+ * sqlite3_bind_*), never commit part of a run, and never write to a ledger
+ * whose schema version is newer than TD_LEDGER_SCHEMA_VERSION.
+ */
+#include "ledger.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "../core/error.h"
+
+struct td_ledger {
+	sqlite3 *db;
+	char *path;                              /* our copy, for messages */
+	char run_id[TD_LEDGER_RUN_ID_LEN + 1];   /* the open run, "" when none */
+};
+
+/* --- schema ---------------------------------------------------------------- */
+
+/*
+ * Version 1. Each migration step is constant SQL that ends by setting
+ * user_version to its own number, so the version moves inside the step's
+ * transaction and no SQL is ever formatted.
+ */
+static const char schema_v1[] =
+	"PRAGMA application_id = 1413762119;\n" /* TD_LEDGER_MAGIC, "TDLG" */
+	"CREATE TABLE runs (\n"
+	"  id TEXT PRIMARY KEY,\n"
+	"  command TEXT NOT NULL,\n"
+	"  started TEXT NOT NULL,\n"
+	"  ended TEXT,\n"
+	"  head_commit TEXT,\n"
+	"  dirty INTEGER NOT NULL CHECK (dirty IN (0, 1)),\n"
+	"  tool_version TEXT NOT NULL,\n"
+	"  status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'findings', 'error')));\n"
+	"CREATE TABLE findings (\n"
+	"  number INTEGER PRIMARY KEY CHECK (number > 0),\n"
+	"  title TEXT NOT NULL,\n"
+	"  location TEXT NOT NULL,\n"
+	"  severity TEXT NOT NULL,\n"
+	"  found_by TEXT NOT NULL,\n"
+	"  status TEXT NOT NULL,\n"
+	"  fix_commit TEXT);\n"
+	"CREATE TABLE guards (\n"
+	"  finding INTEGER NOT NULL REFERENCES findings(number),\n"
+	"  test TEXT NOT NULL,\n"
+	"  role TEXT NOT NULL CHECK (role IN ('guard', 'pin', 'broken', 'unverified')),\n"
+	"  PRIMARY KEY (finding, test));\n"
+	"CREATE TABLE reproductions (\n"
+	"  run TEXT NOT NULL REFERENCES runs(id),\n"
+	"  fix_commit TEXT NOT NULL,\n"
+	"  test TEXT NOT NULL,\n"
+	"  outcome_before TEXT NOT NULL\n"
+	"    CHECK (outcome_before IN ('pass', 'fail', 'no-build', 'timeout', 'mixed')),\n"
+	"  outcome_after TEXT NOT NULL\n"
+	"    CHECK (outcome_after IN ('pass', 'fail', 'no-build', 'timeout', 'mixed')),\n"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('guard', 'pin', 'broken', 'no-build', 'flaky')),\n"
+	"  stable_k INTEGER NOT NULL,\n"
+	"  stable_n INTEGER NOT NULL,\n"
+	"  CHECK (stable_n >= 1 AND stable_k >= 0 AND stable_k <= stable_n),\n"
+	"  PRIMARY KEY (run, fix_commit, test));\n"
+	"CREATE TABLE mutants (\n"
+	"  id TEXT PRIMARY KEY,\n"
+	"  catalogue TEXT NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  file TEXT NOT NULL,\n"
+	"  line INTEGER NOT NULL CHECK (line >= 1),\n"
+	"  finding INTEGER,\n"
+	"  designed_against TEXT,\n"
+	"  why TEXT NOT NULL,\n"
+	"  CHECK (finding IS NOT NULL OR designed_against IS NOT NULL));\n"
+	"CREATE TABLE mutant_outcomes (\n"
+	"  run TEXT NOT NULL REFERENCES runs(id),\n"
+	"  mutant TEXT NOT NULL REFERENCES mutants(id),\n"
+	"  outcome TEXT NOT NULL CHECK (outcome IN\n"
+	"    ('killed', 'survived', 'timeout', 'build-failed', 'stale', 'equivalent')),\n"
+	"  killing_test TEXT,\n"
+	"  exit_status INTEGER,\n"
+	"  signal INTEGER,\n"
+	"  duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),\n"
+	"  PRIMARY KEY (run, mutant));\n"
+	"CREATE TABLE kills (\n"
+	"  run TEXT NOT NULL,\n"
+	"  mutant TEXT NOT NULL,\n"
+	"  test TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run, mutant, test),\n"
+	"  FOREIGN KEY (run, mutant) REFERENCES mutant_outcomes(run, mutant));\n"
+	"CREATE INDEX reproductions_by_test ON reproductions(test);\n"
+	"PRAGMA user_version = 1;\n";
+
+/* Step i takes a ledger from version migrations[i].version - 1 to .version. */
+static const struct {
+	int version;
+	const char *sql;
+} migrations[] = {
+	{1, schema_v1},
+};
+
+/* --- SQLite plumbing ------------------------------------------------------------ */
+
+/* Fails with a code for SQLite's rc and its message, naming the ledger and what we were doing. */
+static int sql_fail(const td_ledger *lg, int rc, const char *what)
+{
+	int code = TD_EIO;
+
+	switch (rc & 0xff) {
+	case SQLITE_NOMEM: code = TD_ENOMEM; break;
+	case SQLITE_CONSTRAINT:
+	case SQLITE_NOTADB:
+	case SQLITE_MISMATCH: code = TD_EINVAL; break;
+	}
+	if ((rc & 0xff) == SQLITE_BUSY)
+		return TD_FAIL(TD_EIO, "ledger %s: %s: another process held the lock for over %d ms (%s)",
+			       lg->path, what, TD_LEDGER_BUSY_MS, sqlite3_errmsg(lg->db));
+	return TD_FAIL(code, "ledger %s: %s: %s", lg->path, what, sqlite3_errmsg(lg->db));
+}
+
+/* Runs constant SQL (one or more statements, no data in it). */
+static int exec_sql(td_ledger *lg, const char *sql, const char *what)
+{
+	int rc = sqlite3_exec(lg->db, sql, NULL, NULL, NULL);
+
+	return rc == SQLITE_OK ? 0 : sql_fail(lg, rc, what);
+}
+
+/*
+ * Binds the variadic arguments to st as types says, one letter each:
+ * 't' const char * (NULL binds NULL), 'i' int, 'n' int where 0 binds NULL,
+ * 'l' long.
+ */
+static int bind_args(sqlite3_stmt *st, const char *types, va_list ap)
+{
+	int rc = SQLITE_OK;
+
+	for (int i = 1; types[i - 1] && rc == SQLITE_OK; i++) {
+		switch (types[i - 1]) {
+		case 't': {
+			const char *s = va_arg(ap, const char *);
+
+			rc = s ? sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(st, i);
+			break;
+		}
+		case 'i': rc = sqlite3_bind_int(st, i, va_arg(ap, int)); break;
+		case 'n': {
+			int v = va_arg(ap, int);
+
+			rc = v ? sqlite3_bind_int(st, i, v) : sqlite3_bind_null(st, i);
+			break;
+		}
+		case 'l': rc = sqlite3_bind_int64(st, i, (sqlite3_int64)va_arg(ap, long)); break;
+		default: rc = SQLITE_MISUSE;
+		}
+	}
+	return rc;
+}
+
+/* Prepares sql and binds the arguments (see bind_args). *out is finalized by the caller. */
+static int prepare(sqlite3_stmt **out, td_ledger *lg, const char *what, const char *sql,
+		   const char *types, ...)
+{
+	va_list ap;
+	int rc = sqlite3_prepare_v2(lg->db, sql, -1, out, NULL);
+
+	if (rc != SQLITE_OK)
+		return sql_fail(lg, rc, what);
+	va_start(ap, types);
+	rc = bind_args(*out, types, ap);
+	va_end(ap);
+	if (rc != SQLITE_OK) {
+		int err = sql_fail(lg, rc, what);
+
+		sqlite3_finalize(*out);
+		*out = NULL;
+		return err;
+	}
+	return 0;
+}
+
+/* Runs a statement that returns no rows, with its arguments bound (see bind_args). */
+static int exec_bound(td_ledger *lg, const char *what, const char *sql, const char *types, ...)
+{
+	sqlite3_stmt *st;
+	va_list ap;
+	int rc = sqlite3_prepare_v2(lg->db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return sql_fail(lg, rc, what);
+	va_start(ap, types);
+	rc = bind_args(st, types, ap);
+	va_end(ap);
+	while (rc == SQLITE_OK || rc == SQLITE_ROW)
+		rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_fail(lg, rc, what);
+}
+
+/* *out = the integer in the first column of constant query sql's first row. */
+static int query_int(int *out, td_ledger *lg, const char *sql)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(lg->db, sql, -1, &st, NULL);
+
+	if (rc != SQLITE_OK)
+		return sql_fail(lg, rc, sql);
+	rc = sqlite3_step(st);
+	*out = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_fail(lg, rc, sql);
+}
+
+/* A copy of column i's text into *out (NULL for SQL NULL). */
+static int column_dup(char **out, sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	*out = NULL;
+	if (!s)
+		return sqlite3_column_type(st, i) == SQLITE_NULL
+			       ? 0
+			       : TD_FAIL(TD_ENOMEM, "out of memory reading ledger column %d", i);
+	*out = strdup((const char *)s);
+	return *out ? 0 : TD_FAIL(TD_ENOMEM, "out of memory copying ledger column %d", i);
+}
+
+/* --- opening ---------------------------------------------------------------- */
+
+/* Creates every missing parent directory of path (like mkdir -p "$(dirname path)"). */
+static int mkdir_parents(const char *path)
+{
+	char *p = strdup(path);
+	int err = 0;
+
+	if (!p)
+		return TD_FAIL(TD_ENOMEM, "out of memory for path %s", path);
+	for (char *s = strchr(p + 1, '/'); s && !err; s = strchr(s + 1, '/')) {
+		*s = '\0';
+		if (mkdir(p, 0777) != 0 && errno != EEXIST)
+			err = TD_FAIL(TD_EIO, "cannot create directory %s for the ledger: %s", p,
+				      strerror(errno));
+		*s = '/';
+	}
+	free(p);
+	return err;
+}
+
+/* Refuses a file that is not a ledger, and a ledger newer than this code. Reads only. */
+static int check_identity(td_ledger *lg)
+{
+	int app, ver, n_objects, err;
+
+	if ((err = query_int(&app, lg, "PRAGMA application_id")) ||
+	    (err = query_int(&ver, lg, "PRAGMA user_version")) ||
+	    (err = query_int(&n_objects, lg, "SELECT count(*) FROM sqlite_master")))
+		return err;
+	if (app != TD_LEDGER_MAGIC && (app != 0 || ver != 0 || n_objects != 0))
+		return TD_FAIL(TD_EINVAL,
+			       "%s is not a tdaudit ledger (application_id %d, user_version %d, "
+			       "%d schema objects); give a ledger's path or a new file's",
+			       lg->path, app, ver, n_objects);
+	if (ver > TD_LEDGER_SCHEMA_VERSION)
+		return TD_FAIL(TD_ENOTSUP,
+			       "ledger %s has schema version %d, newer than this tdaudit's version %d; "
+			       "use a tdaudit at least as new as the one that wrote it",
+			       lg->path, ver, TD_LEDGER_SCHEMA_VERSION);
+	return 0;
+}
+
+/* Applies every pending migration step in one transaction. */
+static int migrate(td_ledger *lg)
+{
+	int ver, err;
+
+	if ((err = query_int(&ver, lg, "PRAGMA user_version")) || ver == TD_LEDGER_SCHEMA_VERSION)
+		return err;
+	if ((err = exec_sql(lg, "BEGIN IMMEDIATE", "locking the ledger to migrate it")))
+		return err;
+	err = check_identity(lg); /* again, under the lock: another process may have migrated */
+	if (!err)
+		err = query_int(&ver, lg, "PRAGMA user_version");
+	for (size_t i = 0; !err && i < sizeof migrations / sizeof migrations[0]; i++)
+		if (migrations[i].version > ver)
+			err = exec_sql(lg, migrations[i].sql, "migrating the schema");
+	if (!err)
+		err = exec_sql(lg, "COMMIT", "committing the migration");
+	if (err)
+		sqlite3_exec(lg->db, "ROLLBACK", NULL, NULL, NULL);
+	return err;
+}
+
+/* WAL, foreign keys, the busy timeout: per connection, outside any transaction. */
+static int configure(td_ledger *lg)
+{
+	sqlite3_stmt *st;
+	int err = prepare(&st, lg, "switching to WAL", "PRAGMA journal_mode = WAL", "");
+	const char *mode;
+	int rc;
+
+	if (err)
+		return err;
+	rc = sqlite3_step(st);
+	mode = rc == SQLITE_ROW ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	if (rc != SQLITE_ROW)
+		err = sql_fail(lg, rc, "switching to WAL");
+	else if (!mode || strcmp(mode, "wal") != 0)
+		err = TD_FAIL(TD_EIO, "ledger %s: cannot use WAL here (journal mode stays %s); "
+				      "put the ledger on a local file system",
+			      lg->path, mode ? mode : "unknown");
+	sqlite3_finalize(st);
+	if (!err)
+		err = exec_sql(lg, "PRAGMA foreign_keys = ON", "enabling foreign keys");
+	return err;
+}
+
+int td_ledger_open(td_ledger **out, const char *path, unsigned flags)
+{
+	int oflags = SQLITE_OPEN_READWRITE | (flags & TD_LEDGER_CREATE ? SQLITE_OPEN_CREATE : 0);
+	td_ledger *lg = NULL;
+	int err = 0, rc;
+
+	*out = NULL;
+	if (!path || !*path)
+		return TD_FAIL(TD_EINVAL, "no ledger path given");
+	if ((flags & TD_LEDGER_CREATE) && (err = mkdir_parents(path)))
+		return err;
+	lg = calloc(1, sizeof *lg);
+	if (!lg || !(lg->path = strdup(path))) {
+		err = TD_FAIL(TD_ENOMEM, "out of memory opening ledger %s", path);
+		goto done;
+	}
+	rc = sqlite3_open_v2(path, &lg->db, oflags, NULL);
+	if (rc != SQLITE_OK) {
+		err = TD_FAIL(TD_EIO, "cannot open ledger %s: %s%s", path,
+			      lg->db ? sqlite3_errmsg(lg->db) : "out of memory",
+			      flags & TD_LEDGER_CREATE ? "" : " (it must exist)");
+		goto done;
+	}
+	sqlite3_extended_result_codes(lg->db, 1);
+	sqlite3_busy_timeout(lg->db, TD_LEDGER_BUSY_MS);
+	if ((err = check_identity(lg)) || (err = configure(lg)) || (err = migrate(lg)))
+		goto done;
+	*out = lg;
+	lg = NULL;
+done:
+	td_ledger_free(lg);
+	return err;
+}
+
+void td_ledger_free(td_ledger *lg)
+{
+	if (!lg)
+		return;
+	if (lg->db && !sqlite3_get_autocommit(lg->db))
+		sqlite3_exec(lg->db, "ROLLBACK", NULL, NULL, NULL); /* an unfinished run leaves no trace */
+	sqlite3_close(lg->db);
+	free(lg->path);
+	free(lg);
+}
+
+/* --- runs -------------------------------------------------------------------- */
+
+/* A random (version 4) UUID from /dev/urandom into out[TD_LEDGER_RUN_ID_LEN + 1]. */
+static int make_uuid(char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	unsigned char b[16];
+	int fd = open("/dev/urandom", O_RDONLY);
+	ssize_t n = fd >= 0 ? read(fd, b, sizeof b) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n != (ssize_t)sizeof b)
+		return TD_FAIL(TD_EIO, "cannot read /dev/urandom for a run id: %s",
+			       n < 0 ? strerror(errno) : "short read");
+	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
+	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
+	for (int i = 0, j = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[j++] = '-';
+		out[j++] = hex[b[i] >> 4];
+		out[j++] = hex[b[i] & 15];
+	}
+	out[TD_LEDGER_RUN_ID_LEN] = '\0';
+	return 0;
+}
+
+/*
+ * Checks that a run is open and its transaction is still alive: after some
+ * errors (a full disk, an I/O error) SQLite rolls back on its own, and
+ * writing on would commit each row by itself, half a run.
+ */
+static int require_run(const td_ledger *lg, const char *what)
+{
+	if (!lg->run_id[0])
+		return TD_FAIL(TD_ESTATE, "ledger %s: cannot record %s outside a run; "
+					  "call td_ledger_run_begin first",
+				lg->path, what);
+	if (sqlite3_get_autocommit(lg->db))
+		return TD_FAIL(TD_ESTATE, "ledger %s: run %s was rolled back after an earlier error; "
+					  "abandon it with td_ledger_run_abandon",
+				lg->path, lg->run_id);
+	return 0;
+}
+
+int td_ledger_run_begin(td_ledger *lg, const td_ledger_run_info *info)
+{
+	char id[TD_LEDGER_RUN_ID_LEN + 1];
+	int err;
+
+	if (lg->run_id[0])
+		return TD_FAIL(TD_ESTATE, "ledger %s: run %s is still open; finish or abandon it first",
+			       lg->path, lg->run_id);
+	if (!info || !info->command || !info->tool_version)
+		return TD_FAIL(TD_EINVAL, "a run needs a command and a tool version");
+	if ((err = make_uuid(id)) || (err = exec_sql(lg, "BEGIN IMMEDIATE", "beginning a run")))
+		return err;
+	err = exec_bound(lg, "recording the run", /* status 'running' is never committed */
+			 "INSERT INTO runs(id, command, started, head_commit, dirty, tool_version, status)"
+			 " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?3, ?4, ?5, 'running')",
+			 "tttit", id, info->command, info->head_commit, info->dirty ? 1 : 0,
+			 info->tool_version);
+	if (err) {
+		sqlite3_exec(lg->db, "ROLLBACK", NULL, NULL, NULL);
+		return err;
+	}
+	memcpy(lg->run_id, id, sizeof id);
+	return 0;
+}
+
+const char *td_ledger_run_id(const td_ledger *lg)
+{
+	return lg && lg->run_id[0] ? lg->run_id : NULL;
+}
+
+int td_ledger_run_finish(td_ledger *lg, const char *status)
+{
+	int err = require_run(lg, "the end of a run");
+
+	if (err)
+		return err;
+	if (!status || (strcmp(status, "ok") && strcmp(status, "findings") && strcmp(status, "error")))
+		return TD_FAIL(TD_EINVAL, "a run finishes as \"ok\", \"findings\" or \"error\", not \"%s\"",
+			       status ? status : "(null)");
+	err = exec_bound(lg, "finishing the run",
+			 "UPDATE runs SET status = ?2, ended = strftime('%Y-%m-%dT%H:%M:%fZ', 'now')"
+			 " WHERE id = ?1",
+			 "tt", lg->run_id, status);
+	if (!err)
+		err = exec_sql(lg, "COMMIT", "committing the run");
+	if (!err)
+		lg->run_id[0] = '\0';
+	return err;
+}
+
+int td_ledger_run_abandon(td_ledger *lg)
+{
+	if (!lg->run_id[0])
+		return TD_FAIL(TD_ESTATE, "ledger %s: no run is open to abandon", lg->path);
+	lg->run_id[0] = '\0';
+	if (sqlite3_get_autocommit(lg->db))
+		return 0; /* SQLite already rolled it back */
+	return exec_sql(lg, "ROLLBACK", "abandoning the run");
+}
+
+/* --- writes --------------------------------------------------------------------- */
+
+int td_ledger_put_finding(td_ledger *lg, const td_ledger_finding *f)
+{
+	int err = require_run(lg, "a finding");
+
+	if (err)
+		return err;
+	if (!f->title || !f->where || !f->severity || !f->found_by || !f->status)
+		return TD_FAIL(TD_EINVAL, "finding %d lacks a title, where, severity, found-by or status",
+			       f->number);
+	return exec_bound(lg, "recording a finding",
+			  "INSERT INTO findings(number, title, location, severity, found_by, status,"
+			  " fix_commit) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+			  " ON CONFLICT(number) DO UPDATE SET title = excluded.title,"
+			  " location = excluded.location, severity = excluded.severity,"
+			  " found_by = excluded.found_by, status = excluded.status,"
+			  " fix_commit = excluded.fix_commit",
+			  "ittttt" "t", f->number, f->title, f->where, f->severity, f->found_by,
+			  f->status, f->fix_commit);
+}
+
+int td_ledger_put_guard(td_ledger *lg, int finding, const char *test, const char *role)
+{
+	int err = require_run(lg, "a guard");
+
+	if (err)
+		return err;
+	if (!test || !*test || !role)
+		return TD_FAIL(TD_EINVAL, "a guard of finding %d needs a test name and a role", finding);
+	return exec_bound(lg, "recording a guard (is the finding in the ledger?)",
+			  "INSERT INTO guards(finding, test, role) VALUES (?1, ?2, ?3)"
+			  " ON CONFLICT(finding, test) DO UPDATE SET role = excluded.role",
+			  "itt", finding, test, role);
+}
+
+int td_ledger_put_reproduction(td_ledger *lg, const td_ledger_reproduction *r)
+{
+	int err = require_run(lg, "a reproduction");
+
+	if (err)
+		return err;
+	if (!r->fix_commit || !r->test || !r->before || !r->after || !r->verdict)
+		return TD_FAIL(TD_EINVAL, "a reproduction needs a commit, a test, both outcomes and a verdict");
+	return exec_bound(lg, "recording a reproduction",
+			  "INSERT INTO reproductions(run, fix_commit, test, outcome_before, outcome_after,"
+			  " verdict, stable_k, stable_n) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+			  " ON CONFLICT(run, fix_commit, test) DO UPDATE SET"
+			  " outcome_before = excluded.outcome_before, outcome_after = excluded.outcome_after,"
+			  " verdict = excluded.verdict, stable_k = excluded.stable_k,"
+			  " stable_n = excluded.stable_n",
+			  "ttttttii", lg->run_id, r->fix_commit, r->test, r->before, r->after, r->verdict,
+			  r->stable_k, r->stable_n);
+}
+
+int td_ledger_put_mutant(td_ledger *lg, const td_ledger_mutant *m)
+{
+	int err = require_run(lg, "a mutant");
+
+	if (err)
+		return err;
+	if (!m->id || !m->catalogue || !m->name || !m->file || !m->why)
+		return TD_FAIL(TD_EINVAL, "a mutant needs an id, catalogue, name, file and why");
+	return exec_bound(lg, "recording a mutant",
+			  "INSERT INTO mutants(id, catalogue, name, file, line, finding, designed_against,"
+			  " why) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+			  " ON CONFLICT(id) DO UPDATE SET catalogue = excluded.catalogue,"
+			  " name = excluded.name, file = excluded.file, line = excluded.line,"
+			  " finding = excluded.finding, designed_against = excluded.designed_against,"
+			  " why = excluded.why",
+			  "ttttintt", m->id, m->catalogue, m->name, m->file, m->line, m->finding,
+			  m->designed_against, m->why);
+}
+
+int td_ledger_put_outcome(td_ledger *lg, const td_ledger_outcome *o)
+{
+	int err = require_run(lg, "a mutant's outcome");
+
+	if (err)
+		return err;
+	if (!o->mutant || !o->outcome)
+		return TD_FAIL(TD_EINVAL, "a mutant outcome needs the mutant's id and the outcome");
+	return exec_bound(lg, "recording a mutant's outcome (is the mutant in the ledger?)",
+			  "INSERT INTO mutant_outcomes(run, mutant, outcome, killing_test, exit_status,"
+			  " signal, duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+			  "ttttiil", lg->run_id, o->mutant, o->outcome, o->killing_test, o->exit_status,
+			  o->signal, o->duration_ms);
+}
+
+int td_ledger_put_kill(td_ledger *lg, const char *mutant, const char *test)
+{
+	int err = require_run(lg, "a kill");
+
+	if (err)
+		return err;
+	if (!mutant || !test)
+		return TD_FAIL(TD_EINVAL, "a kill needs a mutant id and a test name");
+	return exec_bound(lg, "recording a kill (is the mutant's outcome recorded?)",
+			  "INSERT INTO kills(run, mutant, test) VALUES (?1, ?2, ?3)"
+			  " ON CONFLICT DO NOTHING",
+			  "ttt", lg->run_id, mutant, test);
+}
+
+/* --- merge -------------------------------------------------------------------- */
+
+/*
+ * Parents before children, for the foreign keys. ON CONFLICT DO NOTHING
+ * skips only rows whose unique key dst already has (INSERT OR IGNORE would
+ * also skip rows failing a CHECK, silently). "WHERE true" lets SQLite parse
+ * the ON CONFLICT clause after a SELECT.
+ */
+static const char *const merge_sql[] = {
+	"INSERT INTO main.runs(id, command, started, ended, head_commit, dirty, tool_version, status)"
+	" SELECT id, command, started, ended, head_commit, dirty, tool_version, status"
+	" FROM src.runs WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.findings(number, title, location, severity, found_by, status, fix_commit)"
+	" SELECT number, title, location, severity, found_by, status, fix_commit"
+	" FROM src.findings WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.guards(finding, test, role) SELECT finding, test, role"
+	" FROM src.guards WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.reproductions(run, fix_commit, test, outcome_before, outcome_after,"
+	" verdict, stable_k, stable_n) SELECT run, fix_commit, test, outcome_before, outcome_after,"
+	" verdict, stable_k, stable_n FROM src.reproductions WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.mutants(id, catalogue, name, file, line, finding, designed_against, why)"
+	" SELECT id, catalogue, name, file, line, finding, designed_against, why"
+	" FROM src.mutants WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.mutant_outcomes(run, mutant, outcome, killing_test, exit_status, signal,"
+	" duration_ms) SELECT run, mutant, outcome, killing_test, exit_status, signal, duration_ms"
+	" FROM src.mutant_outcomes WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.kills(run, mutant, test) SELECT run, mutant, test"
+	" FROM src.kills WHERE true ON CONFLICT DO NOTHING",
+};
+
+/* Refuses a missing src, and src and dst being one file (dst may not exist yet). */
+static int check_merge_paths(const char *dst_path, const char *src_path)
+{
+	struct stat s, d;
+
+	if (stat(src_path, &s) != 0)
+		return TD_FAIL(TD_EIO, "cannot merge ledger %s: %s", src_path, strerror(errno));
+	if (stat(dst_path, &d) == 0 && s.st_dev == d.st_dev && s.st_ino == d.st_ino)
+		return TD_FAIL(TD_EINVAL, "cannot merge ledger %s into itself (%s)", src_path, dst_path);
+	return 0;
+}
+
+/* Copies src's rows into dst's main schema in one transaction; src is attached. */
+static int merge_attached(long *added, td_ledger *dst)
+{
+	int before = sqlite3_total_changes(dst->db);
+	int err = exec_sql(dst, "BEGIN IMMEDIATE", "locking the ledger to merge into it");
+
+	for (size_t i = 0; !err && i < sizeof merge_sql / sizeof merge_sql[0]; i++)
+		err = exec_sql(dst, merge_sql[i], "merging");
+	if (!err)
+		err = exec_sql(dst, "COMMIT", "committing the merge");
+	if (err)
+		sqlite3_exec(dst->db, "ROLLBACK", NULL, NULL, NULL);
+	else if (added)
+		*added = (long)sqlite3_total_changes(dst->db) - before;
+	return err;
+}
+
+int td_ledger_merge(long *added, const char *dst_path, const char *src_path)
+{
+	td_ledger *src = NULL, *dst = NULL;
+	int err;
+
+	if (added)
+		*added = 0;
+	if (!dst_path || !src_path)
+		return TD_FAIL(TD_EINVAL, "merge needs a destination and a source ledger path");
+	if ((err = check_merge_paths(dst_path, src_path)))
+		return err;
+	if ((err = td_ledger_open(&src, src_path, 0))) /* refuses a newer one, migrates an older one */
+		return err;
+	td_ledger_free(src);
+	if ((err = td_ledger_open(&dst, dst_path, TD_LEDGER_CREATE)))
+		return err;
+	err = exec_bound(dst, "attaching the ledger to merge", "ATTACH DATABASE ?1 AS src", "t",
+			 src_path);
+	if (!err) {
+		err = merge_attached(added, dst);
+		sqlite3_exec(dst->db, "DETACH DATABASE src", NULL, NULL, NULL);
+	}
+	td_ledger_free(dst);
+	return err;
+}
+
+/* --- reads ------------------------------------------------------------------------ */
+
+/* Grows *v (elements of size elem, capacity *cap) to hold at least need elements. */
+static int grow(void *v, size_t *cap, size_t need, size_t elem)
+{
+	void **pv = v;
+	size_t n = *cap ? *cap : 8;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	p = realloc(*pv, n * elem);
+	if (!p)
+		return TD_FAIL(TD_ENOMEM, "out of memory for %zu ledger rows", need);
+	*pv = p;
+	*cap = n;
+	return 0;
+}
+
+static int load_finding(td_ledger_finding_row *f, sqlite3_stmt *st)
+{
+	int err;
+
+	memset(f, 0, sizeof *f);
+	f->number = sqlite3_column_int(st, 0);
+	if ((err = column_dup(&f->title, st, 1)) || (err = column_dup(&f->where, st, 2)) ||
+	    (err = column_dup(&f->severity, st, 3)) || (err = column_dup(&f->found_by, st, 4)) ||
+	    (err = column_dup(&f->status, st, 5)) || (err = column_dup(&f->fix_commit, st, 6)))
+		return err;
+	return 0;
+}
+
+/* Appends every finding row to fs, by number. */
+static int load_findings(td_ledger_findings *fs, td_ledger *lg)
+{
+	sqlite3_stmt *st;
+	size_t cap = 0;
+	int rc = SQLITE_DONE, err = prepare(&st, lg, "reading findings",
+			      "SELECT number, title, location, severity, found_by, status, fix_commit"
+			      " FROM findings ORDER BY number",
+			      "");
+
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if ((err = grow(&fs->v, &cap, fs->n + 1, sizeof *fs->v)))
+			break;
+		err = load_finding(&fs->v[fs->n++], st);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, "reading findings");
+	sqlite3_finalize(st);
+	return err;
+}
+
+static td_ledger_finding_row *find_row(td_ledger_findings *fs, int number)
+{
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->v[i].number == number)
+			return &fs->v[i];
+	return NULL;
+}
+
+/* Attaches every guard row to its finding in fs, by test. */
+static int load_guards(td_ledger_findings *fs, td_ledger *lg)
+{
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE, err = prepare(&st, lg, "reading guards",
+			      "SELECT finding, test, role FROM guards ORDER BY finding, test", "");
+
+	td_ledger_finding_row *f = NULL;
+	size_t cap = 0; /* of f->guards; rows come grouped by finding */
+
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!f || f->number != sqlite3_column_int(st, 0)) {
+			f = find_row(fs, sqlite3_column_int(st, 0));
+			cap = 0;
+		}
+		if (!f)
+			continue; /* cannot happen: guards.finding is a foreign key */
+		if ((err = grow(&f->guards, &cap, f->n_guards + 1, sizeof *f->guards)))
+			break;
+		f->guards[f->n_guards] = (td_ledger_guard_row){NULL, NULL};
+		err = column_dup(&f->guards[f->n_guards].test, st, 1);
+		if (!err)
+			err = column_dup(&f->guards[f->n_guards].role, st, 2);
+		f->n_guards++;
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, "reading guards");
+	sqlite3_finalize(st);
+	return err;
+}
+
+int td_ledger_findings_load(td_ledger_findings **out, td_ledger *lg)
+{
+	td_ledger_findings *fs = calloc(1, sizeof *fs);
+	int err;
+
+	*out = NULL;
+	if (!fs)
+		return TD_FAIL(TD_ENOMEM, "out of memory reading findings");
+	err = load_findings(fs, lg);
+	if (!err)
+		err = load_guards(fs, lg);
+	if (err)
+		td_ledger_findings_free(fs);
+	else
+		*out = fs;
+	return err;
+}
+
+void td_ledger_findings_free(td_ledger_findings *fs)
+{
+	if (!fs)
+		return;
+	for (size_t i = 0; i < fs->n; i++) {
+		td_ledger_finding_row *f = &fs->v[i];
+
+		free(f->title), free(f->where), free(f->severity);
+		free(f->found_by), free(f->status), free(f->fix_commit);
+		for (size_t j = 0; j < f->n_guards; j++)
+			free(f->guards[j].test), free(f->guards[j].role);
+		free(f->guards);
+	}
+	free(fs->v);
+	free(fs);
+}
+
+int td_ledger_commits_match(const char *a, const char *b)
+{
+	size_t la, lb;
+
+	if (!a || !b)
+		return 0;
+	la = strlen(a), lb = strlen(b);
+	if ((la < lb ? la : lb) < 4)
+		return 0;
+	return strncasecmp(a, b, la < lb ? la : lb) == 0;
+}
+
+int td_ledger_guard_verified(int *out, td_ledger *lg, const char *fix_commit, const char *test)
+{
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE, err = prepare(&st, lg, "reading reproductions",
+			      "SELECT fix_commit FROM reproductions WHERE test = ?1 AND verdict = 'guard'",
+			      "t", test);
+
+	*out = 0;
+	while (!err && !*out && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		*out = td_ledger_commits_match((const char *)sqlite3_column_text(st, 0), fix_commit);
+	if (!err && !*out && rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, "reading reproductions");
+	sqlite3_finalize(st);
+	return err;
+}
+
+/* --- exports ------------------------------------------------------------------------- */
+
+/* One table cell: '|' escaped as "\|", line breaks as spaces. */
+static void md_cell(FILE *f, const char *s)
+{
+	fputc(' ', f);
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+	}
+	fputs(" |", f);
+}
+
+int td_ledger_export_md(FILE *f, td_ledger *lg)
+{
+	td_ledger_findings *fs;
+	int err = td_ledger_findings_load(&fs, lg);
+
+	if (err)
+		return err;
+	fputs("| # | Where | Severity | Found by | Status |\n|---|---|---|---|---|\n", f);
+	for (size_t i = 0; i < fs->n; i++) {
+		const td_ledger_finding_row *r = &fs->v[i];
+
+		fprintf(f, "| %d |", r->number);
+		md_cell(f, r->where);
+		md_cell(f, r->severity);
+		md_cell(f, r->found_by);
+		if (r->fix_commit)
+			fprintf(f, " %s, `%s` |\n", r->status, r->fix_commit);
+		else
+			fprintf(f, " %s |\n", r->status);
+	}
+	td_ledger_findings_free(fs);
+	return ferror(f) ? TD_FAIL(TD_EIO, "writing the markdown export failed") : 0;
+}
+
+/* s as a JSON string, or null. */
+static void json_str(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static void json_finding(FILE *f, const td_ledger_finding_row *r)
+{
+	fprintf(f, "    {\"number\": %d, \"title\": ", r->number);
+	json_str(f, r->title);
+	fputs(", \"where\": ", f);
+	json_str(f, r->where);
+	fputs(", \"severity\": ", f);
+	json_str(f, r->severity);
+	fputs(", \"found_by\": ", f);
+	json_str(f, r->found_by);
+	fputs(", \"status\": ", f);
+	json_str(f, r->status);
+	fputs(", \"fix_commit\": ", f);
+	json_str(f, r->fix_commit);
+	fputs(", \"guards\": [", f);
+	for (size_t j = 0; j < r->n_guards; j++) {
+		fputs(j ? ", {\"test\": " : "{\"test\": ", f);
+		json_str(f, r->guards[j].test);
+		fputs(", \"role\": ", f);
+		json_str(f, r->guards[j].role);
+		fputc('}', f);
+	}
+	fputs("]}", f);
+}
+
+static void json_reproduction(FILE *f, sqlite3_stmt *st)
+{
+	static const char *const keys[] = {"run", "fix_commit", "test", "before", "after", "verdict"};
+
+	fputs("    {", f);
+	for (int i = 0; i < 6; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
+		json_str(f, (const char *)sqlite3_column_text(st, i));
+	}
+	fprintf(f, ", \"stable_k\": %d, \"stable_n\": %d}", sqlite3_column_int(st, 6),
+		sqlite3_column_int(st, 7));
+}
+
+static int json_reproductions(FILE *f, td_ledger *lg)
+{
+	sqlite3_stmt *st;
+	int n = 0, rc = SQLITE_DONE, err = prepare(&st, lg, "reading reproductions",
+				     "SELECT run, fix_commit, test, outcome_before, outcome_after, verdict,"
+				     " stable_k, stable_n FROM reproductions ORDER BY fix_commit, test, run",
+				     "");
+
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		fputs(n++ ? ",\n" : "\n", f);
+		json_reproduction(f, st);
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, "reading reproductions");
+	sqlite3_finalize(st);
+	return err;
+}
+
+int td_ledger_export_json(FILE *f, td_ledger *lg)
+{
+	td_ledger_findings *fs;
+	int ver, err;
+
+	if ((err = query_int(&ver, lg, "PRAGMA user_version")) ||
+	    (err = td_ledger_findings_load(&fs, lg)))
+		return err;
+	fprintf(f, "{\"format\": \"tdaudit-ledger\", \"version\": %d, \"schema\": %d,\n"
+		   "  \"findings\": [",
+		TD_LEDGER_JSON_VERSION, ver);
+	for (size_t i = 0; i < fs->n; i++) {
+		fputs(i ? ",\n" : "\n", f);
+		json_finding(f, &fs->v[i]);
+	}
+	td_ledger_findings_free(fs);
+	fputs("],\n  \"reproductions\": [", f);
+	err = json_reproductions(f, lg);
+	fputs("]}\n", f);
+	if (!err && ferror(f))
+		err = TD_FAIL(TD_EIO, "writing the JSON export failed");
+	return err;
+}

@@ -1,0 +1,250 @@
+/*
+ * ledger.h - the findings ledger: one SQLite file recording runs, findings,
+ * guards, reproductions, mutants, mutant outcomes and the kill matrix.
+ *
+ * The file (default .tdaudit/ledger.db) is opened in WAL mode with a busy
+ * timeout of TD_LEDGER_BUSY_MS and foreign keys on. It carries a magic number
+ * in PRAGMA application_id (TD_LEDGER_MAGIC, "TDLG") and its schema version in
+ * PRAGMA user_version. Opening an older ledger migrates it forward, every
+ * pending step in one transaction; a ledger written by a newer tdaudit is
+ * refused, naming both versions, and is never touched.
+ *
+ * Runs. Every write belongs to a run. td_ledger_run_begin starts ONE
+ * transaction (BEGIN IMMEDIATE) and inserts the run's row with status
+ * 'running'; every td_ledger_put_* writes inside it; td_ledger_run_finish sets
+ * the end time and final status and commits. A process that dies mid-run,
+ * or calls td_ledger_free or td_ledger_run_abandon before finishing, leaves
+ * NO TRACE of that run: SQLite rolls the transaction back, so no other
+ * reader ever sees a 'running' row or any of the run's rows. The price is
+ * that a run holds the write lock while it lasts: shards write their own
+ * ledgers and td_ledger_merge combines them.
+ *
+ * All SQL with data in it is parameterised (sqlite3_bind_*); the only SQL text
+ * is constant. Enumerated columns are enforced by CHECK constraints, so a bad
+ * value is refused with TD_EINVAL naming it.
+ *
+ * Schema (version 1); "commit" and "where" are SQL keywords, so the columns
+ * are named head_commit, fix_commit and location:
+ *   runs(id, command, started, ended, head_commit, dirty, tool_version, status)
+ *       id is a random UUID (v4) made at run start; times are UTC ISO 8601;
+ *       status: running | ok | findings | error
+ *   findings(number, title, location, severity, found_by, status, fix_commit)
+ *   guards(finding, test, role)   role: guard | pin | broken | unverified
+ *   reproductions(run, fix_commit, test, outcome_before, outcome_after,
+ *       verdict, stable_k, stable_n)
+ *       outcomes: pass | fail | no-build | timeout | mixed
+ *       verdict: guard | pin | broken | no-build | flaky
+ *   mutants(id, catalogue, name, file, line, finding, designed_against, why)
+ *       finding is deliberately not a foreign key: `ledger check` reports a
+ *       catalogue entry naming a finding that does not exist
+ *   mutant_outcomes(run, mutant, outcome, killing_test, exit_status, signal,
+ *       duration_ms)
+ *       outcome: killed | survived | timeout | build-failed | stale | equivalent
+ *   kills(run, mutant, test)      the kill matrix
+ *
+ * Never: build SQL from data; commit part of a run; write a ledger whose
+ * schema is newer than this code's.
+ */
+#ifndef TD_LEDGER_H
+#define TD_LEDGER_H
+
+#include <stdio.h>
+
+#define TD_LEDGER_SCHEMA_VERSION 1
+#define TD_LEDGER_MAGIC 0x54444C47 /* "TDLG" in PRAGMA application_id */
+#define TD_LEDGER_BUSY_MS 5000     /* how long a write waits for another writer */
+#define TD_LEDGER_RUN_ID_LEN 36    /* xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx */
+
+typedef struct td_ledger td_ledger;
+
+enum {
+	TD_LEDGER_CREATE = 1, /* create the file (and its parent directories) if missing */
+};
+
+/*
+ * Opens the ledger at path and brings its schema up to
+ * TD_LEDGER_SCHEMA_VERSION. With TD_LEDGER_CREATE a missing file is created,
+ * parent directories included; without it a missing file is TD_EIO.
+ * Refused: a file that is not a tdaudit ledger (TD_EINVAL), a ledger whose
+ * user_version is newer than this code's (TD_ENOTSUP, naming both versions).
+ * Caller frees *out with td_ledger_free.
+ */
+int td_ledger_open(td_ledger **out, const char *path, unsigned flags);
+
+/* Closes lg, first rolling back a run that was not finished; accepts NULL. */
+void td_ledger_free(td_ledger *lg);
+
+/* --- runs ---------------------------------------------------------------- */
+
+typedef struct {
+	const char *command;      /* the command line as one string, e.g. "tdaudit mutate -j 4" */
+	const char *head_commit;  /* HEAD's commit id, or NULL outside git */
+	int dirty;                /* 1 when the working tree had uncommitted changes */
+	const char *tool_version; /* tdaudit's version string */
+} td_ledger_run_info;
+#define TD_LEDGER_RUN_INFO_INIT {NULL, NULL, 0, NULL}
+
+/*
+ * Begins a run: opens the run's transaction and inserts its row (status
+ * 'running', a fresh UUID, the start time). TD_ESTATE if a run is already
+ * open on lg; TD_EIO if another process holds the write lock for longer
+ * than TD_LEDGER_BUSY_MS.
+ */
+int td_ledger_run_begin(td_ledger *lg, const td_ledger_run_info *info);
+
+/* The open run's id, or NULL when none is open. Borrowed: valid until the run ends. */
+const char *td_ledger_run_id(const td_ledger *lg);
+
+/*
+ * Finishes the open run with status "ok" (nothing found), "findings" (it
+ * completed and found something) or "error" (it could not complete), sets its
+ * end time and commits everything it wrote. TD_ESTATE without an open run;
+ * TD_EINVAL for another status (the run stays open).
+ */
+int td_ledger_run_finish(td_ledger *lg, const char *status);
+
+/* Rolls the open run back: none of it is kept. TD_ESTATE without an open run. */
+int td_ledger_run_abandon(td_ledger *lg);
+
+/* --- writes; each needs an open run (TD_ESTATE otherwise) ---------------- */
+
+typedef struct {
+	int number;             /* the DEBUG.md number, >= 1 */
+	const char *title;      /* the section heading's title */
+	const char *where;      /* the summary table's Where cell, verbatim */
+	const char *severity;   /* high | medium | low ..., verbatim */
+	const char *found_by;   /* verbatim */
+	const char *status;     /* "fixed", "open", "never shipped" ...: the words before the comma */
+	const char *fix_commit; /* the commit after the comma, or NULL */
+} td_ledger_finding;
+
+/* Inserts finding f, or replaces every field of the finding with its number. */
+int td_ledger_put_finding(td_ledger *lg, const td_ledger_finding *f);
+
+/*
+ * Records test as a guard of finding with role "guard", "pin", "broken" or
+ * "unverified", replacing the role of an existing (finding, test) row.
+ * TD_EINVAL if the finding is not in the ledger or role is not one of those.
+ */
+int td_ledger_put_guard(td_ledger *lg, int finding, const char *test, const char *role);
+
+typedef struct {
+	const char *fix_commit;     /* the commit reproduced */
+	const char *test;           /* the test run before and after it */
+	const char *before, *after; /* pass | fail | no-build | timeout | mixed */
+	const char *verdict;        /* guard | pin | broken | no-build | flaky */
+	int stable_k, stable_n;     /* k of n repeated runs agreed with the verdict */
+} td_ledger_reproduction;
+
+/* Records a reproduction in the open run, replacing one for the same commit and test. */
+int td_ledger_put_reproduction(td_ledger *lg, const td_ledger_reproduction *r);
+
+typedef struct {
+	const char *id;               /* stable id, chosen by the catalogue loader */
+	const char *catalogue, *name; /* which catalogue, which entry */
+	const char *file;             /* the file it edits */
+	int line;                     /* the line it edits (1-based) */
+	int finding;                  /* the finding it re-introduces, or 0 */
+	const char *designed_against; /* or the bug class it is designed against; NULL if finding */
+	const char *why;
+} td_ledger_mutant;
+
+/* Inserts mutant m, or replaces every field of the mutant with its id. */
+int td_ledger_put_mutant(td_ledger *lg, const td_ledger_mutant *m);
+
+typedef struct {
+	const char *mutant;       /* a mutant id already put */
+	const char *outcome;      /* killed | survived | timeout | build-failed | stale | equivalent */
+	const char *killing_test; /* the first test that failed, or NULL */
+	int exit_status;          /* the killing test's exit status, or -1 */
+	int signal;               /* the signal that ended it, or 0 */
+	long duration_ms;
+} td_ledger_outcome;
+
+/* Records mutant o->mutant's outcome in the open run (one per mutant per run). */
+int td_ledger_put_outcome(td_ledger *lg, const td_ledger_outcome *o);
+
+/* Records that test killed mutant in the open run (the kill matrix); needs its outcome first. */
+int td_ledger_put_kill(td_ledger *lg, const char *mutant, const char *test);
+
+/* --- merge ------------------------------------------------------------------ */
+
+/*
+ * Merges the ledger at src_path into the one at dst_path (created if
+ * missing), in one transaction on dst. Rows are matched by their natural
+ * keys (a run's UUID, a finding's number, a mutant's id, (finding, test),
+ * (run, commit, test), (run, mutant), (run, mutant, test)); where dst
+ * already has a row with the key, dst's row is kept. So merging the same
+ * ledger twice adds nothing. src must exist; it is migrated forward first if
+ * older. *added (may be NULL) gets the number of rows added to dst.
+ * Refused: src and dst being the same file, and as td_ledger_open.
+ */
+int td_ledger_merge(long *added, const char *dst_path, const char *src_path);
+
+/* --- reads ------------------------------------------------------------------ */
+
+typedef struct {
+	char *test;
+	char *role;
+} td_ledger_guard_row;
+
+typedef struct {
+	int number;
+	char *title, *where, *severity, *found_by, *status;
+	char *fix_commit; /* NULL when none */
+	size_t n_guards;
+	td_ledger_guard_row *guards; /* sorted by test */
+} td_ledger_finding_row;
+
+typedef struct {
+	size_t n;
+	td_ledger_finding_row *v; /* sorted by number */
+} td_ledger_findings;
+
+/* Every finding with its guards. Caller frees *out with td_ledger_findings_free. */
+int td_ledger_findings_load(td_ledger_findings **out, td_ledger *lg);
+
+void td_ledger_findings_free(td_ledger_findings *fs);
+
+/*
+ * Whether commits a and b name the same commit: the shorter (at least 4
+ * characters) is a prefix of the longer, ignoring case. DEBUG.md cites short
+ * ids; the harness records full ones.
+ */
+int td_ledger_commits_match(const char *a, const char *b);
+
+/*
+ * *out = 1 when some run recorded a reproduction of fix_commit (matched as
+ * td_ledger_commits_match) with verdict "guard" for test, else 0.
+ */
+int td_ledger_guard_verified(int *out, td_ledger *lg, const char *fix_commit, const char *test);
+
+/* --- exports ------------------------------------------------------------------ */
+
+/*
+ * Writes the DEBUG.md summary table, sorted by number:
+ *     | # | Where | Severity | Found by | Status |
+ *     |---|---|---|---|---|
+ *     | 1 | `plan.c` — ... | high | mutation | fixed, `7c3f812` |
+ * A '|' inside a cell is written as "\|". The output parses back with
+ * td_debugmd_parse to the same fields. TD_EIO if writing to f fails.
+ */
+int td_ledger_export_md(FILE *f, td_ledger *lg);
+
+/*
+ * Writes findings, guards and reproductions as JSON (UTF-8, keys in this
+ * order, arrays sorted as stated; fix_commit is null when absent):
+ *   {"format": "tdaudit-ledger", "version": 1, "schema": <user_version>,
+ *    "findings": [ {"number", "title", "where", "severity", "found_by",
+ *                   "status", "fix_commit",
+ *                   "guards": [ {"test", "role"} ... by test ] } ... by number ],
+ *    "reproductions": [ {"run", "fix_commit", "test", "before", "after",
+ *                        "verdict", "stable_k", "stable_n"} ...
+ *                       by fix_commit, test, run ] }
+ * "version" is this export format's version (TD_LEDGER_JSON_VERSION): a
+ * consumer must refuse a version it does not know.
+ */
+#define TD_LEDGER_JSON_VERSION 1
+int td_ledger_export_json(FILE *f, td_ledger *lg);
+
+#endif

@@ -1,0 +1,449 @@
+/*
+ * test_ledger.c - the SQLite ledger: schema version and identity, runs as
+ * one transaction, parameterised writes, merge, exports.
+ *
+ * Each test runs in a fresh temporary directory, so ledgers are relative
+ * paths. The file is inspected with sqlite3 directly where the point is what
+ * another process would see.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - mkdir_parents() never calling mkdir()
+ *       -> a_new_ledger_has_the_schema_version_magic_and_wal_mode
+ *   - deleting the `ver > TD_LEDGER_SCHEMA_VERSION` refusal in check_identity()
+ *       -> a_ledger_from_a_newer_tdaudit_is_refused_naming_both_versions
+ *   - dropping `app != 0 ||` from check_identity()'s not-a-ledger test
+ *       -> a_file_that_is_not_a_ledger_is_refused
+ *   - td_ledger_free() running "COMMIT" instead of "ROLLBACK"
+ *       -> an_unfinished_run_leaves_no_trace_when_the_ledger_is_closed
+ *   - td_ledger_run_begin() without its "BEGIN IMMEDIATE"
+ *       -> a_process_that_dies_mid_run_leaves_no_trace
+ *   - td_ledger_run_finish() not setting `ended`
+ *       -> a_finished_run_has_a_uuid_its_status_and_an_end_time
+ *   - deleting require_run() from td_ledger_put_finding()
+ *       -> writes_outside_a_run_are_refused
+ *   - td_ledger_put_guard() building its INSERT with snprintf("... '%s' ...")
+ *       -> a_test_name_with_quotes_is_stored_verbatim
+ *   - removing PRIMARY KEY (run, fix_commit, test) from the reproductions table
+ *       -> merging_the_same_ledger_twice_adds_nothing
+ *   - check_merge_paths() without its same-file (st_dev, st_ino) refusal
+ *       -> a_ledger_is_not_merged_into_itself
+ *   - md_cell() not escaping '|'
+ *       -> the_markdown_export_is_the_debugmd_summary_table
+ *   - json_str() writing "" for a NULL string
+ *       -> the_json_export_names_its_format_and_version
+ *   - removing the CHECK on guards.role
+ *       -> an_unknown_role_is_refused
+ *   - td_ledger_commits_match() comparing with strcasecmp (whole strings)
+ *       -> a_guard_is_verified_by_a_full_commit_id_cited_short
+ */
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "../core/error.h"
+#include "../ledger/ledger.h"
+
+/* The integer in the first column of sql's first row, read by a separate connection. */
+static long raw_int(const char *path, const char *sql)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	long v = -1;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = (long)sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return v;
+}
+
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db;
+
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *s = calloc(1, 1 << 16);
+
+	assert_non_null(f);
+	assert_non_null(s);
+	fread(s, 1, (1 << 16) - 1, f);
+	fclose(f);
+	return s;
+}
+
+static void begin(td_ledger *lg)
+{
+	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
+
+	info.command = "tdaudit test";
+	info.tool_version = "0.1";
+	info.head_commit = "0123456789abcdef0123456789abcdef01234567";
+	assert_int_equal(td_ledger_run_begin(lg, &info), 0);
+}
+
+static void put_finding(td_ledger *lg, int n, const char *where, const char *status,
+			const char *commit)
+{
+	td_ledger_finding f = {n, "a title", where, "high", "mutation", status, commit};
+
+	assert_int_equal(td_ledger_put_finding(lg, &f), 0);
+}
+
+/* A ledger with one of everything, in one finished run. */
+static void make_full_ledger(const char *path)
+{
+	td_ledger *lg;
+	td_ledger_reproduction r = {"abc1234", "test_g", "fail", "pass", "guard", 2, 2};
+	td_ledger_mutant m = {"m1", "core", "flip", "core/plan.c", 10, 1, NULL, "re-introduces #1"};
+	td_ledger_outcome o = {"m1", "killed", "test_g", 1, 0, 12};
+
+	assert_int_equal(td_ledger_open(&lg, path, TD_LEDGER_CREATE), 0);
+	begin(lg);
+	put_finding(lg, 1, "`plan.c`", "fixed", "abc1234");
+	assert_int_equal(td_ledger_put_guard(lg, 1, "test_g", "guard"), 0);
+	assert_int_equal(td_ledger_put_reproduction(lg, &r), 0);
+	assert_int_equal(td_ledger_put_mutant(lg, &m), 0);
+	assert_int_equal(td_ledger_put_outcome(lg, &o), 0);
+	assert_int_equal(td_ledger_put_kill(lg, "m1", "test_g"), 0);
+	assert_int_equal(td_ledger_run_finish(lg, "ok"), 0);
+	td_ledger_free(lg);
+}
+
+static long total_rows(const char *path)
+{
+	return raw_int(path, "SELECT (SELECT count(*) FROM runs) + (SELECT count(*) FROM findings)"
+			     " + (SELECT count(*) FROM guards) + (SELECT count(*) FROM reproductions)"
+			     " + (SELECT count(*) FROM mutants) + (SELECT count(*) FROM mutant_outcomes)"
+			     " + (SELECT count(*) FROM kills)");
+}
+
+static void test_a_new_ledger_has_the_schema_version_magic_and_wal_mode(void **state)
+{
+	td_ledger *lg;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "deep/er/ledger.db", TD_LEDGER_CREATE), 0);
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("deep/er/ledger.db", "PRAGMA user_version"), TD_LEDGER_SCHEMA_VERSION);
+	assert_int_equal(raw_int("deep/er/ledger.db", "PRAGMA application_id"), TD_LEDGER_MAGIC);
+	assert_int_equal(raw_int("deep/er/ledger.db", "SELECT count(*) FROM pragma_journal_mode"
+						      " WHERE journal_mode = 'wal'"), 1);
+	/* Opening again is a no-op, and without TD_LEDGER_CREATE a missing file is refused. */
+	assert_int_equal(td_ledger_open(&lg, "deep/er/ledger.db", 0), 0);
+	td_ledger_free(lg);
+	TD_ASSERT_REFUSED(td_ledger_open(&lg, "missing.db", 0), TD_EIO, "missing.db");
+	assert_null(lg);
+}
+
+static void test_a_ledger_from_a_newer_tdaudit_is_refused_naming_both_versions(void **state)
+{
+	td_ledger *lg;
+	char want[64];
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	td_ledger_free(lg);
+	raw_exec("l.db", "PRAGMA user_version = 99");
+	snprintf(want, sizeof want, "version %d", TD_LEDGER_SCHEMA_VERSION);
+	TD_ASSERT_REFUSED(td_ledger_open(&lg, "l.db", 0), TD_ENOTSUP, "schema version 99");
+	assert_non_null(strstr(td_error_last(), want));
+	assert_null(lg);
+	assert_int_equal(raw_int("l.db", "PRAGMA user_version"), 99); /* untouched */
+	TD_ASSERT_REFUSED(td_ledger_merge(NULL, "out.db", "l.db"), TD_ENOTSUP, "schema version 99");
+}
+
+static void test_a_file_that_is_not_a_ledger_is_refused(void **state)
+{
+	td_ledger *lg;
+	FILE *f = fopen("text.db", "w");
+
+	(void)state;
+	fputs("this is not a database, it is a long enough line of text to have a header\n", f);
+	fclose(f);
+	TD_ASSERT_REFUSED(td_ledger_open(&lg, "text.db", 0), TD_EINVAL, "text.db");
+	raw_exec("other.db", "CREATE TABLE t(x)");
+	TD_ASSERT_REFUSED(td_ledger_open(&lg, "other.db", 0), TD_EINVAL, "not a tdaudit ledger");
+	assert_int_equal(raw_int("other.db", "PRAGMA user_version"), 0);
+	raw_exec("foreign.db", "PRAGMA application_id = 42"); /* another program's empty file */
+	TD_ASSERT_REFUSED(td_ledger_open(&lg, "foreign.db", 0), TD_EINVAL, "application_id 42");
+	assert_null(lg);
+}
+
+static void test_an_unfinished_run_leaves_no_trace_when_the_ledger_is_closed(void **state)
+{
+	td_ledger *lg;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	begin(lg);
+	put_finding(lg, 1, "here", "open", NULL);
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM runs"), 0);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM findings"), 0);
+
+	assert_int_equal(td_ledger_open(&lg, "l.db", 0), 0); /* and abandoning is the same */
+	begin(lg);
+	put_finding(lg, 1, "here", "open", NULL);
+	assert_int_equal(td_ledger_run_abandon(lg), 0);
+	assert_null(td_ledger_run_id(lg));
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM findings"), 0);
+}
+
+static void test_a_process_that_dies_mid_run_leaves_no_trace(void **state)
+{
+	td_ledger *lg;
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	td_ledger_free(lg);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* the child records half a run and dies without closing anything */
+		if (td_ledger_open(&lg, "l.db", 0) == 0) {
+			td_ledger_run_info info = {"tdaudit mutate", NULL, 0, "0.1"};
+			td_ledger_finding f = {7, "t", "w", "low", "x", "open", NULL};
+
+			if (td_ledger_run_begin(lg, &info) == 0)
+				td_ledger_put_finding(lg, &f);
+		}
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM runs"), 0);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM findings"), 0);
+	assert_int_equal(td_ledger_open(&lg, "l.db", 0), 0); /* and the lock died with it */
+	begin(lg);
+	assert_int_equal(td_ledger_run_finish(lg, "ok"), 0);
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM runs WHERE status = 'ok'"), 1);
+}
+
+static void test_a_finished_run_has_a_uuid_its_status_and_an_end_time(void **state)
+{
+	td_ledger *lg;
+	char id[TD_LEDGER_RUN_ID_LEN + 1];
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	begin(lg);
+	assert_non_null(td_ledger_run_id(lg));
+	strcpy(id, td_ledger_run_id(lg));
+	assert_int_equal(strlen(id), 36);
+	assert_int_equal(id[14], '4');
+	TD_ASSERT_REFUSED(td_ledger_run_finish(lg, "running"), TD_EINVAL, "running");
+	assert_int_equal(td_ledger_run_finish(lg, "findings"), 0);
+	TD_ASSERT_REFUSED(td_ledger_run_finish(lg, "ok"), TD_ESTATE, "outside a run");
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM runs WHERE status = 'findings'"
+					 " AND ended IS NOT NULL AND ended >= started AND dirty = 0"),
+			 1);
+}
+
+static void test_writes_outside_a_run_are_refused(void **state)
+{
+	td_ledger *lg;
+	td_ledger_finding f = {1, "t", "w", "low", "x", "open", NULL};
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	TD_ASSERT_REFUSED(td_ledger_put_finding(lg, &f), TD_ESTATE, "outside a run");
+	TD_ASSERT_REFUSED(td_ledger_put_kill(lg, "m", "t"), TD_ESTATE, "outside a run");
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM findings"), 0);
+}
+
+static void test_a_test_name_with_quotes_is_stored_verbatim(void **state)
+{
+	static const char name[] = "test_it's \"x\"'); DROP TABLE guards; --";
+	td_ledger_reproduction r = {"abc1234", name, "fail", "pass", "guard", 2, 2};
+	td_ledger_findings *fs;
+	td_ledger *lg;
+	FILE *f;
+	char *json;
+	int ok;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	begin(lg);
+	put_finding(lg, 1, "it's", "fixed", "abc1234");
+	assert_int_equal(td_ledger_put_guard(lg, 1, name, "guard"), 0);
+	assert_int_equal(td_ledger_put_reproduction(lg, &r), 0);
+	assert_int_equal(td_ledger_run_finish(lg, "ok"), 0);
+	assert_int_equal(td_ledger_findings_load(&fs, lg), 0);
+	assert_int_equal(fs->n, 1);
+	assert_int_equal(fs->v[0].n_guards, 1);
+	assert_string_equal(fs->v[0].guards[0].test, name);
+	td_ledger_findings_free(fs);
+	assert_int_equal(td_ledger_guard_verified(&ok, lg, "abc1234", name), 0);
+	assert_true(ok);
+	f = fopen("out.json", "w");
+	assert_int_equal(td_ledger_export_json(f, lg), 0);
+	fclose(f);
+	td_ledger_free(lg);
+	json = slurp("out.json");
+	assert_non_null(strstr(json, "\"test\": \"test_it's \\\"x\\\"'); DROP TABLE guards; --\""));
+	free(json);
+}
+
+static void test_merging_the_same_ledger_twice_adds_nothing(void **state)
+{
+	long added, rows;
+
+	(void)state;
+	make_full_ledger("a.db");
+	assert_int_equal(td_ledger_merge(&added, "out/merged.db", "a.db"), 0);
+	assert_int_equal(added, 7);
+	rows = total_rows("out/merged.db");
+	assert_int_equal(rows, 7);
+	assert_int_equal(td_ledger_merge(&added, "out/merged.db", "a.db"), 0);
+	assert_int_equal(added, 0);
+	assert_int_equal(total_rows("out/merged.db"), rows);
+	make_full_ledger("b.db"); /* the same finding and mutant, a new run */
+	assert_int_equal(td_ledger_merge(&added, "out/merged.db", "b.db"), 0);
+	assert_int_equal(added, 4); /* run, reproduction, outcome, kill */
+	assert_int_equal(td_ledger_merge(&added, "out/merged.db", "b.db"), 0);
+	assert_int_equal(added, 0);
+	TD_ASSERT_REFUSED(td_ledger_merge(&added, "out/merged.db", "nonesuch.db"), TD_EIO,
+			  "nonesuch.db");
+}
+
+static void test_a_ledger_is_not_merged_into_itself(void **state)
+{
+	long added;
+
+	(void)state;
+	make_full_ledger("a.db");
+	TD_ASSERT_REFUSED(td_ledger_merge(&added, "a.db", "./a.db"), TD_EINVAL, "into itself");
+	assert_int_equal(total_rows("a.db"), 7);
+}
+
+static void test_the_markdown_export_is_the_debugmd_summary_table(void **state)
+{
+	static const char want[] = "| # | Where | Severity | Found by | Status |\n"
+				   "|---|---|---|---|---|\n"
+				   "| 1 | `plan.c` — a \\| b | high | mutation | fixed, `7c3f812` |\n"
+				   "| 2 | `lattice.c` | high | mutation | open |\n";
+	td_ledger *lg;
+	FILE *f;
+	char *md;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	begin(lg);
+	put_finding(lg, 2, "`lattice.c`", "open", NULL);
+	put_finding(lg, 1, "`plan.c` — a | b", "fixed", "7c3f812");
+	assert_int_equal(td_ledger_run_finish(lg, "ok"), 0);
+	f = fopen("out.md", "w");
+	assert_int_equal(td_ledger_export_md(f, lg), 0);
+	fclose(f);
+	td_ledger_free(lg);
+	md = slurp("out.md");
+	assert_string_equal(md, want);
+	free(md);
+}
+
+static void test_the_json_export_names_its_format_and_version(void **state)
+{
+	td_ledger *lg;
+	FILE *f;
+	char *json, want[128];
+
+	(void)state;
+	make_full_ledger("l.db");
+	assert_int_equal(td_ledger_open(&lg, "l.db", 0), 0);
+	begin(lg);
+	put_finding(lg, 2, "`lattice.c`", "open", NULL);
+	assert_int_equal(td_ledger_run_finish(lg, "ok"), 0);
+	f = fopen("out.json", "w");
+	assert_int_equal(td_ledger_export_json(f, lg), 0);
+	fclose(f);
+	td_ledger_free(lg);
+	json = slurp("out.json");
+	snprintf(want, sizeof want, "{\"format\": \"tdaudit-ledger\", \"version\": %d, \"schema\": %d,",
+		 TD_LEDGER_JSON_VERSION, TD_LEDGER_SCHEMA_VERSION);
+	assert_true(strncmp(json, want, strlen(want)) == 0);
+	assert_non_null(strstr(json, "\"guards\": [{\"test\": \"test_g\", \"role\": \"guard\"}]"));
+	assert_non_null(strstr(json, "\"status\": \"open\", \"fix_commit\": null, \"guards\": []"));
+	assert_non_null(strstr(json, "\"verdict\": \"guard\", \"stable_k\": 2, \"stable_n\": 2}"));
+	free(json);
+}
+
+static void test_an_unknown_role_is_refused(void **state)
+{
+	td_ledger *lg;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	begin(lg);
+	put_finding(lg, 1, "w", "open", NULL);
+	TD_ASSERT_REFUSED(td_ledger_put_guard(lg, 1, "test_x", "maybe"), TD_EINVAL, "role");
+	TD_ASSERT_REFUSED(td_ledger_put_guard(lg, 2, "test_x", "guard"), TD_EINVAL, "FOREIGN KEY");
+	assert_int_equal(td_ledger_run_finish(lg, "ok"), 0);
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM guards"), 0);
+}
+
+static void test_a_guard_is_verified_by_a_full_commit_id_cited_short(void **state)
+{
+	static const char full[] = "7c3f8120aaaabbbbccccddddeeeeffff00001111";
+	td_ledger_reproduction g = {full, "test_g", "fail", "pass", "guard", 2, 2};
+	td_ledger_reproduction p = {full, "test_p", "pass", "pass", "pin", 2, 2};
+	td_ledger *lg;
+	int ok;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	begin(lg);
+	assert_int_equal(td_ledger_put_reproduction(lg, &g), 0);
+	assert_int_equal(td_ledger_put_reproduction(lg, &p), 0);
+	assert_int_equal(td_ledger_run_finish(lg, "ok"), 0);
+	assert_int_equal(td_ledger_guard_verified(&ok, lg, "7c3f812", "test_g"), 0);
+	assert_true(ok);
+	assert_int_equal(td_ledger_guard_verified(&ok, lg, "7C3F812", "test_g"), 0);
+	assert_true(ok);
+	assert_int_equal(td_ledger_guard_verified(&ok, lg, "7c3f812", "test_p"), 0);
+	assert_false(ok); /* a pin is not a guard */
+	assert_int_equal(td_ledger_guard_verified(&ok, lg, "7c3f813", "test_g"), 0);
+	assert_false(ok);
+	assert_int_equal(td_ledger_guard_verified(&ok, lg, "7c3", "test_g"), 0);
+	assert_false(ok); /* too short to name anything */
+	td_ledger_free(lg);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_a_new_ledger_has_the_schema_version_magic_and_wal_mode),
+	cmocka_unit_test(test_a_ledger_from_a_newer_tdaudit_is_refused_naming_both_versions),
+	cmocka_unit_test(test_a_file_that_is_not_a_ledger_is_refused),
+	cmocka_unit_test(test_an_unfinished_run_leaves_no_trace_when_the_ledger_is_closed),
+	cmocka_unit_test(test_a_process_that_dies_mid_run_leaves_no_trace),
+	cmocka_unit_test(test_a_finished_run_has_a_uuid_its_status_and_an_end_time),
+	cmocka_unit_test(test_writes_outside_a_run_are_refused),
+	cmocka_unit_test(test_a_test_name_with_quotes_is_stored_verbatim),
+	cmocka_unit_test(test_merging_the_same_ledger_twice_adds_nothing),
+	cmocka_unit_test(test_a_ledger_is_not_merged_into_itself),
+	cmocka_unit_test(test_the_markdown_export_is_the_debugmd_summary_table),
+	cmocka_unit_test(test_the_json_export_names_its_format_and_version),
+	cmocka_unit_test(test_an_unknown_role_is_refused),
+	cmocka_unit_test(test_a_guard_is_verified_by_a_full_commit_id_cited_short),
+};
+
+TD_TEST_GROUP(ledger, tests);
