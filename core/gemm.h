@@ -1,0 +1,52 @@
+/*
+ * gemm.h - general matrix multiply on td_real for the CPU.
+ *
+ *   C = alpha * op(A) * op(B) + beta * C
+ *
+ * Matrices are row-major with a leading dimension (the distance in elements
+ * between the starts of two consecutive stored rows). op(A) is m x k and
+ * op(B) is k x n; C is m x n. With trans_a the stored A is k x m and op(A)
+ * is its transpose; likewise trans_b.
+ *
+ * Determinism contract: every element of C is computed as
+ *   s = 0; for p = 0 .. k-1 in order: s += op(A)[i][p] * op(B)[p][j];
+ *   C[i][j] = alpha * s + beta * C[i][j]          (beta == 0: C is not read)
+ * The order of p never depends on the thread count or on how output blocks
+ * are shared among threads: threads only split independent output blocks.
+ * So the result is bitwise the same for any thread count.
+ */
+#ifndef TD_GEMM_H
+#define TD_GEMM_H
+
+#include <stddef.h>
+
+#include "real.h"
+
+typedef struct {
+	int trans_a;   /* nonzero: the stored A is k x m; op(A) = A^T */
+	int trans_b;   /* nonzero: the stored B is n x k; op(B) = B^T */
+	td_real alpha; /* scales op(A) * op(B) */
+	td_real beta;  /* scales the old C; 0 means C is written, never read */
+	int threads;   /* at most this many threads (>= 1); the result does not depend on it */
+} td_gemm_opts;
+
+#define TD_GEMM_OPTS_INIT                                                                          \
+	{                                                                                          \
+		0, 0, 1, 0, 1                                                                      \
+	}
+
+/*
+ * Computes C = alpha * op(A) * op(B) + beta * C per the options (NULL opts
+ * means TD_GEMM_OPTS_INIT). m, n or k may be 0: with m or n 0 nothing is
+ * done; with k 0, C = beta * C. C must not overlap A or B.
+ *
+ * Refused with TD_EINVAL (C untouched): a NULL matrix that would be read or
+ * written, a leading dimension smaller than the stored row length (ldc < n,
+ * lda < k or m with trans_a, ldb < n or k with trans_b), threads < 1.
+ * Threads that cannot be started are made up for by the calling thread (the
+ * result is the same).
+ */
+int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real *b, size_t ldb,
+	    size_t m, size_t n, size_t k, const td_gemm_opts *opts);
+
+#endif

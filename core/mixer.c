@@ -1,0 +1,224 @@
+/*
+ * mixer.c - the mixer object: option checks, parameter slabs, seeded
+ * initialisation, and the argument checks in front of every kind's forward
+ * and backward (see mixer.h; the kinds are in mixer_*.c).
+ *
+ * Must never: allocate after td_mixer_new (a training step allocates
+ * nothing), or let an initial value depend on anything but (seed, stream,
+ * element index) - not on construction order, not on other mixers.
+ */
+#include "mixer.h"
+
+#include <assert.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "mixer_int.h"
+#include "rng.h"
+
+int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what)
+{
+	if (y != 0 && x > (SIZE_MAX - z) / y)
+		return TD_FAIL(TD_ENOMEM, "%s overflows: %zu x %zu + %zu", what, x, y, z);
+	*out = x * y + z;
+	return 0;
+}
+
+int td_mixer_add_tensor(td_mixer *m, const char *name, size_t rows, size_t cols, td_init_rule rule)
+{
+	td_mixer_tensor *t = &m->tensor[m->n_tensors];
+	size_t count = 0, end = 0;
+	int err;
+
+	assert(m->n_tensors < TD_MIXER_MAX_TENSORS);
+	err = td_mixer_size_muladd(&count, rows, cols, 0, name);
+	if (!err)
+		err = td_mixer_size_muladd(&end, 1, count, m->n_params, "the parameter count");
+	if (err)
+		return err;
+	*t = (td_mixer_tensor){name, m->n_params, count, rows, cols};
+	m->init[m->n_tensors++] = rule;
+	m->n_params = end;
+	return 0;
+}
+
+td_real *td_mixer_slab_at(const td_mixer *m, td_real *slab, size_t i)
+{
+	return slab + m->tensor[i].offset;
+}
+
+static const td_mixer_ops *ops_for(td_mixer_kind kind)
+{
+	switch (kind) {
+	case TD_MIXER_LRU:
+		return &td_mixer_lru_ops;
+	case TD_MIXER_CONV:
+		return &td_mixer_conv_ops;
+	case TD_MIXER_GRU:
+		return &td_mixer_gru_ops;
+	}
+	return NULL;
+}
+
+/* Checks the options every kind shares. */
+static int check_common(const td_mixer_opts *o)
+{
+	if (!ops_for(o->kind))
+		return TD_FAIL(TD_EINVAL,
+			       "kind %d is not a mixer kind; use TD_MIXER_LRU, _CONV or _GRU",
+			       (int)o->kind);
+	if (o->channels == 0)
+		return TD_FAIL(TD_EINVAL, "channels is 0; a mixer needs at least 1 channel");
+	if (o->threads < 1)
+		return TD_FAIL(TD_EINVAL, "threads is %d; pass at least 1", o->threads);
+	return 0;
+}
+
+int td_mixer_new(td_mixer **out, const td_mixer_opts *opts)
+{
+	td_mixer *m = NULL;
+	int err;
+
+	*out = NULL;
+	if (!opts)
+		return TD_FAIL(TD_EINVAL, "opts is NULL; start from TD_MIXER_OPTS_INIT");
+	if ((err = check_common(opts)) != 0)
+		return err;
+	if (!(m = calloc(1, sizeof *m)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for a mixer");
+	m->o = *opts;
+	m->ops = ops_for(opts->kind);
+	if ((err = m->ops->setup(m)) != 0)
+		goto done;
+	m->params = calloc(m->n_params, sizeof *m->params);
+	m->grads = calloc(m->n_params, sizeof *m->grads);
+	if (!m->params || !m->grads)
+		err = TD_FAIL(TD_ENOMEM, "out of memory for %zu parameters", m->n_params);
+done:
+	if (err)
+		td_mixer_free(m);
+	else
+		*out = m;
+	return err;
+}
+
+void td_mixer_free(td_mixer *m)
+{
+	if (!m)
+		return;
+	free(m->grads);
+	free(m->params);
+	free(m);
+}
+
+const td_mixer_opts *td_mixer_options(const td_mixer *m)
+{
+	return &m->o;
+}
+
+const char *td_mixer_kind_name(const td_mixer *m)
+{
+	return m->ops->name;
+}
+
+size_t td_mixer_n_params(const td_mixer *m)
+{
+	return m->n_params;
+}
+
+size_t td_mixer_n_tensors(const td_mixer *m)
+{
+	return m->n_tensors;
+}
+
+const td_mixer_tensor *td_mixer_tensor_at(const td_mixer *m, size_t i)
+{
+	return i < m->n_tensors ? &m->tensor[i] : NULL;
+}
+
+td_real *td_mixer_params(td_mixer *m)
+{
+	return m->params;
+}
+
+td_real *td_mixer_grads(td_mixer *m)
+{
+	return m->grads;
+}
+
+void td_mixer_zero_grads(td_mixer *m)
+{
+	memset(m->grads, 0, m->n_params * sizeof *m->grads);
+}
+
+void td_mixer_init(td_mixer *m, uint64_t seed, uint64_t stream)
+{
+	for (size_t i = 0; i < m->n_tensors; i++) {
+		const td_init_rule *r = &m->init[i];
+		td_real *v = td_mixer_slab_at(m, m->params, i);
+		size_t n = m->tensor[i].count;
+
+		if (r->dist == TD_INIT_NORMAL)
+			td_rng_fill_normal(seed, stream + i, 0, n, r->a, r->b, v);
+		else if (r->dist == TD_INIT_UNIFORM)
+			td_rng_fill_uniform(seed, stream + i, 0, n, r->a, r->b, v);
+		else
+			memset(v, 0, n * sizeof *v);
+	}
+}
+
+int td_mixer_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
+{
+	size_t positions = 0, values = 0;
+	int err;
+
+	*out = 0;
+	if (lines == 0 || length == 0)
+		return TD_FAIL(TD_EINVAL, "lines %zu x length %zu is empty; both must be >= 1",
+			       lines, length);
+	if ((err = td_mixer_size_muladd(&positions, lines, length, 0, "lines x length")) != 0)
+		return err;
+	if ((err = td_mixer_size_muladd(&values, positions, m->o.channels, 0, "the buffer")) != 0)
+		return err;
+	return m->ops->ws_size(out, m, lines, length);
+}
+
+/* The checks forward and backward share. */
+static int check_call(const td_mixer *m, const void *out, const void *in, size_t lines,
+		      size_t length, const td_real *ws, size_t ws_len)
+{
+	size_t need;
+	int err = td_mixer_ws_size(&need, m, lines, length);
+
+	if (err)
+		return err;
+	if (!out || !in || !ws)
+		return TD_FAIL(TD_EINVAL, "%s is NULL",
+			       !out  ? "the output"
+			       : !in ? "the input"
+				     : "ws");
+	if (ws_len < need)
+		return TD_FAIL(TD_EINVAL,
+			       "ws_len %zu is too small: %s needs %zu values for %zu lines x %zu; "
+			       "size it with td_mixer_ws_size",
+			       ws_len, m->ops->name, need, lines, length);
+	return 0;
+}
+
+int td_mixer_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
+		     td_real *ws, size_t ws_len)
+{
+	int err = check_call(m, y, x, lines, length, ws, ws_len);
+
+	return err ? err : m->ops->forward(m, y, x, lines, length, ws);
+}
+
+int td_mixer_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
+		      td_real *ws, size_t ws_len)
+{
+	int err = check_call(m, dx, dy, lines, length, ws, ws_len);
+
+	return err ? err : m->ops->backward(m, dx, dy, lines, length, ws);
+}

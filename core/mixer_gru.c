@@ -1,0 +1,277 @@
+/*
+ * mixer_gru.c - the gated recurrent unit (equations in mixer.h), H = channels.
+ *
+ * The input projections gx = x W^T + b of every line and step are one GEMM
+ * before the recurrence; each step then needs only gh = h_{t-1} U^T + c,
+ * one GEMM over all lines at once (the lines' rows are length * H apart,
+ * which is just a leading dimension). The gate blocks are ordered r, z, n
+ * in W, U, b and c.
+ *
+ * Workspace, for P = lines * length positions and L = lines:
+ *   x     [P][H]    a copy of the input (saved)
+ *   h     [P][H]    the hidden states = the outputs (saved)
+ *   gates [P][4H]   r, z, n and Un h_{t-1} + cn per position (saved)
+ *   gh    [L][3H]   one step's h_{t-1} U^T + c (forward scratch)
+ *   dgx   [P][3H]   dL/d(gx) (backward scratch)
+ *   dgh   [P][3H]   dL/d(gh) (backward scratch)
+ *   hp    [P][H]    h_{t-1} per position, 0 at a line's start (backward scratch)
+ *   carry [L][H]    dL/dh_{t-1} flowing to the previous step (backward scratch)
+ *   db    [6H]      dL/db and dL/dc summed before they reach the slab (scratch)
+ *
+ * Must never: let a gradient's summation order depend on the thread count;
+ * read h_{t-1} at the first step of a sweep (it is zero by definition).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "error.h"
+#include "gemm.h"
+#include "mixer_int.h"
+
+enum { T_W, T_U, T_B, T_C };
+
+static int gru_setup(td_mixer *m)
+{
+	size_t h = m->o.channels;
+	td_real s = (td_real)(1 / sqrt((double)h));
+	int err;
+
+	if (h > SIZE_MAX / 16) /* so that 3H, 4H ... 16H below never wrap */
+		return TD_FAIL(TD_EINVAL, "channels %zu is too large for a gru", h);
+	if ((err = td_mixer_add_tensor(m, "W", 3 * h, h, (td_init_rule){TD_INIT_NORMAL, 0, s})) ||
+	    (err = td_mixer_add_tensor(m, "U", 3 * h, h, (td_init_rule){TD_INIT_NORMAL, 0, s})) ||
+	    (err = td_mixer_add_tensor(m, "b", 1, 3 * h, (td_init_rule){TD_INIT_UNIFORM, -s, s})) ||
+	    (err = td_mixer_add_tensor(m, "c", 1, 3 * h, (td_init_rule){TD_INIT_UNIFORM, -s, s})))
+		return err;
+	return 0;
+}
+
+/* 16H fits (gru_setup checked); the products are checked here. */
+static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
+{
+	size_t h = m->o.channels, per_line;
+	int err = td_mixer_size_muladd(&per_line, lines, 4 * h, 6 * h, "the gru workspace");
+
+	if (!err)
+		err = td_mixer_size_muladd(out, lines * length, 13 * h, per_line,
+					   "the gru workspace");
+	return err;
+}
+
+typedef struct {
+	td_real *x, *h, *gates, *gh, *dgx, *dgh, *hp, *carry, *db;
+} gru_ws;
+
+static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
+{
+	size_t h = m->o.channels, p = lines * length;
+	gru_ws w;
+
+	w.x = ws;
+	w.h = w.x + p * h;
+	w.gates = w.h + p * h;
+	w.gh = w.gates + p * 4 * h;
+	w.dgx = w.gh + lines * 3 * h;
+	w.dgh = w.dgx + p * 3 * h;
+	w.hp = w.dgh + p * 3 * h;
+	w.carry = w.hp + p * h;
+	w.db = w.carry + lines * h;
+	return w;
+}
+
+/* The position in a line of step s of the sweep. */
+static size_t at(size_t s, size_t length, int reverse)
+{
+	return reverse ? length - 1 - s : s;
+}
+
+static td_real sigmoid(td_real v)
+{
+	return (td_real)(1 / (1 + exp(-(double)v)));
+}
+
+/* gh = h_{t-1} U^T + c for every line at step s (just c at s = 0). */
+static int step_gh(td_mixer *m, gru_ws *w, size_t lines, size_t length, size_t s)
+{
+	const size_t h = m->o.channels;
+	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = m->o.threads, o.trans_b = 1;
+	if (s > 0) {
+		const td_real *prev = w->h + at(s - 1, length, m->o.reverse) * h;
+
+		if ((err = td_gemm(w->gh, 3 * h, prev, length * h,
+				   td_mixer_slab_at(m, m->params, T_U), h, lines, 3 * h, h, &o)))
+			return err;
+	}
+	for (size_t l = 0; l < lines; l++)
+		for (size_t k = 0; k < 3 * h; k++)
+			w->gh[l * 3 * h + k] = (s > 0 ? w->gh[l * 3 * h + k] : 0) + c[k];
+	return 0;
+}
+
+/* Step s of every line: gates from gx (already in gates) and gh, then h_t. */
+static void step_forward(td_mixer *m, gru_ws *w, size_t lines, size_t length, size_t s)
+{
+	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+
+	for (size_t l = 0; l < lines; l++) {
+		td_real *g = w->gates + (l * length + t) * 4 * h, *ht = w->h + (l * length + t) * h;
+		const td_real *gh = w->gh + l * 3 * h;
+		const td_real *hp =
+		    s ? w->h + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
+
+		for (size_t k = 0; k < h; k++) {
+			td_real r = sigmoid(g[k] + gh[k]), z = sigmoid(g[h + k] + gh[h + k]);
+			td_real n = (td_real)tanh((double)(g[2 * h + k] + r * gh[2 * h + k]));
+
+			ht[k] = (1 - z) * n + z * (hp ? hp[k] : 0);
+			g[k] = r, g[h + k] = z, g[2 * h + k] = n, g[3 * h + k] = gh[2 * h + k];
+		}
+	}
+}
+
+static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
+		       td_real *ws)
+{
+	const size_t h = m->o.channels, p = lines * length;
+	const td_real *b = td_mixer_slab_at(m, m->params, T_B);
+	gru_ws w = carve(m, ws, lines, length);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = m->o.threads, o.trans_b = 1;
+	memcpy(w.x, x, p * h * sizeof *x);
+	/* gx = x W^T into the first 3H columns of gates, then + b */
+	if ((err = td_gemm(w.gates, 4 * h, x, h, td_mixer_slab_at(m, m->params, T_W), h, p, 3 * h,
+			   h, &o)))
+		return err;
+	for (size_t i = 0; i < p; i++)
+		for (size_t k = 0; k < 3 * h; k++)
+			w.gates[i * 4 * h + k] += b[k];
+	for (size_t s = 0; s < length; s++) {
+		if ((err = step_gh(m, &w, lines, length, s)))
+			return err;
+		step_forward(m, &w, lines, length, s);
+	}
+	memcpy(y, w.h, p * h * sizeof *y);
+	return 0;
+}
+
+/*
+ * Step s of every line, backwards: from dh = dy_t + carry, the gate
+ * adjoints into dgx and dgh, and carry = dh * z (the direct path to h_{t-1}).
+ */
+static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_t lines,
+			  size_t length, size_t s)
+{
+	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+
+	for (size_t l = 0; l < lines; l++) {
+		size_t pos = l * length + t;
+		const td_real *g = w->gates + pos * 4 * h;
+		const td_real *hp =
+		    s ? w->h + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
+		td_real *dgx = w->dgx + pos * 3 * h, *dgh = w->dgh + pos * 3 * h;
+
+		for (size_t k = 0; k < h; k++) {
+			td_real r = g[k], z = g[h + k], n = g[2 * h + k], ghn = g[3 * h + k];
+			td_real dh = dy[pos * h + k] + w->carry[l * h + k];
+			td_real dz = dh * ((hp ? hp[k] : 0) - n) * z * (1 - z);
+			td_real dn = dh * (1 - z) * (1 - n * n);
+			td_real dr = dn * ghn * r * (1 - r);
+
+			dgx[k] = dr, dgx[h + k] = dz, dgx[2 * h + k] = dn;
+			dgh[k] = dr, dgh[h + k] = dz, dgh[2 * h + k] = dn * r;
+			w->carry[l * h + k] = dh * z;
+		}
+	}
+}
+
+/* The recurrence backwards: fills dgx and dgh for every position. */
+static int recurrence_backward(td_mixer *m, gru_ws *w, const td_real *dy, size_t lines,
+			       size_t length)
+{
+	const size_t h = m->o.channels;
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = m->o.threads, o.beta = 1;
+	memset(w->carry, 0, lines * h * sizeof *w->carry);
+	for (size_t s = length; s-- > 0;) {
+		step_backward(m, w, dy, lines, length, s);
+		if (s == 0)
+			break; /* h_{-1} is a constant: nothing flows further */
+		/* carry += dgh_t U: [lines x 3H] [3H x H] */
+		err = td_gemm(w->carry, h, w->dgh + at(s, length, m->o.reverse) * 3 * h,
+			      length * 3 * h, td_mixer_slab_at(m, m->params, T_U), h, lines, h,
+			      3 * h, &o);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* hp[pos] = h_{t-1} of that position, zero at the start of each sweep. */
+static void shift_h(const td_mixer *m, gru_ws *w, size_t lines, size_t length)
+{
+	const size_t h = m->o.channels;
+
+	for (size_t l = 0; l < lines; l++)
+		for (size_t s = 0; s < length; s++) {
+			td_real *dst = w->hp + (l * length + at(s, length, m->o.reverse)) * h;
+
+			if (s == 0)
+				memset(dst, 0, h * sizeof *dst);
+			else
+				memcpy(dst,
+				       w->h + (l * length + at(s - 1, length, m->o.reverse)) * h,
+				       h * sizeof *dst);
+		}
+}
+
+/* db = column sums of dgx, dc = those of dgh (fixed order), added to the slab once. */
+static void bias_grads(td_mixer *m, gru_ws *w, size_t p)
+{
+	const size_t h3 = 3 * m->o.channels;
+	td_real *gb = td_mixer_slab_at(m, m->grads, T_B), *gc = td_mixer_slab_at(m, m->grads, T_C);
+
+	memset(w->db, 0, 2 * h3 * sizeof *w->db);
+	for (size_t i = 0; i < p; i++)
+		for (size_t k = 0; k < h3; k++) {
+			w->db[k] += w->dgx[i * h3 + k];
+			w->db[h3 + k] += w->dgh[i * h3 + k];
+		}
+	for (size_t k = 0; k < h3; k++)
+		gb[k] += w->db[k], gc[k] += w->db[h3 + k];
+}
+
+static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
+			td_real *ws)
+{
+	const size_t h = m->o.channels, p = lines * length;
+	gru_ws w = carve(m, ws, lines, length);
+	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
+	int err;
+
+	acc.threads = put.threads = m->o.threads;
+	acc.beta = 1, acc.trans_a = 1;
+	if ((err = recurrence_backward(m, &w, dy, lines, length)))
+		return err;
+	shift_h(m, &w, lines, length);
+	bias_grads(m, &w, p);
+	/* dW += dgx^T x and dU += dgh^T hp: [3H x P] [P x H] */
+	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_W), h, w.dgx, 3 * h, w.x, h, 3 * h, h, p,
+			   &acc)) ||
+	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dgh, 3 * h, w.hp, h, 3 * h, h,
+			   p, &acc)))
+		return err;
+	/* dx = dgx W: [P x 3H] [3H x H] */
+	return td_gemm(dx, h, w.dgx, 3 * h, td_mixer_slab_at(m, m->params, T_W), h, p, h, 3 * h,
+		       &put);
+}
+
+const td_mixer_ops td_mixer_gru_ops = {"gru", gru_setup, gru_ws_size, gru_forward, gru_backward};

@@ -1,0 +1,65 @@
+/*
+ * mixer_int.h - what the mixer kinds share with mixer.c; not public.
+ *
+ * mixer.c owns the object, the option checks common to every kind, the
+ * parameter slabs and their initialisation. A kind (mixer_lru.c,
+ * mixer_conv.c) supplies a td_mixer_ops: setup declares its tensors and
+ * checks its own options; forward and backward do the arithmetic on
+ * arguments mixer.c has already validated (sizes >= 1, workspace large
+ * enough), so they fail only if a GEMM does.
+ */
+#ifndef TD_MIXER_INT_H
+#define TD_MIXER_INT_H
+
+#include "mixer.h"
+
+#define TD_MIXER_MAX_TENSORS 8
+
+/* How td_mixer_init fills a tensor. */
+typedef enum { TD_INIT_ZERO, TD_INIT_NORMAL, TD_INIT_UNIFORM } td_init_dist;
+
+typedef struct {
+	td_init_dist dist;
+	td_real a, b; /* NORMAL: mean, std; UNIFORM: lo, hi */
+} td_init_rule;
+
+typedef struct {
+	const char *name;
+	/* Checks kind options (filling defaults into m->o) and declares the tensors. */
+	int (*setup)(td_mixer *m);
+	/* Workspace values for a batch; lines * length * channels is known to fit. */
+	int (*ws_size)(size_t *out, const td_mixer *m, size_t lines, size_t length);
+	int (*forward)(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
+		       td_real *ws);
+	int (*backward)(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
+			td_real *ws);
+} td_mixer_ops;
+
+struct td_mixer {
+	td_mixer_opts o;
+	const td_mixer_ops *ops;
+	size_t n_tensors;
+	td_mixer_tensor tensor[TD_MIXER_MAX_TENSORS];
+	td_init_rule init[TD_MIXER_MAX_TENSORS];
+	size_t n_params;
+	td_real *params; /* n_params values, the tensors back to back */
+	td_real *grads;	 /* same layout */
+};
+
+extern const td_mixer_ops td_mixer_lru_ops;
+extern const td_mixer_ops td_mixer_conv_ops;
+extern const td_mixer_ops td_mixer_gru_ops;
+
+/*
+ * Declares the next tensor (rows x cols) and how it is initialised; offsets
+ * follow declaration order. TD_ENOMEM if the size overflows.
+ */
+int td_mixer_add_tensor(td_mixer *m, const char *name, size_t rows, size_t cols, td_init_rule rule);
+
+/* The values of tensor i in a slab (params or grads). */
+td_real *td_mixer_slab_at(const td_mixer *m, td_real *slab, size_t i);
+
+/* *out = x * y + z, or TD_ENOMEM naming what overflowed. */
+int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what);
+
+#endif

@@ -1,0 +1,224 @@
+/*
+ * mixer_lru.c - the real diagonal linear recurrence (S4D/LRU-like).
+ *
+ * For one line, with N states and C channels:
+ *   u_t = B x_t                    B: N x C   (one GEMM over all lines and steps)
+ *   h_t = a * h_{t-1} + u_t        a = exp(-softplus(w)) in (0, 1), h_{-1} = 0
+ *   y_t = C h_t + D * x_t          C: C x N   (one GEMM), D: per channel
+ * With reverse, t-1 reads t+1 and the sweep runs from the end of the line.
+ *
+ * Workspace, for P = lines * length positions (what backward reads is saved
+ * by forward; the rest is backward's scratch):
+ *   a   [N]      the decays forward used (saved)
+ *   x   [P][C]   a copy of the input (saved)
+ *   h   [P][N]   the states (saved)
+ *   g   [P][N]   dL/dh, the adjoint state (scratch)
+ *   da  [N]      dL/da (scratch)
+ *   dd  [C]      dL/dD (scratch)
+ * A gradient is summed whole in scratch (or in a GEMM's accumulator) and then
+ * added to the slab once, so a backward adds exactly this call's gradient.
+ *
+ * Must never: let the sum behind any gradient depend on the thread count
+ * (the GEMMs guarantee it; the loops here are serial in a fixed order).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "error.h"
+#include "gemm.h"
+#include "mixer_int.h"
+
+enum { T_B, T_W, T_C, T_D }; /* tensor order, also the rng stream offsets */
+
+static int lru_setup(td_mixer *m)
+{
+	size_t c = m->o.channels, n;
+	int err;
+
+	if (m->o.state == 0)
+		m->o.state = c;
+	n = m->o.state;
+	/* w uniform in (-4.5, 0.5): decays a from about 0.38 to 0.99 */
+	if ((err = td_mixer_add_tensor(
+		 m, "B", n, c,
+		 (td_init_rule){TD_INIT_NORMAL, 0, (td_real)(1 / sqrt((double)c))})) ||
+	    (err = td_mixer_add_tensor(
+		 m, "w", 1, n, (td_init_rule){TD_INIT_UNIFORM, (td_real)-4.5, (td_real)0.5})) ||
+	    (err = td_mixer_add_tensor(
+		 m, "C", c, n,
+		 (td_init_rule){TD_INIT_NORMAL, 0, (td_real)(1 / sqrt((double)n))})) ||
+	    (err = td_mixer_add_tensor(m, "D", 1, c, (td_init_rule){TD_INIT_NORMAL, 0, 1})))
+		return err;
+	return 0;
+}
+
+static int lru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
+{
+	size_t positions = lines * length;
+	size_t per = m->o.channels + 2 * m->o.state; /* x, h, g per position */
+
+	return td_mixer_size_muladd(out, positions, per, 2 * m->o.state + m->o.channels,
+				    "the lru workspace");
+}
+
+/* The workspace's parts, carved in the order the file comment lists. */
+typedef struct {
+	td_real *a, *x, *h, *g, *da, *dd;
+} lru_ws;
+
+static lru_ws carve(const td_mixer *m, td_real *ws, size_t positions)
+{
+	size_t c = m->o.channels, n = m->o.state;
+	lru_ws w;
+
+	w.a = ws;
+	w.x = w.a + n;
+	w.h = w.x + positions * c;
+	w.g = w.h + positions * n;
+	w.da = w.g + positions * n;
+	w.dd = w.da + n;
+	return w;
+}
+
+static double softplus(double v)
+{
+	return v > 0 ? v + log1p(exp(-v)) : log1p(exp(v));
+}
+
+/* The position of step s of a line's sweep (s = 0 is where the sweep starts). */
+static size_t at(size_t s, size_t length, int reverse)
+{
+	return reverse ? length - 1 - s : s;
+}
+
+/* h_t += a * h_{t-1} along every line, in sweep order, in place. */
+static void scan(td_real *h, const td_real *a, size_t lines, size_t length, size_t n, int rev)
+{
+	for (size_t l = 0; l < lines; l++) {
+		td_real *line = h + l * length * n;
+
+		for (size_t s = 1; s < length; s++) {
+			td_real *cur = line + at(s, length, rev) * n;
+			const td_real *prev = line + at(s - 1, length, rev) * n;
+
+			for (size_t k = 0; k < n; k++)
+				cur[k] += a[k] * prev[k];
+		}
+	}
+}
+
+/* The adjoint of scan: g_t += a * g_{t+1} against sweep order, in place. */
+static void scan_adjoint(td_real *g, const td_real *a, size_t lines, size_t length, size_t n,
+			 int rev)
+{
+	for (size_t l = 0; l < lines; l++) {
+		td_real *line = g + l * length * n;
+
+		for (size_t s = length - 1; s-- > 0;) {
+			td_real *cur = line + at(s, length, rev) * n;
+			const td_real *next = line + at(s + 1, length, rev) * n;
+
+			for (size_t k = 0; k < n; k++)
+				cur[k] += a[k] * next[k];
+		}
+	}
+}
+
+/* da[k] = sum over lines and steps s >= 1 of g_s[k] * h_{s-1}[k], in a fixed order. */
+static void decay_grad(td_real *da, const td_real *g, const td_real *h, size_t lines, size_t length,
+		       size_t n, int rev)
+{
+	memset(da, 0, n * sizeof *da);
+	for (size_t l = 0; l < lines; l++)
+		for (size_t s = 1; s < length; s++) {
+			const td_real *gs = g + (l * length + at(s, length, rev)) * n;
+			const td_real *hp = h + (l * length + at(s - 1, length, rev)) * n;
+
+			for (size_t k = 0; k < n; k++)
+				da[k] += gs[k] * hp[k];
+		}
+}
+
+static int lru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
+		       td_real *ws)
+{
+	const size_t c = m->o.channels, n = m->o.state, p = lines * length;
+	const td_real *wv = td_mixer_slab_at(m, m->params, T_W);
+	const td_real *dv = td_mixer_slab_at(m, m->params, T_D);
+	lru_ws w = carve(m, ws, p);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = m->o.threads;
+	for (size_t k = 0; k < n; k++)
+		w.a[k] = (td_real)exp(-softplus((double)wv[k]));
+	memcpy(w.x, x, p * c * sizeof *x);
+	o.trans_b = 1; /* h = x B^T: [p x c] [c x n] */
+	if ((err = td_gemm(w.h, n, x, c, td_mixer_slab_at(m, m->params, T_B), c, p, n, c, &o)))
+		return err;
+	scan(w.h, w.a, lines, length, n, m->o.reverse);
+	for (size_t i = 0; i < p; i++)
+		for (size_t j = 0; j < c; j++)
+			y[i * c + j] = dv[j] * x[i * c + j];
+	o.beta = 1; /* y += h C^T: [p x n] [n x c] */
+	return td_gemm(y, c, w.h, n, td_mixer_slab_at(m, m->params, T_C), n, p, c, n, &o);
+}
+
+/* dw += da * da/dw, with da/dw = -a * sigmoid(w). */
+static void decay_to_w(td_mixer *m, const lru_ws *w)
+{
+	const td_real *wv = td_mixer_slab_at(m, m->params, T_W);
+	td_real *gw = td_mixer_slab_at(m, m->grads, T_W);
+
+	for (size_t k = 0; k < m->o.state; k++) {
+		double sig = 1 / (1 + exp(-(double)wv[k]));
+
+		gw[k] += (td_real)(-(double)w->da[k] * (double)w->a[k] * sig);
+	}
+}
+
+/* dD[j] += sum_i dy[i][j] * x[i][j]; and dx = D * dy (the skip path). */
+static void skip_backward(td_mixer *m, td_real *dx, const td_real *dy, const lru_ws *w, size_t p)
+{
+	const size_t c = m->o.channels;
+	const td_real *dv = td_mixer_slab_at(m, m->params, T_D), *x = w->x;
+	td_real *gd = td_mixer_slab_at(m, m->grads, T_D);
+
+	memset(w->dd, 0, c * sizeof *w->dd);
+	for (size_t i = 0; i < p; i++)
+		for (size_t j = 0; j < c; j++) {
+			w->dd[j] += dy[i * c + j] * x[i * c + j];
+			dx[i * c + j] = dv[j] * dy[i * c + j];
+		}
+	for (size_t j = 0; j < c; j++)
+		gd[j] += w->dd[j];
+}
+
+static int lru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
+			td_real *ws)
+{
+	const size_t c = m->o.channels, n = m->o.state, p = lines * length;
+	lru_ws w = carve(m, ws, p);
+	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
+	int err;
+
+	acc.threads = put.threads = m->o.threads;
+	acc.beta = 1;
+	acc.trans_a = 1; /* dC += dy^T h: [c x p] [p x n] */
+	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_C), n, dy, c, w.h, n, c, n, p, &acc)))
+		return err;
+	/* g = dy C: [p x c] [c x n], then the adjoint recurrence */
+	if ((err = td_gemm(w.g, n, dy, c, td_mixer_slab_at(m, m->params, T_C), n, p, n, c, &put)))
+		return err;
+	scan_adjoint(w.g, w.a, lines, length, n, m->o.reverse);
+	decay_grad(w.da, w.g, w.h, lines, length, n, m->o.reverse);
+	decay_to_w(m, &w);
+	/* dB += g^T x: [n x p] [p x c] */
+	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_B), c, w.g, n, w.x, c, n, c, p, &acc)))
+		return err;
+	skip_backward(m, dx, dy, &w, p);
+	acc.trans_a = 0; /* dx += g B: [p x n] [n x c] */
+	return td_gemm(dx, c, w.g, n, td_mixer_slab_at(m, m->params, T_B), c, p, c, n, &acc);
+}
+
+const td_mixer_ops td_mixer_lru_ops = {"lru", lru_setup, lru_ws_size, lru_forward, lru_backward};

@@ -1,0 +1,200 @@
+/*
+ * test_gemm.c - the blocked GEMM: agreement with a naive triple loop, bitwise
+ * independence of the thread count, BLAS beta semantics, leading dimensions
+ * and refusals.
+ *
+ * Independent reference: a naive triple loop in double precision written
+ * here from the definition C = alpha * op(A) * op(B) + beta * C, reading the
+ * stored matrices through their leading dimensions.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - pack_b ignoring trans_b (`g->o.trans_b ?` -> `0 ?`)
+ *       -> matches_a_naive_triple_loop (the trans_b cases)
+ *   - do_block dropping the last partial k-panel (`p0 < g->k` ->
+ *     `p0 + KC <= g->k`) -> matches_a_naive_triple_loop, and
+ *     with_beta_zero_the_old_c_is_never_read (k = 1 < KC: no panel at all)
+ *   - do_block visiting a block's k-panels starting from its worker's index
+ *     (`p0 = (q + block % workers) % panels * KC`, "to spread memory
+ *     traffic") -> results_are_bitwise_equal_for_any_thread_count, and
+ *     test_mixer_results_are_bitwise_equal_for_any_thread_count; the naive
+ *     comparison stays green: only the thread-count test guards the order
+ *   - store() reading C when beta == 0 (`beta == 0 ?` -> `0 ?`)
+ *       -> with_beta_zero_the_old_c_is_never_read
+ *   - store() writing one past the block (`j < nc` -> `j <= nc`)
+ *       -> leaves_the_padding_outside_the_matrix_untouched (and the naive
+ *          and thread-count tests, through stale tile values)
+ *   - dropping the ldb check -> bad_arguments_are_refused_with_a_message
+ */
+#include "tdtest.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "../core/gemm.h"
+#include "../core/rng.h"
+
+/* A stored matrix with padded rows, filled from a stream. */
+typedef struct {
+	td_real *v;
+	size_t rows, cols, ld;
+} mat;
+
+static mat mat_new(size_t rows, size_t cols, size_t pad, uint64_t stream)
+{
+	mat x = {NULL, rows, cols, cols + pad};
+
+	x.v = malloc((rows * x.ld + 1) * sizeof *x.v);
+	assert_non_null(x.v);
+	td_rng_fill_uniform(5, stream, 0, rows * x.ld + 1, -1, 1, x.v);
+	return x;
+}
+
+/* The definition, in double: the reference the blocked code is held to. */
+static void naive(double *out, const mat *c, const mat *a, const mat *b, size_t m, size_t n,
+		  size_t k, const td_gemm_opts *o)
+{
+	for (size_t i = 0; i < m; i++)
+		for (size_t j = 0; j < n; j++) {
+			double s = 0;
+
+			for (size_t p = 0; p < k; p++) {
+				double av = o->trans_a ? a->v[p * a->ld + i] : a->v[i * a->ld + p];
+				double bv = o->trans_b ? b->v[j * b->ld + p] : b->v[p * b->ld + j];
+
+				s += av * bv;
+			}
+			out[i * n + j] =
+			    o->alpha * s + (o->beta == 0 ? 0 : o->beta * c->v[i * c->ld + j]);
+		}
+}
+
+/* Runs one case and returns how many elements are off by more than the error bound. */
+static int check_case(size_t m, size_t n, size_t k, const td_gemm_opts *o)
+{
+	mat a = o->trans_a ? mat_new(k, m, 3, 1) : mat_new(m, k, 3, 1);
+	mat b = o->trans_b ? mat_new(n, k, 2, 2) : mat_new(k, n, 2, 2);
+	mat c = mat_new(m, n, 1, 3);
+	double *want = malloc(m * n * sizeof *want);
+	int bad = 0;
+
+	assert_non_null(want);
+	naive(want, &c, &a, &b, m, n, k, o);
+	assert_int_equal(td_gemm(c.v, c.ld, a.v, a.ld, b.v, b.ld, m, n, k, o), 0);
+	for (size_t i = 0; i < m * n; i++) {
+		/* |entries| <= 1: the rounding error is at most ~ (k + 2) eps */
+		double tol = 4.0 * (double)(k + 2) * TD_REAL_EPSILON;
+
+		if (fabs((double)c.v[(i / n) * c.ld + i % n] - want[i]) > tol && bad++ < 3)
+			print_message(
+			    "  m %zu n %zu k %zu ta %d tb %d: C[%zu][%zu] = %g, want %g\n", m, n, k,
+			    o->trans_a, o->trans_b, i / n, i % n,
+			    (double)c.v[(i / n) * c.ld + i % n], want[i]);
+	}
+	free(want), free(a.v), free(b.v), free(c.v);
+	return bad;
+}
+
+static void test_gemm_matches_a_naive_triple_loop(void **state)
+{
+	/* 1, primes, and sizes around and past the block sizes (32, 128) */
+	static const size_t sizes[][3] = {{1, 1, 1},	{1, 7, 3},    {7, 1, 5},
+					  {13, 17, 1},	{33, 129, 2}, {67, 131, 129},
+					  {31, 5, 257}, {2, 0, 3},    {5, 4, 0}};
+	static const td_real ab[][2] = {{1, 0}, {(td_real)-0.5, 2}, {2, 1}};
+	int bad = 0;
+
+	(void)state;
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (int t = 0; t < 4; t++)
+			for (size_t v = 0; v < 3; v++) {
+				td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+				o.trans_a = t & 1, o.trans_b = t >> 1;
+				o.alpha = ab[v][0], o.beta = ab[v][1];
+				o.threads = 2;
+				bad += check_case(sizes[s][0], sizes[s][1], sizes[s][2], &o);
+			}
+	assert_int_equal(bad, 0);
+}
+
+static void test_gemm_results_are_bitwise_equal_for_any_thread_count(void **state)
+{
+	const size_t m = 100, n = 300, k = 300; /* 4 x 3 output blocks, 3 k-panels */
+	mat a = mat_new(m, k, 0, 1), b = mat_new(k, n, 0, 2);
+	td_real *c[3];
+
+	(void)state;
+	for (int t = 0; t < 3; t++) {
+		td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+		c[t] = calloc(m * n, sizeof *c[t]);
+		assert_non_null(c[t]);
+		o.threads = t + 1;
+		assert_int_equal(td_gemm(c[t], n, a.v, k, b.v, n, m, n, k, &o), 0);
+	}
+	assert_memory_equal(c[0], c[1], m * n * sizeof *c[0]);
+	assert_memory_equal(c[0], c[2], m * n * sizeof *c[0]);
+	for (int t = 0; t < 3; t++)
+		free(c[t]);
+	free(a.v), free(b.v);
+}
+
+static void test_gemm_with_beta_zero_the_old_c_is_never_read(void **state)
+{
+	const td_real a[] = {1, 2}, b[] = {3, 4};
+	td_real c[] = {(td_real)NAN, (td_real)INFINITY};
+	td_gemm_opts o = TD_GEMM_OPTS_INIT; /* beta 0 */
+
+	(void)state;
+	assert_int_equal(td_gemm(c, 1, a, 1, b, 1, 2, 1, 1, &o), 0); /* A 2x1, B 1x1 */
+	assert_true(c[0] == 3 && c[1] == 6);
+}
+
+static void test_gemm_leaves_the_padding_outside_the_matrix_untouched(void **state)
+{
+	const size_t m = 40, n = 130, k = 3, ldc = n + 5; /* two column blocks, partial edge */
+	mat a = mat_new(m, k, 0, 1), b = mat_new(k, n, 0, 2);
+	td_real *c = malloc(m * ldc * sizeof *c);
+
+	(void)state;
+	assert_non_null(c);
+	for (size_t i = 0; i < m * ldc; i++)
+		c[i] = 99;
+	assert_int_equal(td_gemm(c, ldc, a.v, k, b.v, n, m, n, k, NULL), 0);
+	for (size_t i = 0; i < m; i++)
+		for (size_t j = n; j < ldc; j++)
+			assert_true(c[i * ldc + j] == 99);
+	free(c), free(a.v), free(b.v);
+}
+
+static void test_gemm_bad_arguments_are_refused_with_a_message(void **state)
+{
+	td_real a[6] = {0}, b[6] = {0}, c[6] = {7, 7, 7, 7, 7, 7};
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+	(void)state;
+	TD_ASSERT_REFUSED(td_gemm(c, 3, a, 2, b, 2, 2, 3, 2, NULL), TD_EINVAL,
+			  "ldb 2 is less than");
+	TD_ASSERT_REFUSED(td_gemm(c, 3, a, 1, b, 3, 2, 3, 2, NULL), TD_EINVAL,
+			  "lda 1 is less than");
+	TD_ASSERT_REFUSED(td_gemm(c, 2, a, 2, b, 3, 2, 3, 2, NULL), TD_EINVAL,
+			  "ldc 2 is less than n 3");
+	TD_ASSERT_REFUSED(td_gemm(c, 3, NULL, 2, b, 3, 2, 3, 2, NULL), TD_EINVAL, "A is NULL");
+	o.trans_b = 1; /* the stored B is 3 x 2 */
+	TD_ASSERT_REFUSED(td_gemm(c, 3, a, 2, b, 1, 2, 3, 2, &o), TD_EINVAL, "(trans_b)");
+	o.threads = 0;
+	TD_ASSERT_REFUSED(td_gemm(c, 3, a, 2, b, 2, 2, 3, 2, &o), TD_EINVAL, "threads is 0");
+	for (int i = 0; i < 6; i++)
+		assert_true(c[i] == 7);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_gemm_matches_a_naive_triple_loop),
+    cmocka_unit_test(test_gemm_results_are_bitwise_equal_for_any_thread_count),
+    cmocka_unit_test(test_gemm_with_beta_zero_the_old_c_is_never_read),
+    cmocka_unit_test(test_gemm_leaves_the_padding_outside_the_matrix_untouched),
+    cmocka_unit_test(test_gemm_bad_arguments_are_refused_with_a_message),
+};
+TD_TEST_GROUP(gemm, tests);

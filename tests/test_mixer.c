@@ -1,0 +1,435 @@
+/*
+ * test_mixer.c - the 1-D mixers: gradients against finite differences,
+ * reverse as the mirror of forward, seeded initialisation, accumulation of
+ * gradients, thread-count independence and refusals.
+ *
+ * Independent references: central finite differences of the forward pass
+ * (the backward is hand-written; the forward is the definition), and the
+ * time-reversal identity reverse(x) = flip(forward(flip(x))), which needs
+ * no second implementation.
+ *
+ * Edits that break these tests (each seen failing; the gradcheck in the
+ * double build):
+ *   - lru decay_to_w losing the minus sign of da/dw = -a * sigmoid(w)
+ *       -> gradients_agree_with_finite_differences (dw)
+ *   - lru scan_adjoint starting one step early (`s = length - 1` ->
+ *     `s = length - 2`) -> gradients_agree_with_finite_differences (dx)
+ *   - lru skip_backward using D of channel 0 (`dv[j]` -> `dv[0]`)
+ *       -> gradients_agree_with_finite_differences (dx)
+ *   - lru_forward scanning forward whatever reverse says (`m->o.reverse`
+ *     -> `0`) -> reverse_is_forward_of_the_flipped_line_flipped_back and
+ *     the gradcheck (lru reverse)
+ *   - conv tap() in reverse reading one past the line (`off < length - t`
+ *     -> `off <=`) -> reverse_is_forward_..., the gradcheck (conv reverse
+ *     dw), and backward_adds_... (the stray read lands in the scratch sums)
+ *   - conv backward dropping dbias (`gbias[k] += dyt[k]` -> `+= 0`)
+ *       -> gradients_agree_with_finite_differences (dbias)
+ *   - td_mixer_init drawing normals with seed 1 whatever the seed
+ *       -> initial_parameters_are_a_pure_function_of_the_seed
+ *   - td_mixer_init drawing every tensor from `stream`, not `stream + i`
+ *       -> each_tensor_draws_from_its_own_stream
+ *   - lru writing dD with `=` instead of `+=`
+ *       -> backward_adds_parameter_gradients_and_overwrites_dx; so did the
+ *          first version of this file, which summed dD and the conv
+ *          gradients term by term straight into the slab (slab + t1 + t2
+ *          ... is not slab + (t1 + t2 ...)): a second backward did not add
+ *          exactly the same gradient again. Now each is summed in scratch
+ *          and added once.
+ *   - gru_ws_size counting 12H per position instead of 13H (the first
+ *     version of mixer_gru.c did: ASan's heap-buffer-overflow in
+ *     recurrence_backward, heap corruption in release)
+ *       -> never_writes_past_the_workspace_it_asked_for (and, by the
+ *          corruption, backward_adds_... and the thread-count test)
+ *   - gru step_backward dropping r from d(Un h + cn) (`dn * r` -> `dn`)
+ *       -> gradients_agree_with_finite_differences (gru dx)
+ *   - gru recurrence_backward leaving after the last step (`s == 0` ->
+ *     `s < length`) -> gradients_agree_with_finite_differences (gru dx = 0)
+ *   - gru shift_h ignoring reverse -> gradients_agree_with_finite_differences
+ *     (gru reverse dU)
+ *   - GEMM k-panels visited in a worker-dependent order (see test_gemm.c)
+ *       -> results_are_bitwise_equal_for_any_thread_count
+ *   - dropping the kernel_size check -> bad_options_are_refused_with_a_message
+ *   - dropping the ws_len check -> bad_calls_are_refused_with_a_message
+ */
+#include "tdtest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/error.h"
+#include "../core/mixer.h"
+#include "../core/rng.h"
+
+/* A mixer with its buffers for one batch of lines x length. */
+typedef struct {
+	td_mixer *m;
+	size_t lines, length, n; /* n = lines * length * channels */
+	td_real *x, *y, *dy, *dx, *ws;
+	size_t ws_len;
+} rig;
+
+static rig rig_new(const td_mixer_opts *o, size_t lines, size_t length, uint64_t seed)
+{
+	rig r = {NULL, lines, length, lines * length * o->channels, NULL, NULL, NULL,
+		 NULL, NULL,  0};
+
+	assert_int_equal(td_mixer_new(&r.m, o), 0);
+	td_mixer_init(r.m, seed, 10);
+	assert_int_equal(td_mixer_ws_size(&r.ws_len, r.m, lines, length), 0);
+	r.x = calloc(r.n, sizeof *r.x), r.y = calloc(r.n, sizeof *r.y);
+	r.dy = calloc(r.n, sizeof *r.dy), r.dx = calloc(r.n, sizeof *r.dx);
+	r.ws = calloc(r.ws_len, sizeof *r.ws);
+	assert_true(r.x && r.y && r.dy && r.dx && r.ws);
+	td_rng_fill_uniform(seed, 1, 0, r.n, -1, 1, r.x);
+	td_rng_fill_uniform(seed, 2, 0, r.n, -1, 1, r.dy);
+	return r;
+}
+
+static void rig_free(rig *r)
+{
+	td_mixer_free(r->m);
+	free(r->x), free(r->y), free(r->dy), free(r->dx), free(r->ws);
+}
+
+static void forward(rig *r)
+{
+	assert_int_equal(td_mixer_forward(r->m, r->y, r->x, r->lines, r->length, r->ws, r->ws_len),
+			 0);
+}
+
+static void backward(rig *r)
+{
+	assert_int_equal(
+	    td_mixer_backward(r->m, r->dx, r->dy, r->lines, r->length, r->ws, r->ws_len), 0);
+}
+
+/* The configurations every property is checked on: every kind, both directions. */
+static td_mixer_opts config(int i)
+{
+	td_mixer_opts o = TD_MIXER_OPTS_INIT;
+
+	o.kind = i < 2 ? TD_MIXER_LRU : i < 4 ? TD_MIXER_CONV : TD_MIXER_GRU;
+	o.channels = 3;
+	o.state = 4;	   /* LRU: state != channels, so a transposed projection shows */
+	o.kernel_size = 3; /* CONV: taps at 0, 2, 4 of a length-6 line: some fall off */
+	o.dilation = 2;
+	o.reverse = i % 2;
+	return o;
+}
+#define N_CONFIGS 6
+
+static const char *label(const rig *r)
+{
+	static char buf[64];
+
+	snprintf(buf, sizeof buf, "%s%s", td_mixer_kind_name(r->m),
+		 td_mixer_options(r->m)->reverse ? " reverse" : "");
+	return buf;
+}
+
+#ifdef TD_REAL_DOUBLE
+/* The loss whose gradient backward computes: L = sum_i dy[i] * y[i]. */
+static double loss(rig *r)
+{
+	double s = 0;
+
+	forward(r);
+	for (size_t i = 0; i < r->n; i++)
+		s += (double)r->dy[i] * (double)r->y[i];
+	return s;
+}
+
+/* Central difference of the loss in *v; restores *v. */
+static double numeric(rig *r, td_real *v)
+{
+	const double eps = 1e-6;
+	td_real keep = *v;
+	double up, down;
+
+	*v = keep + eps;
+	up = loss(r);
+	*v = keep - eps;
+	down = loss(r);
+	*v = keep;
+	return (up - down) / (2 * eps);
+}
+
+static int close_enough(double got, double want)
+{
+	return fabs(got - want) <= 1e-7 * (1 + fabs(want));
+}
+
+/* Counts input-gradient mismatches, printing the first few. */
+static int check_dx(rig *r)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < r->n; i++) {
+		double num = numeric(r, &r->x[i]);
+
+		if (!close_enough((double)r->dx[i], num) && bad++ < 3)
+			print_message("  %s: dx[%zu] = %.10g, finite difference %.10g\n", label(r),
+				      i, (double)r->dx[i], num);
+	}
+	return bad;
+}
+
+/* Counts parameter-gradient mismatches over every tensor, printing the first few. */
+static int check_dparams(rig *r)
+{
+	td_real *p = td_mixer_params(r->m), *g = td_mixer_grads(r->m);
+	int bad = 0;
+
+	for (size_t t = 0; t < td_mixer_n_tensors(r->m); t++) {
+		const td_mixer_tensor *ts = td_mixer_tensor_at(r->m, t);
+
+		for (size_t e = 0; e < ts->count; e++) {
+			size_t i = ts->offset + e;
+			double num = numeric(r, &p[i]);
+
+			if (!close_enough((double)g[i], num) && bad++ < 3)
+				print_message("  %s: d%s[%zu] = %.10g, finite difference %.10g\n",
+					      label(r), ts->name, e, (double)g[i], num);
+		}
+	}
+	return bad;
+}
+#endif
+
+static void test_mixer_gradients_agree_with_finite_differences(void **state)
+{
+	(void)state;
+#ifdef TD_REAL_DOUBLE
+	int bad = 0;
+
+	for (int i = 0; i < N_CONFIGS; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 2, 6, 7);
+
+		forward(&r);
+		backward(&r);
+		bad += check_dx(&r) + check_dparams(&r);
+		rig_free(&r);
+	}
+	assert_int_equal(bad, 0);
+#else
+	TD_SKIP("gradcheck runs in the double build (make double)");
+#endif
+}
+
+/* Reverses the time axis of every line of a lines x length x c buffer. */
+static void flip(td_real *dst, const td_real *src, size_t lines, size_t length, size_t c)
+{
+	for (size_t l = 0; l < lines; l++)
+		for (size_t t = 0; t < length; t++)
+			memcpy(dst + (l * length + t) * c, src + (l * length + length - 1 - t) * c,
+			       c * sizeof *dst);
+}
+
+static void test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back(void **state)
+{
+	(void)state;
+	for (int i = 0; i < N_CONFIGS; i += 2) {
+		td_mixer_opts fw = config(i), bw = config(i + 1);
+		rig f = rig_new(&fw, 3, 7, 4),
+		    b = rig_new(&bw, 3, 7, 4); /* same seed: same weights */
+		td_real *want = malloc(f.n * sizeof *want);
+
+		assert_non_null(want);
+		flip(f.x, b.x, 3, 7, 3);
+		forward(&f);
+		forward(&b);
+		flip(want, f.y, 3, 7, 3);
+		if (memcmp(want, b.y, f.n * sizeof *want) != 0)
+			fail_msg("%s: reverse differs from the flipped forward", label(&b));
+		free(want);
+		rig_free(&f), rig_free(&b);
+	}
+}
+
+static void test_mixer_initial_parameters_are_a_pure_function_of_the_seed(void **state)
+{
+	(void)state;
+	for (int i = 0; i < N_CONFIGS; i++) {
+		td_mixer_opts o = config(i);
+		rig a = rig_new(&o, 1, 2, 5), b = rig_new(&o, 1, 2, 5), c = rig_new(&o, 1, 2, 6);
+		size_t n = td_mixer_n_params(a.m);
+
+		assert_memory_equal(td_mixer_params(a.m), td_mixer_params(b.m),
+				    n * sizeof(td_real));
+		td_mixer_init(b.m, 5, 10); /* again: overwrites, the same values */
+		assert_memory_equal(td_mixer_params(a.m), td_mixer_params(b.m),
+				    n * sizeof(td_real));
+		for (size_t t = 0; t < td_mixer_n_tensors(a.m); t++) {
+			const td_mixer_tensor *ts = td_mixer_tensor_at(a.m, t);
+			const td_real *pa = td_mixer_params(a.m) + ts->offset;
+			const td_real *pc = td_mixer_params(c.m) + ts->offset;
+			int drawn = 0, differ = 0;
+
+			for (size_t e = 0; e < ts->count; e++)
+				drawn |= pa[e] != 0, differ |= pa[e] != pc[e];
+			if (drawn && !differ)
+				fail_msg("%s: tensor %s is the same for seeds 5 and 6", label(&a),
+					 ts->name);
+		}
+		rig_free(&a), rig_free(&b), rig_free(&c);
+	}
+}
+
+static void test_mixer_each_tensor_draws_from_its_own_stream(void **state)
+{
+	td_mixer_opts o = config(0);
+	td_mixer *m;
+
+	(void)state;
+	o.channels = o.state = 4; /* B and C both 4 x 4 with the same std */
+	assert_int_equal(td_mixer_new(&m, &o), 0);
+	td_mixer_init(m, 1, 0);
+	assert_true(memcmp(td_mixer_params(m) + td_mixer_tensor_at(m, 0)->offset,
+			   td_mixer_params(m) + td_mixer_tensor_at(m, 2)->offset,
+			   16 * sizeof(td_real)) != 0);
+	td_mixer_free(m);
+}
+
+static void test_mixer_backward_adds_parameter_gradients_and_overwrites_dx(void **state)
+{
+	(void)state;
+	for (int i = 0; i < N_CONFIGS; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 2, 6, 3);
+		size_t n = td_mixer_n_params(r.m);
+		td_real *once = malloc(n * sizeof *once), *dx1 = malloc(r.n * sizeof *dx1);
+
+		assert_true(once && dx1);
+		forward(&r);
+		backward(&r);
+		memcpy(once, td_mixer_grads(r.m), n * sizeof *once);
+		memcpy(dx1, r.dx, r.n * sizeof *dx1);
+		backward(&r); /* the saved workspace is intact: the same again, added */
+		assert_memory_equal(dx1, r.dx, r.n * sizeof *dx1);
+		for (size_t k = 0; k < n; k++)
+			if (td_mixer_grads(r.m)[k] != 2 * once[k])
+				fail_msg("%s: gradient %zu is %g after two backwards, want 2 x %g",
+					 label(&r), k, (double)td_mixer_grads(r.m)[k],
+					 (double)once[k]);
+		td_mixer_zero_grads(r.m);
+		for (size_t k = 0; k < n; k++)
+			assert_true(td_mixer_grads(r.m)[k] == 0);
+		free(once), free(dx1);
+		rig_free(&r);
+	}
+}
+
+static void test_mixer_never_writes_past_the_workspace_it_asked_for(void **state)
+{
+	(void)state;
+	for (int i = 0; i < N_CONFIGS; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 3, 5, 2);
+		td_real *ws = malloc((r.ws_len + 64) * sizeof *ws);
+
+		assert_non_null(ws);
+		for (size_t k = 0; k < r.ws_len + 64; k++)
+			ws[k] = 1234;
+		assert_int_equal(td_mixer_forward(r.m, r.y, r.x, 3, 5, ws, r.ws_len), 0);
+		assert_int_equal(td_mixer_backward(r.m, r.dx, r.dy, 3, 5, ws, r.ws_len), 0);
+		for (size_t k = r.ws_len; k < r.ws_len + 64; k++)
+			if (ws[k] != 1234)
+				fail_msg("%s: wrote ws[%zu], past the %zu values asked for",
+					 label(&r), k, r.ws_len);
+		free(ws);
+		rig_free(&r);
+	}
+}
+
+/* Forward and backward with the given thread count; returns y, dx, grads in one buffer. */
+static td_real *run_with_threads(int threads, int config_i, size_t *len)
+{
+	td_mixer_opts o = config(config_i);
+	rig r;
+	td_real *out;
+	size_t np;
+
+	o.channels = 16;
+	o.state = 160; /* LRU: the GEMMs over the state span more than one k-panel */
+	o.threads = threads;
+	r = rig_new(&o, 48, 64, 9); /* big enough for the GEMMs to split */
+	np = td_mixer_n_params(r.m);
+	forward(&r);
+	backward(&r);
+	*len = 2 * r.n + np;
+	out = malloc(*len * sizeof *out);
+	assert_non_null(out);
+	memcpy(out, r.y, r.n * sizeof *out);
+	memcpy(out + r.n, r.dx, r.n * sizeof *out);
+	memcpy(out + 2 * r.n, td_mixer_grads(r.m), np * sizeof *out);
+	rig_free(&r);
+	return out;
+}
+
+static void test_mixer_results_are_bitwise_equal_for_any_thread_count(void **state)
+{
+	(void)state;
+	static const int uses_gemm[] = {0, 1, 4, 5}; /* LRU and GRU, both directions */
+
+	for (int u = 0; u < 4; u++) {
+		int i = uses_gemm[u];
+		size_t n1, n3;
+		td_real *one = run_with_threads(1, i, &n1), *three = run_with_threads(3, i, &n3);
+
+		assert_int_equal(n1, n3);
+		assert_memory_equal(one, three, n1 * sizeof *one);
+		free(one), free(three);
+	}
+}
+
+static void test_mixer_bad_options_are_refused_with_a_message(void **state)
+{
+	td_mixer *m = (td_mixer *)&m; /* must come back NULL */
+	td_mixer_opts o = config(2);
+
+	(void)state;
+	o.channels = 0;
+	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL, "channels is 0");
+	assert_null(m);
+	o = config(2), o.kernel_size = 0;
+	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL, "kernel_size is 0");
+	o = config(2), o.dilation = 0;
+	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL, "dilation is 0");
+	o = config(0), o.threads = 0;
+	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL, "threads is 0");
+	o = config(0), o.kind = (td_mixer_kind)99;
+	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL, "kind 99");
+	assert_null(m);
+}
+
+static void test_mixer_bad_calls_are_refused_with_a_message(void **state)
+{
+	td_mixer_opts o = config(0);
+	rig r;
+
+	(void)state;
+	r = rig_new(&o, 2, 4, 1);
+	TD_ASSERT_REFUSED(td_mixer_forward(r.m, r.y, r.x, 2, 4, r.ws, r.ws_len - 1), TD_EINVAL,
+			  "td_mixer_ws_size");
+	TD_ASSERT_REFUSED(td_mixer_backward(r.m, r.dx, r.dy, 0, 4, r.ws, r.ws_len), TD_EINVAL,
+			  "is empty");
+	TD_ASSERT_REFUSED(td_mixer_forward(r.m, r.y, NULL, 2, 4, r.ws, r.ws_len), TD_EINVAL,
+			  "the input is NULL");
+	rig_free(&r);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_mixer_gradients_agree_with_finite_differences),
+    cmocka_unit_test(test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back),
+    cmocka_unit_test(test_mixer_initial_parameters_are_a_pure_function_of_the_seed),
+    cmocka_unit_test(test_mixer_each_tensor_draws_from_its_own_stream),
+    cmocka_unit_test(test_mixer_backward_adds_parameter_gradients_and_overwrites_dx),
+    cmocka_unit_test(test_mixer_results_are_bitwise_equal_for_any_thread_count),
+    cmocka_unit_test(test_mixer_never_writes_past_the_workspace_it_asked_for),
+    cmocka_unit_test(test_mixer_bad_options_are_refused_with_a_message),
+    cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
+};
+TD_TEST_GROUP(mixer, tests);
