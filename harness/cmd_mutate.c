@@ -1,0 +1,82 @@
+/*
+ * cmd_mutate.c - the command line of `tdaudit mutate` (see mutate.h for
+ * what a run does).
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "mutate.h"
+
+const char td_usage_mutate[] =
+	"usage: tdaudit mutate [--only PATTERN] [-j N] [--timeout S] [--list]\n"
+	"                      [--json FILE] [--junit FILE] [--root DIR]\n"
+	"\n"
+	"Runs every mutant of the catalogues named in tdaudit.lua in scratch copies\n"
+	"under .tdaudit/ (the working tree, index and HEAD are never touched): build,\n"
+	"run the guards, then the rest of the suite.\n"
+	"\n"
+	"  --only PATTERN  only mutants whose id matches the shell pattern\n"
+	"  -j, --jobs N    scratch workers (default: the number of cores)\n"
+	"  --timeout S     seconds per test (default: factor x its baseline time, floor)\n"
+	"  --list          print the mutants (id, file:line, operator, state); run nothing\n"
+	"  --json FILE     write the report as JSON (schema tdaudit.mutate/1)\n"
+	"  --junit FILE    write the report as JUnit XML (survivors are failures)\n"
+	"  --root DIR      the repository (default: the one holding the current directory)\n"
+	"\n"
+	"exit status: 0 every mutant caught; 1 a mutant survived, was stale or was\n"
+	"killed only by a test not named as its guard; 2 usage or environment error\n"
+	"(a red baseline included).\n";
+
+int td_cmd_mutate(int argc, char **argv)
+{
+	td_mutate_opts o = TD_MUTATE_OPTS_INIT;
+	const char *root_arg = NULL;
+	char root[PATH_MAX];
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		int takes = 1;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(td_usage_mutate, stdout);
+			return 0;
+		} else if (!strcmp(a, "--list")) {
+			o.list = 1, takes = 0;
+		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+			if (td_positive(v) < 1 || td_positive(v) > 64 || td_positive(v) != (int)td_positive(v))
+				return td_usage_error("mutate", "-j needs a whole number 1..64, not '%s'", v ? v : "");
+			o.jobs = (int)td_positive(v);
+		} else if (!strcmp(a, "--timeout")) {
+			if ((o.timeout = td_positive(v)) < 0)
+				return td_usage_error("mutate", "--timeout needs a positive number of seconds, not '%s'",
+						   v ? v : "");
+		} else if (!strcmp(a, "--only") || !strcmp(a, "--json") || !strcmp(a, "--junit") ||
+			   !strcmp(a, "--root")) {
+			if (!v)
+				return td_usage_error("mutate", "%s needs a value", a);
+			if (!strcmp(a, "--only"))
+				o.only = v;
+			else if (!strcmp(a, "--json"))
+				o.json = v;
+			else if (!strcmp(a, "--junit"))
+				o.junit = v;
+			else
+				root_arg = v;
+		} else {
+			return td_usage_error("mutate", "unknown option '%s'", a);
+		}
+		i += takes;
+	}
+	rc = td_find_root(root, sizeof root, root_arg);
+	if (rc)
+		return rc;
+	o.color = isatty(1) && !getenv("NO_COLOR");
+	return td_mutate(root, &o);
+}
+

@@ -1,0 +1,52 @@
+/*
+ * commands.c - what every tdaudit command's argument parsing shares.
+ */
+#define _GNU_SOURCE
+#include "commands.h"
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "repo.h"
+
+int td_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "tdaudit%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\n(tdaudit help%s%s for the options)\n", cmd ? " " : "", cmd ? cmd : "");
+	return 2;
+}
+
+/* Parses a positive number; -1 if s is not one. */
+double td_positive(const char *s)
+{
+	char *end;
+	double v = s ? strtod(s, &end) : -1;
+
+	return s && *s && !*end && v > 0 ? v : -1;
+}
+
+int td_find_root(char *root, size_t size, const char *given)
+{
+	char cwd[PATH_MAX];
+
+	if (!given && !getcwd(cwd, sizeof cwd)) {
+		fprintf(stderr, "tdaudit: cannot read the current directory\n");
+		return 2;
+	}
+	if (td_repo_root(root, size, given ? given : cwd) != 0) {
+		fprintf(stderr, "tdaudit: %s\n", td_error_last());
+		return 2;
+	}
+	return 0;
+}
+

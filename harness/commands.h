@@ -1,0 +1,26 @@
+/*
+ * commands.h - the tdaudit commands, one file each (cmd_<name>.c), and the
+ * helpers their argument parsing shares. A command takes argv starting at
+ * its own name and returns the process exit status: 0 all good, 1
+ * findings, 2 usage or environment error. Only main() exits.
+ */
+#ifndef TD_COMMANDS_H
+#define TD_COMMANDS_H
+
+#include <stddef.h>
+
+#define TDAUDIT_VERSION "0.1.0"
+
+int td_cmd_mutate(int argc, char **argv);
+extern const char td_usage_mutate[];
+
+/* Prints "tdaudit CMD: <message>" and the help hint; returns 2. */
+int td_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* s as a positive number, or -1 when it is not one (NULL included). */
+double td_positive(const char *s);
+
+/* The repository root for --root DIR (or the current directory); 0 or 2. */
+int td_find_root(char *root, size_t size, const char *given);
+
+#endif
