@@ -36,7 +36,7 @@ int td_cmd_mutate(int argc, char **argv)
 {
 	td_mutate_opts o = TD_MUTATE_OPTS_INIT;
 	const char *root_arg = NULL;
-	char root[PATH_MAX];
+	char root[PATH_MAX], command[1024];
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
@@ -48,6 +48,11 @@ int td_cmd_mutate(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--list")) {
 			o.list = 1, takes = 0;
+		} else if (!strncmp(a, "-j", 2) && a[2]) { /* -j4 */
+			v = a + 2, takes = 0;
+			if (td_positive(v) < 1 || td_positive(v) > 64 || td_positive(v) != (int)td_positive(v))
+				return td_usage_error("mutate", "-j needs a whole number 1..64, not '%s'", v);
+			o.jobs = (int)td_positive(v);
 		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
 			if (td_positive(v) < 1 || td_positive(v) > 64 || td_positive(v) != (int)td_positive(v))
 				return td_usage_error("mutate", "-j needs a whole number 1..64, not '%s'", v ? v : "");
@@ -77,6 +82,7 @@ int td_cmd_mutate(int argc, char **argv)
 	if (rc)
 		return rc;
 	o.color = isatty(1) && !getenv("NO_COLOR");
+	o.command = td_command_line(command, sizeof command, argc, argv);
 	return td_mutate(root, &o);
 }
 

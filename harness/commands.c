@@ -50,3 +50,12 @@ int td_find_root(char *root, size_t size, const char *given)
 	return 0;
 }
 
+
+const char *td_command_line(char *buf, size_t size, int argc, char **argv)
+{
+	size_t len = (size_t)snprintf(buf, size, "tdaudit");
+
+	for (int i = 0; i < argc && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, " %s", argv[i]);
+	return buf;
+}

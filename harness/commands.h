@@ -13,12 +13,17 @@
 
 int td_cmd_mutate(int argc, char **argv);
 extern const char td_usage_mutate[];
+int td_cmd_ledger(int argc, char **argv);
+extern const char td_usage_ledger[];
 
 /* Prints "tdaudit CMD: <message>" and the help hint; returns 2. */
 int td_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* s as a positive number, or -1 when it is not one (NULL included). */
 double td_positive(const char *s);
+
+/* "tdaudit " + argv joined by spaces, into buf (truncated to size); returns buf. */
+const char *td_command_line(char *buf, size_t size, int argc, char **argv);
 
 /* The repository root for --root DIR (or the current directory); 0 or 2. */
 int td_find_root(char *root, size_t size, const char *given);

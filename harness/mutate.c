@@ -32,6 +32,7 @@
 #include "catalogue.h"
 #include "proc.h"
 #include "project.h"
+#include "record.h"
 #include "repo.h"
 #include "report.h"
 #include "scratch.h"
@@ -264,6 +265,10 @@ static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int 
 	*timed_out = pr.timed_out;
 	if (err || !*failed)
 		return err;
+	if (!res->killers) {
+		res->exit_status = pr.exited ? pr.status : -1;
+		res->signal = pr.exited ? 0 : pr.status;
+	}
 	if (!res->killers && pr.exited && pr.status == 0 && !pr.timed_out)
 		snprintf(res->detail, sizeof res->detail, "exit 0, but its output says \"%s\"",
 			 r->proj->runners[t->runner].fail_text);
@@ -572,6 +577,34 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 	return run_threads(ws, jobs, worker_main);
 }
 
+int td_mutate_list_tests(char ***names, td_project *proj)
+{
+	td_mutate_opts opts = TD_MUTATE_OPTS_INIT;
+	run_t r = {.opts = &opts, .proj = proj, .mu = PTHREAD_MUTEX_INITIALIZER};
+	worker_t w = {.run = &r};
+	int err, lock_fd = -1;
+
+	*names = NULL;
+	err = claim_dir(&r, &lock_fd);
+	snprintf(w.tree, sizeof w.tree, "%s/work/0", r.dir);
+	snprintf(w.log, sizeof w.log, "%s/logs/worker-0.log", r.dir);
+	if (!err) {
+		worker_prepare(&w);
+		err = w.err;
+	}
+	for (int k = 0; !err && k < proj->n_runners; k++)
+		err = list_tests(&r, k, w.tree, w.log);
+	for (size_t i = 0; i < r.n_tests; i++) {
+		if (!err)
+			err = td_strv_push(names, r.tests[i].name);
+		free(r.tests[i].name);
+	}
+	free(r.tests);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return err;
+}
+
 int td_mutate(const char *root, const td_mutate_opts *opts)
 {
 	run_t r = {.opts = opts, .mu = PTHREAD_MUTEX_INITIALIZER};
@@ -599,6 +632,10 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		err = execute(&r, ws, jobs);
 	if (!err)
 		status = td_report_all(&r.muts, r.res, opts->json, opts->junit, opts->color);
+	if (!err && td_record_mutation_run(r.proj, opts->command, &r.muts, r.res, status) != 0) {
+		fprintf(stderr, "tdaudit mutate: the run is not in the ledger: %s\n", td_error_last());
+		status = 2;
+	}
 done:
 	if (err)
 		fprintf(stderr, "tdaudit mutate: %s\n", td_error_last());

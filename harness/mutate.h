@@ -11,6 +11,8 @@
  *   build-failed      the mutant did not build: invalid, never a kill
  *   stale             the text to find is no longer in the file
  *   equivalent        declared to change nothing observable; not run
+ * Every completed run is written to the project's ledger as one
+ * transaction (see ledger/ledger.h); a run that stops early writes nothing.
  * Exit status: 0 all caught, 1 a mutant survived, was stale or was killed
  * only elsewhere, 2 usage or environment error (red baseline included).
  */
@@ -38,9 +40,10 @@ typedef struct {
 	const char *json;    /* write the JSON report here (atomically) */
 	const char *junit;   /* write a JUnit XML report here (atomically) */
 	int color;           /* colour the outcome words */
+	const char *command; /* the command line, recorded in the ledger; NULL: "tdaudit mutate" */
 } td_mutate_opts;
 
-#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, NULL, NULL, 0}
+#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, NULL, NULL, 0, NULL}
 
 /*
  * Runs the project at root (which has a tdaudit.lua). Never writes outside
@@ -48,5 +51,13 @@ typedef struct {
  * above; messages go to stderr, progress and summary to stdout.
  */
 int td_mutate(const char *root, const td_mutate_opts *opts);
+
+/*
+ * The names of every test the project's runners list, read in an
+ * up-to-date scratch tree (.tdaudit/work/0, synced and built as for a run).
+ * Caller frees *names with td_strv_free.
+ */
+struct td_project_s;
+int td_mutate_list_tests(char ***names, struct td_project_s *proj);
 
 #endif

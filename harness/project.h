@@ -35,7 +35,7 @@ typedef struct {
 	char where[256];
 } td_runner;
 
-typedef struct {
+typedef struct td_project_s {
 	char root[4096];  /* absolute path of the repository */
 	char **build;     /* argv */
 	td_runner runners[TD_PROJECT_MAX_RUNNERS];

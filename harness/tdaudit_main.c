@@ -17,6 +17,8 @@ static const struct {
 } commands[] = {
 	{"mutate", td_cmd_mutate, td_usage_mutate,
 	 "break the code on purpose from Lua catalogues; check the guards notice"},
+	{"ledger", td_cmd_ledger, td_usage_ledger,
+	 "check DEBUG.md against the findings ledger; export or merge ledgers"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

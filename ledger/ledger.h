@@ -39,7 +39,7 @@
  *       catalogue entry naming a finding that does not exist
  *   mutant_outcomes(run, mutant, outcome, killing_test, exit_status, signal,
  *       duration_ms)
- *       outcome: killed | survived | timeout | build-failed | stale | equivalent
+ *       outcome: killed | killed-elsewhere | survived | timeout | build-failed | stale | equivalent
  *   kills(run, mutant, test)      the kill matrix
  *
  * Never: build SQL from data; commit part of a run; write a ledger whose
@@ -154,7 +154,7 @@ int td_ledger_put_mutant(td_ledger *lg, const td_ledger_mutant *m);
 
 typedef struct {
 	const char *mutant;       /* a mutant id already put */
-	const char *outcome;      /* killed | survived | timeout | build-failed | stale | equivalent */
+	const char *outcome;      /* killed | killed-elsewhere | survived | timeout | build-failed | stale | equivalent */
 	const char *killing_test; /* the first test that failed, or NULL */
 	int exit_status;          /* the killing test's exit status, or -1 */
 	int signal;               /* the signal that ended it, or 0 */

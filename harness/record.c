@@ -1,0 +1,64 @@
+/*
+ * record.c - harness runs into the ledger (see record.h).
+ *
+ * Must never leave a half-written run: every write goes between
+ * td_ledger_run_begin and td_ledger_run_finish, and any failure abandons
+ * the run.
+ */
+#include "record.h"
+
+#include <stdio.h>
+
+#include "../core/error.h"
+#include "../ledger/ledger.h"
+#include "mutate.h"
+#include "repo.h"
+
+void td_record_ledger_path(char *out, size_t size, const td_project *p)
+{
+	if (p->ledger[0] == '/')
+		snprintf(out, size, "%s", p->ledger);
+	else
+		snprintf(out, size, "%s/%s", p->root, p->ledger);
+}
+
+static int put_one(td_ledger *lg, const td_mutant *m, const td_mutation_result *r)
+{
+	td_ledger_mutant lm = {m->id, m->catalogue, m->name, m->file, m->line > 0 ? m->line : 1,
+			       m->finding, m->designed_against, m->why};
+	td_ledger_outcome lo = {m->id, td_outcome_name((enum td_outcome)r->outcome),
+				r->killers ? r->killers[0] : NULL, r->killers ? r->exit_status : -1,
+				r->killers ? r->signal : 0, (long)(r->seconds * 1000)};
+	int err = td_ledger_put_mutant(lg, &lm);
+
+	if (!err)
+		err = td_ledger_put_outcome(lg, &lo);
+	for (size_t k = 0; !err && r->killers && r->killers[k]; k++)
+		err = td_ledger_put_kill(lg, m->id, r->killers[k]);
+	return err;
+}
+
+int td_record_mutation_run(const td_project *p, const char *command, const td_mutants *m,
+			   const td_mutation_result *res, int status)
+{
+	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
+	td_ledger *lg = NULL;
+	char path[8192], sha[41] = "";
+	int dirty = 0, err;
+
+	td_record_ledger_path(path, sizeof path, p);
+	info.command = command ? command : "tdaudit mutate";
+	info.tool_version = TD_TOOL_VERSION;
+	if (td_repo_head(sha, &dirty, p->root) == 0 && sha[0] != '(')
+		info.head_commit = sha;
+	info.dirty = dirty;
+	err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
+	if (!err)
+		err = td_ledger_run_begin(lg, &info);
+	for (size_t i = 0; !err && i < m->n; i++)
+		err = put_one(lg, &m->v[i], &res[i]);
+	if (!err)
+		err = td_ledger_run_finish(lg, status == 0 ? "ok" : status == 1 ? "findings" : "error");
+	td_ledger_free(lg); /* rolls back an unfinished run */
+	return err;
+}

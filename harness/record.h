@@ -1,0 +1,29 @@
+/*
+ * record.h - writing a harness run into the findings ledger.
+ *
+ * One function per kind of run; each opens the project's ledger (created
+ * if missing), writes the whole run in one transaction and closes it, so a
+ * crash at any point leaves either the whole run or none of it.
+ */
+#ifndef TD_RECORD_H
+#define TD_RECORD_H
+
+#include "catalogue.h"
+#include "project.h"
+#include "report.h"
+
+/* The tool's version string, as the ledger records it. */
+#define TD_TOOL_VERSION "tdaudit 0.1.0"
+
+/*
+ * Records a finished mutation run: every mutant, its outcome, and every
+ * test that failed for it (the kill matrix). status is the run's exit
+ * status (0 -> "ok", 1 -> "findings", else "error").
+ */
+int td_record_mutation_run(const td_project *p, const char *command, const td_mutants *m,
+			   const td_mutation_result *res, int status);
+
+/* The ledger's path: p->ledger made absolute against p->root. */
+void td_record_ledger_path(char *out, size_t size, const td_project *p);
+
+#endif
