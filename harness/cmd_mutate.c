@@ -14,7 +14,7 @@
 
 const char td_usage_mutate[] =
 	"usage: tdaudit mutate [--only PATTERN] [-j N] [--timeout S] [--list]\n"
-	"                      [--json FILE] [--junit FILE] [--root DIR]\n"
+	"                      [--json FILE] [--junit FILE] [--root DIR] [--cold]\n"
 	"\n"
 	"Runs every mutant of the catalogues named in tdaudit.lua in scratch copies\n"
 	"under .tdaudit/ (the working tree, index and HEAD are never touched): build,\n"
@@ -27,6 +27,8 @@ const char td_usage_mutate[] =
 	"  --json FILE     write the report as JSON (schema tdaudit.mutate/1)\n"
 	"  --junit FILE    write the report as JUnit XML (survivors are failures)\n"
 	"  --root DIR      the repository (default: the one holding the current directory)\n"
+	"  --cold          the naive way, for benchmarks: a fresh copy, a clean build and\n"
+	"                  the whole suite for every mutant (same outcomes, much slower)\n"
 	"\n"
 	"exit status: 0 every mutant caught; 1 a mutant survived, was stale or was\n"
 	"killed only by a test not named as its guard; 2 usage or environment error\n"
@@ -48,6 +50,8 @@ int td_cmd_mutate(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--list")) {
 			o.list = 1, takes = 0;
+		} else if (!strcmp(a, "--cold")) {
+			o.cold = 1, takes = 0;
 		} else if (!strncmp(a, "-j", 2) && a[2]) { /* -j4 */
 			v = a + 2, takes = 0;
 			if (td_positive(v) < 1 || td_positive(v) > 64 || td_positive(v) != (int)td_positive(v))

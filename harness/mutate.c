@@ -18,6 +18,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,6 +279,29 @@ static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int 
 }
 
 /*
+ * --cold: every test, in list order, no fail-fast; the outcome is then read
+ * off the failures: a guard among them kills, any other test kills
+ * elsewhere. Same outcomes as judge(), found the slow way.
+ */
+static int judge_whole_suite(run_t *r, worker_t *w, const td_mutant *m, td_mutation_result *res)
+{
+	int failed = 0, timed_out = 0, any_guard = 0, any_timeout = 0, err = 0;
+
+	for (size_t i = 0; i < r->n_tests && !err; i++) {
+		int guard = !m->guards || td_strv_find(m->guards, r->tests[i].name) >= 0;
+
+		err = probe(r, w, &r->tests[i], res, &failed, &timed_out);
+		any_guard |= failed && guard;
+		any_timeout |= failed && guard && timed_out;
+	}
+	if (any_guard)
+		res->outcome = any_timeout ? TD_TIMEOUT : TD_KILLED;
+	else
+		res->outcome = res->killers ? TD_KILLED_ELSEWHERE : TD_SURVIVED;
+	return err;
+}
+
+/*
  * Guards first, in the catalogue's order: the first that fails kills the
  * mutant. Then every other test, all of them (the kill matrix): if one
  * fails, the mutant was killed elsewhere. A mutant with no guards named (a
@@ -287,6 +311,8 @@ static int judge(run_t *r, worker_t *w, const td_mutant *m, td_mutation_result *
 {
 	int failed = 0, timed_out = 0, err = 0;
 
+	if (r->opts->cold)
+		return judge_whole_suite(r, w, m, res);
 	for (size_t g = 0; m->guards && m->guards[g]; g++) {
 		err = probe(r, w, find_test(r, m->guards[g]), res, &failed, &timed_out);
 		if (err || failed) {
@@ -362,6 +388,32 @@ static void progress(run_t *r, size_t i)
 	fflush(stdout);
 }
 
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+/*
+ * --cold: the naive way, kept for comparison (the benchmark): a fresh copy
+ * of the repository for every mutant, so every build is a clean build.
+ */
+static int cold_copy(run_t *r, worker_t *w)
+{
+	char manifest[4400], **files = NULL;
+	int err;
+
+	snprintf(manifest, sizeof manifest, "%s/work/%d.manifest", r->dir, w->id);
+	if (nftw(w->tree, rm_entry, 32, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+		return TD_FAIL(TD_EIO, "cannot remove %s: %s", w->tree, strerror(errno));
+	unlink(manifest);
+	err = td_repo_files(&files, r->proj->root);
+	if (!err)
+		err = td_scratch_sync(r->proj->root, files, w->tree, manifest, NULL);
+	td_strv_free(files);
+	return err;
+}
+
 static void *worker_main(void *arg)
 {
 	worker_t *w = arg;
@@ -379,7 +431,10 @@ static void *worker_main(void *arg)
 		if (i >= r->muts.n || w->err)
 			break;
 		t = now();
-		w->err = try_mutant(r, w, &r->muts.v[i], &r->res[i]);
+		if (r->opts->cold)
+			w->err = cold_copy(r, w);
+		if (!w->err)
+			w->err = try_mutant(r, w, &r->muts.v[i], &r->res[i]);
 		r->res[i].seconds = now() - t;
 		pthread_mutex_lock(&r->mu);
 		r->res[i].settled = 1;
