@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../core/error.h"
+#include "gen.h"
 #include "luahost.h"
 #include "strv.h"
 
@@ -31,6 +32,34 @@ static const char *where(lua_State *L)
 	static _Thread_local char buf[512];
 
 	return td_lua_where(L, buf, sizeof buf);
+}
+
+static const char *host_root(lua_State *L)
+{
+	const char *root;
+
+	lua_getfield(L, LUA_REGISTRYINDEX, "tdaudit.root");
+	root = lua_tostring(L, -1);
+	lua_pop(L, 1); /* the registry keeps the string alive */
+	return root;
+}
+
+/* Appends the files under the root matching pattern, sorted. */
+static void expand_glob(lua_State *L, const char *pattern, char ***out)
+{
+	const char *root = host_root(L);
+	char full[8192];
+	glob_t g;
+
+	if (pattern[0] == '/' || strstr(pattern, ".."))
+		luaL_error(L, "%s: glob '%s' must be relative to the root, without '..'", where(L), pattern);
+	snprintf(full, sizeof full, "%s/%s", root, pattern);
+	if (glob(full, 0, NULL, &g) != 0)
+		luaL_error(L, "%s: generate: glob '%s' matches no file", where(L), pattern);
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		if (td_strv_find(*out, g.gl_pathv[i] + strlen(root) + 1) < 0)
+			td_strv_push(out, g.gl_pathv[i] + strlen(root) + 1);
+	globfree(&g);
 }
 
 static void check_fields(lua_State *L)
@@ -159,6 +188,124 @@ static int l_mutant(lua_State *L)
 	return 0;
 }
 
+/* The generate{} options: the operator class mask. */
+static unsigned classes_field(lua_State *L)
+{
+	unsigned mask = 0;
+	lua_Integer n;
+
+	if (lua_getfield(L, 1, "operators") == LUA_TNIL) {
+		lua_pop(L, 1);
+		return TD_GEN_ALL;
+	}
+	if (!lua_istable(L, -1))
+		luaL_error(L, "%s: operators must be a list of class names", where(L));
+	n = (lua_Integer)lua_rawlen(L, -1);
+	for (lua_Integer i = 1; i <= n; i++) {
+		td_gen_class c;
+
+		if (lua_rawgeti(L, -1, i) != LUA_TSTRING || td_gen_class_parse(&c, lua_tostring(L, -1)))
+			luaL_error(L, "%s: %s", where(L), td_error_last());
+		mask |= (unsigned)c;
+		lua_pop(L, 1);
+	}
+	lua_pop(L, 1);
+	return mask;
+}
+
+/* Appends one generated mutant as a catalogue entry. */
+static void add_generated(lua_State *L, td_mutants *list, const td_gen_mutant *g, const char *file,
+			  char *const *guards)
+{
+	td_mutant m = {0};
+	char why[512];
+
+	snprintf(why, sizeof why, "generated: %s '%s' -> '%s' in %s()", td_gen_class_name(g->cls),
+		 g->orig, g->repl, g->func);
+	m.id = strdup(g->id), m.name = strdup(g->id), m.file = strdup(file);
+	m.find = strdup(g->orig), m.replace = strdup(g->repl), m.why = strdup(why);
+	m.designed_against = strdup("generated operator mutant");
+	m.op = strdup(td_gen_class_name(g->cls)), m.where = strdup(where(L));
+	lua_getfield(L, lua_upvalueindex(2), "path");
+	m.catalogue = strdup(lua_tostring(L, -1));
+	lua_pop(L, 1);
+	m.offset = g->off, m.line = g->line, m.generated = 1;
+	for (size_t i = 0; guards && guards[i]; i++)
+		td_strv_push(&m.guards, guards[i]);
+	if (!m.id || !m.name || !m.file || !m.find || !m.replace || !m.why || !m.op || !m.where ||
+	    !m.catalogue || !m.designed_against || grow(list))
+		luaL_error(L, "out of memory");
+	list->v[list->n++] = m;
+}
+
+/* Runs the generator over one file and appends its mutants. */
+static void generate_file(lua_State *L, td_mutants *list, const char *file, unsigned classes,
+			  char *const *guards)
+{
+	td_gen_opts opts = TD_GEN_OPTS_INIT;
+	td_gen_result *res = NULL;
+	char *src;
+	size_t len;
+
+	opts.classes = classes;
+	if (td_lua_read_confined(host_root(L), file, &src, &len) != 0 ||
+	    td_gen_file(&res, file, src, len, &opts) != 0) {
+		free(src);
+		luaL_error(L, "%s: %s", where(L), td_error_last());
+	}
+	for (size_t i = 0; i < res->n_mutants; i++) {
+		size_t k;
+
+		for (k = 0; k < list->n && strcmp(list->v[k].id, res->mutants[i].id); k++)
+			;
+		if (k == list->n) /* a file matched by two globs adds its mutants once */
+			add_generated(L, list, &res->mutants[i], file, guards);
+	}
+	for (size_t i = 0; i < res->n_skips; i++) {
+		printf("%s: %s: %d generated mutant%s skipped: %s\n", where(L), file, res->skips[i].count,
+		       res->skips[i].count == 1 ? "" : "s", res->skips[i].reason);
+		list->n_skipped += (size_t)res->skips[i].count;
+	}
+	td_gen_result_free(res);
+	free(src);
+}
+
+static int l_generate(lua_State *L)
+{
+	static const char *const gen_fields[] = {"files", "operators", "guards", NULL};
+	td_mutants *list = list_of(L);
+	unsigned classes;
+	char **guards, **files = NULL;
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {
+		int ok = 0;
+
+		lua_pop(L, 1);
+		for (int i = 0; gen_fields[i] && lua_type(L, -1) == LUA_TSTRING; i++)
+			ok |= strcmp(lua_tostring(L, -1), gen_fields[i]) == 0;
+		if (!ok)
+			luaL_error(L, "%s: generate has no field '%s' (fields: files operators guards)",
+				   where(L), lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
+	}
+	classes = classes_field(L);
+	guards = guards_field(L);
+	if (lua_getfield(L, 1, "files") != LUA_TTABLE)
+		luaL_error(L, "%s: generate needs files = { \"glob\", ... }", where(L));
+	for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, -1); i++) {
+		if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
+			luaL_error(L, "%s: files must be a list of globs", where(L));
+		expand_glob(L, lua_tostring(L, -1), &files);
+		lua_pop(L, 1);
+	}
+	for (size_t i = 0; files && files[i]; i++)
+		generate_file(L, list, files[i], classes, guards);
+	td_strv_free(files);
+	td_strv_free(guards);
+	return 0;
+}
+
 static int load_one(td_mutants *out, const char *root, const char *path)
 {
 	td_lua *lua;
@@ -172,8 +319,14 @@ static int load_one(td_mutants *out, const char *root, const char *path)
 	lua_newtable(L);
 	lua_pushstring(L, path);
 	lua_setfield(L, -2, "path");
+	lua_pushvalue(L, -2);
+	lua_pushvalue(L, -2);
 	lua_pushcclosure(L, l_mutant, 2);
 	lua_setglobal(L, "mutant");
+	lua_pushcclosure(L, l_generate, 2);
+	lua_setglobal(L, "generate");
+	lua_pushstring(L, root);
+	lua_setfield(L, LUA_REGISTRYINDEX, "tdaudit.root");
 	err = td_lua_run_file(lua, path);
 	td_lua_free(lua);
 	return err;
@@ -221,6 +374,12 @@ void td_mutants_free(td_mutants *m)
 
 int td_mutant_locate(td_mutant *m, const char *text, size_t len, size_t *count)
 {
+	if (m->generated) { /* by offset: the token must still be there */
+		size_t flen = strlen(m->find);
+
+		*count = m->offset + flen <= len && memcmp(text + m->offset, m->find, flen) == 0;
+		return *count ? TD_LOCATE_OK : TD_LOCATE_STALE;
+	}
 	size_t flen = strlen(m->find), n = 0, at = 0;
 	int found = 0;
 

@@ -17,6 +17,19 @@
  * A missing or unknown field, a wrong type, finding and designed_against
  * both given or both missing, or a duplicated name is refused with the
  * catalogue's file:line.
+ *
+ * Generated operator mutants (harness/gen.h) over files matching globs:
+ *
+ *   generate {
+ *     files = { "core/plan.c" },             -- globs relative to the root
+ *     operators = { "relational", "logical" }, -- default: every class
+ *     guards = { "test_..." },               -- optional; without guards any
+ *   }                                        -- failing test kills
+ *
+ * Each generated mutant's id is the generator's stable id; it is located
+ * by offset, and is stale when its token is no longer there. Mutants that
+ * a `tdaudit: skip REASON` comment suppresses are counted by reason and
+ * reported when the catalogue loads.
  */
 #ifndef TD_CATALOGUE_H
 #define TD_CATALOGUE_H
@@ -37,11 +50,13 @@ typedef struct {
 	char *op;        /* "catalogue", or a generator's operator class */
 	size_t offset;   /* where find starts in file: set by td_mutant_locate */
 	int line;        /* 1-based line of offset */
+	int generated;   /* 1: from generate{}, located by offset (already set), not by search */
 } td_mutant;
 
 typedef struct {
 	td_mutant *v;
 	size_t n, cap;
+	size_t n_skipped; /* generated mutants suppressed by skip comments */
 } td_mutants;
 
 /*
