@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../core/error.h"
 #include "../core/fileio.h"
@@ -40,6 +41,7 @@ int fx_run(const char *dir, const char *log, const char *const *argv)
 	char out[4096];
 
 	snprintf(out, sizeof out, "%s/../%s", dir, log);
+	unlink(out); /* each run's log holds that run only */
 	o.argv = argv;
 	o.cwd = dir;
 	o.out_path = out;

@@ -10,7 +10,7 @@
 /* Writes text to dir/rel (parents created); fails the test on error. */
 void fx_write(const char *dir, const char *rel, const char *text);
 
-/* Runs argv (NULL-terminated) in dir, output to dir/../<log>; exit status. */
+/* Runs argv (NULL-terminated) in dir, output to dir/../<log> (replaced); exit status. */
 int fx_run(const char *dir, const char *log, const char *const *argv);
 
 /* git init + add + commit of everything in dir, with a fixed identity. */

@@ -15,6 +15,9 @@
  *   - try_mutant() not restoring the file -> the second mutant of a file
  *     sees the first still applied (every_outcome_is_reported)
  *   - run_test() ignoring fail_text -> fail_text_marks_a_zero_exit_as_a_failure
+ *   - generate_file() not counting skips -> generated_mutants_run_and_skip_...
+ *   - td_mutant_locate() searching generated mutants by text (ambiguous)
+ *       -> generated_mutants_run_and_skip_comments_are_counted
  *   - writing the mutant into the root instead of the scratch tree
  *       -> the_users_tree_index_and_head_are_untouched
  */
@@ -207,6 +210,29 @@ static void test_fail_text_marks_a_zero_exit_as_a_failure(void **state)
 	assert_non_null(strstr(fx_slurp("mutate.log"), "survived"));
 }
 
+static void test_generated_mutants_run_and_skip_comments_are_counted(void **state)
+{
+	const char *list[] = {"mutate", "--list", NULL};
+	const char *run[] = {"mutate", "--only", "calc.c:sum_below:*", NULL};
+	const char *log;
+
+	(void)state;
+	make_fixture("generate { files = { \"calc.c\" }, operators = { \"relational\" } }\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", list), 0);
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "calc.c:sum_below:relational:<:1:<=\tcalc.c:17\trelational"));
+	assert_non_null(strstr(log, "calc.c:clamp:relational:<:1:<="));
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", run), 0);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by test_sum"));
+	/* a skip comment removes the clamp mutant and says why */
+	fx_write("repo", "calc.c", "int clamp(int x)\n{\n\tif (x < 0) /* tdaudit: skip 0 clamps to 0 "
+				   "either way */\n\t\treturn 0;\n\treturn x;\n}\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", list), 0);
+	log = fx_slurp("mutate.log");
+	assert_null(strstr(log, "calc.c:clamp:relational"));
+	assert_non_null(strstr(log, "1 generated mutant skipped: 0 clamps to 0 either way"));
+}
+
 static void test_the_users_tree_index_and_head_are_untouched(void **state)
 {
 	const char *args[] = {"mutate", "-j", "2", NULL};
@@ -259,6 +285,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
 	cmocka_unit_test(test_a_malformed_config_is_refused_with_its_line),
 	cmocka_unit_test(test_fail_text_marks_a_zero_exit_as_a_failure),
+	cmocka_unit_test(test_generated_mutants_run_and_skip_comments_are_counted),
 	cmocka_unit_test(test_the_users_tree_index_and_head_are_untouched),
 	cmocka_unit_test(test_a_run_killed_halfway_leaves_the_tree_untouched),
 };
