@@ -173,15 +173,17 @@ asan: deps
 
 check: test asan
 
+# The main job on this repository: every mutant of mutations/*.lua, in
+# scratch trees under .tdaudit/, written to the ledger.
 audit: deps
 	$(MAKE) --no-print-directory VARIANT=release all
-	@echo "make audit: the tdaudit harness is not built yet (issue #3); nothing to audit."
-	@echo "make audit: run 'make test' for the test suite."
+	$(BUILDROOT)/tdaudit mutate
 
 coverage: deps
 	$(MAKE) --no-print-directory VARIANT=coverage run-tests
 	lcov --quiet --capture --directory $(BUILDROOT)/coverage --output-file $(BUILDROOT)/coverage/lcov.info
 	lcov --quiet --extract $(BUILDROOT)/coverage/lcov.info '$(CURDIR)/core/*' '$(CURDIR)/kernels/*' \
+		'$(CURDIR)/harness/*' '$(CURDIR)/ledger/*' \
 		--output-file $(BUILDROOT)/coverage/lcov.info
 	lcov --summary $(BUILDROOT)/coverage/lcov.info
 

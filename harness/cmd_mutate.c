@@ -13,7 +13,7 @@
 #include "mutate.h"
 
 const char td_usage_mutate[] =
-	"usage: tdaudit mutate [--only PATTERN] [-j N] [--timeout S] [--list]\n"
+	"usage: tdaudit mutate [--only PATTERN] [--diff REV] [-j N] [--timeout S] [--list]\n"
 	"                      [--json FILE] [--junit FILE] [--root DIR] [--cold]\n"
 	"\n"
 	"Runs every mutant of the catalogues named in tdaudit.lua in scratch copies\n"
@@ -21,6 +21,7 @@ const char td_usage_mutate[] =
 	"run the guards, then the rest of the suite.\n"
 	"\n"
 	"  --only PATTERN  only mutants whose id matches the shell pattern\n"
+	"  --diff REV      only mutants on lines changed since REV (working tree included)\n"
 	"  -j, --jobs N    scratch workers (default: the number of cores)\n"
 	"  --timeout S     seconds per test (default: factor x its baseline time, floor)\n"
 	"  --list          print the mutants (id, file:line, operator, state); run nothing\n"
@@ -66,7 +67,7 @@ int td_cmd_mutate(int argc, char **argv)
 				return td_usage_error("mutate", "--timeout needs a positive number of seconds, not '%s'",
 						   v ? v : "");
 		} else if (!strcmp(a, "--only") || !strcmp(a, "--json") || !strcmp(a, "--junit") ||
-			   !strcmp(a, "--root")) {
+			   !strcmp(a, "--root") || !strcmp(a, "--diff")) {
 			if (!v)
 				return td_usage_error("mutate", "%s needs a value", a);
 			if (!strcmp(a, "--only"))
@@ -75,6 +76,8 @@ int td_cmd_mutate(int argc, char **argv)
 				o.json = v;
 			else if (!strcmp(a, "--junit"))
 				o.junit = v;
+			else if (!strcmp(a, "--diff"))
+				o.diff = v;
 			else
 				root_arg = v;
 		} else {

@@ -31,6 +31,7 @@
 #include "../core/error.h"
 #include "../core/fileio.h"
 #include "catalogue.h"
+#include "diffrange.h"
 #include "proc.h"
 #include "project.h"
 #include "record.h"
@@ -553,6 +554,32 @@ static void filter(td_mutants *m, const char *pattern)
 	m->n = k;
 }
 
+/* --diff REV: keeps the mutants on lines changed since REV (and the stale ones). */
+static int filter_diff(run_t *r, const char *rev)
+{
+	td_diffrange *d = NULL;
+	size_t k = 0;
+	int err = td_diffrange_new(&d, r->proj->root, rev);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < r->muts.n; i++) {
+		const td_mutant *m = &r->muts.v[i];
+
+		if (r->res[i].outcome == TD_STALE || td_diffrange_has(d, m->file, m->line)) {
+			r->muts.v[k] = r->muts.v[i];
+			r->res[k++] = r->res[i];
+		} else {
+			td_mutant_free(&r->muts.v[i]);
+		}
+	}
+	printf("tdaudit mutate: --diff %s: %ld changed lines, %zu of %zu mutants on them\n", rev,
+	       td_diffrange_count(d), k, r->muts.n);
+	r->muts.n = k;
+	td_diffrange_free(d);
+	return 0;
+}
+
 /* .tdaudit/ with its own .gitignore, so git never shows it; one run at a time. */
 static int claim_dir(run_t *r, int *lock_fd)
 {
@@ -675,6 +702,8 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
 	if (!err)
 		err = locate_all(&r);
+	if (!err && opts->diff)
+		err = filter_diff(&r, opts->diff);
 	if (!err && opts->list) {
 		list_mutants(&r);
 		status = 0;

@@ -91,3 +91,177 @@ mutant {
   designed_against = "a setting given twice means one of them is silently ignored",
   why = "accepts a setting given twice (and leaks the first)",
 }
+
+-- tdaudit reproduce and bisect (harness/reproduce.c, bisect.c, repo.c):
+-- the verdicts must be honest, a state must be what it claims to be, and
+-- the user's tree is never written.
+
+mutant {
+  name = "reproduce-pin-read-as-guard",
+  file = "harness/reproduce.c",
+  find = "return before == TD_TEST_PASS ? \"pin\" : \"guard\";",
+  replace = "return (void)before, \"guard\";",
+  guards = { "test_a_test_that_passes_both_ways_is_a_pin_not_a_guard" },
+  designed_against = "a cited guard that passes on the buggy code too (torch-dimensions #1, #3)",
+  why = "calls a test that passes before and after the fix a guard",
+}
+
+mutant {
+  name = "reproduce-no-build-read-as-pass",
+  file = "harness/reproduce.c",
+  find = "c->t[i].before_built = ok;",
+  replace = "c->t[i].before_built = 1;",
+  guards = { "test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass" },
+  designed_against = "pre-fix code that does not build against the new tests is no evidence, never a pass",
+  why = "reads the unrun before state as passes",
+}
+
+mutant {
+  name = "reproduce-added-file-left-in-before",
+  file = "harness/repo.c",
+  find = "err = prune_state(&n, dst, manifest, &l);",
+  replace = "err = prune_state(&n, dst, \"\", &l);",
+  guards = { "test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass" },
+  designed_against = "the before state must not keep the files the fix added",
+  why = "never removes the files the previous state had (it reads no manifest)",
+}
+
+mutant {
+  name = "reproduce-stale-build-after-a-removal",
+  file = "harness/repo.c",
+  find = "if (!err && n > n_kept)",
+  replace = "if (!err && n_kept > n)",
+  guards = { "test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass" },
+  designed_against = "an incremental build that misses a removed file runs the fix's binary as the before state",
+  why = "never touches the state after a file was removed, so make keeps the stale program",
+}
+
+mutant {
+  name = "reproduce-broken-not-reported",
+  file = "harness/reproduce.c",
+  find = "if (after != TD_TEST_PASS)\n\t\treturn \"broken\";",
+  replace = "if (after != TD_TEST_PASS && after == TD_TEST_PASS)\n\t\treturn \"broken\";",
+  guards = { "test_a_test_failing_after_the_fix_is_broken" },
+  designed_against = "a test failing with the fix in place guards nothing",
+  why = "judges a test that fails after the fix by its before state only",
+}
+
+mutant {
+  name = "reproduce-flaky-read-as-stable",
+  file = "harness/reproduce.c",
+  find = "if (!strcmp(a, \"mixed\") || (before_built && !strcmp(state_word(before, n), \"mixed\")))",
+  replace = "if (0)",
+  guards = { "test_outcomes_that_differ_between_runs_are_flaky" },
+  designed_against = "a single run cannot tell a bug from a flake",
+  why = "takes the first run's outcome as the verdict",
+}
+
+mutant {
+  name = "reproduce-before-is-the-fix",
+  file = "harness/reproduce.c",
+  find = "err = build_state(&ok, r, info->parent, info->id, 0);",
+  replace = "err = build_state(&ok, r, info->id, NULL, 0);",
+  guards = { "test_a_guard_fails_before_the_fix_and_passes_after" },
+  designed_against = "the pre-fix state must differ from the fix",
+  why = "builds the fix itself as the before state",
+}
+
+mutant {
+  name = "reproduce-test-only-commit-run",
+  file = "harness/reproduce.c",
+  find = "if (!err && n_code == 0) {",
+  replace = "if (0) {",
+  guards = { "test_a_commit_changing_only_tests_has_nothing_to_revert" },
+  designed_against = "reverting nothing proves nothing; say so instead of running",
+  why = "runs a test-only commit as if it had code to revert",
+}
+
+mutant {
+  name = "reproduce-wrong-claim-exits-0",
+  file = "harness/reproduce.c",
+  find = "if (t->role != INFERRED && strcmp(t->verdict, want)) {",
+  replace = "if (0) {",
+  guards = { "test_a_test_that_passes_both_ways_is_a_pin_not_a_guard" },
+  designed_against = "CI must fail when DEBUG.md calls a pin a guard",
+  why = "prints the table but never fails on a wrong citation",
+}
+
+mutant {
+  name = "reproduce-writes-the-users-tree",
+  file = "harness/reproduce.c",
+  find = "td_repo_materialise(&n, r->repo, base, overlay, r->proj->tests, r->tree,",
+  replace = "td_repo_materialise(&n, r->repo, base, overlay, r->proj->tests, r->proj->root,",
+  guards = { "test_no_command_touches_the_users_tree_index_or_head" },
+  designed_against = "the harness never edits the user's working tree",
+  why = "writes the states into the user's tree instead of the scratch tree",
+}
+
+mutant {
+  name = "reproduce-shallow-clone-walked",
+  file = "harness/repo.c",
+  find = "if (!err && git_repository_is_shallow(r->repo) == 1)",
+  replace = "if (0)",
+  guards = { "test_bad_input_exits_2_with_a_clear_message" },
+  designed_against = "libgit2 1.5 cannot walk a shallow clone: say so, never guess",
+  why = "accepts a shallow clone",
+}
+
+mutant {
+  name = "bisect-skip-read-as-old",
+  file = "harness/bisect.c",
+  find = "else if (!err && r->state[mid] != SKIPPED)",
+  replace = "else if (!err)",
+  guards = { "test_skipped_commits_next_to_the_flip_leave_it_ambiguous" },
+  designed_against = "a commit that does not build says nothing about the guard (git bisect's exit 125)",
+  why = "treats a commit that does not build as showing the old outcome",
+}
+
+mutant {
+  name = "bisect-skip-read-as-new",
+  file = "harness/bisect.c",
+  find = "if (!err && r->state[mid] == want)",
+  replace = "if (!err && (r->state[mid] == want || r->state[mid] == SKIPPED))",
+  guards = { "test_finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build" },
+  designed_against = "a commit that does not build says nothing about the guard (git bisect's exit 125)",
+  why = "treats a commit that does not build as showing the new outcome",
+}
+
+mutant {
+  name = "bisect-linear-walk",
+  file = "harness/bisect.c",
+  find = "size_t mid = lo + (hi - lo) / 2;",
+  replace = "size_t mid = lo + 1;",
+  guards = { "test_finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build" },
+  designed_against = "bisect must take about log2 N builds, not N",
+  why = "walks the range one commit at a time",
+}
+
+mutant {
+  name = "bisect-no-flip-accepted",
+  file = "harness/bisect.c",
+  find = "if (r->state[lo] == want) {",
+  replace = "if (0) {",
+  guards = { "test_no_flip_between_the_ends_exits_2" },
+  designed_against = "an answer must rest on two adjacent observations that differ",
+  why = "names a commit even when the guard already shows the new outcome at the good end",
+}
+
+mutant {
+  name = "mutate-diff-keeps-everything",
+  file = "harness/mutate.c",
+  find = "if (r->res[i].outcome == TD_STALE || td_diffrange_has(d, m->file, m->line)) {",
+  replace = "if (m->line >= 0) {",
+  guards = { "test_diff_keeps_only_mutants_on_changed_lines" },
+  designed_against = "--diff must narrow the run to the change, or it reviews nothing in particular",
+  why = "keeps every mutant whatever changed",
+}
+
+mutant {
+  name = "catalogue-generated-located-by-text",
+  file = "harness/catalogue.c",
+  find = "if (m->generated) { /* by offset: the token must still be there */",
+  replace = "if (0) {",
+  guards = { "test_generated_mutants_run_and_skip_comments_are_counted" },
+  designed_against = "a generated mutant's token occurs many times; searching for it mutates the wrong one",
+  why = "locates generated mutants by searching for their token",
+}

@@ -16,6 +16,7 @@
  *     sees the first still applied (every_outcome_is_reported)
  *   - run_test() ignoring fail_text -> fail_text_marks_a_zero_exit_as_a_failure
  *   - generate_file() not counting skips -> generated_mutants_run_and_skip_...
+ *   - filter_diff() keeping every mutant -> diff_keeps_only_mutants_on_changed_lines
  *   - td_mutant_locate() searching generated mutants by text (ambiguous)
  *       -> generated_mutants_run_and_skip_comments_are_counted
  *   - writing the mutant into the root instead of the scratch tree
@@ -233,6 +234,26 @@ static void test_generated_mutants_run_and_skip_comments_are_counted(void **stat
 	assert_non_null(strstr(log, "1 generated mutant skipped: 0 clamps to 0 either way"));
 }
 
+static void test_diff_keeps_only_mutants_on_changed_lines(void **state)
+{
+	const char *args[] = {"mutate", "--list", "--diff", "HEAD", NULL};
+	char changed[sizeof calc_c + 16];
+	const char *log;
+
+	(void)state;
+	make_fixture(catalogue);
+	snprintf(changed, sizeof changed, "%s", calc_c);
+	*strstr(changed, "return 7;") = '\0';
+	strcat(changed, "return 7; }\n"); /* rewrites the line of m-survived only */
+	fx_write("repo", "calc.c", changed);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "m-survived\t"));
+	assert_null(strstr(log, "m-killed\t"));
+	assert_non_null(strstr(log, "m-stale\t")); /* a stale entry is always reported */
+	assert_non_null(strstr(log, "2 of 7 mutants"));
+}
+
 static void test_the_users_tree_index_and_head_are_untouched(void **state)
 {
 	const char *args[] = {"mutate", "-j", "2", NULL};
@@ -286,6 +307,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_malformed_config_is_refused_with_its_line),
 	cmocka_unit_test(test_fail_text_marks_a_zero_exit_as_a_failure),
 	cmocka_unit_test(test_generated_mutants_run_and_skip_comments_are_counted),
+	cmocka_unit_test(test_diff_keeps_only_mutants_on_changed_lines),
 	cmocka_unit_test(test_the_users_tree_index_and_head_are_untouched),
 	cmocka_unit_test(test_a_run_killed_halfway_leaves_the_tree_untouched),
 };
