@@ -1,0 +1,167 @@
+/*
+ * test_proc.c - child processes: argv only, deadlines, process groups.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - wait_for() killing only the child (kill(pid, ...)) instead of the
+ *     group -> a_timeout_kills_the_whole_process_group
+ *   - wait_for() without the sweep after a normal exit
+ *       -> grandchildren_do_not_outlive_a_finished_run
+ *   - td_proc_run() not checking the program exists -> a_missing_program_is_an_error
+ */
+#define _XOPEN_SOURCE 700
+#include "tdtest.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../harness/proc.h"
+#include "fixture.h"
+
+/* The pid the shell wrote to file, or -1. */
+static pid_t read_pid(const char *file)
+{
+	FILE *f = fopen(file, "r");
+	long pid = -1;
+
+	if (f) {
+		if (fscanf(f, "%ld", &pid) != 1)
+			pid = -1;
+		fclose(f);
+	}
+	return (pid_t)pid;
+}
+
+/* Whether pid is dead: no such process, or a zombie nobody reaped yet. */
+static int dead(pid_t pid)
+{
+	char path[64], state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = '?';
+	fclose(f);
+	return state == 'Z' || state == 'X';
+}
+
+/* Whether pid is gone (waits a little: SIGKILL delivery is asynchronous). */
+static int gone(pid_t pid)
+{
+	struct timespec nap = {0, 10 * 1000 * 1000};
+
+	for (int i = 0; i < 100; i++) {
+		if (dead(pid))
+			return 1;
+		nanosleep(&nap, NULL);
+	}
+	return 0;
+}
+
+static void test_exit_status_and_output_are_reported(void **state)
+{
+	const char *argv[] = {"sh", "-c", "echo hello; exit 3", NULL};
+	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_result r;
+	char buf[64];
+
+	(void)state;
+	o.argv = argv;
+	o.out_path = "out.txt";
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.exited && r.status == 3 && !r.timed_out);
+	assert_string_equal(td_proc_describe(&r, buf, sizeof buf), "exit 3");
+	assert_non_null(strstr(fx_slurp("out.txt"), "hello"));
+}
+
+static void test_a_signal_is_reported_as_a_signal(void **state)
+{
+	const char *argv[] = {"sh", "-c", "kill -SEGV $$", NULL};
+	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_result r;
+	char buf[64];
+
+	(void)state;
+	o.argv = argv;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_false(r.exited);
+	assert_int_equal(r.status, SIGSEGV);
+	assert_string_equal(td_proc_describe(&r, buf, sizeof buf), "signal 11 (SIGSEGV)");
+}
+
+static void test_a_timeout_kills_the_whole_process_group(void **state)
+{
+	const char *argv[] = {"sh", "-c", "sleep 30 & echo $! > grandchild.pid; wait", NULL};
+	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_result r;
+	pid_t grandchild;
+
+	(void)state;
+	o.argv = argv;
+	o.timeout_s = 0.5;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.timed_out);
+	assert_true(r.seconds < 5);
+	grandchild = read_pid("grandchild.pid");
+	assert_true(grandchild > 0);
+	assert_true(gone(grandchild));
+}
+
+static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
+{
+	const char *argv[] = {"sh", "-c", "sleep 30 & echo $! > grandchild.pid; exit 0", NULL};
+	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_result r;
+
+	(void)state;
+	o.argv = argv;
+	o.timeout_s = 10;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.exited && r.status == 0);
+	assert_true(gone(read_pid("grandchild.pid")));
+}
+
+static void test_a_missing_program_is_an_error(void **state)
+{
+	const char *argv[] = {"no-such-program-tdaudit", NULL};
+	const char *rel[] = {"build/no-such-binary", NULL};
+	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_result r;
+
+	(void)state;
+	o.argv = argv;
+	TD_ASSERT_REFUSED(td_proc_run(&r, &o), TD_EIO, "is not on PATH");
+	o.argv = rel;
+	o.cwd = ".";
+	TD_ASSERT_REFUSED(td_proc_run(&r, &o), TD_EIO, "is it built?");
+}
+
+static void test_extra_environment_entries_reach_the_child(void **state)
+{
+	const char *argv[] = {"sh", "-c", "test \"$TD_PROC_PROBE\" = yes", NULL};
+	const char *env[] = {"TD_PROC_PROBE=yes", NULL};
+	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_result r;
+
+	(void)state;
+	o.argv = argv;
+	o.env = env;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.exited && r.status == 0);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_exit_status_and_output_are_reported),
+	cmocka_unit_test(test_a_signal_is_reported_as_a_signal),
+	cmocka_unit_test(test_a_timeout_kills_the_whole_process_group),
+	cmocka_unit_test(test_grandchildren_do_not_outlive_a_finished_run),
+	cmocka_unit_test(test_a_missing_program_is_an_error),
+	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
+};
+TD_TEST_GROUP(proc, tests);
