@@ -59,9 +59,13 @@ static void count_hook(lua_State *L, lua_Debug *ar)
 
 	(void)ar;
 	h->instr_used += HOOK_EVERY;
-	if (h->instr_used > h->instr_limit)
-		luaL_error(L, "instruction budget exceeded (%ld VM instructions); a catalogue or "
-			      "audit must not loop forever", h->instr_limit);
+	if (h->instr_used > h->instr_limit) {
+		char msg[160]; /* lua_pushfstring knows no %ld: format here */
+
+		snprintf(msg, sizeof msg, "instruction budget exceeded (%ld VM instructions); a "
+					  "catalogue or audit must not loop forever", h->instr_limit);
+		luaL_error(L, "%s", msg);
+	}
 }
 
 /* buf = a "/" b; -1 if it does not fit. */

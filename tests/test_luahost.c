@@ -1,0 +1,118 @@
+/*
+ * test_luahost.c - the Lua sandbox: only the safe libraries, file reads
+ * confined to the repository, budgets on memory and instructions.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - open_sandbox() also opening LUA_IOLIBNAME / LUA_OSLIBNAME
+ *       -> only_safe_libraries_are_there
+ *   - dropping "load" or "dofile" from banned[] -> only_safe_libraries_are_there
+ *   - rel_ok() accepting ".." -> reads_are_confined_to_the_root
+ *   - td_lua_read_confined() without the realpath prefix check
+ *       -> a_symlink_out_of_the_root_is_refused
+ *   - count_hook() never raising -> a_script_that_loops_forever_is_stopped
+ *   - budget_alloc() ignoring mem_limit -> a_script_that_hoards_memory_is_stopped
+ */
+#define _XOPEN_SOURCE 700
+#include "tdtest.h"
+
+#include <lauxlib.h>
+#include <lua.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../harness/luahost.h"
+#include "fixture.h"
+
+/* Runs script (written to ./repo/s.lua) in a fresh sandbox over ./repo. */
+static int run(const char *script, const td_lua_opts *opts)
+{
+	td_lua *L;
+	int err;
+
+	fx_write("repo", "s.lua", script);
+	assert_int_equal(td_lua_new(&L, "repo", opts), 0);
+	err = td_lua_run_file(L, "s.lua");
+	td_lua_free(L);
+	return err;
+}
+
+static void test_only_safe_libraries_are_there(void **state)
+{
+	(void)state;
+	assert_int_equal(run("assert(string and table and math and utf8)\n"
+			     "assert(os == nil and io == nil and package == nil and debug == nil)\n"
+			     "assert(require == nil and dofile == nil and loadfile == nil and load == nil)\n",
+			     NULL),
+			 0);
+}
+
+static void test_a_lua_error_comes_back_with_file_and_line(void **state)
+{
+	(void)state;
+	TD_ASSERT_REFUSED(run("local x = 1\nerror('boom')\n", NULL), TD_EINVAL, "s.lua:2: boom");
+	TD_ASSERT_REFUSED(run("local x = \n", NULL), TD_EINVAL, "s.lua:");
+}
+
+static void test_reads_are_confined_to_the_root(void **state)
+{
+	(void)state;
+	fx_write("repo", "data.txt", "inside");
+	fx_write(".", "secret.txt", "outside");
+	assert_int_equal(run("assert(tdaudit.read_file('data.txt') == 'inside')\n", NULL), 0);
+	TD_ASSERT_REFUSED(run("tdaudit.read_file('../secret.txt')\n", NULL), TD_EINVAL,
+			  "not a path inside the repository");
+	TD_ASSERT_REFUSED(run("tdaudit.read_file('/etc/passwd')\n", NULL), TD_EINVAL,
+			  "not a path inside the repository");
+}
+
+static void test_a_symlink_out_of_the_root_is_refused(void **state)
+{
+	(void)state;
+	fx_write(".", "secret.txt", "outside");
+	fx_write("repo", "keep", "");
+	assert_int_equal(symlink("../secret.txt", "repo/link.txt"), 0);
+	TD_ASSERT_REFUSED(run("tdaudit.read_file('link.txt')\n", NULL), TD_EINVAL,
+			  "leads outside the repository");
+}
+
+static void test_glob_lists_sorted_paths_relative_to_the_root(void **state)
+{
+	(void)state;
+	fx_write("repo", "b.c", "");
+	fx_write("repo", "a.c", "");
+	assert_int_equal(run("local g = tdaudit.glob('*.c')\n"
+			     "assert(#g == 2 and g[1] == 'a.c' and g[2] == 'b.c', table.concat(g, ','))\n",
+			     NULL),
+			 0);
+}
+
+static void test_a_script_that_loops_forever_is_stopped(void **state)
+{
+	td_lua_opts o = TD_LUA_OPTS_INIT;
+
+	(void)state;
+	o.instr_limit = 100000;
+	TD_ASSERT_REFUSED(run("while true do end\n", &o), TD_EINVAL, "instruction budget exceeded");
+}
+
+static void test_a_script_that_hoards_memory_is_stopped(void **state)
+{
+	td_lua_opts o = TD_LUA_OPTS_INIT;
+
+	(void)state;
+	o.mem_limit = 4 << 20;
+	TD_ASSERT_REFUSED(run("local t = {}\nfor i = 1, 1e8 do t[i] = ('x'):rep(64) .. i end\n", &o),
+			  TD_EINVAL, "not enough memory");
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_only_safe_libraries_are_there),
+	cmocka_unit_test(test_a_lua_error_comes_back_with_file_and_line),
+	cmocka_unit_test(test_reads_are_confined_to_the_root),
+	cmocka_unit_test(test_a_symlink_out_of_the_root_is_refused),
+	cmocka_unit_test(test_glob_lists_sorted_paths_relative_to_the_root),
+	cmocka_unit_test(test_a_script_that_loops_forever_is_stopped),
+	cmocka_unit_test(test_a_script_that_hoards_memory_is_stopped),
+};
+TD_TEST_GROUP(luahost, tests);
