@@ -13,6 +13,10 @@
 
 int td_cmd_mutate(int argc, char **argv);
 extern const char td_usage_mutate[];
+int td_cmd_reproduce(int argc, char **argv);
+extern const char td_usage_reproduce[];
+int td_cmd_bisect(int argc, char **argv);
+extern const char td_usage_bisect[];
 int td_cmd_ledger(int argc, char **argv);
 extern const char td_usage_ledger[];
 

@@ -12,7 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "../core/error.h"
+#include "../core/fileio.h"
+#include "project.h"
+#include "scratch.h"
 #include "strv.h"
 
 static int git_fail(const char *what, const char *path)
@@ -116,5 +125,559 @@ int td_repo_head(char sha[41], int *dirty, const char *root)
 		*dirty = git_status_list_entrycount(list) > 0;
 	git_status_list_free(list);
 	git_repository_free(repo);
+	return err;
+}
+
+/* ---- history (reproduce and bisect) ------------------------------------- */
+
+struct td_repo {
+	git_repository *repo;
+};
+
+int td_repo_open(td_repo **out, const char *root)
+{
+	td_repo *r = calloc(1, sizeof *r);
+	int err;
+
+	*out = NULL;
+	if (!r)
+		return TD_FAIL(TD_ENOMEM, "out of memory opening %s", root);
+	err = open_repo(&r->repo, root);
+	if (!err && git_repository_is_shallow(r->repo) == 1)
+		err = TD_FAIL(TD_ENOTSUP, "%s is a shallow clone, and libgit2 1.5 cannot walk one; "
+					  "fetch the full history (git fetch --unshallow) and run again",
+			      root);
+	if (err)
+		td_repo_free(r);
+	else
+		*out = r;
+	return err;
+}
+
+void td_repo_free(td_repo *r)
+{
+	if (!r)
+		return;
+	git_repository_free(r->repo);
+	free(r);
+}
+
+/* The commit with full id hex. */
+static int lookup_commit(git_commit **out, td_repo *r, const char *hex)
+{
+	git_oid oid;
+
+	if (git_oid_fromstr(&oid, hex) != 0 || git_commit_lookup(out, r->repo, &oid) != 0)
+		return git_fail("cannot read commit", hex);
+	return 0;
+}
+
+static int lookup_tree(git_tree **out, td_repo *r, const char *hex)
+{
+	git_commit *c = NULL;
+	int err = lookup_commit(&c, r, hex);
+
+	if (!err && git_commit_tree(out, c) != 0)
+		err = git_fail("cannot read the tree of commit", hex);
+	git_commit_free(c);
+	return err;
+}
+
+int td_repo_commit_info(td_repo_commit *out, td_repo *r, const char *rev)
+{
+	git_object *obj = NULL, *peeled = NULL;
+	git_commit *c;
+	int err = 0;
+
+	memset(out, 0, sizeof *out);
+	if (git_revparse_single(&obj, r->repo, rev) != 0)
+		return TD_FAIL(TD_EINVAL, "unknown commit '%s': no commit, branch or tag by that name "
+					  "in this repository (git log --oneline lists them)",
+			       rev);
+	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) != 0) {
+		err = TD_FAIL(TD_EINVAL, "'%s' names a %s, not a commit", rev,
+			      git_object_type2string(git_object_type(obj)));
+		goto done;
+	}
+	c = (git_commit *)peeled;
+	git_oid_tostr(out->id, sizeof out->id, git_commit_id(c));
+	snprintf(out->short_id, sizeof out->short_id, "%.7s", out->id);
+	out->n_parents = git_commit_parentcount(c);
+	if (out->n_parents > 0)
+		git_oid_tostr(out->parent, sizeof out->parent, git_commit_parent_id(c, 0));
+	snprintf(out->summary, sizeof out->summary, "%s",
+		 git_commit_summary(c) ? git_commit_summary(c) : "");
+done:
+	git_object_free(peeled);
+	git_object_free(obj);
+	return err;
+}
+
+/* The tree-to-tree diff of commits a and b. */
+static int diff_commits(git_diff **out, td_repo *r, const char *a, const char *b)
+{
+	git_tree *ta = NULL, *tb = NULL;
+	int err = lookup_tree(&ta, r, a);
+
+	if (!err)
+		err = lookup_tree(&tb, r, b);
+	if (!err && git_diff_tree_to_tree(out, r->repo, ta, tb, NULL) != 0)
+		err = git_fail("cannot diff against commit", a);
+	git_tree_free(ta);
+	git_tree_free(tb);
+	return err;
+}
+
+/* Sorts v and drops repeated entries. */
+static void sort_unique(char **v)
+{
+	size_t n = td_strv_len(v), k = 0;
+
+	if (n == 0)
+		return;
+	qsort(v, n, sizeof *v, cmp_str);
+	for (size_t i = 1; i < n; i++) {
+		if (strcmp(v[i], v[k]) == 0)
+			free(v[i]);
+		else
+			v[++k] = v[i];
+	}
+	v[k + 1] = NULL;
+}
+
+int td_repo_changed(char ***out, td_repo *r, const char *a, const char *b)
+{
+	git_diff *diff = NULL;
+	char **paths = NULL;
+	int err = diff_commits(&diff, r, a, b);
+
+	*out = NULL;
+	for (size_t i = 0; !err && i < git_diff_num_deltas(diff); i++) {
+		const git_diff_delta *d = git_diff_get_delta(diff, i);
+
+		err = td_strv_push(&paths, d->old_file.path);
+		if (!err && strcmp(d->old_file.path, d->new_file.path) != 0)
+			err = td_strv_push(&paths, d->new_file.path);
+	}
+	git_diff_free(diff);
+	if (err) {
+		td_strv_free(paths);
+		return err;
+	}
+	sort_unique(paths);
+	*out = paths;
+	return 0;
+}
+
+/* ---- test functions named in a diff ---- */
+
+typedef struct {
+	const char *text;
+	size_t len, n_lines;
+	size_t *starts; /* offset of each line */
+} blob_lines;
+
+typedef struct {
+	git_repository *repo;
+	char *const *globs;
+	char **names;
+	git_blob *blob[2];  /* the current file, old and new side */
+	blob_lines lines[2];
+	int err;
+} fn_scan;
+
+static int ident_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
+/* Pushes every identifier starting with "test_" in text[0..len). */
+static void scan_names(fn_scan *s, const char *text, size_t len)
+{
+	for (size_t i = 0; i + 5 < len && !s->err; i++) {
+		size_t j = i + 5;
+		char name[256];
+
+		if (strncmp(text + i, "test_", 5) != 0 || (i > 0 && ident_char(text[i - 1])))
+			continue;
+		while (j < len && ident_char(text[j]))
+			j++;
+		if (j - i < sizeof name && j > i + 5) {
+			snprintf(name, sizeof name, "%.*s", (int)(j - i), text + i);
+			s->err = td_strv_push(&s->names, name);
+		}
+		i = j;
+	}
+}
+
+static void scan_drop_file(fn_scan *s)
+{
+	for (int k = 0; k < 2; k++) {
+		git_blob_free(s->blob[k]);
+		free(s->lines[k].starts);
+		s->blob[k] = NULL;
+		memset(&s->lines[k], 0, sizeof s->lines[k]);
+	}
+}
+
+/* Loads blob id into side k and indexes its lines. */
+static int scan_load(fn_scan *s, int k, const git_oid *id)
+{
+	blob_lines *b = &s->lines[k];
+	size_t n = 1;
+
+	if (git_blob_lookup(&s->blob[k], s->repo, id) != 0)
+		return git_fail("cannot read a blob of", "the diff");
+	b->text = git_blob_rawcontent(s->blob[k]);
+	b->len = (size_t)git_blob_rawsize(s->blob[k]);
+	for (size_t i = 0; i < b->len; i++)
+		n += b->text[i] == '\n';
+	if (!(b->starts = malloc(n * sizeof *b->starts)))
+		return TD_FAIL(TD_ENOMEM, "out of memory reading a diff");
+	b->starts[b->n_lines++] = 0;
+	for (size_t i = 0; i + 1 < b->len; i++)
+		if (b->text[i] == '\n')
+			b->starts[b->n_lines++] = i + 1;
+	return 0;
+}
+
+static int scan_file(const git_diff_delta *d, float progress, void *payload)
+{
+	fn_scan *s = payload;
+
+	(void)progress;
+	scan_drop_file(s);
+	if (!td_project_matches(s->globs, d->status == GIT_DELTA_DELETED ? d->old_file.path
+									 : d->new_file.path))
+		return 0;
+	if (d->old_file.flags & GIT_DIFF_FLAG_EXISTS)
+		s->err = scan_load(s, 0, &d->old_file.id);
+	if (!s->err && (d->new_file.flags & GIT_DIFF_FLAG_EXISTS))
+		s->err = scan_load(s, 1, &d->new_file.id);
+	return s->err;
+}
+
+/* Whether a line has more than blanks and braces (a line that can change behaviour). */
+static int substantive(const char *text, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (!strchr(" \t\r\n{};", text[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * The function enclosing line n (1-based) of side k, found the C way: the
+ * nearest line above starting at column 0 with an identifier and holding
+ * a '(', unless a '}' at column 0 (the end of a function) comes first.
+ */
+static void scan_enclosing(fn_scan *s, int k, size_t n)
+{
+	const blob_lines *b = &s->lines[k];
+
+	for (size_t i = n - 1; i >= 1 && i + 2000 > n && i <= b->n_lines; i--) {
+		const char *line = b->text + b->starts[i - 1], *end = b->text + b->len;
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		size_t len = (size_t)((nl ? nl : end) - line);
+
+		if (len && line[0] == '}')
+			return;
+		if (len && ident_char(line[0]) && memchr(line, '(', len)) {
+			scan_names(s, line, len);
+			return;
+		}
+	}
+}
+
+static int scan_line(const git_diff_delta *d, const git_diff_hunk *h, const git_diff_line *l,
+		     void *payload)
+{
+	fn_scan *s = payload;
+	int k = l->origin == GIT_DIFF_LINE_ADDITION ? 1 : 0;
+	int lineno = k ? l->new_lineno : l->old_lineno;
+
+	(void)d, (void)h;
+	if ((l->origin != GIT_DIFF_LINE_ADDITION && l->origin != GIT_DIFF_LINE_DELETION) ||
+	    !s->blob[k] || !substantive(l->content, l->content_len))
+		return 0;
+	if (k)
+		scan_names(s, l->content, l->content_len);
+	if (lineno > 0)
+		scan_enclosing(s, k, (size_t)lineno);
+	return s->err;
+}
+
+int td_repo_test_functions(char ***out, td_repo *r, const char *a, const char *b,
+			   char *const *globs)
+{
+	fn_scan s = {r->repo, globs, NULL, {NULL, NULL}, {{0}, {0}}, 0};
+	git_diff *diff = NULL;
+	int err = diff_commits(&diff, r, a, b);
+
+	*out = NULL;
+	if (!err && git_diff_foreach(diff, scan_file, NULL, NULL, scan_line, &s) != 0)
+		err = s.err ? s.err : git_fail("cannot read the diff against", a);
+	scan_drop_file(&s);
+	git_diff_free(diff);
+	if (err) {
+		td_strv_free(s.names);
+		return err;
+	}
+	sort_unique(s.names);
+	*out = s.names;
+	return 0;
+}
+
+int td_repo_first_parents(char ***out, td_repo *r, const char *from, const char *to)
+{
+	char **chain = NULL, hex[41];
+	git_commit *c = NULL;
+	int err = lookup_commit(&c, r, to), found = 0;
+
+	*out = NULL;
+	while (!err && c && !found) {
+		git_commit *parent = NULL;
+
+		git_oid_tostr(hex, sizeof hex, git_commit_id(c));
+		err = td_strv_push(&chain, hex);
+		found = from && strcmp(hex, from) == 0;
+		if (!err && !found && git_commit_parentcount(c) > 0 && git_commit_parent(&parent, c, 0) != 0)
+			err = git_fail("cannot read the first parent of", hex);
+		git_commit_free(c);
+		c = found ? NULL : parent;
+		if (found)
+			git_commit_free(parent);
+	}
+	git_commit_free(c);
+	if (!err && from && !found)
+		err = TD_FAIL(TD_EINVAL, "commit %.12s is not on the first-parent history of %.12s; "
+					 "give an older --good on that line (git log --first-parent)",
+			      from, to);
+	if (err) {
+		td_strv_free(chain);
+		return err;
+	}
+	for (size_t i = 0, n = td_strv_len(chain); i < n / 2; i++) {
+		char *t = chain[i];
+
+		chain[i] = chain[n - 1 - i];
+		chain[n - 1 - i] = t;
+	}
+	*out = chain;
+	return 0;
+}
+
+/* ---- materialising one state of history into a scratch directory ---- */
+
+typedef struct {
+	char *path;
+	git_oid oid;
+	git_filemode_t mode;
+} state_ent;
+
+typedef struct {
+	state_ent *v;
+	size_t n, cap;
+	char *const *globs;
+	int take_matching; /* 1: only paths matching globs; 0: only the others */
+	int err;
+} state_list;
+
+static int collect(const char *dir, const git_tree_entry *e, void *payload)
+{
+	state_list *l = payload;
+	git_filemode_t mode = git_tree_entry_filemode(e);
+	char path[PATH_MAX];
+
+	if (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+	    mode != GIT_FILEMODE_LINK)
+		return 0; /* trees are walked into; submodules are not ours to write */
+	snprintf(path, sizeof path, "%s%s", dir, git_tree_entry_name(e));
+	if (l->globs && td_project_matches(l->globs, path) != l->take_matching)
+		return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		state_ent *v = realloc(l->v, cap * sizeof *v);
+
+		if (!v)
+			return l->err = TD_FAIL(TD_ENOMEM, "out of memory listing a tree");
+		l->v = v, l->cap = cap;
+	}
+	if (!(l->v[l->n].path = strdup(path)))
+		return l->err = TD_FAIL(TD_ENOMEM, "out of memory listing a tree");
+	git_oid_cpy(&l->v[l->n].oid, git_tree_entry_id(e));
+	l->v[l->n++].mode = mode;
+	return 0;
+}
+
+static int walk_commit(state_list *l, td_repo *r, const char *commit)
+{
+	git_tree *t = NULL;
+	int err = lookup_tree(&t, r, commit);
+
+	if (!err && git_tree_walk(t, GIT_TREEWALK_PRE, collect, l) != 0)
+		err = l->err ? l->err : git_fail("cannot walk the tree of", commit);
+	git_tree_free(t);
+	return err;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	return strcmp(((const state_ent *)a)->path, ((const state_ent *)b)->path);
+}
+
+static void state_free(state_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].path);
+	free(l->v);
+}
+
+/* Whether dst already holds blob (bytes, and type and exec bit as mode says). */
+static int already_there(const char *dst, const git_blob *blob, git_filemode_t mode)
+{
+	size_t len = (size_t)git_blob_rawsize(blob);
+	char link[PATH_MAX], *have = NULL;
+	struct stat st;
+	int same;
+
+	if (lstat(dst, &st) != 0)
+		return 0;
+	if (mode == GIT_FILEMODE_LINK) {
+		ssize_t n = S_ISLNK(st.st_mode) ? readlink(dst, link, sizeof link) : -1;
+
+		return n >= 0 && (size_t)n == len && memcmp(link, git_blob_rawcontent(blob), len) == 0;
+	}
+	if (!S_ISREG(st.st_mode) || (size_t)st.st_size != len ||
+	    !(st.st_mode & 0100) != (mode != GIT_FILEMODE_BLOB_EXECUTABLE))
+		return 0;
+	same = td_file_read(dst, &have, NULL) == 0 && memcmp(have, git_blob_rawcontent(blob), len) == 0;
+	free(have);
+	return same;
+}
+
+/* Writes entry e under dst unless it is already there; *wrote = 1 if written. */
+static int put_entry(td_repo *r, const char *dst, const state_ent *e, int *wrote)
+{
+	git_blob *blob = NULL;
+	char path[PATH_MAX], parent[PATH_MAX];
+	int err = 0;
+
+	*wrote = 0;
+	if (snprintf(path, sizeof path, "%s/%s", dst, e->path) >= (int)sizeof path)
+		return TD_FAIL(TD_EINVAL, "path %s/%s is too long", dst, e->path);
+	if (git_blob_lookup(&blob, r->repo, &e->oid) != 0)
+		return git_fail("cannot read the blob of", e->path);
+	if (already_there(path, blob, e->mode))
+		goto done;
+	snprintf(parent, sizeof parent, "%s", path);
+	*strrchr(parent, '/') = '\0';
+	if (unlink(path) != 0 && errno != ENOENT)
+		err = TD_FAIL(TD_EIO, "cannot replace %s: %s", path, strerror(errno));
+	if (!err)
+		err = td_mkdirs(parent);
+	if (!err && e->mode == GIT_FILEMODE_LINK) {
+		char target[PATH_MAX];
+
+		snprintf(target, sizeof target, "%.*s", (int)git_blob_rawsize(blob),
+			 (const char *)git_blob_rawcontent(blob));
+		if (symlink(target, path) != 0)
+			err = TD_FAIL(TD_EIO, "cannot create link %s: %s", path, strerror(errno));
+	} else if (!err) {
+		err = td_scratch_put_mode(path, git_blob_rawcontent(blob), (size_t)git_blob_rawsize(blob),
+					  e->mode == GIT_FILEMODE_BLOB_EXECUTABLE ? 0755 : 0644);
+	}
+	*wrote = !err;
+done:
+	git_blob_free(blob);
+	return err;
+}
+
+/* Removes the files the manifest lists that state l does not have. */
+static int prune_state(size_t *n, const char *dst, const char *manifest, const state_list *l)
+{
+	char *old = NULL, path[PATH_MAX];
+
+	if (td_file_read(manifest, &old, NULL) != 0)
+		return 0; /* the first state written here */
+	for (char *line = strtok(old, "\n"); line; line = strtok(NULL, "\n")) {
+		state_ent key = {line, {{0}}, 0};
+
+		if (bsearch(&key, l->v, l->n, sizeof *l->v, cmp_ent))
+			continue;
+		snprintf(path, sizeof path, "%s/%s", dst, line);
+		if (unlink(path) == 0)
+			(*n)++;
+	}
+	free(old);
+	return 0;
+}
+
+/*
+ * Sets the time of every file of state l to now. A removed file leaves
+ * nothing newer than the outputs built from it (make would call a program
+ * linked with it up to date), so after a removal every file is touched and
+ * the next build is a full one, never a stale one.
+ */
+static int touch_all(const char *dst, const state_list *l)
+{
+	char path[PATH_MAX];
+
+	for (size_t i = 0; i < l->n; i++) {
+		snprintf(path, sizeof path, "%s/%s", dst, l->v[i].path);
+		if (utimensat(AT_FDCWD, path, NULL, AT_SYMLINK_NOFOLLOW) != 0)
+			return TD_FAIL(TD_EIO, "cannot touch %s: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+static int write_state_manifest(const char *manifest, const state_list *l)
+{
+	size_t len = 0, cap = 1;
+	char *buf;
+	int err;
+
+	for (size_t i = 0; i < l->n; i++)
+		cap += strlen(l->v[i].path) + 1;
+	if (!(buf = malloc(cap)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for the scratch manifest");
+	for (size_t i = 0; i < l->n; i++)
+		len += (size_t)sprintf(buf + len, "%s\n", l->v[i].path);
+	err = td_file_write_atomic(manifest, buf, len, 0644);
+	free(buf);
+	return err;
+}
+
+int td_repo_materialise(size_t *n_written, td_repo *r, const char *base, const char *overlay,
+			char *const *overlay_globs, const char *dst, const char *manifest)
+{
+	state_list l = {NULL, 0, 0, overlay ? overlay_globs : NULL, 0, 0};
+	size_t n = 0, n_kept;
+	int err = walk_commit(&l, r, base);
+
+	if (!err && overlay && overlay_globs) {
+		l.take_matching = 1;
+		err = walk_commit(&l, r, overlay);
+	}
+	if (!err) {
+		qsort(l.v, l.n, sizeof *l.v, cmp_ent);
+		err = td_mkdirs(dst);
+	}
+	for (size_t i = 0; !err && i < l.n; i++) {
+		int wrote;
+
+		err = put_entry(r, dst, &l.v[i], &wrote);
+		n += (size_t)wrote;
+	}
+	n_kept = n;
+	if (!err)
+		err = prune_state(&n, dst, manifest, &l);
+	if (!err && n > n_kept)
+		err = touch_all(dst, &l);
+	if (!err)
+		err = write_state_manifest(manifest, &l);
+	if (n_written)
+		*n_written = n;
+	state_free(&l);
 	return err;
 }

@@ -17,6 +17,10 @@ static const struct {
 } commands[] = {
 	{"mutate", td_cmd_mutate, td_usage_mutate,
 	 "break the code on purpose from Lua catalogues; check the guards notice"},
+	{"reproduce", td_cmd_reproduce, td_usage_reproduce,
+	 "check that a fix commit's guards fail without the fix and pass with it"},
+	{"bisect", td_cmd_bisect, td_usage_bisect,
+	 "find the first commit where a test's outcome flips"},
 	{"ledger", td_cmd_ledger, td_usage_ledger,
 	 "check DEBUG.md against the findings ledger; export or merge ledgers"},
 };

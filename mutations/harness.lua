@@ -26,6 +26,7 @@ mutant {
   name = "mutate-rest-of-suite-ignored",
   file = "harness/mutate.c",
   find = "res->outcome = res->killers ? TD_KILLED_ELSEWHERE : TD_SURVIVED;",
+  occurrence = 2, -- judge(); the first is judge_whole_suite() (--cold)
   replace = "res->outcome = TD_SURVIVED;",
   guards = { "test_every_outcome_is_reported" },
   designed_against = "a catalogue naming the wrong guard must be told so",
@@ -264,4 +265,67 @@ mutant {
   guards = { "test_generated_mutants_run_and_skip_comments_are_counted" },
   designed_against = "a generated mutant's token occurs many times; searching for it mutates the wrong one",
   why = "locates generated mutants by searching for their token",
+}
+
+-- Child processes and the Lua sandbox -------------------------------------
+
+mutant {
+  name = "proc-timeout-kills-the-child-only",
+  file = "harness/proc.c",
+  find = "kill(-pid, SIGKILL);\n\t\t\twaitpid(pid, &st, 0);",
+  replace = "kill(pid, SIGKILL);\n\t\t\twaitpid(pid, &st, 0);",
+  guards = { "test_a_timeout_kills_the_whole_process_group" },
+  designed_against = "a test that forks a server and hangs must not leave it running",
+  why = "kills the test's process but not its group on timeout",
+  equivalent = "the sweep after every wait kills the whole group anyway (proc-no-sweep-after-exit)",
+}
+
+mutant {
+  name = "proc-no-sweep-after-exit",
+  file = "harness/proc.c",
+  find = "kill(-pid, SIGKILL); /* sweep grandchildren left in the group */",
+  replace = "",
+  guards = { "test_grandchildren_do_not_outlive_a_finished_run" },
+  designed_against = "a background process a test leaves behind would outlive the harness",
+  why = "leaves grandchildren running after a normal exit",
+}
+
+mutant {
+  name = "luahost-io-library-opened",
+  file = "harness/luahost.c",
+  find = "{LUA_UTF8LIBNAME, luaopen_utf8}, {NULL, NULL}};",
+  replace = "{LUA_UTF8LIBNAME, luaopen_utf8}, {LUA_IOLIBNAME, luaopen_io}, {NULL, NULL}};",
+  guards = { "test_only_safe_libraries_are_there" },
+  designed_against = "Lua is a trust boundary: a catalogue must not write files",
+  why = "opens the io library in the sandbox",
+}
+
+mutant {
+  name = "luahost-dotdot-accepted",
+  file = "harness/luahost.c",
+  find = "if (strncmp(p, \"..\", 2) == 0 && (p[2] == '/' || p[2] == '\\0'))",
+  replace = "if (0)",
+  guards = { "test_reads_are_confined_to_the_root" },
+  designed_against = "reads are confined to the repository",
+  why = "lets a script climb out of the root with ..",
+}
+
+mutant {
+  name = "luahost-symlink-escape",
+  file = "harness/luahost.c",
+  find = "if (strncmp(real, rroot, strlen(rroot)) != 0 || real[strlen(rroot)] != '/')",
+  replace = "if (0)",
+  guards = { "test_a_symlink_out_of_the_root_is_refused" },
+  designed_against = "a symlink in the repository must not lead a script outside it",
+  why = "follows symlinks out of the root",
+}
+
+mutant {
+  name = "luahost-budget-message",
+  file = "harness/luahost.c",
+  find = "luaL_error(L, \"%s\", msg);",
+  replace = "luaL_error(L, \"instruction budget exceeded (%ld)\", h->instr_limit);",
+  guards = { "test_a_script_that_loops_forever_is_stopped" },
+  finding = 4,
+  why = "formats the budget message with a printf option Lua does not know",
 }

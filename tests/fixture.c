@@ -67,6 +67,18 @@ void fx_git_commit_all(const char *dir, const char *message)
 	assert_int_equal(fx_run(dir, "git.log", commit), 0);
 }
 
+const char *fx_git_rev(const char *dir, const char *rev)
+{
+	static char id[41];
+	const char *argv[] = {"git", "rev-parse", "--verify", "-q", rev, NULL};
+	char log[4096];
+
+	snprintf(log, sizeof log, "%s/../rev.log", dir);
+	assert_int_equal(fx_run(dir, "rev.log", argv), 0);
+	snprintf(id, sizeof id, "%.40s", fx_slurp(log));
+	return id;
+}
+
 int fx_tdaudit(const char *dir, const char *log, const char *const *args)
 {
 	const char *argv[32] = {TD_BUILD_DIR "/tdaudit"};

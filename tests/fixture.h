@@ -16,6 +16,12 @@ int fx_run(const char *dir, const char *log, const char *const *argv);
 /* git init + add + commit of everything in dir, with a fixed identity. */
 void fx_git_commit_all(const char *dir, const char *message);
 
+/*
+ * The full id of rev in the repository at dir (git rev-parse). Static
+ * buffer: valid until the next call.
+ */
+const char *fx_git_rev(const char *dir, const char *rev);
+
 /* Runs build/tdaudit (of this build) with args in dir; exit status. */
 int fx_tdaudit(const char *dir, const char *log, const char *const *args);
 

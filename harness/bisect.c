@@ -1,0 +1,218 @@
+/*
+ * bisect.c - tdaudit bisect (see bisect.h).
+ *
+ * One array of states, oldest commit first; lo is the newest commit known
+ * to show the old outcome (or the good end, assumed), hi the oldest known
+ * to show the new one (the bad end, tried first). Each step tries the
+ * untried, buildable commit nearest the middle of (lo, hi).
+ *
+ * Must never write outside root/.tdaudit/, and never count a commit that
+ * did not build as either outcome.
+ */
+#define _GNU_SOURCE
+#include "bisect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "project.h"
+#include "repo.h"
+#include "strv.h"
+#include "testrun.h"
+
+enum { UNTRIED, PASSES, FAILS, SKIPPED };
+
+typedef struct {
+	const td_bisect_opts *opts;
+	td_project *proj;
+	td_repo *repo;
+	char **chain;  /* commit ids, oldest first */
+	int *state;    /* one per commit */
+	size_t n, builds;
+	char dir[4200], tree[4300], manifest[4300], blog[4300], tlog[4300];
+} bs_run;
+
+/* Builds commit i and runs the guard once; sets r->state[i] and prints it. */
+static int try_commit(bs_run *r, size_t i)
+{
+	td_repo_commit info;
+	enum td_test_result res = TD_TEST_FAIL;
+	td_proc_result pr;
+	double s;
+	int ok = 0, runner = -1;
+	int err = td_repo_commit_info(&info, r->repo, r->chain[i]);
+
+	if (!err)
+		err = td_repo_materialise(NULL, r->repo, r->chain[i], NULL, NULL, r->tree, r->manifest);
+	if (!err)
+		err = td_testrun_build(&ok, &pr, r->proj, r->tree, r->blog);
+	r->builds++;
+	if (!err && ok)
+		err = td_testrun_find_runner(&runner, r->proj, r->opts->guard, r->tree, r->tlog);
+	if (!err && ok)
+		err = td_testrun_one(&res, &s, r->proj, runner < 0 ? 0 : runner, r->opts->guard, r->tree,
+				     r->tlog, r->opts->timeout > 0 ? r->opts->timeout : r->proj->timeout_build);
+	if (err)
+		return err;
+	r->state[i] = !ok ? SKIPPED : res == TD_TEST_PASS ? PASSES : FAILS;
+	printf("  tried %s (%zu of %zu) %-40.40s  %s%s\n", info.short_id, i + 1, r->n, info.summary,
+	       !ok ? "does not build: skipped" : td_test_result_name(res),
+	       ok && runner < 0 ? " (no runner lists it here)" : "");
+	return 0;
+}
+
+/* The untried, unskipped commit in (lo, hi) nearest the middle, or 0 if none. */
+static size_t pick(const bs_run *r, size_t lo, size_t hi)
+{
+	size_t mid = lo + (hi - lo) / 2;
+
+	for (size_t d = 0; d <= (hi - lo) / 2 + 1; d++) {
+		if (mid + d < hi && mid + d > lo && r->state[mid + d] == UNTRIED)
+			return mid + d;
+		if (mid >= d && mid - d > lo && mid - d < hi && r->state[mid - d] == UNTRIED)
+			return mid - d;
+	}
+	return 0;
+}
+
+/* Which outcome the search looks for, from the bad end; exit status 0 or 2. */
+static int direction(int *want, const bs_run *r)
+{
+	const char *mode = r->opts->find == TD_BISECT_FIX ? "fix" : "regression";
+	int at_bad = r->state[r->n - 1];
+
+	if (at_bad == SKIPPED) {
+		fprintf(stderr, "tdaudit bisect: the bad end %.12s does not build; see %s\n",
+			r->chain[r->n - 1], r->blog);
+		return 2;
+	}
+	if ((r->opts->find == TD_BISECT_FIX && at_bad != PASSES) ||
+	    (r->opts->find == TD_BISECT_REGRESSION && at_bad != FAILS)) {
+		fprintf(stderr, "tdaudit bisect: --find %s needs %s to %s at the bad end %.12s, but it "
+				"%s there; see %s\n", mode, r->opts->guard,
+			at_bad == PASSES ? "fail" : "pass", r->chain[r->n - 1],
+			at_bad == PASSES ? "passes" : "fails", r->tlog);
+		return 2;
+	}
+	*want = at_bad;
+	printf("  looking for the %s: the first commit where %s %s\n",
+	       at_bad == PASSES ? "fix" : "regression", r->opts->guard,
+	       at_bad == PASSES ? "passes" : "fails");
+	return 0;
+}
+
+/* Binary search between lo and hi; *lo_out, *hi_out get the final pair. */
+static int search(size_t *lo_out, size_t *hi_out, bs_run *r, int want)
+{
+	size_t lo = 0, hi = r->n - 1, mid;
+	int err = 0;
+
+	while (!err && (mid = pick(r, lo, hi)) != 0) {
+		err = try_commit(r, mid);
+		if (!err && r->state[mid] == want)
+			hi = mid;
+		else if (!err && r->state[mid] != SKIPPED)
+			lo = mid;
+	}
+	if (!err && lo == 0 && r->state[0] == UNTRIED)
+		err = try_commit(r, 0);
+	*lo_out = lo, *hi_out = hi;
+	return err;
+}
+
+/* Prints the answer; returns the exit status. */
+static int conclude(const bs_run *r, size_t lo, size_t hi, int want)
+{
+	td_repo_commit info;
+	size_t skipped = 0;
+
+	if (r->state[lo] == SKIPPED) {
+		fprintf(stderr, "tdaudit bisect: the good end %.12s does not build; give a --good that "
+				"does (see %s)\n", r->chain[lo], r->blog);
+		return 2;
+	}
+	if (r->state[lo] == want) {
+		fprintf(stderr, "tdaudit bisect: %s %s at the good end %.12s too: no flip between the "
+				"ends\n", r->opts->guard, want == PASSES ? "passes" : "fails", r->chain[lo]);
+		return 2;
+	}
+	for (size_t i = lo + 1; i < hi; i++)
+		skipped += r->state[i] == SKIPPED;
+	printf("tdaudit bisect: %zu build%s for %zu commits\n", r->builds, r->builds == 1 ? "" : "s",
+	       r->n);
+	if (skipped) {
+		printf("tdaudit bisect: the first commit where it %s is one of these (the others do "
+		       "not build):\n", want == PASSES ? "passes" : "fails");
+		for (size_t i = lo + 1; i <= hi; i++)
+			printf("  %s\n", r->chain[i]);
+		return 1;
+	}
+	if (td_repo_commit_info(&info, r->repo, r->chain[hi]) != 0)
+		return 2;
+	printf("tdaudit bisect: first commit where %s %s: %s %s\n", r->opts->guard,
+	       want == PASSES ? "passes" : "fails", info.id, info.summary);
+	return 0;
+}
+
+/* Resolves the ends and lists the first-parent line between them. */
+static int load_range(bs_run *r)
+{
+	td_repo_commit bad, good;
+	int err = td_repo_commit_info(&bad, r->repo, r->opts->bad ? r->opts->bad : "HEAD");
+
+	if (!err && r->opts->good)
+		err = td_repo_commit_info(&good, r->repo, r->opts->good);
+	if (!err)
+		err = td_repo_first_parents(&r->chain, r->repo, r->opts->good ? good.id : NULL, bad.id);
+	r->n = td_strv_len(r->chain);
+	if (!err && r->n < 2)
+		err = TD_FAIL(TD_EINVAL, "nothing to bisect: the range %s..%s holds one commit",
+			      r->opts->good ? r->opts->good : "(root)", r->opts->bad ? r->opts->bad : "HEAD");
+	if (!err && !(r->state = calloc(r->n, sizeof *r->state)))
+		err = TD_FAIL(TD_ENOMEM, "out of memory");
+	if (!err)
+		printf("tdaudit bisect: %zu commits on the first-parent line from %.7s to %.7s\n", r->n,
+		       r->chain[0], r->chain[r->n - 1]);
+	return err;
+}
+
+int td_bisect(const char *root, const td_bisect_opts *opts)
+{
+	bs_run r = {.opts = opts};
+	int lock_fd = -1, status = 2, want = 0, err = td_project_load(&r.proj, root);
+	size_t lo = 0, hi = 0;
+
+	if (!err)
+		err = td_repo_open(&r.repo, r.proj->root);
+	if (!err)
+		err = td_testrun_claim(&lock_fd, r.dir, sizeof r.dir, r.proj->root, "history");
+	if (!err) {
+		snprintf(r.tree, sizeof r.tree, "%s/history/tree", r.dir);
+		snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
+		snprintf(r.blog, sizeof r.blog, "%s/logs/bisect-build.log", r.dir);
+		snprintf(r.tlog, sizeof r.tlog, "%s/logs/bisect-test.log", r.dir);
+		err = load_range(&r);
+	}
+	if (!err)
+		err = try_commit(&r, r.n - 1);
+	if (err || (status = direction(&want, &r)) != 0)
+		goto done;
+	err = search(&lo, &hi, &r, want);
+	if (!err)
+		status = conclude(&r, lo, hi, want);
+done:
+	if (err) {
+		fprintf(stderr, "tdaudit bisect: %s\n", td_error_last());
+		status = 2;
+	}
+	if (lock_fd >= 0)
+		close(lock_fd);
+	free(r.state);
+	td_strv_free(r.chain);
+	td_repo_free(r.repo);
+	td_project_free(r.proj);
+	return status;
+}

@@ -1,0 +1,568 @@
+/*
+ * reproduce.c - tdaudit reproduce (see reproduce.h for what it decides).
+ *
+ * The order for one commit: resolve it and its first parent; split what it
+ * changed into tests and non-tests; choose the tests; write the after state
+ * into the scratch tree, build it, find each test's runner, run each test
+ * N times; write the before state (only the files that differ are
+ * rewritten), build it, run each test N times; judge; print. Results of
+ * every commit go into the ledger as one run at the end, so the ledger's
+ * write lock is never held during a build.
+ *
+ * Must never write outside root/.tdaudit/ (the history scratch tree, its
+ * logs, the ledger), never check anything out into the user's repository,
+ * and never read a state that did not build as a pass.
+ */
+#define _GNU_SOURCE
+#include "reproduce.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../ledger/debugmd.h"
+#include "../ledger/ledger.h"
+#include "commands.h"
+#include "project.h"
+#include "repo.h"
+#include "strv.h"
+#include "testrun.h"
+
+enum { CITED_GUARD, CITED_PIN, INFERRED };
+
+typedef struct {
+	char *name;
+	int role;            /* CITED_GUARD, CITED_PIN or INFERRED */
+	int runner;          /* index into the project's runners; -1: none lists it */
+	int *before, *after; /* opts->runs outcomes each (enum td_test_result) */
+	int before_built;
+	const char *verdict; /* static string from td_reproduce_verdict */
+	int k;
+} rp_test;
+
+typedef struct {
+	char fix[41];
+	rp_test *t;
+	size_t n;
+} rp_commit;
+
+typedef struct {
+	const td_reproduce_opts *opts;
+	td_project *proj;
+	td_repo *repo;
+	td_debugmd *doc;   /* DEBUG.md, once read; NULL before */
+	char dir[4200];    /* root/.tdaudit */
+	char tree[4300], manifest[4300], tlog[4300], blog[2][4300];
+	rp_commit *done;   /* every commit judged, for the ledger */
+	size_t n_done;
+} rp_run;
+
+/* ---- verdicts ------------------------------------------------------------ */
+
+/* "pass", "fail", "timeout" when all n agree, else "mixed". */
+static const char *state_word(const int *v, int n)
+{
+	for (int i = 1; i < n; i++)
+		if (v[i] != v[0])
+			return "mixed";
+	return td_test_result_name((enum td_test_result)v[0]);
+}
+
+/* The verdict of one before/after pair of runs (never flaky). */
+static const char *pair_verdict(int before, int before_built, int after)
+{
+	if (after != TD_TEST_PASS)
+		return "broken";
+	if (!before_built)
+		return "no-build";
+	return before == TD_TEST_PASS ? "pin" : "guard";
+}
+
+const char *td_reproduce_verdict(int *k, const int *before, int before_built, const int *after,
+				 int n)
+{
+	const char *a = state_word(after, n), *v;
+	int best = 0;
+
+	if (!strcmp(a, "mixed") || (before_built && !strcmp(state_word(before, n), "mixed")))
+		v = strcmp(a, "mixed") && strcmp(a, "pass") ? "broken" : "flaky";
+	else
+		v = pair_verdict(before[0], before_built, after[0]);
+	for (int i = 0; i < n; i++) {
+		int agree = 0;
+
+		for (int j = 0; j < n; j++)
+			agree += !strcmp(pair_verdict(before[i], before_built, after[i]),
+					 pair_verdict(before[j], before_built, after[j]));
+		if (!strcmp(pair_verdict(before[i], before_built, after[i]), v) || !strcmp(v, "flaky"))
+			best = agree > best ? agree : best;
+	}
+	*k = best;
+	return v;
+}
+
+/* ---- choosing the tests -------------------------------------------------- */
+
+static int add_test(rp_commit *c, const char *name, int role)
+{
+	rp_test *t;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->t[i].name, name))
+			return 0; /* cited twice: the first role stands */
+	t = realloc(c->t, (c->n + 1) * sizeof *t);
+	if (!t)
+		return TD_FAIL(TD_ENOMEM, "out of memory");
+	c->t = t;
+	memset(&t[c->n], 0, sizeof *t);
+	t[c->n].role = role;
+	t[c->n].runner = -1;
+	if (!(t[c->n].name = strdup(name)))
+		return TD_FAIL(TD_ENOMEM, "out of memory");
+	c->n++;
+	return 0;
+}
+
+static void commit_free(rp_commit *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->t[i].name);
+		free(c->t[i].before);
+		free(c->t[i].after);
+	}
+	free(c->t);
+}
+
+/* Reads root/DEBUG.md once; TD_EIO when it is missing. */
+static int load_doc(rp_run *r)
+{
+	char path[4200];
+	int err;
+
+	if (r->doc)
+		return 0;
+	snprintf(path, sizeof path, "%s/DEBUG.md", r->proj->root);
+	if (access(path, F_OK) != 0)
+		return TD_FAIL(TD_EIO, "no DEBUG.md at %s, so no finding cites the tests to run; "
+				       "name them with --guard NAME, or write DEBUG.md",
+			       r->proj->root);
+	err = td_debugmd_parse_file(&r->doc, path);
+	for (size_t i = 0; !err && i < r->doc->problems.n; i++)
+		fprintf(stderr, "tdaudit reproduce: warning: DEBUG.md:%d: %s\n",
+			r->doc->problems.v[i].line, r->doc->problems.v[i].msg);
+	return err;
+}
+
+/* Adds finding f's guards and pins; *n_added counts them. */
+static int add_cited(rp_commit *c, const td_debugmd_finding *f, size_t *n_added)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < f->n_guards; i++)
+		err = add_test(c, f->guards[i].name, CITED_GUARD);
+	for (size_t i = 0; !err && i < f->n_pins; i++)
+		err = add_test(c, f->pins[i].name, CITED_PIN);
+	*n_added += f->n_guards + f->n_pins;
+	return err;
+}
+
+/*
+ * The tests for commit info: --guard, else DEBUG.md (finding f when given,
+ * else every finding whose Status names the commit), else the diff.
+ */
+static int choose_tests(rp_run *r, rp_commit *c, const td_repo_commit *info,
+			const td_debugmd_finding *f)
+{
+	char **names = NULL;
+	size_t cited = 0;
+	int err = 0;
+
+	for (size_t i = 0; r->opts->guards && r->opts->guards[i] && !err; i++)
+		err = add_test(c, r->opts->guards[i], CITED_GUARD);
+	if (err || c->n)
+		return err;
+	if (!f)
+		err = load_doc(r);
+	for (size_t i = 0; !err && !f && i < r->doc->n_findings; i++) {
+		const td_debugmd_finding *g = &r->doc->findings[i];
+
+		if (g->commit && td_ledger_commits_match(g->commit, info->id)) {
+			printf("  DEBUG.md finding #%d cites this commit\n", g->number);
+			err = add_cited(c, g, &cited);
+		}
+	}
+	if (!err && f)
+		err = add_cited(c, f, &cited);
+	if (err || cited)
+		return err;
+	printf("  DEBUG.md cites no test for it: taking the test functions it added or changed\n");
+	err = td_repo_test_functions(&names, r->repo, info->parent, info->id, r->proj->tests);
+	for (size_t i = 0; !err && names && names[i]; i++)
+		err = add_test(c, names[i], INFERRED);
+	td_strv_free(names);
+	return err;
+}
+
+/* ---- the two states ---------------------------------------------------------- */
+
+/*
+ * Writes the state (base, with the tests of overlay when not NULL) into
+ * the scratch tree and builds it. *ok = 1 when it built.
+ */
+static int build_state(int *ok, rp_run *r, const char *base, const char *overlay, int after)
+{
+	td_proc_result pr;
+	size_t n;
+	char d[64];
+	int err = td_repo_materialise(&n, r->repo, base, overlay, r->proj->tests, r->tree,
+				      r->manifest);
+
+	if (err)
+		return err;
+	printf("  %s: %zu file%s written; building ... ", after ? "after " : "before", n,
+	       n == 1 ? "" : "s");
+	fflush(stdout);
+	err = td_testrun_build(ok, &pr, r->proj, r->tree, r->blog[after]);
+	if (!err)
+		printf("%s\n", *ok ? "ok" : "FAILED");
+	if (!err && !*ok)
+		printf("  %s: the build failed (%s); see %s\n", after ? "after" : "before",
+		       td_proc_describe(&pr, d, sizeof d), r->blog[after]);
+	return err;
+}
+
+/* Runs every test of c opts->runs times in the state just built. */
+static int run_tests(rp_run *r, rp_commit *c, int after, double limit, double *slowest)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < c->n && !err; i++) {
+		rp_test *t = &c->t[i];
+		int *out = after ? t->after : t->before;
+
+		for (int j = 0; j < r->opts->runs && !err; j++) {
+			enum td_test_result res;
+			double s = 0;
+
+			err = td_testrun_one(&res, &s, r->proj, t->runner < 0 ? 0 : t->runner, t->name,
+					     r->tree, r->tlog, limit);
+			out[j] = (int)res;
+			*slowest = s > *slowest ? s : *slowest;
+		}
+	}
+	return err;
+}
+
+/* Finds each test's runner in the after state; drops inferred names no runner lists. */
+static int find_runners(rp_run *r, rp_commit *c)
+{
+	size_t k = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < c->n && !err; i++) {
+		rp_test *t = &c->t[i];
+
+		err = td_testrun_find_runner(&t->runner, r->proj, t->name, r->tree, r->tlog);
+		if (!err && t->runner < 0 && t->role == INFERRED) {
+			printf("  %s: no runner lists it (a helper, not a test): skipped\n", t->name);
+			free(t->name);
+			continue;
+		}
+		if (!err && t->runner < 0)
+			printf("  %s: no runner lists it at the fix; running it anyway\n", t->name);
+		if (!err && (!(t->before = calloc((size_t)r->opts->runs, sizeof(int))) ||
+			     !(t->after = calloc((size_t)r->opts->runs, sizeof(int)))))
+			err = TD_FAIL(TD_ENOMEM, "out of memory");
+		c->t[k++] = *t;
+	}
+	c->n = k;
+	return err;
+}
+
+/* ---- output ----------------------------------------------------------------- */
+
+/* "fail 2/2", "pass 1/2" for mixed runs (the passes), "no-build". */
+static const char *state_cell(char *buf, size_t size, const int *v, int n, int built)
+{
+	const char *w = built ? state_word(v, n) : "no-build";
+	int k = 0;
+
+	if (!built)
+		return w;
+	if (!strcmp(w, "mixed"))
+		w = "pass";
+	for (int i = 0; i < n; i++)
+		k += !strcmp(td_test_result_name((enum td_test_result)v[i]), w);
+	snprintf(buf, size, "%s %d/%d", w, k, n);
+	return buf;
+}
+
+static void print_table(const rp_commit *c, int n)
+{
+	int w = 4;
+	char b[64], a[64];
+
+	for (size_t i = 0; i < c->n; i++)
+		w = (int)strlen(c->t[i].name) > w ? (int)strlen(c->t[i].name) : w;
+	printf("\n  %-*s  %-12s  %-12s  %s\n", w, "test", "before", "after", "verdict");
+	for (size_t i = 0; i < c->n; i++) {
+		const rp_test *t = &c->t[i];
+
+		printf("  %-*s  %-12s  %-12s  %s\n", w, t->name,
+		       state_cell(b, sizeof b, t->before, n, t->before_built),
+		       state_cell(a, sizeof a, t->after, n, 1), t->verdict);
+	}
+	printf("\n");
+}
+
+static const char *why_not(const char *verdict)
+{
+	if (!strcmp(verdict, "pin"))
+		return "it passes without the fix too: a pin, not a guard";
+	if (!strcmp(verdict, "broken"))
+		return "it fails with the fix: broken";
+	if (!strcmp(verdict, "no-build"))
+		return "the pre-fix code does not build against the new tests: no evidence (no-build)";
+	if (!strcmp(verdict, "flaky"))
+		return "its outcome changes between runs: flaky";
+	return "it fails without the fix: a guard, not a pin";
+}
+
+/* 0 when every claim holds, else 1, with a line per claim that does not. */
+static int check_claims(const rp_commit *c)
+{
+	int status = 0, inferred = 0, inferred_guard = 0;
+
+	for (size_t i = 0; i < c->n; i++) {
+		const rp_test *t = &c->t[i];
+		const char *want = t->role == CITED_PIN ? "pin" : "guard";
+
+		inferred += t->role == INFERRED;
+		inferred_guard += t->role == INFERRED && !strcmp(t->verdict, "guard");
+		if (t->role != INFERRED && strcmp(t->verdict, want)) {
+			printf("  NOT A %s: %s is cited as a %s, but %s\n",
+			       t->role == CITED_PIN ? "PIN" : "GUARD", t->name, want, why_not(t->verdict));
+			status = 1;
+		}
+	}
+	if (inferred && !inferred_guard) {
+		printf("  NO GUARD: none of the tests this commit added or changed fails without it\n");
+		status = 1;
+	}
+	return status;
+}
+
+/* ---- one commit ---------------------------------------------------------------- */
+
+/* Splits the files changed between parent and fix; prints them. *n_code gets the non-tests. */
+static int show_changes(size_t *n_code, rp_run *r, const td_repo_commit *info)
+{
+	char **changed = NULL;
+	size_t n_test = 0;
+	int err = td_repo_changed(&changed, r->repo, info->parent, info->id);
+
+	*n_code = 0;
+	for (size_t i = 0; !err && changed && changed[i]; i++)
+		*n_code += !td_project_matches(r->proj->tests, changed[i]);
+	n_test = td_strv_len(changed) - *n_code;
+	if (!err) {
+		printf("  changes %zu non-test file%s", *n_code, *n_code == 1 ? "" : "s");
+		for (size_t i = 0, j = 0; changed && changed[i]; i++)
+			if (!td_project_matches(r->proj->tests, changed[i]))
+				printf("%s%s", j++ ? ", " : " (", changed[i]);
+		printf("%s and %zu test file%s\n", *n_code ? ")" : "", n_test, n_test == 1 ? "" : "s");
+	}
+	td_strv_free(changed);
+	return err;
+}
+
+/* Runs both states for c and judges each test; 0, or a TD_E code. */
+static int run_states(rp_run *r, rp_commit *c, const td_repo_commit *info)
+{
+	double slowest = 0, limit;
+	int ok = 0, err = build_state(&ok, r, info->id, NULL, 1);
+
+	if (!err && !ok)
+		return TD_FAIL(TD_ESTATE, "the fix commit %s itself does not build; see %s",
+			       info->short_id, r->blog[1]);
+	if (!err)
+		err = find_runners(r, c);
+	if (!err && c->n == 0)
+		return TD_FAIL(TD_EINVAL, "commit %s adds or changes no test a runner lists; name the "
+					  "guards with --guard NAME",
+			       info->short_id);
+	if (!err)
+		err = run_tests(r, c, 1, r->opts->timeout > 0 ? r->opts->timeout : r->proj->timeout_build,
+				&slowest);
+	if (!err)
+		err = build_state(&ok, r, info->parent, info->id, 0);
+	limit = r->proj->timeout_factor * slowest;
+	limit = limit > r->proj->timeout_floor ? limit : r->proj->timeout_floor;
+	if (!err && ok)
+		err = run_tests(r, c, 0, r->opts->timeout > 0 ? r->opts->timeout : limit, &slowest);
+	for (size_t i = 0; !err && i < c->n; i++) {
+		c->t[i].before_built = ok;
+		c->t[i].verdict = td_reproduce_verdict(&c->t[i].k, c->t[i].before, ok, c->t[i].after,
+						       r->opts->runs);
+	}
+	return err;
+}
+
+/* Keeps c's results for the ledger (takes what c owns). */
+static int keep(rp_run *r, rp_commit *c)
+{
+	rp_commit *v = realloc(r->done, (r->n_done + 1) * sizeof *v);
+
+	if (!v)
+		return TD_FAIL(TD_ENOMEM, "out of memory");
+	r->done = v;
+	v[r->n_done++] = *c;
+	memset(c, 0, sizeof *c);
+	return 0;
+}
+
+/*
+ * Reproduces rev (its tests from finding f when not NULL). Returns the
+ * exit status for this commit; errors are printed here.
+ */
+static int reproduce_one(rp_run *r, const char *rev, const td_debugmd_finding *f)
+{
+	td_repo_commit info;
+	rp_commit c = {{0}, NULL, 0};
+	size_t n_code = 0;
+	int err = td_repo_commit_info(&info, r->repo, rev), status = 0;
+
+	if (!err && info.n_parents == 0)
+		err = TD_FAIL(TD_EINVAL, "%s is a root commit: it has no parent to revert to", rev);
+	if (err)
+		goto done;
+	printf("tdaudit reproduce: %s %s\n", info.short_id, info.summary);
+	if (info.n_parents > 1)
+		printf("  %s is a merge commit (%u parents): reverting against its first parent %.7s\n",
+		       info.short_id, info.n_parents, info.parent);
+	err = show_changes(&n_code, r, &info);
+	if (!err && n_code == 0) {
+		printf("  nothing to revert: it changes only test files, so the state before it would "
+		       "be the fix itself; no test run, nothing recorded\n");
+		goto done;
+	}
+	if (!err)
+		err = choose_tests(r, &c, &info, f);
+	if (!err)
+		err = run_states(r, &c, &info);
+	if (err)
+		goto done;
+	print_table(&c, r->opts->runs);
+	status = check_claims(&c);
+	snprintf(c.fix, sizeof c.fix, "%s", info.id);
+	err = keep(r, &c);
+done:
+	if (err) {
+		fprintf(stderr, "tdaudit reproduce: %s\n", td_error_last());
+		status = 2;
+	}
+	commit_free(&c);
+	return status;
+}
+
+/* ---- the ledger ------------------------------------------------------------------ */
+
+static int record(rp_run *r, int status)
+{
+	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
+	td_ledger *lg = NULL;
+	char path[8400], head[41];
+	int dirty = 0, err;
+
+	if (r->n_done == 0)
+		return 0;
+	snprintf(path, sizeof path, "%s/%s", r->proj->root, r->proj->ledger);
+	err = td_repo_head(head, &dirty, r->proj->root);
+	info.command = r->opts->command ? r->opts->command : "tdaudit reproduce";
+	info.head_commit = head;
+	info.dirty = dirty;
+	info.tool_version = TDAUDIT_VERSION;
+	if (!err)
+		err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
+	if (!err)
+		err = td_ledger_run_begin(lg, &info);
+	for (size_t i = 0; !err && i < r->n_done; i++)
+		for (size_t j = 0; !err && j < r->done[i].n; j++) {
+			const rp_test *t = &r->done[i].t[j];
+			td_ledger_reproduction rep = {r->done[i].fix, t->name,
+						      t->before_built ? state_word(t->before, r->opts->runs)
+								      : "no-build",
+						      state_word(t->after, r->opts->runs), t->verdict,
+						      t->k, r->opts->runs};
+
+			err = td_ledger_put_reproduction(lg, &rep);
+		}
+	if (!err)
+		err = td_ledger_run_finish(lg, status == 0 ? "ok" : status == 1 ? "findings" : "error");
+	if (!err)
+		printf("tdaudit reproduce: recorded in %s\n", r->proj->ledger);
+	td_ledger_free(lg);
+	return err;
+}
+
+/* ---- the command ------------------------------------------------------------------- */
+
+/* Every finding of DEBUG.md with a fix commit, one after the other. */
+static int reproduce_all(rp_run *r)
+{
+	int status = 0, err = load_doc(r), n = 0;
+
+	if (err) {
+		fprintf(stderr, "tdaudit reproduce: %s\n", td_error_last());
+		return 2;
+	}
+	for (size_t i = 0; i < r->doc->n_findings; i++) {
+		const td_debugmd_finding *f = &r->doc->findings[i];
+		int s;
+
+		if (!f->commit)
+			continue;
+		printf("%s== finding #%d: %s\n", n++ ? "\n" : "", f->number, f->title ? f->title : "");
+		s = reproduce_one(r, f->commit, f);
+		status = s > status ? s : status;
+	}
+	if (n == 0)
+		printf("tdaudit reproduce: no finding in DEBUG.md names a fix commit; nothing to do\n");
+	return status;
+}
+
+int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *opts)
+{
+	rp_run r = {.opts = opts};
+	int lock_fd = -1, status = 2, err = td_project_load(&r.proj, root);
+
+	if (!err)
+		err = td_repo_open(&r.repo, r.proj->root);
+	if (!err)
+		err = td_testrun_claim(&lock_fd, r.dir, sizeof r.dir, r.proj->root, "history");
+	if (err)
+		goto done;
+	snprintf(r.tree, sizeof r.tree, "%s/history/tree", r.dir);
+	snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
+	snprintf(r.tlog, sizeof r.tlog, "%s/logs/reproduce-test.log", r.dir);
+	snprintf(r.blog[0], sizeof r.blog[0], "%s/logs/reproduce-build-before.log", r.dir);
+	snprintf(r.blog[1], sizeof r.blog[1], "%s/logs/reproduce-build-after.log", r.dir);
+	status = opts->all ? reproduce_all(&r) : reproduce_one(&r, commit, NULL);
+	err = record(&r, status);
+done:
+	if (err) {
+		fprintf(stderr, "tdaudit reproduce: %s\n", td_error_last());
+		status = 2;
+	}
+	if (lock_fd >= 0)
+		close(lock_fd);
+	for (size_t i = 0; i < r.n_done; i++)
+		commit_free(&r.done[i]);
+	free(r.done);
+	td_debugmd_free(r.doc);
+	td_repo_free(r.repo);
+	td_project_free(r.proj);
+	return status;
+}

@@ -1,0 +1,67 @@
+/*
+ * reproduce.h - tdaudit reproduce: does a fix commit's guard really guard?
+ *
+ * For a fix commit C with first parent P, two states of history are
+ * written from git blobs into one scratch tree (.tdaudit/history/tree),
+ * never through a checkout:
+ *   before  C's tree with every non-test file C changed taken from P
+ *           (files C added are absent, files C deleted are back), C's tests
+ *   after   C's tree as it is
+ * Test files are the paths matching tdaudit.lua's `tests` globs; every
+ * other path is a non-test. Each state is built with the project's build
+ * argv and each test runs N times in it (after first: it is the baseline
+ * whose times set the limit for before). Verdicts, in this order:
+ *   flaky     the runs of the after state disagree
+ *   broken    it fails (or times out) after the fix
+ *   no-build  the pre-fix code does not build against the new tests
+ *   flaky     the runs of the before state disagree
+ *   pin       it passes before and after: it pins behaviour, it does not
+ *             guard against the bug
+ *   guard     it fails (or times out) before and passes after
+ * Which tests: --guard NAME ...; else the tests DEBUG.md cites (Guarded by,
+ * and Pins) for the finding whose Status names C; else the test functions
+ * C added or changed (td_repo_test_functions), kept when a runner lists
+ * them. A cited guard must come out guard and a cited pin pin; of the
+ * inferred tests at least one must be a guard.
+ *
+ * Exit status: 0 every claim holds (or there was nothing to revert: a
+ * commit changing only tests, said so and nothing recorded); 1 a cited
+ * test is not what it is cited as; 2 usage or environment error (unknown
+ * or root commit, bare or shallow repository, no DEBUG.md when the tests
+ * must come from it, the fix commit itself not building).
+ *
+ * Never: write outside root/.tdaudit/; touch the user's working tree,
+ * index or HEAD; report a state that did not build as a pass.
+ */
+#ifndef TD_REPRODUCE_H
+#define TD_REPRODUCE_H
+
+typedef struct {
+	char *const *guards; /* --guard names; NULL: from DEBUG.md, else from the diff */
+	int runs;            /* runs per test per state (>= 1) */
+	int all;             /* every finding of DEBUG.md with a fix commit */
+	double timeout;      /* seconds per test run; 0: the defaults above */
+	const char *command; /* the command line, recorded with the run in the ledger */
+} td_reproduce_opts;
+
+#define TD_REPRODUCE_OPTS_INIT {NULL, 2, 0, 0, NULL}
+
+/*
+ * Reproduces commit (any revision; ignored with opts->all) in the
+ * repository at root, prints the table, records every verdict in the
+ * ledger (one run) and returns the exit status above. Messages go to
+ * stderr, progress and the table to stdout.
+ */
+int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *opts);
+
+/*
+ * The verdict for n runs in each state (before_built = 0: the before state
+ * did not build, before[] unused). Returns "guard", "pin", "broken",
+ * "no-build" or "flaky"; *k gets how many of the n run pairs, taken alone,
+ * give that verdict (for flaky: the most that agree with one another).
+ * Outcomes are enum td_test_result values (testrun.h).
+ */
+const char *td_reproduce_verdict(int *k, const int *before, int before_built, const int *after,
+				 int n);
+
+#endif

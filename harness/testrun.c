@@ -1,0 +1,158 @@
+/*
+ * testrun.c - builds and single test runs in scratch trees (testrun.h).
+ *
+ * Must never run anything in the user's tree (every call names the tree
+ * to run in), and never call a test that could not be started a failure.
+ */
+#define _GNU_SOURCE
+#include "testrun.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../core/fileio.h"
+#include "strv.h"
+
+/* Empties log (creating it); td_proc_run appends. */
+static void clear_log(const char *log)
+{
+	FILE *f = fopen(log, "w");
+
+	if (f)
+		fclose(f);
+}
+
+const char *td_test_result_name(enum td_test_result r)
+{
+	return r == TD_TEST_PASS ? "pass" : r == TD_TEST_FAIL ? "fail" : "timeout";
+}
+
+int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, const char *sub)
+{
+	char p[4400];
+	int err;
+
+	*lock_fd = -1;
+	snprintf(dir, size, "%s/.tdaudit", root);
+	snprintf(p, sizeof p, "%s/logs", dir);
+	err = td_mkdirs(p);
+	snprintf(p, sizeof p, "%s/%s", dir, sub);
+	if (!err)
+		err = td_mkdirs(p);
+	snprintf(p, sizeof p, "%s/.gitignore", dir);
+	if (!err && access(p, F_OK) != 0)
+		err = td_file_write_atomic(p, "*\n", 2, 0644);
+	if (err)
+		return err;
+	snprintf(p, sizeof p, "%s/%s/lock", dir, sub);
+	*lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (*lock_fd < 0)
+		return TD_FAIL(TD_EIO, "cannot open the lock %s", p);
+	if (flock(*lock_fd, LOCK_EX | LOCK_NB) != 0)
+		return TD_FAIL(TD_ESTATE, "another tdaudit run holds %s; wait for it to finish", p);
+	return 0;
+}
+
+int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const char *tree,
+		     const char *log)
+{
+	td_proc_opts po = TD_PROC_OPTS_INIT;
+	int err;
+
+	po.argv = (const char *const *)p->build;
+	po.cwd = tree;
+	po.out_path = log;
+	po.timeout_s = p->timeout_build;
+	clear_log(log);
+	err = td_proc_run(res, &po);
+	*ok = !err && res->exited && res->status == 0 && !res->timed_out;
+	return err;
+}
+
+/* Whether the text of file path holds line as a whole line. */
+static int has_line(const char *path, const char *line)
+{
+	char *text = NULL;
+	int yes = 0;
+
+	if (td_file_read(path, &text, NULL) != 0)
+		return 0;
+	for (char *l = strtok(text, "\n"); l && !yes; l = strtok(NULL, "\n")) {
+		l[strcspn(l, "\r")] = '\0';
+		yes = strcmp(l, line) == 0;
+	}
+	free(text);
+	return yes;
+}
+
+int td_testrun_find_runner(int *runner, const td_project *p, const char *test, const char *tree,
+			   const char *log)
+{
+	*runner = -1;
+	for (int k = 0; k < p->n_runners && *runner < 0; k++) {
+		td_proc_opts po = TD_PROC_OPTS_INIT;
+		td_proc_result pr;
+		char a[256], d[64];
+		int err;
+
+		po.argv = (const char *const *)p->runners[k].list;
+		po.cwd = tree;
+		po.out_path = log;
+		po.timeout_s = p->timeout_build;
+		clear_log(log);
+		err = td_proc_run(&pr, &po);
+		if (err)
+			return err;
+		if (!pr.exited || pr.status != 0)
+			return TD_FAIL(TD_EIO, "%s: listing tests with '%s' failed (%s); see %s",
+				       p->runners[k].where, td_proc_argv_string(po.argv, a, sizeof a),
+				       td_proc_describe(&pr, d, sizeof d), log);
+		if (has_line(log, test))
+			*runner = k;
+	}
+	return 0;
+}
+
+/* Does the file at path contain text? (NULL text: no.) */
+static int mentions(const char *path, const char *text)
+{
+	char *body = NULL;
+	int yes = text && td_file_read(path, &body, NULL) == 0 && strstr(body, text) != NULL;
+
+	free(body);
+	return yes;
+}
+
+int td_testrun_one(enum td_test_result *out, double *seconds, const td_project *p, int k,
+		   const char *test, const char *tree, const char *log, double limit)
+{
+	td_proc_opts po = TD_PROC_OPTS_INIT;
+	td_proc_result pr;
+	char **argv = NULL;
+	int err = td_strv_subst(&argv, p->runners[k].run, "{test}", test);
+
+	if (err)
+		return err;
+	po.argv = (const char *const *)argv;
+	po.cwd = tree;
+	po.out_path = log;
+	po.timeout_s = limit;
+	clear_log(log);
+	err = td_proc_run(&pr, &po);
+	td_strv_free(argv);
+	if (err)
+		return err;
+	*seconds = pr.seconds;
+	if (pr.timed_out)
+		*out = TD_TEST_TIMEOUT;
+	else if (!pr.exited || pr.status != 0 || mentions(log, p->runners[k].fail_text))
+		*out = TD_TEST_FAIL;
+	else
+		*out = TD_TEST_PASS;
+	return 0;
+}

@@ -1,0 +1,139 @@
+/*
+ * test_bisect.c - tdaudit bisect end to end, on a fixture repository of
+ * ten commits built in the test's temporary directory: test_add fails
+ * until the fix, passes from it on; one commit in the range does not
+ * build.
+ *
+ * Edits that break these tests (each made, seen failing, then restored;
+ * [cat]: also a mutant in mutations/harness.lua):
+ *   - search() reading a commit that does not build as the old outcome
+ *     [cat] -> skipped_commits_next_to_the_flip_leave_it_ambiguous
+ *   - search() reading it as the new outcome [cat]
+ *     -> finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build
+ *   - pick() walking one commit at a time [cat]
+ *     -> finds_the_fix_in_log2_builds_... (more than ceil(log2 N) + 2 builds)
+ *   - conclude() without the skipped-commits check
+ *     -> skipped_commits_next_to_the_flip_leave_it_ambiguous
+ *   - conclude() without the good-end check [cat]
+ *     -> no_flip_between_the_ends_exits_2
+ */
+#define _XOPEN_SOURCE 700
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fixture.h"
+
+static const char t_c[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"int add(int, int);\n"
+	"int main(int argc, char **argv)\n{\n"
+	"\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(\"test_add\"); return 0; }\n"
+	"\tif (argc > 1 && !strcmp(argv[1], \"test_add\")) {\n"
+	"\t\tint ok = add(2, 3) == 5;\n"
+	"\t\tprintf(\"test_add %s\\n\", ok ? \"ok\" : \"FAILED\");\n"
+	"\t\treturn !ok;\n\t}\n\treturn 2;\n}\n";
+
+static const char config[] =
+	"build { \"make\", \"-s\" }\n"
+	"runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+	"tests { \"t.c\", \"Makefile\" }\n"
+	"timeout { factor = 5, floor = 5 }\n";
+
+#define N_COMMITS 10
+static char ids[N_COMMITS][41];
+
+/* Commits C0 .. C9: add() is fixed at commit `fix`; commit `broken` does not build. */
+static void make_history(int fix, int broken)
+{
+	fx_write("repo", "t.c", t_c);
+	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
+	fx_write("repo", "tdaudit.lua", config);
+	for (int k = 0; k < N_COMMITS; k++) {
+		char calc[256], msg[32];
+
+		snprintf(calc, sizeof calc, "int version = %d;\n%s\nint add(int a, int b)\n{\n\treturn a %c b;\n}\n",
+			 k, k == broken ? "this does not compile" : "", k >= fix ? '+' : '-');
+		snprintf(msg, sizeof msg, "C%d", k);
+		fx_write("repo", "calc.c", calc);
+		fx_git_commit_all("repo", msg);
+		snprintf(ids[k], sizeof ids[k], "%s", fx_git_rev("repo", "HEAD"));
+	}
+}
+
+static int bisect(const char *const *args)
+{
+	unlink("b.log"); /* fx_run appends */
+	return fx_tdaudit("repo", "b.log", args);
+}
+
+/* How many times text occurs in s. */
+static int count(const char *s, const char *text)
+{
+	int n = 0;
+
+	for (const char *p = s; (p = strstr(p, text)) != NULL; p++)
+		n++;
+	return n;
+}
+
+static void test_finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build(void **state)
+{
+	const char *args[] = {"bisect", "--guard", "test_add", "--find", "fix", NULL};
+	char want[128];
+	const char *log;
+
+	(void)state;
+	make_history(6, 4);
+	assert_int_equal(bisect(args), 0);
+	log = fx_slurp("b.log");
+	snprintf(want, sizeof want, "first commit where test_add passes: %s C6", ids[6]);
+	assert_non_null(strstr(log, want));
+	snprintf(want, sizeof want, "tried %.7s (5 of 10) C4", ids[4]);
+	assert_non_null(strstr(log, want));
+	assert_non_null(strstr(log, "does not build: skipped"));
+	/* ceil(log2 10) + 2 = 6, the skipped build included */
+	assert_true(count(log, "  tried ") <= 6);
+	assert_non_null(strstr(log, "builds for 10 commits"));
+}
+
+static void test_skipped_commits_next_to_the_flip_leave_it_ambiguous(void **state)
+{
+	const char *args[] = {"bisect", "--guard", "test_add", NULL};
+	const char *log;
+
+	(void)state;
+	make_history(6, 5);
+	assert_int_equal(bisect(args), 1);
+	log = fx_slurp("b.log");
+	assert_non_null(strstr(log, "is one of these"));
+	assert_non_null(strstr(log, ids[5]));
+	assert_non_null(strstr(log, ids[6]));
+	assert_null(strstr(log, "first commit where test_add passes:"));
+}
+
+static void test_no_flip_between_the_ends_exits_2(void **state)
+{
+	const char *after[] = {"bisect", "--guard", "test_add", "--good", "HEAD~2", NULL};
+	const char *wrong[] = {"bisect", "--guard", "test_add", "--find", "regression", NULL};
+	const char *off[] = {"bisect", "--guard", "test_add", "--good", "nosuchrev", NULL};
+
+	(void)state;
+	make_history(6, 4);
+	assert_int_equal(bisect(after), 2);
+	assert_non_null(strstr(fx_slurp("b.log"), "passes at the good end"));
+	assert_int_equal(bisect(wrong), 2);
+	assert_non_null(strstr(fx_slurp("b.log"), "--find regression needs test_add to fail"));
+	assert_int_equal(bisect(off), 2);
+	assert_non_null(strstr(fx_slurp("b.log"), "unknown commit 'nosuchrev'"));
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build),
+	cmocka_unit_test(test_skipped_commits_next_to_the_flip_leave_it_ambiguous),
+	cmocka_unit_test(test_no_flip_between_the_ends_exits_2),
+};
+TD_TEST_GROUP(bisect, tests);

@@ -1,0 +1,437 @@
+/*
+ * test_reproduce.c - tdaudit reproduce end to end, on a fixture repository
+ * built in the test's temporary directory with git: a function, a test
+ * runner honouring the list / run-one interface, a Makefile, tdaudit.lua,
+ * and a history with one commit per verdict:
+ *   C0 root      add() subtracts; test_add_zero (passes either way)
+ *   C1 fix       add() adds; test_add                     -> guard (test_add_zero: pin)
+ *   C2 mul       mul.c added with test_mul                -> no-build before
+ *                (mul.c must be gone from the before state)
+ *   C3 big       calc.c touched; test_add_big fails       -> broken
+ *   C4 flaky     calc.c touched; test_flaky fails every other run -> flaky
+ *   C5 tests     t.c only                                 -> nothing to revert
+ *
+ * Edits that break these tests (each made, seen failing, then restored;
+ * the ones marked [cat] are also mutants in mutations/harness.lua, so
+ * `tdaudit mutate --only 'reproduce-*'` repeats the check):
+ *   - pair_verdict() returning "guard" whenever before ran [cat]
+ *     -> a_test_that_passes_both_ways_is_a_pin_not_a_guard
+ *   - check_claims() never failing a wrong citation [cat]
+ *     -> a_test_that_passes_both_ways_is_a_pin_not_a_guard
+ *   - run_states() marking the before state built when it was not [cat];
+ *     td_repo_materialise() not pruning the files the fix added [cat]; not
+ *     touching the state after a removal, so make keeps the fix's program
+ *     [cat] -> pre_fix_code_that_does_not_build_is_no_build_never_a_pass
+ *   - pair_verdict() without its "broken" line [cat]
+ *     -> a_test_failing_after_the_fix_is_broken
+ *   - td_reproduce_verdict() ignoring mixed states [cat]
+ *     -> outcomes_that_differ_between_runs_are_flaky
+ *   - reproduce_one() without the n_code == 0 check [cat]
+ *     -> a_commit_changing_only_tests_has_nothing_to_revert
+ *   - run_states() building the fix itself as the before state [cat]
+ *     -> a_guard_fails_before_the_fix_and_passes_after
+ *   - td_reproduce() not calling record() -> a_guard_fails_... (the ledger)
+ *   - choose_tests() not looking at DEBUG.md's findings
+ *     -> guards_and_pins_come_from_debug_md
+ *   - scan_line() reading removed lines as added and the other way round
+ *     -> without_citations_the_commits_own_tests_are_run
+ *   - reproduce_one() without the root-commit check; load_doc() returning
+ *     0 for a missing DEBUG.md; td_repo_open() without the shallow check
+ *     [cat] -> bad_input_exits_2_with_a_clear_message
+ *   - reproduce_one() not saying it took the first parent of a merge
+ *     -> a_merge_commit_is_reverted_against_its_first_parent
+ *   - build_state() writing the states into the user's root [cat]
+ *     -> no_command_touches_the_users_tree_index_or_head
+ *   - reproduce_all() stopping after the first finding
+ *     -> all_reproduces_every_finding_with_a_fix_commit
+ */
+#define _XOPEN_SOURCE 700
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../core/error.h"
+#include "../ledger/ledger.h"
+#include "fixture.h"
+
+/* The runner: `./t --list`, `./t NAME` (prints NAME, exit 0 pass / 1 fail). */
+static const char t_head[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"int add(int, int); int mul(int, int);\n"
+	"static int flip(void)\n{\n\tFILE *f = fopen(\"flaky.count\", \"r\");\n\tint n = 0;\n\n"
+	"\tif (f) {\n\t\tif (fscanf(f, \"%d\", &n) != 1)\n\t\t\tn = 0;\n\t\tfclose(f);\n\t}\n"
+	"\tif ((f = fopen(\"flaky.count\", \"w\"))) {\n\t\tfprintf(f, \"%d\\n\", n + 1);\n"
+	"\t\tfclose(f);\n\t}\n\treturn n % 2;\n}\n";
+
+static const char t_main[] =
+	"int main(int argc, char **argv)\n{\n"
+	"\t(void)flip;\n"
+	"\tfor (unsigned i = 0; i < sizeof tests / sizeof tests[0]; i++) {\n"
+	"\t\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(tests[i].name); continue; }\n"
+	"\t\tif (argc > 1 && !strcmp(argv[1], tests[i].name)) {\n"
+	"\t\t\tint ok = tests[i].fn();\n"
+	"\t\t\tprintf(\"%s %s\\n\", tests[i].name, ok ? \"ok\" : \"FAILED\");\n"
+	"\t\t\treturn !ok;\n\t\t}\n\t}\n"
+	"\treturn argc > 1 && strcmp(argv[1], \"--list\") ? 2 : 0;\n}\n";
+
+/* Every test the history ever has: name, body; the first n are in t.c. */
+static const char *const all_tests[][2] = {
+	{"test_add_zero", "add(0, 0) == 0"}, /* C0 */
+	{"test_add", "add(2, 3) == 5"},      /* C1 */
+	{"test_mul", "mul(2, 3) == 6"},      /* C2 */
+	{"test_add_big", "add(1, 1) == 3"},  /* C3 */
+	{"test_flaky", "flip()"},            /* C4 */
+	{"test_add_neg", "add(-1, 1) == 0"}, /* C5 */
+};
+
+/* Writes repo/t.c with the first n tests of all_tests. */
+static void write_t(int n)
+{
+	char text[8192];
+	size_t len = (size_t)snprintf(text, sizeof text, "%s", t_head);
+
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len,
+					"static int %s(void)\n{\n\treturn %s;\n}\n\n", all_tests[i][0],
+					all_tests[i][1]);
+	len += (size_t)snprintf(text + len, sizeof text - len,
+				"static const struct { const char *name; int (*fn)(void); } tests[] = {\n");
+	for (int i = 0; i < n; i++)
+		len += (size_t)snprintf(text + len, sizeof text - len, "\t{\"%s\", %s},\n",
+					all_tests[i][0], all_tests[i][0]);
+	snprintf(text + len, sizeof text - len, "};\n%s", t_main);
+	fx_write("repo", "t.c", text);
+}
+
+static const char config[] =
+	"build { \"make\", \"-s\" }\n"
+	"runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+	"sources { \"calc.c\" }\n"
+	"tests { \"t.c\", \"Makefile\" }\n"
+	"ledger \".tdaudit/ledger.db\"\n"
+	"timeout { factor = 5, floor = 5 }\n";
+
+static char ids[6][41]; /* C0 .. C5 */
+
+/* Commits calc.c and t.c (first n_tests tests) as commit number k. */
+static void commit(int k, const char *calc, int n_tests, const char *msg)
+{
+	fx_write("repo", "calc.c", calc);
+	write_t(n_tests);
+	fx_git_commit_all("repo", msg);
+	snprintf(ids[k], sizeof ids[k], "%s", fx_git_rev("repo", "HEAD"));
+}
+
+/* The fixture history C0 .. C5 in ./repo. */
+static void make_history(void)
+{
+	static const char add_bad[] = "int add(int a, int b)\n{\n\treturn a - b;\n}\n";
+	static const char add_ok[] = "int add(int a, int b)\n{\n\treturn a + b;\n}\n";
+
+	fx_write("repo", "Makefile", "t: t.c calc.c $(wildcard mul.c)\n"
+				     "\tcc -O0 -o t t.c calc.c $(wildcard mul.c)\n");
+	fx_write("repo", "tdaudit.lua", config);
+	commit(0, add_bad, 1, "C0: add subtracts");
+	commit(1, add_ok, 2, "C1: add adds");
+	fx_write("repo", "mul.c", "int mul(int a, int b)\n{\n\treturn a * b;\n}\n");
+	commit(2, add_ok, 3, "C2: mul");
+	commit(3, "/* big */\n" "int add(int a, int b)\n{\n\treturn a + b;\n}\n", 4, "C3: big");
+	commit(4, "/* flaky */\n" "int add(int a, int b)\n{\n\treturn a + b;\n}\n", 5, "C4: flaky");
+	write_t(6);
+	fx_git_commit_all("repo", "C5: tests only");
+	snprintf(ids[5], sizeof ids[5], "%s", fx_git_rev("repo", "HEAD"));
+}
+
+/* DEBUG.md with finding 1 fixed by C1 (guard and pin cited as given) and 2 by `fix2`. */
+static void write_debug_md(const char *guards1, const char *fix2, const char *guards2)
+{
+	char text[4096];
+
+	snprintf(text, sizeof text,
+		 "# DEBUG.md\n\n"
+		 "| # | Where | Severity | Found by | Status |\n"
+		 "|---|---|---|---|---|\n"
+		 "| 1 | `calc.c` | high | test | fixed, `%.7s` |\n"
+		 "| 2 | `calc.c` | low | test | fixed, `%.7s` |\n\n"
+		 "## 1. add subtracted\n\n%s\n\n"
+		 "## 2. the second one\n\n%s\n",
+		 ids[1], fix2, guards1, guards2);
+	fx_write("repo", "DEBUG.md", text);
+}
+
+/* Runs tdaudit with args in ./repo, its output (stdout and stderr) in log. */
+static int td(const char *log, const char *const *args)
+{
+	unlink(log); /* fx_run appends */
+	return fx_tdaudit("repo", log, args);
+}
+
+/* Copies line into out with runs of blanks made one space, trimmed. */
+static void squeeze(char *out, size_t size, const char *line, size_t len)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < len && k + 1 < size; i++) {
+		if (line[i] != ' ' && line[i] != '\t')
+			out[k++] = line[i];
+		else if (k && out[k - 1] != ' ')
+			out[k++] = ' ';
+	}
+	while (k && out[k - 1] == ' ')
+		k--;
+	out[k] = '\0';
+}
+
+/* Whether the log has the table row "test before after verdict" (blanks squeezed). */
+static int has_row(const char *log, const char *test, const char *before, const char *after,
+		   const char *verdict)
+{
+	const char *text = fx_slurp(log);
+	char want[512], got[512];
+
+	snprintf(want, sizeof want, "%s %s %s %s", test, before, after, verdict);
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		squeeze(got, sizeof got, p, len);
+		if (!strcmp(got, want))
+			return 1;
+		p += len + (p[len] == '\n');
+	}
+	print_message("no row '%s' in:\n%s\n", want, text);
+	return 0;
+}
+
+static void test_a_guard_fails_before_the_fix_and_passes_after(void **state)
+{
+	const char *args[] = {"reproduce", ids[1], "--guard", "test_add", NULL};
+	td_ledger *lg = NULL;
+	int ok = 0;
+
+	(void)state;
+	make_history();
+	args[1] = ids[1];
+	assert_int_equal(td("r.log", args), 0);
+	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
+	assert_int_equal(td_ledger_open(&lg, "repo/.tdaudit/ledger.db", 0), 0);
+	assert_int_equal(td_ledger_guard_verified(&ok, lg, ids[1], "test_add"), 0);
+	td_ledger_free(lg);
+	assert_int_equal(ok, 1);
+}
+
+static void test_a_test_that_passes_both_ways_is_a_pin_not_a_guard(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", "--guard", "test_add_zero", NULL};
+
+	(void)state;
+	make_history();
+	args[1] = ids[1];
+	assert_int_equal(td("r.log", args), 1);
+	assert_true(has_row("r.log", "test_add_zero", "pass 2/2", "pass 2/2", "pin"));
+	assert_non_null(strstr(fx_slurp("r.log"), "NOT A GUARD: test_add_zero"));
+}
+
+static void test_guards_and_pins_come_from_debug_md(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", NULL};
+
+	(void)state;
+	make_history();
+	write_debug_md("**Guarded by** `test_add`.\n\n**Pins** `test_add_zero`.", "0000000",
+		       "**Guarded by** none, it is prose.");
+	args[1] = ids[1];
+	assert_int_equal(td("r.log", args), 0);
+	assert_non_null(strstr(fx_slurp("r.log"), "finding #1 cites this commit"));
+	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
+	assert_true(has_row("r.log", "test_add_zero", "pass 2/2", "pass 2/2", "pin"));
+	/* the same tests, cited the other way round, are both wrong */
+	write_debug_md("**Guarded by** `test_add_zero`.\n\n**Pins** `test_add`.", "0000000",
+		       "**Guarded by** none, it is prose.");
+	assert_int_equal(td("r.log", args), 1);
+	assert_non_null(strstr(fx_slurp("r.log"), "NOT A GUARD: test_add_zero"));
+	assert_non_null(strstr(fx_slurp("r.log"), "NOT A PIN: test_add"));
+}
+
+static void test_without_citations_the_commits_own_tests_are_run(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", NULL};
+
+	(void)state;
+	make_history();
+	write_debug_md("**Guarded by** none, for the test.", "0000000", "**Guarded by** none.");
+	args[1] = ids[1];
+	assert_int_equal(td("r.log", args), 0);
+	assert_non_null(strstr(fx_slurp("r.log"), "test functions it added or changed"));
+	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
+	assert_null(strstr(fx_slurp("r.log"), "test_add_zero")); /* not changed by C1 */
+}
+
+static void test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", "--guard", "test_mul", NULL};
+
+	(void)state;
+	make_history();
+	args[1] = ids[2];
+	assert_int_equal(td("r.log", args), 1);
+	assert_non_null(strstr(fx_slurp("r.log"), "before: the build failed"));
+	assert_non_null(strstr(fx_slurp("r.log"), "no-build"));
+	assert_non_null(strstr(fx_slurp("r.log"), "changes 1 non-test file (mul.c)"));
+	assert_true(has_row("r.log", "test_mul", "no-build", "pass 2/2", "no-build"));
+}
+
+static void test_a_test_failing_after_the_fix_is_broken(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", "--guard", "test_add_big", NULL};
+
+	(void)state;
+	make_history();
+	args[1] = ids[3];
+	assert_int_equal(td("r.log", args), 1);
+	assert_true(has_row("r.log", "test_add_big", "fail 2/2", "fail 2/2", "broken"));
+}
+
+static void test_outcomes_that_differ_between_runs_are_flaky(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", "--guard", "test_flaky", NULL};
+
+	(void)state;
+	make_history();
+	args[1] = ids[4];
+	assert_int_equal(td("r.log", args), 1);
+	/* runs 1, 2 after the fix fail then pass; 3, 4 before it fail then pass */
+	assert_true(has_row("r.log", "test_flaky", "pass 1/2", "pass 1/2", "flaky"));
+}
+
+static void test_a_commit_changing_only_tests_has_nothing_to_revert(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", "--guard", "test_add_neg", NULL};
+
+	(void)state;
+	make_history();
+	assert_int_equal(td("r.log", args), 0);
+	assert_non_null(strstr(fx_slurp("r.log"), "nothing to revert"));
+	assert_null(strstr(fx_slurp("r.log"), "building"));
+	assert_int_equal(access("repo/.tdaudit/ledger.db", F_OK), -1); /* nothing recorded */
+}
+
+static void test_bad_input_exits_2_with_a_clear_message(void **state)
+{
+	const char *unknown[] = {"reproduce", "feedface", "--guard", "test_add", NULL};
+	const char *root[] = {"reproduce", "HEAD", "--guard", "test_add", NULL};
+	const char *no_md[] = {"reproduce", "HEAD", NULL};
+	const char *bare[] = {"git", "init", "-q", "--bare", "bare.git", NULL};
+	const char *plain[] = {"reproduce", "HEAD", "--guard", "test_add", "--root", "../plain", NULL};
+	const char *in_bare[] = {"reproduce", "HEAD", "--guard", "x", "--root", "../bare.git", NULL};
+	const char *in_shallow[] = {"reproduce", "HEAD", "--guard", "x", "--root", "../shallow", NULL};
+	const char *usage[] = {"reproduce", "--all", "HEAD", NULL};
+	char url[4200], cwd[4096];
+	const char *clone[] = {"git", "clone", "-q", "--depth", "1", url, "shallow", NULL};
+
+	(void)state;
+	make_history();
+	assert_int_equal(td("r.log", unknown), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "unknown commit 'feedface'"));
+	root[1] = ids[0];
+	assert_int_equal(td("r.log", root), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "is a root commit"));
+	no_md[1] = ids[1];
+	assert_int_equal(td("r.log", no_md), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "no DEBUG.md"));
+	fx_write("plain", "tdaudit.lua", config);
+	assert_int_equal(td("r.log", plain), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "not a git repository"));
+	assert_int_equal(fx_run(".", "git.log", bare), 0);
+	assert_int_equal(td("r.log", in_bare), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "bare repository"));
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(url, sizeof url, "file://%s/repo", cwd);
+	assert_int_equal(fx_run(".", "git.log", clone), 0);
+	assert_int_equal(td("r.log", in_shallow), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "shallow clone"));
+	assert_int_equal(td("r.log", usage), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "give no COMMIT"));
+}
+
+static void test_a_merge_commit_is_reverted_against_its_first_parent(void **state)
+{
+	const char *branch[] = {"git", "checkout", "-q", "-b", "side", NULL};
+	const char *back[] = {"git", "checkout", "-q", "main", NULL};
+	const char *merge[] = {"git", "-c", "user.name=f", "-c", "user.email=f@x", "merge", "-q",
+			       "--no-ff", "-m", "merge side", "side", NULL};
+	const char *args[] = {"reproduce", "HEAD", "--guard", "test_add_zero", NULL};
+
+	(void)state;
+	make_history();
+	assert_int_equal(fx_run("repo", "git.log", branch), 0);
+	fx_write("repo", "other.c", "int other(void) { return 1; }\n");
+	fx_git_commit_all("repo", "side");
+	assert_int_equal(fx_run("repo", "git.log", back), 0);
+	assert_int_equal(fx_run("repo", "git.log", merge), 0);
+	assert_int_equal(td("r.log", args), 1); /* other.c changes nothing test_add_zero sees */
+	assert_non_null(strstr(fx_slurp("r.log"), "is a merge commit (2 parents): reverting against "
+						  "its first parent"));
+	assert_non_null(strstr(fx_slurp("r.log"), "(other.c)"));
+	assert_true(has_row("r.log", "test_add_zero", "pass 2/2", "pass 2/2", "pin"));
+}
+
+static void test_no_command_touches_the_users_tree_index_or_head(void **state)
+{
+	const char *add[] = {"git", "add", "calc.c", NULL};
+	const char *guard[] = {"reproduce", "HEAD", "--guard", "test_add", NULL};
+	const char *nobuild[] = {"reproduce", "HEAD", "--guard", "test_mul", NULL};
+	const char *all[] = {"reproduce", "--all", NULL};
+	const char *bisect[] = {"bisect", "--guard", "test_add", NULL};
+	uint64_t before;
+
+	(void)state;
+	make_history();
+	write_debug_md("**Guarded by** `test_add`.", "0000000", "**Guarded by** none.");
+	fx_write("repo", "calc.c", "int add(int a, int b) { return 0; } /* staged */\n");
+	assert_int_equal(fx_run("repo", "git.log", add), 0);
+	fx_write("repo", "calc.c", "int add(int a, int b) { return 1; } /* unstaged */\n");
+	fx_write("repo", "untracked.txt", "not committed\n");
+	before = fx_tree_hash("repo");
+	guard[1] = ids[1];
+	assert_int_equal(td("r.log", guard), 0);
+	nobuild[1] = ids[2];
+	assert_int_equal(td("r.log", nobuild), 1);
+	assert_int_equal(td("r.log", all), 2); /* 0000000 does not resolve */
+	assert_int_equal(td("b.log", bisect), 0);
+	assert_true(fx_tree_hash("repo") == before);
+}
+
+static void test_all_reproduces_every_finding_with_a_fix_commit(void **state)
+{
+	const char *args[] = {"reproduce", "--all", NULL};
+	char fix2[8];
+
+	(void)state;
+	make_history();
+	snprintf(fix2, sizeof fix2, "%.7s", ids[3]);
+	write_debug_md("**Guarded by** `test_add`.", fix2, "**Guarded by** `test_add_big`.");
+	assert_int_equal(td("r.log", args), 1);
+	assert_non_null(strstr(fx_slurp("r.log"), "== finding #1"));
+	assert_non_null(strstr(fx_slurp("r.log"), "== finding #2"));
+	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
+	assert_true(has_row("r.log", "test_add_big", "fail 2/2", "fail 2/2", "broken"));
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_a_guard_fails_before_the_fix_and_passes_after),
+	cmocka_unit_test(test_a_test_that_passes_both_ways_is_a_pin_not_a_guard),
+	cmocka_unit_test(test_guards_and_pins_come_from_debug_md),
+	cmocka_unit_test(test_without_citations_the_commits_own_tests_are_run),
+	cmocka_unit_test(test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass),
+	cmocka_unit_test(test_a_test_failing_after_the_fix_is_broken),
+	cmocka_unit_test(test_outcomes_that_differ_between_runs_are_flaky),
+	cmocka_unit_test(test_a_commit_changing_only_tests_has_nothing_to_revert),
+	cmocka_unit_test(test_bad_input_exits_2_with_a_clear_message),
+	cmocka_unit_test(test_a_merge_commit_is_reverted_against_its_first_parent),
+	cmocka_unit_test(test_no_command_touches_the_users_tree_index_or_head),
+	cmocka_unit_test(test_all_reproduces_every_finding_with_a_fix_commit),
+};
+TD_TEST_GROUP(reproduce, tests);
