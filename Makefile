@@ -5,7 +5,8 @@
 #                   float (build/) and double precision (build/double)
 #   make asan       ASan + UBSan build in build/asan running the whole suite
 #   make check      everything CI runs, in CI's order (test, then asan)
-#   make audit      install what is missing, build, run the audit job
+#   make audit      install what is missing, build, run the audit job on this
+#                   repository: mutate, reproduce --all, ledger check
 #   make coverage   gcov/lcov line coverage summary from build/coverage
 #   make config     print every detected value
 #   make install    PREFIX=/usr/local (DESTDIR honoured); make uninstall
@@ -173,11 +174,14 @@ asan: deps
 
 check: test asan
 
-# The main job on this repository: every mutant of mutations/*.lua, in
-# scratch trees under .tdaudit/, written to the ledger.
+# The main job on this repository: every mutant of mutations/*.lua, every
+# finding of DEBUG.md reproduced through git history, then DEBUG.md checked
+# against the ledger those runs wrote (scratch trees under .tdaudit/).
 audit: deps
 	$(MAKE) --no-print-directory VARIANT=release all
 	$(BUILDROOT)/tdaudit mutate
+	$(BUILDROOT)/tdaudit reproduce --all
+	$(BUILDROOT)/tdaudit ledger check
 
 coverage: deps
 	$(MAKE) --no-print-directory VARIANT=coverage run-tests

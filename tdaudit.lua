@@ -14,7 +14,9 @@ runner {
 }
 
 sources    { "core/*.c", "core/*.h", "kernels/*.c", "kernels/*.cu", "harness/*.c", "ledger/*.c" }
-tests      { "tests/*.c", "tests/*.h", "Makefile" }
+-- Catalogues count as tests: reverting one to its parent's version never
+-- re-introduces a bug in the code, so `tdaudit reproduce` must not revert it.
+tests      { "tests/*.c", "tests/*.h", "Makefile", "mutations/*.lua" }
 catalogues { "mutations/*.lua" }
 ledger     ".tdaudit/ledger.db"
 timeout    { factor = 20, floor = 10, build = 900 }

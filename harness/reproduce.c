@@ -469,25 +469,61 @@ done:
 
 /* ---- the ledger ------------------------------------------------------------------ */
 
-static int record(rp_run *r, int status)
+/* The verdict this run gave test for the fix commit matching commit, or NULL. */
+static const char *verdict_for(const rp_run *r, const char *commit, const char *test)
 {
-	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
-	td_ledger *lg = NULL;
-	char path[8400], head[41];
-	int dirty = 0, err;
+	for (size_t i = 0; commit && i < r->n_done; i++)
+		if (td_ledger_commits_match(r->done[i].fix, commit))
+			for (size_t j = 0; j < r->done[i].n; j++)
+				if (!strcmp(r->done[i].t[j].name, test))
+					return r->done[i].t[j].verdict;
+	return NULL;
+}
 
-	if (r->n_done == 0)
-		return 0;
-	snprintf(path, sizeof path, "%s/%s", r->proj->root, r->proj->ledger);
-	err = td_repo_head(head, &dirty, r->proj->root);
-	info.command = r->opts->command ? r->opts->command : "tdaudit reproduce";
-	info.head_commit = head;
-	info.dirty = dirty;
-	info.tool_version = TDAUDIT_VERSION;
-	if (!err)
-		err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
-	if (!err)
-		err = td_ledger_run_begin(lg, &info);
+static const char *role_of(const char *verdict)
+{
+	if (verdict && (!strcmp(verdict, "guard") || !strcmp(verdict, "pin") ||
+			!strcmp(verdict, "broken")))
+		return verdict;
+	return "unverified";
+}
+
+/*
+ * The findings of DEBUG.md this run speaks for (all of them with --all;
+ * else those whose fix commit was reproduced), with every cited guard and
+ * pin and the role this run's verdicts give it ("unverified" when it was not
+ * run or its verdict settles nothing).
+ */
+static int put_findings(td_ledger *lg, const rp_run *r)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && r->doc && i < r->doc->n_findings; i++) {
+		const td_debugmd_finding *f = &r->doc->findings[i];
+		td_ledger_finding lf = {f->number, f->title ? f->title : "", f->where ? f->where : "",
+					f->severity ? f->severity : "", f->found_by ? f->found_by : "",
+					f->status ? f->status : "", f->commit};
+		int ours = r->opts->all;
+
+		for (size_t k = 0; !ours && f->commit && k < r->n_done; k++)
+			ours = td_ledger_commits_match(r->done[k].fix, f->commit);
+		if (!ours)
+			continue;
+		err = td_ledger_put_finding(lg, &lf);
+		for (size_t g = 0; !err && g < f->n_guards; g++)
+			err = td_ledger_put_guard(lg, f->number, f->guards[g].name,
+						  role_of(verdict_for(r, f->commit, f->guards[g].name)));
+		for (size_t g = 0; !err && g < f->n_pins; g++)
+			err = td_ledger_put_guard(lg, f->number, f->pins[g].name,
+						  role_of(verdict_for(r, f->commit, f->pins[g].name)));
+	}
+	return err;
+}
+
+static int put_reproductions(td_ledger *lg, const rp_run *r)
+{
+	int err = 0;
+
 	for (size_t i = 0; !err && i < r->n_done; i++)
 		for (size_t j = 0; !err && j < r->done[i].n; j++) {
 			const rp_test *t = &r->done[i].t[j];
@@ -499,6 +535,35 @@ static int record(rp_run *r, int status)
 
 			err = td_ledger_put_reproduction(lg, &rep);
 		}
+	return err;
+}
+
+static int record(rp_run *r, int status)
+{
+	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
+	td_ledger *lg = NULL;
+	char path[8400], head[41];
+	int dirty = 0, err;
+
+	if (r->n_done == 0 && !(r->opts->all && r->doc))
+		return 0;
+	if (r->proj->ledger[0] == '/')
+		snprintf(path, sizeof path, "%s", r->proj->ledger);
+	else
+		snprintf(path, sizeof path, "%s/%s", r->proj->root, r->proj->ledger);
+	err = td_repo_head(head, &dirty, r->proj->root);
+	info.command = r->opts->command ? r->opts->command : "tdaudit reproduce";
+	info.head_commit = head;
+	info.dirty = dirty;
+	info.tool_version = TDAUDIT_VERSION;
+	if (!err)
+		err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
+	if (!err)
+		err = td_ledger_run_begin(lg, &info);
+	if (!err)
+		err = put_findings(lg, r);
+	if (!err)
+		err = put_reproductions(lg, r);
 	if (!err)
 		err = td_ledger_run_finish(lg, status == 0 ? "ok" : status == 1 ? "findings" : "error");
 	if (!err)

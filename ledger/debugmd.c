@@ -644,20 +644,35 @@ static const td_ledger_finding_row *ledger_row(const td_ledger_findings *fs, int
 }
 
 /* Each guard of f must have a reproduction of f's fix commit with verdict "guard". */
+/*
+ * A cited guard is verified by a reproduction of the fix commit with
+ * verdict "guard", or by a mutant of this finding (a catalogue entry with
+ * finding = N) that the guard killed: the evidence for fixes with nothing
+ * to revert (test-only fixes, bugs fixed before they were committed).
+ */
 static int check_guards(checker *c, const td_debugmd_finding *f)
 {
-	int err = 0, ok;
+	int err = 0, by_repro, by_mutant;
 
 	for (size_t i = 0; !err && i < f->n_guards; i++) {
 		const td_debugmd_test *g = &f->guards[i];
 
-		if (!f->commit)
-			err = add_problem(c->ps, &c->cap, g->line, "guard `%s` of finding %d cannot be "
-				  "verified: the finding has no fix commit to reproduce", g->name, f->number);
-		else if (!(err = td_ledger_guard_verified(&ok, c->lg, f->commit, g->name)) && !ok)
+		by_repro = 0;
+		if (f->commit)
+			err = td_ledger_guard_verified(&by_repro, c->lg, f->commit, g->name);
+		if (!err)
+			err = td_ledger_guard_killed(&by_mutant, c->lg, f->number, g->name);
+		if (err || by_repro || by_mutant)
+			continue;
+		if (f->commit)
 			err = add_problem(c->ps, &c->cap, g->line, "guard `%s` of finding %d has no "
-				  "reproduction showing it fail before %s and pass after; run "
-				  "tdaudit reproduce %s", g->name, f->number, f->commit, f->commit);
+				  "reproduction showing it fail before %s and pass after, and killed no "
+				  "mutant of the finding; run tdaudit reproduce %s", g->name, f->number,
+				  f->commit, f->commit);
+		else
+			err = add_problem(c->ps, &c->cap, g->line, "guard `%s` of finding %d is "
+				  "unverified: the finding has no fix commit, and no mutant with finding = "
+				  "%d was killed by it", g->name, f->number, f->number);
 	}
 	return err;
 }

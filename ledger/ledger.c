@@ -819,6 +819,27 @@ int td_ledger_guard_verified(int *out, td_ledger *lg, const char *fix_commit, co
 	return err;
 }
 
+int td_ledger_guard_killed(int *out, td_ledger *lg, int finding, const char *test)
+{
+	sqlite3_stmt *st;
+	int rc, err = prepare(&st, lg, "reading mutant outcomes",
+			      "SELECT 1 FROM mutant_outcomes o JOIN mutants m ON m.id = o.mutant "
+			      "WHERE m.finding = ?1 AND o.outcome = 'killed' AND o.killing_test = ?2 "
+			      "LIMIT 1",
+			      "it", finding, test);
+
+	*out = 0;
+	if (err)
+		return err;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		*out = 1;
+	else if (rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, "reading mutant outcomes");
+	sqlite3_finalize(st);
+	return err;
+}
+
 /* --- exports ------------------------------------------------------------------------- */
 
 /* One table cell: '|' escaped as "\|", line breaks as spaces. */

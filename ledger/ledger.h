@@ -219,6 +219,14 @@ int td_ledger_commits_match(const char *a, const char *b);
  */
 int td_ledger_guard_verified(int *out, td_ledger *lg, const char *fix_commit, const char *test);
 
+/*
+ * *out = 1 when some run recorded a mutant whose catalogue entry names
+ * finding (finding = N) as killed by test, else 0. This is the evidence for
+ * a guard whose fix changed only tests (nothing for reproduce to revert):
+ * the mutant re-introduces the bug, and the guard catches it.
+ */
+int td_ledger_guard_killed(int *out, td_ledger *lg, int finding, const char *test);
+
 /* --- exports ------------------------------------------------------------------ */
 
 /*

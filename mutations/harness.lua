@@ -329,3 +329,15 @@ mutant {
   finding = 4,
   why = "formats the budget message with a printf option Lua does not know",
 }
+
+-- Test support -------------------------------------------------------------
+
+mutant {
+  name = "fixture-log-appends-across-runs",
+  file = "tests/fixture.c",
+  find = "unlink(out); /* each run's log holds that run only */",
+  replace = "",
+  guards = { "test_generated_mutants_run_and_skip_comments_are_counted" },
+  finding = 3,
+  why = "lets a fixture run's log keep the output of the runs before it",
+}
