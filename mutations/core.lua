@@ -309,3 +309,226 @@ mutant {
   designed_against = "a misspelt guard must not read as a passing test",
   why = "exits 0 for a test name it does not know",
 }
+
+-- Training: AdamW, the NaN firewall, counters, the JSON-lines log, checkpoints --
+
+mutant {
+  name = "adamw-firewall-off",
+  file = "core/adamw.c",
+  find = "if (!isfinite(norm)) {",
+  replace = "if (0) {",
+  guards = { "test_a_non_finite_gradient_skips_the_step_and_leaves_params_and_moments_bitwise",
+             "test_two_windows_without_a_finite_step_stop_the_run_loudly" },
+  designed_against = "a NaN step applied to the weights poisons every later step; the firewall must skip it (issue 6)",
+  why = "applies a step whose gradient norm is NaN or inf",
+}
+
+mutant {
+  name = "adamw-skip-not-counted",
+  file = "core/adamw.c",
+  find = [[	a->skips++;
+	if (!c)
+		return 0;]],
+  replace = [[	a->skips++;
+	if (c)
+		return 0;]],
+  guards = { "test_a_non_finite_gradient_skips_the_step_and_leaves_params_and_moments_bitwise" },
+  designed_against = "a skip that is not counted with its reason is SILENT (dormouse audit M2)",
+  why = "skips the step but never bumps nan_step_skipped",
+}
+
+mutant {
+  name = "adamw-no-bias-correction",
+  file = "core/adamw.c",
+  find = "const double bc1 = 1.0 - pow(b1, (double)a->t)",
+  replace = "const double bc1 = 1.0",
+  guards = { "test_the_first_step_is_bias_corrected_to_lr_times_the_sign",
+             "test_matches_a_double_precision_reference_for_six_steps" },
+  designed_against = "without bias correction the first steps are ten times too small: a config's lr lies",
+  why = "drops the first-moment bias correction",
+}
+
+mutant {
+  name = "adamw-clip-scale-inverted",
+  file = "core/adamw.c",
+  find = "scale = a->o.clip / norm;",
+  replace = "scale = norm / a->o.clip;",
+  guards = { "test_clipping_keeps_the_direction_and_puts_the_norm_at_the_limit" },
+  designed_against = "clipping must bound the update, never amplify it",
+  why = "scales a too-large gradient up instead of down to the limit",
+}
+
+mutant {
+  name = "adamw-resume-drops-second-moment",
+  file = "core/adamw.c",
+  find = "	get_reals(a->v, p + STATE_HEADER",
+  replace = "	if (0) get_reals(a->v, p + STATE_HEADER",
+  guards = { "test_export_import_then_k_steps_equals_the_uninterrupted_run_bitwise",
+             "test_resuming_from_a_checkpoint_equals_the_uninterrupted_run_bitwise" },
+  designed_against = "a resume that restores some state and resets the rest is a different run under the same step count (dormouse audit M8)",
+  why = "imports the first moment but leaves the second at zero",
+}
+
+mutant {
+  name = "adamw-resume-drops-schedule-step",
+  file = "core/adamw.c",
+  find = "	a->s = (int64_t)get_u64(p + 24);",
+  replace = "",
+  guards = { "test_export_import_then_k_steps_equals_the_uninterrupted_run_bitwise" },
+  designed_against = "a resumed run must continue the learning-rate schedule, not restart its warm-up (dormouse audit M8)",
+  why = "restores the moments but restarts the schedule at step 0",
+}
+
+mutant {
+  name = "counters-why-dropped-from-text-line",
+  file = "core/counters.c",
+  find = [[	for (size_t k = 0; k < s->n_why; k++) {
+		if (k)
+			td_json_put_raw(out, "; ");]],
+  replace = [[	for (size_t k = s->n_why; k < s->n_why; k++) {
+		if (k)
+			td_json_put_raw(out, "; ");]],
+  guards = { "test_a_counters_reason_appears_in_both_the_text_line_and_the_json" },
+  designed_against = "counters.why never reached the log line (dormouse audit M2)",
+  why = "prints name=count in the text log without the reasons",
+}
+
+mutant {
+  name = "counters-why-dropped-from-json",
+  file = "core/counters.c",
+  find = [[	for (size_t k = 0; k < s->n_why; k++) {
+		if (k)
+			td_json_put_raw(out, ",");]],
+  replace = [[	for (size_t k = s->n_why; k < s->n_why; k++) {
+		if (k)
+			td_json_put_raw(out, ",");]],
+  guards = { "test_a_counters_reason_appears_in_both_the_text_line_and_the_json" },
+  designed_against = "the JSON row was built from the counts alone and dropped why (dormouse audit M2)",
+  why = "writes an empty why list to the JSON log",
+}
+
+mutant {
+  name = "firewall-never-stops",
+  file = "core/counters.c",
+  find = "if (fw->dead_in_row >= 2)",
+  replace = "if (0)",
+  guards = { "test_two_windows_without_a_finite_step_stop_the_run_loudly" },
+  designed_against = "a run that is entirely non-finite must stop loudly, not exit 0 (issue 6)",
+  why = "counts dead windows for ever and never stops the run",
+}
+
+mutant {
+  name = "firewall-streak-not-reset",
+  file = "core/counters.c",
+  find = [[		fw->dead_in_row = 0;
+]],
+  replace = "",
+  guards = { "test_a_finite_window_between_dead_ones_resets_the_streak" },
+  designed_against = "only consecutive dead windows stop a run; a recovered run must not be killed later",
+  why = "stops a run after two dead windows however far apart",
+}
+
+mutant {
+  name = "jsonl-nan-written-as-nan",
+  file = "core/jsonl.c",
+  find = [[	if (!isfinite(v)) {
+		td_json_put_raw(b, "null");
+		return 1;
+	}]],
+  replace = "",
+  guards = { "test_every_line_is_valid_json_even_with_nan_inf_and_control_bytes" },
+  designed_against = "printf's nan and inf are not JSON: one NaN loss makes the whole log unreadable to a parser",
+  why = "prints a non-finite number with %g",
+}
+
+mutant {
+  name = "jsonl-null-not-counted",
+  file = "core/jsonl.c",
+  find = [[	if (!j->counters)
+		return;]],
+  replace = "	return;",
+  guards = { "test_every_line_is_valid_json_even_with_nan_inf_and_control_bytes" },
+  designed_against = "a value replaced by null without a counter is SILENT (dormouse audit M2)",
+  why = "writes null for NaN without counting it",
+}
+
+mutant {
+  name = "jsonl-final-eval-not-logged",
+  file = "core/jsonl.c",
+  find = "return step % every == 0 || step == steps;",
+  replace = "return step % every == 0;",
+  guards = { "test_the_final_eval_is_written_like_every_other_eval",
+             "test_log_due_marks_every_multiple_and_the_last_step" },
+  designed_against = "the final eval was logged but never reached the JSON sink (dormouse audit minor 1)",
+  why = "logs only at multiples of the cadence, so a final step off the cadence is never evaluated",
+}
+
+mutant {
+  name = "jsonl-line-not-flushed",
+  file = "core/jsonl.c",
+  find = " || fflush(j->f) != 0",
+  replace = "",
+  guards = { "test_each_line_is_flushed_and_reopening_appends" },
+  designed_against = "a crashed run must leave its log up to the last line, not up to the last buffer",
+  why = "leaves lines in stdio's buffer",
+}
+
+mutant {
+  name = "jsonl-log-truncated-on-open",
+  file = "core/jsonl.c",
+  find = [[j->f = fopen(path, "a");]],
+  replace = [[j->f = fopen(path, "w");]],
+  guards = { "test_each_line_is_flushed_and_reopening_appends" },
+  designed_against = "a resumed run must append to its log, not erase the history before the resume",
+  why = "truncates an existing log when it is opened",
+}
+
+mutant {
+  name = "checkpoint-written-in-place",
+  file = "core/checkpoint.c",
+  find = "err = td_file_write_atomic(path, file, size, 0644);",
+  replace = [[{ FILE *fp = fopen(path, "wb"); err = fp && fwrite(file, 1, size, fp) == size ? 0 : TD_FAIL(TD_EIO, "cannot write %s", path); if (fp) fclose(fp); }]],
+  guards = { "test_an_existing_checkpoint_survives_a_failed_write" },
+  designed_against = "a snapshot written in place leaves a truncated file after a crash (dormouse audit minor 2)",
+  why = "truncates the old checkpoint and writes the new one over it",
+}
+
+mutant {
+  name = "checkpoint-checksum-not-checked",
+  file = "core/checkpoint.c",
+  find = "	if (stored != computed)",
+  replace = "	if (0)",
+  guards = { "test_every_flipped_byte_is_refused" },
+  designed_against = "a corrupt checkpoint must be refused, not resumed from",
+  why = "loads a checkpoint whatever its checksum says",
+}
+
+mutant {
+  name = "checkpoint-config-hash-not-checked",
+  file = "core/checkpoint.c",
+  find = "if (e->check_config_hash && e->config_hash != d->config_hash)",
+  replace = "if (0)",
+  guards = { "test_another_config_is_refused_naming_both_hashes" },
+  designed_against = "resuming under another config is a run no config describes (dormouse audit M4: a config that lies)",
+  why = "resumes a checkpoint written under another config",
+}
+
+mutant {
+  name = "checkpoint-model-not-checked",
+  file = "core/checkpoint.c",
+  find = "if (e->signature && strcmp(e->signature, d->signature) != 0)",
+  replace = "if (0)",
+  guards = { "test_another_model_is_refused_naming_both" },
+  designed_against = "weights of another model must never be loaded into this one",
+  why = "loads a checkpoint of another model kind or shape",
+}
+
+mutant {
+  name = "checkpoint-newer-version-accepted",
+  file = "core/checkpoint.c",
+  find = "if (version > TD_CHECKPOINT_VERSION)",
+  replace = "if (version > 255)",
+  guards = { "test_a_wrong_magic_or_a_newer_version_is_refused" },
+  designed_against = "persisted formats carry a version; a reader must not guess at a newer layout",
+  why = "reads a checkpoint of a newer format version as if it were version 1",
+}

@@ -1,0 +1,180 @@
+/*
+ * test_counters.c - counters carry their reason into both log forms, and
+ * the NaN firewall stops a run after two log windows without a finite step.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - line_one() without the loop that prints the reasons (the dormouse M2
+ *     class: the text line shows only name=count)
+ *       -> a_counters_reason_appears_in_both_the_text_line_and_the_json
+ *   - json_one() writing "why":[] without the reasons (the JSON row drops them)
+ *       -> a_counters_reason_appears_in_both_the_text_line_and_the_json
+ *   - get_slot() appending at the end instead of the sorted place
+ *       -> a_counters_reason_appears_in_both_the_text_line_and_the_json (order)
+ *   - td_counter_add() without the empty-why check
+ *       -> a_count_without_a_reason_or_a_plain_name_is_refused
+ *   - remember() without the duplicate check
+ *       -> distinct_reasons_are_kept_up_to_the_limit_and_the_rest_counted
+ *   - td_firewall_window_end() failing at dead_in_row >= 3
+ *       -> two_windows_without_a_finite_step_stop_the_run_loudly
+ *   - td_firewall_window_end() not clearing dead_in_row on a finite window
+ *       -> a_finite_window_between_dead_ones_resets_the_streak
+ *   - td_firewall_step() counting every step as finite
+ *       -> two_windows_without_a_finite_step_stop_the_run_loudly
+ */
+#include "tdtest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/adamw.h"
+#include "../core/counters.h"
+#include "../core/error.h"
+#include "../core/jsonl.h"
+
+static void test_a_counters_reason_appears_in_both_the_text_line_and_the_json(void **state)
+{
+	td_json_buf line = TD_JSON_BUF_INIT, json = TD_JSON_BUF_INIT;
+	td_counters *c;
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 4), 0);
+	assert_int_equal(td_counter_add(c, "nan_step_skipped", "grad norm inf at step 37"), 0);
+	assert_int_equal(td_counter_add(c, "eval_fallback", "no \"accuracy\" for a regression"), 0);
+	assert_int_equal(td_counter_addf(c, "nan_step_skipped", "grad norm %s at step %d", "nan", 40),
+			 0);
+	assert_int_equal(td_counters_line(&line, c), 0);
+	assert_string_equal(line.s, "eval_fallback=1 (why: no \"accuracy\" for a regression) "
+				    "nan_step_skipped=2 (why: grad norm inf at step 37; grad norm "
+				    "nan at step 40)");
+	assert_int_equal(td_counters_json(&json, c), 0);
+	assert_string_equal(json.s,
+			    "{\"eval_fallback\":{\"count\":1,\"why\":[\"no \\\"accuracy\\\" for a "
+			    "regression\"]},\"nan_step_skipped\":{\"count\":2,\"why\":[\"grad norm inf "
+			    "at step 37\",\"grad norm nan at step 40\"]}}");
+	assert_int_equal(td_counter_get(c, "nan_step_skipped"), 2);
+	assert_int_equal(td_counter_get(c, "never_added"), 0);
+	td_counters_reset(c);
+	td_json_buf_clear(&line), td_json_buf_clear(&json);
+	assert_int_equal(td_counters_line(&line, c), 0);
+	assert_int_equal(td_counters_json(&json, c), 0);
+	assert_string_equal(line.s, "");
+	assert_string_equal(json.s, "{}");
+	td_json_buf_free(&line), td_json_buf_free(&json);
+	td_counters_free(c);
+}
+
+static void test_a_count_without_a_reason_or_a_plain_name_is_refused(void **state)
+{
+	td_counters *c;
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 1), 0);
+	TD_ASSERT_REFUSED(td_counter_add(c, "skipped", ""), TD_EINVAL, "without a reason");
+	TD_ASSERT_REFUSED(td_counter_add(c, "skipped", NULL), TD_EINVAL, "without a reason");
+	TD_ASSERT_REFUSED(td_counter_add(c, "Skipped", "x"), TD_EINVAL, "'Skipped'");
+	TD_ASSERT_REFUSED(td_counter_add(c, "a b", "x"), TD_EINVAL, "[a-z0-9_]");
+	assert_int_equal(td_counter_get(c, "skipped"), 0);
+	assert_int_equal(td_counter_add(c, "one", "x"), 0);
+	TD_ASSERT_REFUSED(td_counter_add(c, "two", "x"), TD_ESTATE, "all 1 counter slots");
+	TD_ASSERT_REFUSED(td_counters_new(&c, 0), TD_EINVAL, "max_counters is 0");
+	assert_null(c);
+	td_counters_free(NULL);
+}
+
+static void test_distinct_reasons_are_kept_up_to_the_limit_and_the_rest_counted(void **state)
+{
+	td_json_buf line = TD_JSON_BUF_INIT, json = TD_JSON_BUF_INIT;
+	char long_why[400];
+	td_counters *c;
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 2), 0);
+	for (int k = 0; k < 6; k++)
+		assert_int_equal(td_counter_addf(c, "skip", "r%d", k), 0);
+	assert_int_equal(td_counter_add(c, "skip", "r0"), 0); /* seen before: not a new reason */
+	assert_int_equal(td_counter_get(c, "skip"), 7);
+	assert_string_equal(td_counter_why(c, "skip", 3), "r3");
+	assert_null(td_counter_why(c, "skip", 4));
+	assert_int_equal(td_counters_line(&line, c), 0);
+	assert_string_equal(line.s, "skip=7 (why: r0; r1; r2; r3; +2 more)");
+	assert_int_equal(td_counters_json(&json, c), 0);
+	assert_string_equal(json.s,
+			    "{\"skip\":{\"count\":7,\"why\":[\"r0\",\"r1\",\"r2\",\"r3\"],\"why_more\":2}}");
+	memset(long_why, 'x', sizeof long_why - 1);
+	long_why[sizeof long_why - 1] = '\0';
+	assert_int_equal(td_counter_add(c, "long", long_why), 0);
+	assert_int_equal(strlen(td_counter_why(c, "long", 0)), TD_COUNTER_WHY_MAX);
+	assert_non_null(strstr(td_counter_why(c, "long", 0), "xx..."));
+	td_json_buf_free(&line), td_json_buf_free(&json);
+	td_counters_free(c);
+}
+
+/* Runs one window of n optimizer steps, NaN gradients when nan is set. */
+static int window(td_firewall *fw, td_counters *c, td_adamw *a, int64_t *step, int n, int nan)
+{
+	td_real p[2] = {1, 1}, g[2] = {(td_real)0.5, nan ? (td_real)NAN : (td_real)0.5};
+
+	for (int k = 0; k < n; k++) {
+		int applied = td_adamw_step(a, p, g, c);
+
+		assert_true(applied >= 0);
+		td_firewall_step(fw, ++*step, applied);
+	}
+	return td_firewall_window_end(fw, c, *step);
+}
+
+static void test_two_windows_without_a_finite_step_stop_the_run_loudly(void **state)
+{
+	td_adamw_opts o = TD_ADAMW_OPTS_INIT;
+	td_firewall fw = TD_FIREWALL_INIT;
+	td_counters *c;
+	td_adamw *a;
+	int64_t step = 0;
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 4), 0);
+	assert_int_equal(td_adamw_new(&a, 2, &o), 0);
+	assert_int_equal(window(&fw, c, a, &step, 3, 0), 0);
+	assert_int_equal(window(&fw, c, a, &step, 3, 1), 0); /* one dead window: counted */
+	assert_int_equal(td_counter_get(c, "window_without_finite_step"), 1);
+	assert_string_equal(td_counter_why(c, "window_without_finite_step", 0),
+			    "steps 4-6: all 3 gradients were NaN or inf");
+	assert_int_equal(td_counter_get(c, "nan_step_skipped"), 3);
+	TD_ASSERT_REFUSED(window(&fw, c, a, &step, 3, 1), TD_ESTATE,
+			  "2 consecutive log windows (the last steps 7-9) had no finite step");
+	assert_non_null(strstr(td_error_last(), "the run is stopped"));
+	assert_int_equal(td_counter_get(c, "window_without_finite_step"), 2);
+	td_adamw_free(a);
+	td_counters_free(c);
+}
+
+static void test_a_finite_window_between_dead_ones_resets_the_streak(void **state)
+{
+	td_firewall fw = TD_FIREWALL_INIT;
+	td_counters *c;
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 4), 0);
+	td_firewall_step(&fw, 1, 0);
+	assert_int_equal(td_firewall_window_end(&fw, c, 1), 0);
+	td_firewall_step(&fw, 2, 0), td_firewall_step(&fw, 3, 1); /* one finite step is enough */
+	assert_int_equal(td_firewall_window_end(&fw, c, 3), 0);
+	assert_int_equal(td_firewall_window_end(&fw, c, 3), 0); /* an empty window changes nothing */
+	td_firewall_step(&fw, 4, 0);
+	assert_int_equal(td_firewall_window_end(&fw, c, 4), 0);
+	assert_int_equal(td_counter_get(c, "window_without_finite_step"), 2);
+	assert_int_equal(fw.dead_in_row, 1);
+	td_counters_free(c);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_a_counters_reason_appears_in_both_the_text_line_and_the_json),
+    cmocka_unit_test(test_a_count_without_a_reason_or_a_plain_name_is_refused),
+    cmocka_unit_test(test_distinct_reasons_are_kept_up_to_the_limit_and_the_rest_counted),
+    cmocka_unit_test(test_two_windows_without_a_finite_step_stop_the_run_loudly),
+    cmocka_unit_test(test_a_finite_window_between_dead_ones_resets_the_streak),
+};
+
+TD_TEST_GROUP(counters, tests);

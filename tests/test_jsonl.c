@@ -1,0 +1,308 @@
+/*
+ * test_jsonl.c - the JSON-lines log: every line valid JSON (NaN and inf
+ * become null, counted with the reason), strings escaped, doubles read back
+ * exactly, lines appended and flushed one at a time, and the final eval
+ * written like every other eval.
+ *
+ * Lines are checked with a strict JSON (RFC 8259) validator written below.
+ *
+ * Edits that break these tests (each seen failing):
+ *   - td_json_put_number() without the isfinite test ("nan" in the file)
+ *       -> every_line_is_valid_json_even_with_nan_inf_and_control_bytes
+ *   - td_jsonl_num() not adding the counter (a null with no reason)
+ *       -> every_line_is_valid_json_even_with_nan_inf_and_control_bytes
+ *   - escape_of() passing bytes below 0x20 through
+ *       -> every_line_is_valid_json_even_with_nan_inf_and_control_bytes
+ *   - td_json_put_number() with a fixed %.6g -> doubles_and_integers_read_back_exactly
+ *   - td_log_due() without "|| step == steps" (dormouse minor 1: the final
+ *     eval missing from the JSON log)
+ *       -> the_final_eval_is_written_like_every_other_eval
+ *   - td_jsonl_end() without the fflush -> each_line_is_flushed_and_reopening_appends
+ *   - td_jsonl_open() with fopen(path, "w") (truncating an existing log)
+ *       -> each_line_is_flushed_and_reopening_appends
+ */
+#include "tdtest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/counters.h"
+#include "../core/error.h"
+#include "../core/fileio.h"
+#include "../core/jsonl.h"
+
+/* --- a strict JSON validator --------------------------------------------- */
+
+static const char *value(const char *p, int depth);
+
+static const char *ws(const char *p)
+{
+	while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r')
+		p++;
+	return p;
+}
+
+static const char *string(const char *p)
+{
+	if (*p++ != '"')
+		return NULL;
+	for (; *p != '"'; p++) {
+		if ((unsigned char)*p < 0x20)
+			return NULL; /* raw control bytes, the NUL included */
+		if (*p != '\\')
+			continue;
+		p++;
+		if (*p == 'u') {
+			for (int k = 1; k <= 4; k++)
+				if (!strchr("0123456789abcdefABCDEF", p[k]) || !p[k])
+					return NULL;
+			p += 4;
+		} else if (!*p || !strchr("\"\\/bfnrt", *p)) {
+			return NULL;
+		}
+	}
+	return p + 1;
+}
+
+static const char *digits(const char *p)
+{
+	const char *q = p;
+
+	while (*q >= '0' && *q <= '9')
+		q++;
+	return q == p ? NULL : q;
+}
+
+static const char *number(const char *p)
+{
+	if (*p == '-')
+		p++;
+	if (*p == '0')
+		p++;
+	else if (!(p = digits(p)))
+		return NULL;
+	if (*p == '.' && !(p = digits(p + 1)))
+		return NULL;
+	if (*p == 'e' || *p == 'E') {
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		p = digits(p);
+	}
+	return p;
+}
+
+/* Members (object) or elements (array) up to close. */
+static const char *items(const char *p, char close, int depth)
+{
+	p = ws(p);
+	if (*p == close)
+		return p + 1;
+	for (;;) {
+		if (close == '}') {
+			if (!(p = string(ws(p))) || *(p = ws(p)) != ':')
+				return NULL;
+			p++;
+		}
+		if (!(p = value(p, depth + 1)))
+			return NULL;
+		p = ws(p);
+		if (*p == close)
+			return p + 1;
+		if (*p++ != ',')
+			return NULL;
+	}
+}
+
+static const char *value(const char *p, int depth)
+{
+	p = ws(p);
+	if (depth > 32)
+		return NULL;
+	if (*p == '{' || *p == '[')
+		return items(p + 1, *p == '{' ? '}' : ']', depth);
+	if (*p == '"')
+		return string(p);
+	if (!strncmp(p, "true", 4) || !strncmp(p, "null", 4))
+		return p + 4;
+	if (!strncmp(p, "false", 5))
+		return p + 5;
+	return number(p);
+}
+
+/* Asserts that every line of path is one JSON object; returns the number of lines. */
+static int assert_valid_jsonl(const char *path)
+{
+	char *text, *line, *save = NULL;
+	int n = 0;
+
+	assert_int_equal(td_file_read(path, &text, NULL), 0);
+	assert_true(strlen(text) > 0 && text[strlen(text) - 1] == '\n');
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save), n++) {
+		const char *end = ws(line);
+
+		if (*end != '{' || !(end = value(end, 0)) || *ws(end))
+			fail_msg("line %d is not one JSON object: %s", n + 1, line);
+	}
+	free(text);
+	return n;
+}
+
+static char *read_all(const char *path)
+{
+	char *text;
+
+	assert_int_equal(td_file_read(path, &text, NULL), 0);
+	return text;
+}
+
+/* --- tests ---------------------------------------------------------------- */
+
+static void test_every_line_is_valid_json_even_with_nan_inf_and_control_bytes(void **state)
+{
+	td_counters *c;
+	td_jsonl *j;
+	char *text;
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 4), 0);
+	assert_int_equal(td_jsonl_open(&j, "log.jsonl", c), 0);
+	assert_int_equal(td_jsonl_step(j, 1, NAN, 0.001, INFINITY, c), 0);
+	assert_int_equal(td_jsonl_step(j, 2, -INFINITY, 0.002, 1.5, c), 0);
+	td_jsonl_begin(j);
+	td_jsonl_str(j, "note", "a \"quote\", a \\ back\\slash, a\nnew line, a\ttab, \x01 and \x7f");
+	td_jsonl_str(j, "we\"ird key", "");
+	assert_int_equal(td_jsonl_end(j), 0);
+	td_jsonl_free(j);
+	assert_int_equal(assert_valid_jsonl("log.jsonl"), 3);
+	text = read_all("log.jsonl");
+	assert_null(strstr(text, ":nan")); /* printf's spellings, outside a string */
+	assert_null(strstr(text, ":inf"));
+	assert_null(strstr(text, ":-inf"));
+	assert_non_null(strstr(text, "{\"kind\":\"step\",\"step\":1,\"loss\":null,\"lr\":0.001,"
+				     "\"grad_norm\":null,\"counters\":{\"json_nonfinite_as_null\":"));
+	assert_non_null(strstr(text, "\\u0001 and \\u007f"));
+	free(text);
+	assert_int_equal(td_counter_get(c, "json_nonfinite_as_null"), 3);
+	assert_string_equal(td_counter_why(c, "json_nonfinite_as_null", 0),
+			    "field 'loss' was nan in line 1 of log.jsonl");
+	assert_string_equal(td_counter_why(c, "json_nonfinite_as_null", 2),
+			    "field 'loss' was inf in line 2 of log.jsonl");
+	td_counters_free(c);
+}
+
+static void test_doubles_and_integers_read_back_exactly(void **state)
+{
+	const double xs[] = {0.1, 1.0 / 3.0, 1e-300, -2.5e17, 123456789.123, 0.0, -0.0, 5e-324,
+			     1.7976931348623157e308};
+	td_json_buf b = TD_JSON_BUF_INIT;
+	char *save = NULL;
+	size_t k = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++) {
+		assert_int_equal(td_json_put_number(&b, xs[i]), 0);
+		td_json_put_raw(&b, " ");
+	}
+	for (char *tok = strtok_r(b.s, " ", &save); tok; tok = strtok_r(NULL, " ", &save), k++) {
+		double back = strtod(tok, NULL);
+
+		assert_memory_equal(&back, &xs[k], sizeof back);
+		assert_non_null(number(tok));
+	}
+	assert_int_equal(k, sizeof xs / sizeof xs[0]);
+	td_json_buf_clear(&b);
+	td_json_put_number(&b, 0.1);
+	assert_string_equal(b.s, "0.1"); /* the shortest form, not 0.10000000000000001 */
+	td_json_buf_clear(&b);
+	td_json_put_int(&b, INT64_C(-9007199254740991));
+	assert_string_equal(b.s, "-9007199254740991");
+	assert_int_equal(td_json_put_number(&b, NAN), 1);
+	td_json_buf_free(&b);
+}
+
+static void test_log_due_marks_every_multiple_and_the_last_step(void **state)
+{
+	(void)state;
+	assert_int_equal(td_log_due(4, 10, 4), 1);
+	assert_int_equal(td_log_due(5, 10, 4), 0);
+	assert_int_equal(td_log_due(8, 10, 4), 1);
+	assert_int_equal(td_log_due(10, 10, 4), 1); /* the last step, not a multiple */
+	assert_int_equal(td_log_due(11, 10, 4), 0);
+	assert_int_equal(td_log_due(0, 10, 4), 0);
+	assert_int_equal(td_log_due(3, 10, 0), 0);
+	assert_int_equal(td_log_due(12, 12, 4), 1); /* last and a multiple: once */
+}
+
+static void test_the_final_eval_is_written_like_every_other_eval(void **state)
+{
+	const int64_t steps = 10, every = 4;
+	td_jsonl *j;
+	char *text;
+
+	(void)state;
+	assert_int_equal(td_jsonl_open(&j, "run.jsonl", NULL), 0);
+	for (int64_t s = 1; s <= steps; s++) {
+		td_eval_record r = {s, 1.0 / (double)s, 0.5, 64, s == steps};
+
+		if (td_log_due(s, steps, every))
+			assert_int_equal(td_jsonl_eval(j, &r, NULL), 0);
+	}
+	assert_int_equal(td_jsonl_lines(j), 3);
+	td_jsonl_free(j);
+	assert_int_equal(assert_valid_jsonl("run.jsonl"), 3);
+	text = read_all("run.jsonl");
+	assert_string_equal(text,
+			    "{\"kind\":\"eval\",\"step\":4,\"loss\":0.25,\"accuracy\":0.5,\"examples\":"
+			    "64,\"final\":false,\"counters\":{}}\n"
+			    "{\"kind\":\"eval\",\"step\":8,\"loss\":0.125,\"accuracy\":0.5,\"examples\":"
+			    "64,\"final\":false,\"counters\":{}}\n"
+			    "{\"kind\":\"eval\",\"step\":10,\"loss\":0.1,\"accuracy\":0.5,\"examples\":"
+			    "64,\"final\":true,\"counters\":{}}\n");
+	free(text);
+}
+
+static void test_each_line_is_flushed_and_reopening_appends(void **state)
+{
+	td_eval_record r = {1, 2.0, -1, 8, 0};
+	td_jsonl *j;
+	char *text;
+
+	(void)state;
+	assert_int_equal(td_jsonl_open(&j, "a.jsonl", NULL), 0);
+	assert_int_equal(td_jsonl_eval(j, &r, NULL), 0);
+	text = read_all("a.jsonl"); /* while the log is still open */
+	assert_string_equal(text, "{\"kind\":\"eval\",\"step\":1,\"loss\":2,\"examples\":8,"
+				  "\"final\":false,\"counters\":{}}\n");
+	free(text);
+	td_jsonl_free(j);
+	assert_int_equal(td_jsonl_open(&j, "a.jsonl", NULL), 0);
+	r.step = 2;
+	assert_int_equal(td_jsonl_eval(j, &r, NULL), 0);
+	td_jsonl_free(j);
+	assert_int_equal(assert_valid_jsonl("a.jsonl"), 2);
+}
+
+static void test_an_unwritable_log_is_refused_naming_the_path(void **state)
+{
+	td_jsonl *j = (td_jsonl *)1;
+
+	(void)state;
+	TD_ASSERT_REFUSED(td_jsonl_open(&j, "no/such/dir/log.jsonl", NULL), TD_EIO,
+			  "no/such/dir/log.jsonl");
+	assert_null(j);
+	td_jsonl_free(NULL);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_every_line_is_valid_json_even_with_nan_inf_and_control_bytes),
+    cmocka_unit_test(test_doubles_and_integers_read_back_exactly),
+    cmocka_unit_test(test_log_due_marks_every_multiple_and_the_last_step),
+    cmocka_unit_test(test_the_final_eval_is_written_like_every_other_eval),
+    cmocka_unit_test(test_each_line_is_flushed_and_reopening_appends),
+    cmocka_unit_test(test_an_unwritable_log_is_refused_naming_the_path),
+};
+
+TD_TEST_GROUP(jsonl, tests);
