@@ -31,9 +31,9 @@ const char td_usage_mutate[] =
 	"  --cold          the naive way, for benchmarks: a fresh copy, a clean build and\n"
 	"                  the whole suite for every mutant (same outcomes, much slower)\n"
 	"\n"
-	"exit status: 0 every mutant caught; 1 a mutant survived, was stale or was\n"
-	"killed only by a test not named as its guard; 2 usage or environment error\n"
-	"(a red baseline included).\n";
+	"exit status: 0 every mutant caught; 1 a mutant survived, was stale, was\n"
+	"killed only by a test not named as its guard, or is a catalogue entry that\n"
+	"does not build; 2 usage or environment error (a red baseline included).\n";
 
 int td_cmd_mutate(int argc, char **argv)
 {

@@ -13,8 +13,10 @@
  *   equivalent        declared to change nothing observable; not run
  * Every completed run is written to the project's ledger as one
  * transaction (see ledger/ledger.h); a run that stops early writes nothing.
- * Exit status: 0 all caught, 1 a mutant survived, was stale or was killed
- * only elsewhere, 2 usage or environment error (red baseline included).
+ * Exit status: 0 all caught, 1 a mutant survived, was stale, was killed
+ * only elsewhere, or is a catalogue entry that does not build (a generated
+ * mutant that does not build is only counted), 2 usage or environment error
+ * (red baseline included).
  */
 #ifndef TD_MUTATE_H
 #define TD_MUTATE_H

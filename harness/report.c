@@ -25,10 +25,16 @@ const char *td_report_color(int color, int outcome)
 	return color && outcome >= 0 && outcome <= TD_N_OUTCOMES ? c[outcome] : "";
 }
 
-static int bad(const td_mutation_result *r)
+/*
+ * What fails a run: a survivor, a stale entry, a kill only elsewhere, and a
+ * hand-written catalogue entry that does not build (the entry is invalid:
+ * it tests nothing). A generated mutant that does not build is expected and
+ * only counted.
+ */
+static int bad(const td_mutant *m, const td_mutation_result *r)
 {
 	return r->outcome == TD_SURVIVED || r->outcome == TD_STALE ||
-	       r->outcome == TD_KILLED_ELSEWHERE;
+	       r->outcome == TD_KILLED_ELSEWHERE || (r->outcome == TD_BUILD_FAILED && !m->generated);
 }
 
 /* s as a JSON string literal (or null). */
@@ -135,7 +141,7 @@ int td_report_junit(char **out, const td_mutants *m, const td_mutation_result *r
 	if (!f)
 		return TD_FAIL(TD_ENOMEM, "out of memory for the JUnit report");
 	for (size_t i = 0; i < m->n; i++) {
-		failures += (size_t)bad(&res[i]);
+		failures += (size_t)bad(&m->v[i], &res[i]);
 		skipped += res[i].outcome == TD_EQUIVALENT;
 	}
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -147,7 +153,7 @@ int td_report_junit(char **out, const td_mutants *m, const td_mutation_result *r
 		fputs("  <testcase classname=\"", f), xml_str(f, m->v[i].file);
 		fputs("\" name=\"", f), xml_str(f, m->v[i].id);
 		fprintf(f, "\" time=\"%.3f\">", res[i].seconds);
-		if (bad(&res[i])) {
+		if (bad(&m->v[i], &res[i])) {
 			fprintf(f, "<failure message=\"%s\">", o);
 			xml_str(f, m->v[i].where), fputs(": ", f), xml_str(f, m->v[i].why);
 			fputs("</failure>", f);
@@ -167,7 +173,7 @@ static void print_details(const td_mutants *m, const td_mutation_result *res, in
 	for (size_t i = 0; i < m->n; i++) {
 		const td_mutant *x = &m->v[i];
 
-		if (!bad(&res[i]))
+		if (!bad(x, &res[i]))
 			continue;
 		printf("\n%s%s%s %s (%s)\n  %s:%d\n", td_report_color(color, res[i].outcome),
 		       td_outcome_name((enum td_outcome)res[i].outcome),
@@ -178,6 +184,9 @@ static void print_details(const td_mutants *m, const td_mutation_result *res, in
 			       res[i].killers ? res[i].killers[0] : "?");
 		if (res[i].outcome == TD_STALE)
 			printf("  %s: update or remove the catalogue entry\n", res[i].detail);
+		if (res[i].outcome == TD_BUILD_FAILED)
+			printf("  the mutated code does not build (%s; see .tdaudit/logs/): the entry "
+			       "tests nothing; make its replacement compile\n", res[i].detail);
 	}
 }
 
@@ -203,7 +212,7 @@ int td_report_all(const td_mutants *m, const td_mutation_result *res, const char
 
 	for (size_t i = 0; i < m->n; i++) {
 		count[res[i].outcome]++;
-		n_bad += (size_t)bad(&res[i]);
+		n_bad += (size_t)bad(&m->v[i], &res[i]);
 	}
 	printf("\nsummary: %zu mutants\n", m->n);
 	for (int o = 0; o < TD_N_OUTCOMES; o++)
@@ -213,6 +222,13 @@ int td_report_all(const td_mutants *m, const td_mutation_result *res, const char
 	if ((json && write_report(json, td_report_json, m, res)) ||
 	    (junit && write_report(junit, td_report_junit, m, res)))
 		return 2;
-	printf("\ntdaudit mutate: %s\n", n_bad ? "FAILED: see above" : "every mutant was caught");
+	if (n_bad)
+		printf("\ntdaudit mutate: FAILED: see above\n");
+	else if (count[TD_BUILD_FAILED] || count[TD_EQUIVALENT] || count[TD_TIMEOUT])
+		printf("\ntdaudit mutate: every mutant that ran was caught (%zu build-failed generated, "
+		       "%zu equivalent, %zu by timeout)\n", count[TD_BUILD_FAILED], count[TD_EQUIVALENT],
+		       count[TD_TIMEOUT]);
+	else
+		printf("\ntdaudit mutate: every mutant was caught\n");
 	return n_bad ? 1 : 0;
 }

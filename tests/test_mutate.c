@@ -9,6 +9,8 @@
  *   - try_mutant() counting build-failed as killed -> every_outcome_is_reported
  *   - judge() skipping the rest of the suite when guards pass
  *       -> every_outcome_is_reported (killed-elsewhere reads survived)
+ *   - bad() not counting a catalogue entry's build failure
+ *       -> a_catalogue_entry_that_does_not_build_fails_the_run
  *   - baseline() ignoring failing tests -> a_red_baseline_stops_the_run
  *   - baseline() not checking the runner named the test
  *       -> a_runner_that_never_names_its_test_stops_the_run
@@ -141,6 +143,17 @@ static void test_all_caught_exits_0(void **state)
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
 	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by test_add"));
+}
+
+static void test_a_catalogue_entry_that_does_not_build_fails_the_run(void **state)
+{
+	const char *args[] = {"mutate", "--only", "m-build-failed", "--junit", "../r.xml", NULL};
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "the entry tests nothing"));
+	assert_non_null(strstr(fx_slurp("r.xml"), "failures=\"1\""));
 }
 
 static void test_a_red_baseline_stops_the_run(void **state)
@@ -302,6 +315,7 @@ static void test_a_run_killed_halfway_leaves_the_tree_untouched(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_every_outcome_is_reported),
 	cmocka_unit_test(test_all_caught_exits_0),
+	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
 	cmocka_unit_test(test_a_red_baseline_stops_the_run),
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
 	cmocka_unit_test(test_a_malformed_config_is_refused_with_its_line),
