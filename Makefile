@@ -201,12 +201,11 @@ config:
 	@echo "PREFIX    = $(PREFIX)"
 	@for p in $(PKGS); do printf '%-9s = %s\n' $$p "$$(pkg-config --modversion $$p 2>/dev/null || echo 'missing (run ci/deps)')"; done
 
-HEADERS := $(wildcard core/*.h) kernels/backend.h
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tdaudit/core $(DESTDIR)$(PREFIX)/include/tdaudit/kernels
 	install -m 644 $(LIBCORE) $(DESTDIR)$(PREFIX)/lib/libtdcore.a
 	$(if $(PROGS),install -d $(DESTDIR)$(PREFIX)/bin && install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/)
-	install -m 644 $(wildcard core/*.h) $(DESTDIR)$(PREFIX)/include/tdaudit/core/
+	install -m 644 $(filter-out %_int.h,$(wildcard core/*.h)) $(DESTDIR)$(PREFIX)/include/tdaudit/core/
 	install -m 644 kernels/backend.h $(DESTDIR)$(PREFIX)/include/tdaudit/kernels/
 
 uninstall:
