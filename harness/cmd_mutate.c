@@ -13,8 +13,8 @@
 #include "mutate.h"
 
 const char td_usage_mutate[] =
-	"usage: tdaudit mutate [--only PATTERN] [--diff REV] [-j N] [--timeout S] [--list]\n"
-	"                      [--json FILE] [--junit FILE] [--root DIR] [--cold]\n"
+	"usage: tdaudit mutate [--only PATTERN] [--diff REV | --rev REV] [-j N] [--timeout S]\n"
+	"                      [--list] [--json FILE] [--junit FILE] [--root DIR] [--cold]\n"
 	"\n"
 	"Runs every mutant of the catalogues named in tdaudit.lua in scratch copies\n"
 	"under .tdaudit/ (the working tree, index and HEAD are never touched): build,\n"
@@ -22,6 +22,8 @@ const char td_usage_mutate[] =
 	"\n"
 	"  --only PATTERN  only mutants whose id matches the shell pattern\n"
 	"  --diff REV      only mutants on lines changed since REV (working tree included)\n"
+	"  --rev REV       mutate the committed revision REV instead of the working tree\n"
+	"                  (tdaudit.lua and the catalogues still come from the working tree)\n"
 	"  -j, --jobs N    scratch workers (default: the number of cores)\n"
 	"  --timeout S     seconds per test (default: factor x its baseline time, floor)\n"
 	"  --list          print the mutants (id, file:line, operator, state); run nothing\n"
@@ -67,7 +69,7 @@ int td_cmd_mutate(int argc, char **argv)
 				return td_usage_error("mutate", "--timeout needs a positive number of seconds, not '%s'",
 						   v ? v : "");
 		} else if (!strcmp(a, "--only") || !strcmp(a, "--json") || !strcmp(a, "--junit") ||
-			   !strcmp(a, "--root") || !strcmp(a, "--diff")) {
+			   !strcmp(a, "--root") || !strcmp(a, "--diff") || !strcmp(a, "--rev")) {
 			if (!v)
 				return td_usage_error("mutate", "%s needs a value", a);
 			if (!strcmp(a, "--only"))
@@ -78,6 +80,8 @@ int td_cmd_mutate(int argc, char **argv)
 				o.junit = v;
 			else if (!strcmp(a, "--diff"))
 				o.diff = v;
+			else if (!strcmp(a, "--rev"))
+				o.rev = v;
 			else
 				root_arg = v;
 		} else {

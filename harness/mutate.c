@@ -63,6 +63,8 @@ typedef struct {
 	test_t *tests;
 	size_t n_tests;
 	char dir[4200];      /* root/.tdaudit */
+	char src[4400];      /* where the code to mutate is: the root, or --rev's tree */
+	char rev_id[41];     /* --rev's full commit id; "" without --rev */
 	size_t next, done;   /* queue position, mutants finished */
 	size_t todo;         /* mutants to run (not settled before the run) */
 	pthread_mutex_t mu;
@@ -389,6 +391,27 @@ static void progress(run_t *r, size_t i)
 	fflush(stdout);
 }
 
+/*
+ * The files of the code to mutate: the working tree's (tracked and
+ * untracked, not ignored) or, with --rev, those written from REV's tree
+ * (the manifest of .tdaudit/rev/). Caller frees with td_strv_free.
+ */
+static int source_files(const run_t *r, char ***files)
+{
+	char manifest[4400], *text = NULL;
+	int err;
+
+	if (!r->rev_id[0])
+		return td_repo_files(files, r->proj->root);
+	*files = NULL;
+	snprintf(manifest, sizeof manifest, "%s/rev/manifest", r->dir);
+	err = td_file_read(manifest, &text, NULL);
+	for (char *line = err ? NULL : strtok(text, "\n"); line && !err; line = strtok(NULL, "\n"))
+		err = td_strv_push(files, line);
+	free(text);
+	return err;
+}
+
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
 	(void)sb, (void)flag, (void)ftw;
@@ -408,9 +431,9 @@ static int cold_copy(run_t *r, worker_t *w)
 	if (nftw(w->tree, rm_entry, 32, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
 		return TD_FAIL(TD_EIO, "cannot remove %s: %s", w->tree, strerror(errno));
 	unlink(manifest);
-	err = td_repo_files(&files, r->proj->root);
+	err = source_files(r, &files);
 	if (!err)
-		err = td_scratch_sync(r->proj->root, files, w->tree, manifest, NULL);
+		err = td_scratch_sync(r->src, files, w->tree, manifest, NULL);
 	td_strv_free(files);
 	return err;
 }
@@ -458,9 +481,9 @@ static void *worker_prepare(void *arg)
 	size_t n;
 
 	snprintf(manifest, sizeof manifest, "%s/work/%d.manifest", r->dir, w->id);
-	w->err = td_repo_files(&files, r->proj->root);
+	w->err = source_files(r, &files);
 	if (!w->err)
-		w->err = td_scratch_sync(r->proj->root, files, w->tree, manifest, &n);
+		w->err = td_scratch_sync(r->src, files, w->tree, manifest, &n);
 	td_strv_free(files);
 	if (!w->err)
 		w->err = build(r, w->tree, w->log, &pr);
@@ -501,7 +524,7 @@ static int locate_all(run_t *r)
 		size_t len, count;
 		int rc;
 
-		snprintf(path, sizeof path, "%s/%s", r->proj->root, m->file);
+		snprintf(path, sizeof path, "%s/%s", r->src, m->file);
 		if (td_file_read(path, &text, &len) != 0) {
 			r->res[i].outcome = TD_STALE, r->res[i].settled = 1;
 			snprintf(r->res[i].detail, sizeof r->res[i].detail, "file %s is gone", m->file);
@@ -578,6 +601,34 @@ static int filter_diff(run_t *r, const char *rev)
 	r->muts.n = k;
 	td_diffrange_free(d);
 	return 0;
+}
+
+/*
+ * --rev REV: writes REV's tree from git blobs into .tdaudit/rev/tree (no
+ * checkout; only changed files rewritten) and makes it the source.
+ */
+static int use_rev(run_t *r, const char *rev)
+{
+	td_repo *repo = NULL;
+	td_repo_commit info;
+	char tree[4400], manifest[4400];
+	int err = td_repo_open(&repo, r->proj->root);
+
+	snprintf(tree, sizeof tree, "%s/rev/tree", r->dir);
+	snprintf(manifest, sizeof manifest, "%s/rev/manifest", r->dir);
+	if (!err)
+		err = td_repo_commit_info(&info, repo, rev);
+	if (!err)
+		err = td_mkdirs(tree);
+	if (!err)
+		err = td_repo_materialise(NULL, repo, info.id, NULL, NULL, tree, manifest);
+	if (!err) {
+		snprintf(r->src, sizeof r->src, "%s", tree);
+		snprintf(r->rev_id, sizeof r->rev_id, "%s", info.id);
+		printf("tdaudit mutate: --rev %s: mutating %.12s %s\n", rev, info.id, info.summary);
+	}
+	td_repo_free(repo);
+	return err;
 }
 
 /* .tdaudit/ with its own .gitignore, so git never shows it; one run at a time. */
@@ -700,6 +751,14 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		filter(&r.muts, opts->only);
 	if (!err && !(r.res = calloc(r.muts.n + 1, sizeof *r.res)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
+	snprintf(r.src, sizeof r.src, "%s", r.proj ? r.proj->root : "");
+	if (!err && opts->rev && opts->diff)
+		err = TD_FAIL(TD_EINVAL, "--rev and --diff do not combine: --diff compares the working "
+					 "tree with a revision; give one of them");
+	if (!err && opts->rev)
+		err = claim_dir(&r, &lock_fd);
+	if (!err && opts->rev)
+		err = use_rev(&r, opts->rev);
 	if (!err)
 		err = locate_all(&r);
 	if (!err && opts->diff)
@@ -709,14 +768,15 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		status = 0;
 		goto done;
 	}
-	if (!err)
+	if (!err && lock_fd < 0)
 		err = claim_dir(&r, &lock_fd);
 	jobs = err ? 0 : n_jobs(&r);
 	if (!err)
 		err = execute(&r, ws, jobs);
 	if (!err)
 		status = td_report_all(&r.muts, r.res, opts->json, opts->junit, opts->color);
-	if (!err && td_record_mutation_run(r.proj, opts->command, &r.muts, r.res, status) != 0) {
+	if (!err && td_record_mutation_run(r.proj, opts->command, r.rev_id[0] ? r.rev_id : NULL, &r.muts,
+					   r.res, status) != 0) {
 		fprintf(stderr, "tdaudit mutate: the run is not in the ledger: %s\n", td_error_last());
 		status = 2;
 	}

@@ -44,11 +44,12 @@ typedef struct {
 	int color;           /* colour the outcome words */
 	const char *command; /* the command line, recorded in the ledger; NULL: "tdaudit mutate" */
 	const char *diff;    /* only mutants on lines changed since this revision; NULL: all */
+	const char *rev;     /* mutate this committed revision, not the working tree; NULL: the tree */
 	int cold;            /* the naive way, for benchmarks: a fresh copy and clean build per
 				mutant, the whole suite without fail-fast */
 } td_mutate_opts;
 
-#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, NULL, NULL, 0, NULL, NULL, 0}
+#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, 0}
 
 /*
  * Runs the project at root (which has a tdaudit.lua). Never writes outside

@@ -38,8 +38,8 @@ static int put_one(td_ledger *lg, const td_mutant *m, const td_mutation_result *
 	return err;
 }
 
-int td_record_mutation_run(const td_project *p, const char *command, const td_mutants *m,
-			   const td_mutation_result *res, int status)
+int td_record_mutation_run(const td_project *p, const char *command, const char *commit,
+			   const td_mutants *m, const td_mutation_result *res, int status)
 {
 	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
 	td_ledger *lg = NULL;
@@ -49,7 +49,9 @@ int td_record_mutation_run(const td_project *p, const char *command, const td_mu
 	td_record_ledger_path(path, sizeof path, p);
 	info.command = command ? command : "tdaudit mutate";
 	info.tool_version = TD_TOOL_VERSION;
-	if (td_repo_head(sha, &dirty, p->root) == 0 && sha[0] != '(')
+	if (commit)
+		info.head_commit = commit; /* --rev: a clean committed tree */
+	else if (td_repo_head(sha, &dirty, p->root) == 0 && sha[0] != '(')
 		info.head_commit = sha;
 	info.dirty = dirty;
 	err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);

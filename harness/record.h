@@ -17,11 +17,13 @@
 
 /*
  * Records a finished mutation run: every mutant, its outcome, and every
- * test that failed for it (the kill matrix). status is the run's exit
- * status (0 -> "ok", 1 -> "findings", else "error").
+ * test that failed for it (the kill matrix). commit is the revision that
+ * was mutated (--rev), or NULL for the working tree (HEAD and its dirty
+ * flag are recorded). status is the run's exit status (0 -> "ok", 1 ->
+ * "findings", else "error").
  */
-int td_record_mutation_run(const td_project *p, const char *command, const td_mutants *m,
-			   const td_mutation_result *res, int status);
+int td_record_mutation_run(const td_project *p, const char *command, const char *commit,
+			   const td_mutants *m, const td_mutation_result *res, int status);
 
 /* The ledger's path: p->ledger made absolute against p->root. */
 void td_record_ledger_path(char *out, size_t size, const td_project *p);

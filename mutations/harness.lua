@@ -267,6 +267,16 @@ mutant {
   why = "locates generated mutants by searching for their token",
 }
 
+mutant {
+  name = "mutate-rev-reads-the-working-tree",
+  file = "harness/mutate.c",
+  find = "snprintf(path, sizeof path, \"%s/%s\", r->src, m->file);",
+  replace = "snprintf(path, sizeof path, \"%s/%s\", r->proj->root, m->file);",
+  guards = { "test_rev_mutates_the_committed_revision_not_the_working_tree" },
+  designed_against = "--rev must judge the revision asked for, not whatever the working tree holds",
+  why = "locates the mutants in the working tree even with --rev",
+}
+
 -- Child processes and the Lua sandbox -------------------------------------
 
 mutant {

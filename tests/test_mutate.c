@@ -19,6 +19,8 @@
  *   - run_test() ignoring fail_text -> fail_text_marks_a_zero_exit_as_a_failure
  *   - generate_file() not counting skips -> generated_mutants_run_and_skip_...
  *   - filter_diff() keeping every mutant -> diff_keeps_only_mutants_on_changed_lines
+ *   - locate_all() reading the working tree instead of r->src
+ *       -> rev_mutates_the_committed_revision_not_the_working_tree
  *   - td_mutant_locate() searching generated mutants by text (ambiguous)
  *       -> generated_mutants_run_and_skip_comments_are_counted
  *   - writing the mutant into the root instead of the scratch tree
@@ -267,6 +269,26 @@ static void test_diff_keeps_only_mutants_on_changed_lines(void **state)
 	assert_non_null(strstr(log, "2 of 7 mutants"));
 }
 
+static void test_rev_mutates_the_committed_revision_not_the_working_tree(void **state)
+{
+	const char *args[] = {"mutate", "--rev", "HEAD", "--only", "m-killed", NULL};
+	const char *both[] = {"mutate", "--rev", "HEAD", "--diff", "HEAD", NULL};
+	uint64_t before;
+
+	(void)state;
+	make_fixture(catalogue);
+	/* the working tree no longer has the text: without --rev the entry is stale */
+	fx_write("repo", "calc.c", "int add(int a, int b) { return b + a; }\n"
+				   "int clamp(int x) { return x < 0 ? 0 : x; }\n"
+				   "int sum_below(int n) { return n * (n - 1) / 2; }\n");
+	before = fx_tree_hash("repo");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by test_add"));
+	assert_true(fx_tree_hash("repo") == before);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", both), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "do not combine"));
+}
+
 static void test_the_users_tree_index_and_head_are_untouched(void **state)
 {
 	const char *args[] = {"mutate", "-j", "2", NULL};
@@ -322,6 +344,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_fail_text_marks_a_zero_exit_as_a_failure),
 	cmocka_unit_test(test_generated_mutants_run_and_skip_comments_are_counted),
 	cmocka_unit_test(test_diff_keeps_only_mutants_on_changed_lines),
+	cmocka_unit_test(test_rev_mutates_the_committed_revision_not_the_working_tree),
 	cmocka_unit_test(test_the_users_tree_index_and_head_are_untouched),
 	cmocka_unit_test(test_a_run_killed_halfway_leaves_the_tree_untouched),
 };
