@@ -89,13 +89,14 @@ LIBCORE := $(BUILD)/libtdcore.a
 LIBAUDIT := $(BUILD)/libtdaudit.a
 PROGS := $(patsubst core/%_main.c,$(BUILD)/%,$(wildcard core/*_main.c)) \
 	 $(patsubst harness/%_main.c,$(BUILD)/%,$(wildcard harness/*_main.c))
+BENCHES := $(patsubst bench/%.c,$(BUILD)/bench/%,$(wildcard bench/*.c))
 TEST_GROUPS := $(patsubst tests/test_%.c,%,$(wildcard tests/test_*.c))
 TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
 TDTEST := $(BUILD)/tests/tdtest
 
 .PHONY: all test asan double coverage check audit config install uninstall clean \
 	deps run-tests FORCE
-all: $(LIBCORE) $(LIBAUDIT) $(PROGS) $(TDTEST)
+all: $(LIBCORE) $(LIBAUDIT) $(PROGS) $(TDTEST) $(BENCHES)
 
 $(BUILD)/.pkgcheck:
 	@missing=""; for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
@@ -138,6 +139,11 @@ $(BUILD)/%: $(BUILD)/core/%_main.o $(LIBCORE)
 	$(CC) $(VFLAGS) $^ -o $@ $(LDLIBS_ALL)
 $(BUILD)/%: $(BUILD)/harness/%_main.o $(LIBAUDIT) $(LIBCORE)
 	$(CC) $(VFLAGS) $^ -o $@ $(LDLIBS_ALL)
+
+# Benchmark programs (bench/*.c): built with everything, so they cannot rot.
+$(BUILD)/bench/%: bench/%.c $(LIBCORE) | $(BUILD)/.pkgcheck
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(CONV) $< $(LIBCORE) -o $@ $(LDLIBS_ALL)
 
 # The runner's group list, rewritten only when the set of test files changes.
 $(BUILD)/tests/groups.h: FORCE
