@@ -532,3 +532,573 @@ mutant {
   designed_against = "persisted formats carry a version; a reader must not guess at a newer layout",
   why = "reads a checkpoint of a newer format version as if it were version 1",
 }
+
+-- The deterministic GEMM ---------------------------------------------------------
+
+mutant {
+  name = "gemm-trans-b-ignored",
+  file = "core/gemm.c",
+  find = "bp[p * nc + j] = g->o.trans_b ?",
+  replace = "bp[p * nc + j] = 0 ?",
+  guards = { "test_gemm_matches_a_naive_triple_loop" },
+  designed_against = "a transpose flag that is accepted and then not honoured computes with the wrong matrix",
+  why = "packs B as stored whatever trans_b says",
+}
+
+mutant {
+  name = "gemm-last-partial-k-panel-dropped",
+  file = "core/gemm.c",
+  find = "for (size_t p0 = 0; p0 < g->k; p0 += KC) {",
+  replace = "for (size_t p0 = 0; p0 + KC <= g->k; p0 += KC) {",
+  guards = { "test_gemm_matches_a_naive_triple_loop",
+             "test_gemm_with_beta_zero_the_old_c_is_never_read" },
+  designed_against = "a blocked loop that only visits whole panels silently drops the tail of every sum",
+  why = "skips the last k-panel when k is not a multiple of KC (all of it when k < KC)",
+}
+
+mutant {
+  name = "gemm-k-panels-in-worker-order",
+  file = "core/gemm.c",
+  find = "\tfor (size_t p0 = 0; p0 < g->k; p0 += KC) {\n\t\tsize_t kc = min_size(KC, g->k - p0);",
+  replace = "\tfor (size_t q = 0, panels = (g->k + KC - 1) / KC; q < panels; q++) {\n\t\tsize_t p0 = (q + (bi * g->n_bj + bj) % g->workers) % panels * KC;\n\t\tsize_t kc = min_size(KC, g->k - p0);",
+  guards = { "test_gemm_results_are_bitwise_equal_for_any_thread_count",
+             "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
+  designed_against = "a summation order that depends on the thread count makes results differ in the last bits between runs",
+  why = "starts each block's k-panels at its worker's index, \"to spread memory traffic\"",
+}
+
+mutant {
+  name = "gemm-beta-zero-reads-c",
+  file = "core/gemm.c",
+  find = "crow[j] = g->o.beta == 0 ?",
+  replace = "crow[j] = 0 ?",
+  guards = { "test_gemm_with_beta_zero_the_old_c_is_never_read" },
+  designed_against = "BLAS semantics: with beta 0 the old C is not read, so NaN garbage in an output buffer must not leak in",
+  why = "computes alpha * acc + 0 * C, reading C (NaN * 0 is NaN)",
+}
+
+mutant {
+  name = "gemm-store-past-the-block",
+  file = "core/gemm.c",
+  find = "for (size_t j = 0; j < nc; j++)\n\t\t\tcrow[j] =",
+  replace = "for (size_t j = 0; j <= nc; j++)\n\t\t\tcrow[j] =",
+  guards = { "test_gemm_leaves_the_padding_outside_the_matrix_untouched" },
+  designed_against = "an off-by-one store writes into the caller's padding past the leading dimension's n columns",
+  why = "stores one column past each output block",
+}
+
+mutant {
+  name = "gemm-ldb-unchecked",
+  file = "core/gemm.c",
+  find = "if (ldb < b_cols)",
+  replace = "if (0)",
+  guards = { "test_gemm_bad_arguments_are_refused_with_a_message" },
+  designed_against = "a leading dimension smaller than the row reads rows that overlap, silently",
+  why = "accepts an ldb smaller than B's stored columns",
+}
+
+-- The 1-D mixers ------------------------------------------------------------------
+-- Gradient-only bugs (lru dw sign, lru adjoint start, lru skip D, conv dbias,
+-- gru dn * r, gru early exit, gru shift_h direction) are caught only by the
+-- double-precision gradcheck, which skips in the float build mutate uses:
+-- they have no entry here.
+
+mutant {
+  name = "mixer-lru-reverse-ignored",
+  file = "core/mixer_lru.c",
+  find = "scan(w.h, w.a, lines, length, n, m->o.reverse);",
+  replace = "scan(w.h, w.a, lines, length, n, 0);",
+  guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back" },
+  designed_against = "a direction flag dropped: a reverse sweep that runs forward halves the receptive field",
+  why = "the lru forward scans forward whatever reverse says",
+}
+
+mutant {
+  name = "mixer-conv-reverse-tap-past-the-line",
+  file = "core/mixer_conv.c",
+  find = "return off < length - t ? t + off : SIZE_MAX;",
+  replace = "return off <= length - t ? t + off : SIZE_MAX;",
+  guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back",
+             "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
+  designed_against = "a tap that falls off the end of the line must add nothing, not read the next line",
+  why = "in reverse, reads one position past the end of the line",
+}
+
+mutant {
+  name = "mixer-init-seed-ignored",
+  file = "core/mixer.c",
+  find = "td_rng_fill_normal(seed, stream + i, 0, n, r->a, r->b, v);",
+  replace = "td_rng_fill_normal(1, stream + i, 0, n, r->a, r->b, v);",
+  guards = { "test_mixer_initial_parameters_are_a_pure_function_of_the_seed" },
+  designed_against = "initial weights must be a function of the seed: two seeds, two models",
+  why = "draws every normal tensor with seed 1 whatever the seed",
+}
+
+mutant {
+  name = "mixer-init-one-stream-for-every-tensor",
+  file = "core/mixer.c",
+  find = "td_rng_fill_normal(seed, stream + i, 0, n, r->a, r->b, v);",
+  replace = "td_rng_fill_normal(seed, stream, 0, n, r->a, r->b, v);",
+  guards = { "test_mixer_each_tensor_draws_from_its_own_stream" },
+  designed_against = "two tensors drawn from one stream start identical (B = C), a symmetry training may never break",
+  why = "draws every normal tensor from the same stream",
+}
+
+mutant {
+  name = "mixer-lru-dd-overwrites-the-gradient",
+  file = "core/mixer_lru.c",
+  find = "gd[j] += w->dd[j];",
+  replace = "gd[j] = w->dd[j];",
+  guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
+  designed_against = "backward must add to the parameter gradients: accumulation over micro-batches depends on it",
+  why = "the lru writes dD with = instead of +=",
+}
+
+mutant {
+  name = "mixer-gru-workspace-undercounted",
+  file = "core/mixer_gru.c",
+  find = "err = td_mixer_size_muladd(out, lines * length, 13 * h, per_line,",
+  replace = "err = td_mixer_size_muladd(out, lines * length, 12 * h, per_line,",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "a workspace size that disagrees with the carving: heap-buffer-overflow in the backward (the first mixer_gru.c had it)",
+  why = "asks for 12H values per position where the carving uses 13H",
+}
+
+mutant {
+  name = "mixer-conv-kernel-size-unchecked",
+  file = "core/mixer_conv.c",
+  find = "if (k == 0)",
+  replace = "if (0)",
+  guards = { "test_mixer_bad_options_are_refused_with_a_message" },
+  designed_against = "a convolution with no tap is a mixer that outputs only its bias; refuse it naming kernel_size",
+  why = "accepts kernel_size 0",
+}
+
+mutant {
+  name = "mixer-ws-len-unchecked",
+  file = "core/mixer.c",
+  find = "if (ws_len < need)",
+  replace = "if (0)",
+  guards = { "test_mixer_bad_calls_are_refused_with_a_message" },
+  designed_against = "a workspace smaller than td_mixer_ws_size is written past its end",
+  why = "accepts a workspace one value too small",
+}
+
+-- The strict config ---------------------------------------------------------------
+
+mutant {
+  name = "config-lookup-type-unchecked",
+  file = "core/config.c",
+  find = "if (key_table[k].type != t)",
+  replace = "if (key_table[k].type != t && t > TD_CFG_BOOL)", -- no declared type passes it; "if (0)" trips a false -Wmaybe-uninitialized
+  guards = { "test_defaults_resolve_and_read_back_typed" },
+  designed_against = "reading a key as the wrong type reads a field that was never set",
+  why = "lets td_config_int read a float key (and so on) without refusing",
+}
+
+mutant {
+  name = "config-suggestion-charges-every-substitution",
+  file = "core/config.c",
+  find = "size_t best = diag + (same ? 0 : 1);",
+  replace = "size_t best = diag + 1 + 0 * (size_t)same;",
+  guards = { "test_an_unknown_key_is_refused_with_the_nearest_key_suggested" },
+  designed_against = "a misspelt key must be answered with the key meant, not a random one",
+  why = "charges a matching letter as a substitution: \"wieght_decay\" is told \"did you mean 'seed'?\"",
+}
+
+mutant {
+  name = "config-int-trailing-text-accepted",
+  file = "core/config.c",
+  find = "if (end == text || *end || errno == ERANGE)",
+  replace = "if (end == text || errno == ERANGE)",
+  guards = { "test_a_value_of_the_wrong_type_names_the_key_value_and_line" },
+  designed_against = "a value that is not an integer must be refused, not read up to its first odd character",
+  why = "reads \"1.5\" as 1",
+}
+
+mutant {
+  name = "config-int-minimum-unchecked",
+  file = "core/config.c",
+  find = "if (x < k->imin || x > k->imax)",
+  replace = "if (x > k->imax)",
+  guards = { "test_a_value_out_of_range_names_the_key_value_and_line" },
+  designed_against = "a value below a key's range (steps = 0, batch = -1) must be refused where it was written",
+  why = "checks integers against the maximum only",
+}
+
+mutant {
+  name = "config-key-twice-in-the-file-accepted",
+  file = "core/config.c",
+  find = "if (src->kind == SRC_FILE && v->file_line)",
+  replace = "if (0 && v->file_line)",
+  guards = { "test_a_key_given_twice_in_the_file_or_the_overrides_is_refused" },
+  designed_against = "two values for one key in one layer: silently preferring one is a config that lies",
+  why = "lets the second line of a key in a file win",
+}
+
+mutant {
+  name = "config-empty-value-accepted",
+  file = "core/config.c",
+  find = "if (!text[0])",
+  replace = "if (0)",
+  guards = { "test_malformed_lines_are_refused_with_their_line" },
+  designed_against = "\"lr =\" is a line missing its value, and must be refused as that",
+  why = "passes an empty value on to the type parsers (\"not a finite number\")",
+}
+
+mutant {
+  name = "config-comment-not-cut",
+  file = "core/config.c",
+  find = "if (hash)\n\t\t*hash = '\\0';",
+  replace = "if (0)\n\t\t*hash = '\\0';",
+  guards = { "test_comments_blank_lines_and_spacing_are_ignored" },
+  designed_against = "a trailing comment read as part of the value",
+  why = "never cuts a line at '#'",
+}
+
+mutant {
+  name = "config-overrides-before-the-file",
+  file = "core/config.c",
+  find = "\tif (!err && spec && spec->path)\n\t\terr = load_file(cfg, spec->path);\n\tfor (size_t i = 0; !err && spec && i < spec->n_overrides; i++)\n\t\terr = apply_override(cfg, spec->overrides[i]);",
+  replace = "\tfor (size_t i = 0; !err && spec && i < spec->n_overrides; i++)\n\t\terr = apply_override(cfg, spec->overrides[i]);\n\tif (!err && spec && spec->path)\n\t\terr = load_file(cfg, spec->path);",
+  guards = { "test_overrides_beat_the_file_and_the_file_beats_the_defaults" },
+  designed_against = "a --set must beat the file, or the command line lies about the run",
+  why = "applies the overrides first, so the file's values win",
+}
+
+mutant {
+  name = "config-warmup-equal-to-steps-accepted",
+  file = "core/config.c",
+  find = "if (warmup->i >= steps->i)",
+  replace = "if (warmup->i > steps->i)",
+  guards = { "test_combinations_that_cannot_mean_anything_are_refused" },
+  designed_against = "warmup = steps never reaches the peak learning rate",
+  why = "accepts warmup equal to steps",
+}
+
+mutant {
+  name = "config-bools-left-out-of-the-text",
+  file = "core/config.c",
+  find = "at += (size_t)snprintf(text + at, len - at, \"%s = %s\\n\", key_table[order[k]].name,",
+  replace = "at += key_table[order[k]].type == TD_CFG_BOOL ? 0 : (size_t)snprintf(text + at, len - at, \"%s = %s\\n\", key_table[order[k]].name,",
+  guards = { "test_changing_any_one_key_changes_the_hash" },
+  designed_against = "a key left out of the canonical text is left out of the hash: two configs, one hash",
+  why = "leaves bool keys out of the serialisation (--set bidirectional=false keeps the hash)",
+}
+
+mutant {
+  name = "config-key-named-twice",
+  file = "core/config.c",
+  find = "{\"log_every\", TD_CFG_INT,",
+  replace = "{\"eval_every\", TD_CFG_INT,",
+  guards = { "test_every_key_is_documented_and_named_once" },
+  designed_against = "a key table with a repeated name: the second entry can never be set",
+  why = "names the log_every entry eval_every, a second time",
+}
+
+mutant {
+  name = "config-text-unsorted",
+  file = "core/config.c",
+  find = "qsort(order, N_KEYS, sizeof order[0], by_name);",
+  replace = "(void)by_name;",
+  guards = { "test_the_text_is_sorted_complete_and_reads_back_to_the_same_config" },
+  designed_against = "the canonical text (and its hash) must not depend on the key table's order",
+  why = "writes the keys in table order",
+}
+
+mutant {
+  name = "config-unopenable-file-accepted",
+  file = "core/config.c",
+  find = "\tif (!f)\n\t\treturn TD_FAIL(TD_EIO, \"cannot open config %s: %s\", path, strerror(errno));",
+  replace = "\tif (!f)\n\t\treturn 0;",
+  guards = { "test_an_unreadable_file_is_refused_naming_it" },
+  designed_against = "a config path that cannot be read must not train on the defaults",
+  why = "treats a missing config file as an empty one",
+}
+
+-- The IDX reader and Fashion-MNIST --------------------------------------------------
+
+mutant {
+  name = "idx-be32-little-endian",
+  file = "core/idx.c",
+  find = "return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];",
+  replace = "return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];",
+  guards = { "test_raw_and_gzipped_files_read_back_the_same_bytes" },
+  designed_against = "IDX headers are big-endian; reading them in host order gets every size wrong",
+  why = "reads the header's sizes little-endian",
+}
+
+mutant {
+  name = "idx-short-file-accepted",
+  file = "core/idx.c",
+  find = "if (got < idx->n_bytes)",
+  replace = "if (0)",
+  guards = { "test_a_file_shorter_than_its_header_promises_is_refused" },
+  designed_against = "a truncated file read in part trains on uninitialised bytes",
+  why = "accepts fewer data bytes than the header promises",
+}
+
+mutant {
+  name = "idx-gzip-trailer-unchecked",
+  file = "core/idx.c",
+  find = "if (gz_cut_off(f))",
+  replace = "if (0)",
+  guards = { "test_a_gzip_stream_cut_off_is_refused" },
+  designed_against = "a download cut off after the data but before the gzip trailer is a file never checked",
+  why = "accepts a gzip stream without its trailer",
+}
+
+mutant {
+  name = "idx-gzip-error-read-as-end-of-file",
+  file = "core/idx.c",
+  find = "int r = gzread(f, buf + *got, ask);",
+  replace = "int r = gzread(f, buf + *got, ask);\n\n\t\tr = r < 0 ? 0 : r;",
+  guards = { "test_a_gzip_stream_with_a_bad_checksum_is_refused" },
+  designed_against = "gzread's -1 is an error (a bad CRC), not the end of the file",
+  why = "treats a failed gzread as the end of the file, so a CRC error passes",
+}
+
+mutant {
+  name = "idx-long-file-accepted",
+  file = "core/idx.c",
+  find = "if (got)",
+  replace = "if (0)",
+  guards = { "test_a_file_longer_than_its_header_promises_is_refused" },
+  designed_against = "bytes past what the header promises mean the header is wrong or the file is two files",
+  why = "ignores data past the promised bytes",
+}
+
+mutant {
+  name = "idx-data-type-unchecked",
+  file = "core/idx.c",
+  find = "if (m[2] != 0x08)",
+  replace = "if (0)",
+  guards = { "test_a_wrong_magic_type_or_dimension_count_is_refused" },
+  designed_against = "a file of floats or ints read as bytes is garbage that still looks like data",
+  why = "accepts any IDX data type as unsigned bytes",
+}
+
+mutant {
+  name = "idx-image-label-count-unchecked",
+  file = "core/idx.c",
+  find = "if (images->dims[0] != labels->dims[0])",
+  replace = "if (0)",
+  guards = { "test_images_and_labels_that_disagree_are_refused" },
+  designed_against = "images and labels of different counts pair every example with a wrong label or read past one",
+  why = "accepts image and label files of different lengths",
+}
+
+mutant {
+  name = "idx-split-size-unchecked",
+  file = "core/idx.c",
+  find = "if (!err && (*out)->n != want) {",
+  replace = "if (0 && (*out)->n != want) {",
+  guards = { "test_a_split_of_the_wrong_size_is_refused" },
+  designed_against = "a Fashion-MNIST split that is not the shipped size is not the data set the results claim",
+  why = "accepts a split of any size",
+}
+
+mutant {
+  name = "idx-pixels-divided-by-256",
+  file = "core/idx.c",
+  find = "out[p] = (td_real)px[p] / (td_real)255;",
+  replace = "out[p] = (td_real)px[p] / (td_real)256;",
+  guards = { "test_fashion_mnist_loads_the_shipped_split_with_its_known_statistics" },
+  designed_against = "pixels scaled to [0, 1] exactly: the known mean pins the scaling",
+  why = "scales pixels by 1/256 (mean 0.2849233, not 0.2860406)",
+}
+
+mutant {
+  name = "idx-absent-mask-ignores-the-split",
+  file = "core/idx.c",
+  find = "(uint64_t)split << 32 |",
+  replace = "(0 * (uint64_t)split) << 32 |",
+  guards = { "test_an_absent_mask_is_a_pure_function_of_seed_split_and_index" },
+  designed_against = "train image i and test image i must not share an absent mask",
+  why = "leaves the split out of the mask's stream",
+}
+
+mutant {
+  name = "idx-absent-pixels-kept",
+  file = "core/idx.c",
+  find = "if (!mask[p])\n\t\t\tout[p] = 0;",
+  replace = "if (!mask[p])\n\t\t\tout[p] += 0;",
+  guards = { "test_absent_pixels_read_as_zero_and_present_ones_as_their_value" },
+  designed_against = "an absent pixel's value must never reach the model",
+  why = "leaves absent pixels at their value",
+}
+
+-- Synthetic task families -----------------------------------------------------------
+
+mutant {
+  name = "synth-draw-keeps-state",
+  file = "core/synth.c",
+  find = "uint64_t n = (uint64_t)ex->family << 40 | (uint64_t)purpose << 32 | k;",
+  replace = "static uint64_t calls;\n\tuint64_t n = ((uint64_t)ex->family << 40 | (uint64_t)purpose << 32 | k) + calls++;",
+  guards = { "test_an_example_is_a_pure_function_of_family_seed_and_index" },
+  designed_against = "an example must be a pure function of (family, seed, index); state between calls breaks train/eval disjointness",
+  why = "adds a static call counter to the draw number",
+}
+
+mutant {
+  name = "synth-absent-cells-given-a-value",
+  file = "core/synth.c",
+  find = "ex->x[i] = ex->mask[i] ? (td_real)(2 * draw(ex, P_NOISE, i) - 1) : 0;",
+  replace = "ex->x[i] = (td_real)(2 * draw(ex, P_NOISE, i) - 1);",
+  guards = { "test_generated_targets_follow_each_family_rule" },
+  designed_against = "an absent cell that holds a value leaks information a model must not see",
+  why = "gives absent cells a noise value",
+}
+
+mutant {
+  name = "synth-row-label-is-the-column",
+  file = "core/synth.c",
+  find = "*out = (int)(argmax_present(x, NULL, SIDE * SIDE) / SIDE);",
+  replace = "*out = (int)(argmax_present(x, NULL, SIDE * SIDE) % SIDE);",
+  guards = { "test_the_row_label_depends_on_the_h_axis_only" },
+  designed_against = "the row task's label must depend on h only, or it does not test sweeping along h",
+  why = "labels the row task with the marker's column",
+}
+
+mutant {
+  name = "synth-argmax-ignores-the-mask",
+  file = "core/synth.c",
+  find = "if ((!mask || mask[i]) && (best == SIZE_MAX || x[i] > x[best]))",
+  replace = "if ((!mask || mask[i] || 1) && (best == SIZE_MAX || x[i] > x[best]))",
+  guards = { "test_absent_cells_cannot_change_the_absent_label" },
+  designed_against = "an absent cell must not decide the label",
+  why = "lets absent cells win the argmax",
+}
+
+mutant {
+  name = "synth-eval-range-inside-train",
+  file = "core/synth.c",
+  find = "eval->first = TD_SYNTH_EVAL_FIRST, eval->count = n_eval;",
+  replace = "eval->first = n_train / 2, eval->count = n_eval;",
+  guards = { "test_training_and_evaluation_ranges_are_disjoint_and_pass_the_check" },
+  designed_against = "evaluating on training examples scores memorisation",
+  why = "starts the evaluation range halfway into the training range",
+}
+
+mutant {
+  name = "synth-overlap-checked-one-way",
+  file = "core/synth.c",
+  find = "if (train.first < eval.first + eval.count && eval.first < train.first + train.count) {",
+  replace = "if (eval.first >= train.first && eval.first < train.first + train.count) {",
+  guards = { "test_overlapping_ranges_are_refused_naming_both_ids" },
+  designed_against = "an interval overlap test must be symmetric; an eval range starting before train still overlaps it",
+  why = "tests only whether evaluation starts inside the training range",
+}
+
+mutant {
+  name = "synth-content-not-searched",
+  file = "core/synth.c",
+  find = "hit = bsearch(e, t->by_hash, t->n, sizeof(entry), cmp_hash);",
+  replace = "hit = NULL;",
+  guards = { "test_a_copied_example_under_another_id_is_refused_by_content" },
+  designed_against = "a training example copied under another id is still a training example",
+  why = "checks evaluation examples by id only, never by content",
+}
+
+mutant {
+  name = "synth-batch-target-unchecked",
+  file = "core/synth.c",
+  find = "if (!ex[i]->has_target != !ex[0]->has_target)",
+  replace = "if (0)",
+  guards = { "test_a_batch_refuses_examples_that_disagree_on_carrying_a_target" },
+  designed_against = "a batch of labelled and unlabelled examples has targets that are half garbage",
+  why = "batches examples whether or not they carry a target",
+}
+
+mutant {
+  name = "synth-split-accepts-equal-times",
+  file = "core/synth.c",
+  find = "if (i > 0 && !(times[i] > times[i - 1]))",
+  replace = "if (i > 0 && times[i] < times[i - 1])",
+  guards = { "test_splitting_a_series_at_a_time_refuses_unsorted_times" },
+  designed_against = "a series split at a time needs strictly increasing times; a repeat puts one instant on both sides",
+  why = "accepts two equal times",
+}
+
+mutant {
+  name = "synth-lattice-mask-dropped",
+  file = "core/synth.c",
+  find = "s.mask = ex->mask, s.mask_len = ex->n_cells;",
+  replace = "s.mask = NULL, s.mask_len = 0;",
+  guards = { "test_an_example_lattice_carries_its_mask_and_time_axis" },
+  designed_against = "an example's lattice without its mask computes on absent cells",
+  why = "builds the example's lattice with every cell present",
+}
+
+mutant {
+  name = "synth-index-limit-unchecked",
+  file = "core/synth.c",
+  find = "if (index >= TD_SYNTH_INDEX_LIMIT)",
+  replace = "if (0)",
+  guards = { "test_family_names_resolve_and_bad_requests_are_refused" },
+  designed_against = "an index at or above 2^48 runs into the draw number's other fields and repeats examples",
+  why = "accepts any 64-bit index",
+}
+
+-- Atomic writes -------------------------------------------------------------------
+
+mutant {
+  name = "fileio-write-in-place",
+  file = "core/fileio.c",
+  find = "fd = mkstemp(tmp);",
+  replace = "fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), strcpy(tmp, path);",
+  guards = { "test_a_failed_write_leaves_the_old_file_whole" },
+  designed_against = "never write a user's file in place: a write that fails halfway leaves neither the old file nor the new",
+  why = "writes straight into the target, truncating it first",
+}
+
+mutant {
+  name = "fileio-temporary-left-after-a-failure",
+  file = "core/fileio.c",
+  find = "unlink(tmp);",
+  replace = "(void)tmp;",
+  guards = { "test_a_failed_write_leaves_no_temporary_file" },
+  designed_against = "a failed write must clean up: temporaries pile up beside the user's files",
+  why = "leaves the temporary file behind when the write or the rename fails",
+}
+
+mutant {
+  name = "fileio-mode-ignored",
+  file = "core/fileio.c",
+  find = "fchmod(fd, (mode_t)mode) != 0 ||",
+  replace = "((void)mode, 0) != 0 ||",
+  guards = { "test_a_written_file_gets_the_mode_asked_for" },
+  designed_against = "the file must get the mode asked for, not mkstemp's 0600",
+  why = "never applies the mode",
+}
+
+mutant {
+  name = "fileio-data-written-to-the-target-not-the-temporary",
+  file = "core/fileio.c",
+  find = "fd = mkstemp(tmp);",
+  replace = "fd = mkstemp(tmp), close(fd), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);",
+  guards = { "test_a_write_replaces_the_old_file_whole",
+             "test_the_write_replaces_the_file_whole_and_leaves_no_temporary" },
+  designed_against = "the bytes written through the wrong descriptor: the target written in place, then the empty temporary renamed over it",
+  why = "writes the data into the target and renames the empty temporary over it",
+}
+
+mutant {
+  name = "fileio-mkdirs-no-parents",
+  file = "core/fileio.c",
+  find = "for (char *p = buf + 1; *p; p++) {",
+  replace = "for (char *p = buf + 1; 0 && *p; p++) {",
+  guards = { "test_mkdirs_creates_the_missing_parents" },
+  designed_against = "mkdir -p semantics: a run directory several levels deep must be created whole",
+  why = "creates only the last component of the path",
+}
+
+mutant {
+  name = "fileio-read-message-unnamed",
+  file = "core/fileio.c",
+  find = "return TD_FAIL(TD_EIO, \"cannot open %s: %s\", path, strerror(errno));",
+  replace = "return TD_FAIL(TD_EIO, \"cannot open %.0s%s\", path, strerror(errno));",
+  guards = { "test_reading_a_missing_file_is_refused_naming_it" },
+  designed_against = "a refusal must name the file it could not read",
+  why = "drops the path from the message for a file that cannot be opened",
+}
