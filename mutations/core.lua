@@ -655,12 +655,22 @@ mutant {
 }
 
 mutant {
+  name = "mixer-lru-dd-summed-into-the-slab",
+  file = "core/mixer_lru.c",
+  find = "w->dd[j] += dy[i * c + j] * x[i * c + j];",
+  replace = "gd[j] += dy[i * c + j] * x[i * c + j];",
+  guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
+  finding = 6,
+  why = "sums dD term by term into the gradient slab, so a second backward adds a rounding-different amount",
+}
+
+mutant {
   name = "mixer-gru-workspace-undercounted",
   file = "core/mixer_gru.c",
   find = "err = td_mixer_size_muladd(out, lines * length, 13 * h, per_line,",
   replace = "err = td_mixer_size_muladd(out, lines * length, 12 * h, per_line,",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
-  designed_against = "a workspace size that disagrees with the carving: heap-buffer-overflow in the backward (the first mixer_gru.c had it)",
+  finding = 7,
   why = "asks for 12H values per position where the carving uses 13H",
 }
 

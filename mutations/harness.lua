@@ -133,7 +133,7 @@ mutant {
   find = "if (!err && n > n_kept)",
   replace = "if (!err && n_kept > n)",
   guards = { "test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass" },
-  designed_against = "an incremental build that misses a removed file runs the fix's binary as the before state",
+  finding = 5,
   why = "never touches the state after a file was removed, so make keeps the stale program",
 }
 
