@@ -18,6 +18,7 @@
 # CUDA=0 builds without, CUDA=1 insists.
 
 .DELETE_ON_ERROR:
+.SECONDARY: # keep the *_main.o objects make would otherwise delete as intermediates
 .SUFFIXES:
 MAKEFLAGS += --no-builtin-rules
 

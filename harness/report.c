@@ -13,6 +13,7 @@
 
 #include "../core/error.h"
 #include "../core/fileio.h"
+#include "../core/jsonl.h"
 #include "mutate.h"
 
 const char *td_report_color(int color, int outcome)
@@ -37,29 +38,18 @@ static int bad(const td_mutant *m, const td_mutation_result *r)
 	       r->outcome == TD_KILLED_ELSEWHERE || (r->outcome == TD_BUILD_FAILED && !m->generated);
 }
 
-/* s as a JSON string literal (or null). */
+/* s as a JSON string literal (or null), escaped by core/jsonl.c's one escaper. */
 static void json_str(FILE *f, const char *s)
 {
+	td_json_buf b = TD_JSON_BUF_INIT;
+
 	if (!s) {
 		fputs("null", f);
 		return;
 	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	td_json_put_string(&b, s);
+	fputs(b.s && !b.err ? b.s : "null", f);
+	td_json_buf_free(&b);
 }
 
 static void json_strv(FILE *f, char *const *v)
@@ -225,9 +215,9 @@ int td_report_all(const td_mutants *m, const td_mutation_result *res, const char
 	if (n_bad)
 		printf("\ntdaudit mutate: FAILED: see above\n");
 	else if (count[TD_BUILD_FAILED] || count[TD_EQUIVALENT] || count[TD_TIMEOUT])
-		printf("\ntdaudit mutate: every mutant that ran was caught (%zu build-failed generated, "
-		       "%zu equivalent, %zu by timeout)\n", count[TD_BUILD_FAILED], count[TD_EQUIVALENT],
-		       count[TD_TIMEOUT]);
+		printf("\ntdaudit mutate: every mutant that ran was caught; not kills: %zu "
+		       "build-failed (generated), %zu equivalent, %zu timed out\n",
+		       count[TD_BUILD_FAILED], count[TD_EQUIVALENT], count[TD_TIMEOUT]);
 	else
 		printf("\ntdaudit mutate: every mutant was caught\n");
 	return n_bad ? 1 : 0;
