@@ -108,8 +108,10 @@ void td_mixer_free(td_mixer *m)
 {
 	if (!m)
 		return;
-	free(m->grads);
-	free(m->params);
+	if (!m->borrowed) {
+		free(m->grads);
+		free(m->params);
+	}
 	free(m);
 }
 
@@ -146,6 +148,20 @@ td_real *td_mixer_params(td_mixer *m)
 td_real *td_mixer_grads(td_mixer *m)
 {
 	return m->grads;
+}
+
+int td_mixer_use_slabs(td_mixer *m, td_real *params, td_real *grads)
+{
+	if (!params || !grads)
+		return TD_FAIL(TD_EINVAL, "%s slab is NULL", !params ? "the parameter" : "the gradient");
+	memcpy(params, m->params, m->n_params * sizeof *params);
+	memcpy(grads, m->grads, m->n_params * sizeof *grads);
+	if (!m->borrowed) {
+		free(m->params);
+		free(m->grads);
+	}
+	m->params = params, m->grads = grads, m->borrowed = 1;
+	return 0;
 }
 
 void td_mixer_zero_grads(td_mixer *m)

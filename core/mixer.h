@@ -112,6 +112,15 @@ const td_mixer_tensor *td_mixer_tensor_at(const td_mixer *m, size_t i);
 td_real *td_mixer_params(td_mixer *m);
 td_real *td_mixer_grads(td_mixer *m);
 
+/*
+ * Moves m's parameters and gradients into caller-owned slabs of
+ * td_mixer_n_params(m) values each, copying the current values; from then
+ * on td_mixer_params and td_mixer_grads return them and td_mixer_free does
+ * not free them (the caller does, after td_mixer_free). This lets a model
+ * keep every parameter in one slab. Refused with TD_EINVAL: a NULL slab.
+ */
+int td_mixer_use_slabs(td_mixer *m, td_real *params, td_real *grads);
+
 /* Sets every gradient to zero. */
 void td_mixer_zero_grads(td_mixer *m);
 

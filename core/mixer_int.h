@@ -44,6 +44,7 @@ struct td_mixer {
 	size_t n_params;
 	td_real *params; /* n_params values, the tensors back to back */
 	td_real *grads;	 /* same layout */
+	int borrowed;	 /* params and grads are the caller's (td_mixer_use_slabs) */
 };
 
 extern const td_mixer_ops td_mixer_lru_ops;

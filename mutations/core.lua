@@ -533,6 +533,287 @@ mutant {
   why = "reads a checkpoint of a newer format version as if it were version 1",
 }
 
+-- Composition: folds, selection, the three families, the model --------------
+
+mutant {
+  name = "fold-inverse-is-the-fold",
+  file = "core/axial.c",
+  find = "f->unfold[f->fold[k]] = k;",
+  replace = "f->unfold[k] = f->fold[k];",
+  guards = { "test_a_folds_inverse_is_the_argsort_of_the_fold" },
+  designed_against = "a fold's inverse derived by hand instead of checked against an argsort (torch-dimensions DEBUG.md §B2)",
+  why = "takes the fold permutation for its own inverse",
+}
+
+mutant {
+  name = "fold-ignores-its-axis",
+  file = "core/axial.c",
+  find = "t = (cell / st[axis]) % f->length;",
+  replace = "t = (cell / st[0]) % f->length;",
+  guards = { "test_each_folded_line_runs_along_its_axis",
+             "test_a_scan_step_runs_the_mixer_along_its_own_axis" },
+  designed_against = "batch or other axes folded into the swept axis (torch-dimensions DEBUG.md #8)",
+  why = "reads the position along the line from axis 0 whatever axis is folded",
+}
+
+mutant {
+  name = "select-by-multiplication",
+  file = "core/axial.c",
+  find = "v[k] = mask[c] ? v[k] : 0;",
+  replace = "v[k] = v[k] * (td_real)mask[c];",
+  guards = { "test_selection_zeroes_nan_and_infinities_in_absent_cells",
+             "test_every_scan_model_passes_the_conformance_suite" },
+  designed_against = "masking by multiplication instead of selection: NaN * 0 and inf * 0 are NaN",
+  why = "zeroes absent cells by multiplying them by the mask",
+}
+
+mutant {
+  name = "axis-order-from-storage",
+  file = "core/axial.c",
+  find = "j > (t >= 0) && strcmp(",
+  replace = "j > (t >= 0) && 0 && strcmp(",
+  guards = { "test_the_canonical_axis_order_is_time_first_then_by_name",
+             "test_every_kernel_model_passes_the_conformance_suite",
+             "test_every_flatten_model_passes_the_conformance_suite" },
+  designed_against = "an order taken from storage order, not from the axes' names (torch-dimensions DEBUG.md #22)",
+  why = "leaves the spatial axes in storage order: contraction and sequence order then depend on layout",
+}
+
+mutant {
+  name = "kernel-absolute-epsilon",
+  file = "core/family_kernel.c",
+  find = "deg[l * n + i] = !(fabs(sg) > b->o.cancel * ab);",
+  replace = "deg[l * n + i] = !(fabs(sg) > 1e-6);",
+  guards = { "test_a_near_cancelled_kernel_line_is_not_amplified" },
+  designed_against = "an absolute epsilon in the renormaliser: cancellation is relative (torch-dimensions DEBUG.md #12)",
+  why = "calls a line degenerate only when its signed mass is below 1e-6",
+}
+
+mutant {
+  name = "kernel-guard-not-scaled-by-the-mass",
+  file = "core/family_kernel.c",
+  find = "deg[l * n + i] = !(fabs(sg) > b->o.cancel * ab);",
+  replace = "deg[l * n + i] = !(fabs(sg) > b->o.cancel);",
+  guards = { "test_a_genuinely_small_mass_still_renormalises_exactly" },
+  designed_against = "a guard that overreaches: a small mass of one sign must still renormalise (torch-dimensions DEBUG.md #12)",
+  why = "compares the signed mass with a fixed threshold instead of the absolute mass",
+}
+
+mutant {
+  name = "kernel-clamped-signed-denominator",
+  file = "core/family_kernel.c",
+  find = "o[ch] = deg[at] != 0 ? num : num / den[at];",
+  replace = "o[ch] = num / (den[at] > (td_real)1e-6 ? den[at] : (td_real)1e-6) + 0 * deg[at];",
+  guards = { "test_a_near_cancelled_kernel_line_is_not_amplified" },
+  designed_against = "clamp_min on a signed denominator (torch-dimensions DEBUG.md #3)",
+  why = "divides by the signed mass clamped below at 1e-6",
+}
+
+mutant {
+  name = "kernel-nan-laundered",
+  file = "core/family_kernel.c",
+  find = "o[ch] = deg[at] != 0 ? num : num / den[at];",
+  replace = "o[ch] = num != num ? 0 : deg[at] != 0 ? num : num / den[at];",
+  guards = { "test_a_nan_in_a_present_cell_leaves_the_kernel_contraction" },
+  designed_against = "nan_to_num style laundering: a NaN that arrives must leave (torch-dimensions DEBUG.md #11)",
+  why = "maps a NaN numerator to 0",
+}
+
+mutant {
+  name = "kernel-degenerate-line-divided",
+  file = "core/family_kernel.c",
+  find = "o[ch] = deg[at] != 0 ? num : num / den[at];",
+  replace = "o[ch] = num / den[at] + 0 * deg[at];",
+  guards = { "test_a_kernel_row_that_sees_no_present_cell_gives_zero" },
+  designed_against = "a renormaliser that makes a fresh NaN (0/0) where a row sees no present mass (torch-dimensions DEBUG.md #3)",
+  why = "divides even when the line is degenerate",
+}
+
+mutant {
+  name = "kernel-mass-counts-absent-cells",
+  file = "core/family_kernel.c",
+  find = "if (m[l * n + j]) {",
+  replace = "if (m[l * n + j] || 1) {",
+  guards = { "test_a_constant_input_stays_constant_over_holes" },
+  designed_against = "a renormaliser whose mass counts cells the numerator never saw (torch-dimensions DEBUG.md §B3)",
+  why = "counts absent cells in the signed and absolute mass",
+}
+
+mutant {
+  name = "kernel-holes-filled-between-axes",
+  file = "core/family_kernel.c",
+  find = "o[ch] = s->mfold[a][at] ? o[ch] : 0;",
+  replace = "",
+  guards = { "test_a_constant_input_stays_constant_over_holes" },
+  designed_against = "absent cells re-zeroed after every contraction, not only at the end",
+  why = "lets one axis's contraction write into absent cells that the next axis then reads",
+}
+
+mutant {
+  name = "kernel-streams-keyed-by-storage-index",
+  file = "core/family_kernel.c",
+  find = "td_axial_name_hash(name) % ((1u << 20) - 64)",
+  replace = "(uint64_t)s->axis[a] + 0 * td_axial_name_hash(name)",
+  guards = { "test_every_kernel_model_passes_the_conformance_suite" },
+  designed_against = "parameters keyed by storage position change meaning when the axes are stored differently (torch-dimensions DEBUG.md #22)",
+  why = "draws each axis's kernel from a stream chosen by its storage index",
+}
+
+mutant {
+  name = "scan-step-direction-ignored",
+  file = "core/block.c",
+  find = "mo.reverse = b->o.reverse;",
+  replace = "mo.reverse = 0;",
+  guards = { "test_a_reverse_step_is_the_forward_step_over_the_flipped_axis" },
+  designed_against = "a plan's direction silently dropped: half the receptive field (torch-dimensions DEBUG.md #4)",
+  why = "sweeps every scan step forward whatever the step says",
+}
+
+mutant {
+  name = "block-chunk-unchecked",
+  file = "core/block.c",
+  find = "if (o->chunk < 1)",
+  replace = "if (0)",
+  guards = { "test_chunk_must_be_at_least_1_and_the_refusal_names_it",
+             "test_bad_block_options_are_refused_with_a_message" },
+  designed_against = "chunk=0 failing deep inside without naming chunk (torch-dimensions DEBUG.md #17)",
+  why = "accepts chunk 0 and divides by it later",
+}
+
+mutant {
+  name = "flatten-sequence-in-storage-order",
+  file = "core/family_flatten.c",
+  find = "by_key[canonical_index(b->lat, order, c)] = c;",
+  replace = "by_key[c + 0 * canonical_index(b->lat, order, c)] = c;",
+  guards = { "test_flatten_runs_the_present_cells_only_in_canonical_order",
+             "test_every_flatten_model_passes_the_conformance_suite" },
+  designed_against = "a joint sequence ordered by storage order (torch-dimensions DEBUG.md #22)",
+  why = "orders the flattened sequence by storage order",
+}
+
+mutant {
+  name = "flatten-absent-cells-left-stale",
+  file = "core/family_flatten.c",
+  find = "memset(dst, 0, batch * b->n_cells * c * sizeof *dst);",
+  replace = "",
+  guards = { "test_flatten_runs_the_present_cells_only_in_canonical_order" },
+  designed_against = "out of the sequence is not out of the output (torch-dimensions DEBUG.md #27)",
+  why = "leaves whatever was in the absent cells of the output",
+}
+
+mutant {
+  name = "model-stream-not-reselected-after-embedding",
+  file = "core/model.c",
+  find = "td_select_present(m->mask, m->n_cells, batch, w, s.h);",
+  replace = "",
+  guards = { "test_the_residual_stream_is_zero_at_absent_cells_after_every_layer" },
+  designed_against = "the residual path not re-masked: absent cells carry the embedding bias down the stream (torch-dimensions DEBUG.md #27)",
+  why = "skips the selection after the embedding",
+}
+
+mutant {
+  name = "model-input-saved-unselected",
+  file = "core/model.c",
+  find = "td_select_present(m->mask, m->n_cells, batch, m->o.in, s.xs);",
+  replace = "",
+  guards = { "test_every_scan_model_passes_the_conformance_suite" },
+  designed_against = "a NaN in an absent input reaching the weight gradient through NaN * 0",
+  why = "keeps the raw input for the backward, absent cells included",
+}
+
+mutant {
+  name = "model-plan-override-not-counted",
+  file = "core/model.c",
+  find = "if (!o->plan || o->n_layers == 0 || o->n_layers == m->n_layers)",
+  replace = "if (1)",
+  guards = { "test_a_plan_that_disagrees_with_n_layers_is_counted_with_its_reason" },
+  designed_against = "a plan silently overriding n_layers (torch-dimensions DEBUG.md #10)",
+  why = "builds the plan's layer count without counting the override",
+}
+
+mutant {
+  name = "model-blocks-share-one-slab-region",
+  file = "core/model.c",
+  find = "at += td_block_n_params(b);",
+  replace = "at += 0;",
+  guards = { "test_every_parameter_lives_in_one_slab",
+             "test_initial_weights_are_a_pure_function_of_the_seed" },
+  designed_against = "parameters that alias or live outside the slab the optimizer steps",
+  why = "binds every layer's block to the same part of the slab",
+}
+
+mutant {
+  name = "model-layers-share-rng-streams",
+  file = "core/model.c",
+  find = "(uint64_t)(i + 1) << 20",
+  replace = "(uint64_t)1 << 20",
+  guards = { "test_initial_weights_are_a_pure_function_of_the_seed" },
+  designed_against = "two layers drawing the same initial weights",
+  why = "gives every layer the same rng streams",
+}
+
+-- The conformance suite ----------------------------------------------------------
+
+mutant {
+  name = "check-runs-ranks-not-asked-for",
+  file = "core/check.c",
+  find = "config c = {opts->ranks[i], sp, t, \"\"};",
+  replace = "config c = {i + 1, sp, t, \"\"};",
+  guards = { "test_checks_run_only_at_the_ranks_and_width_asked_for" },
+  designed_against = "a check running a rank the caller did not ask for (torch-dimensions DEBUG.md #16)",
+  why = "checks ranks 1..n instead of the ranks requested",
+}
+
+mutant {
+  name = "check-substitutes-its-own-width",
+  file = "core/check.c",
+  find = "shape = (td_check_shape){g->lat, o->width, o->width, o->width, o->batch};",
+  replace = "shape = (td_check_shape){g->lat, 2, 2, 2, o->batch};",
+  guards = { "test_checks_run_only_at_the_ranks_and_width_asked_for" },
+  designed_against = "a check substituting its own width (torch-dimensions DEBUG.md #23)",
+  why = "builds every checked model at width 2",
+}
+
+mutant {
+  name = "check-skip-reported-as-pass",
+  file = "core/check.c",
+  find = "report_add(r, \"gradient\", g->c->where, TD_CHECK_SKIP,",
+  replace = "report_add(r, \"gradient\", g->c->where, TD_CHECK_OK,",
+  guards = { "test_a_skip_is_reported_as_a_skip_never_as_a_pass" },
+  designed_against = "a skip that reads as a pass",
+  why = "reports the float build's gradient check as ok",
+}
+
+mutant {
+  name = "check-covariance-compares-with-itself",
+  file = "core/check.c",
+  find = "mism += memcmp(h.y + at(&h, b, rev_cell(g->c, c)), g->y + at(g, b, c),",
+  replace = "mism += memcmp(g->y + at(g, b, c), g->y + at(g, b, c),",
+  guards = { "test_the_suite_catches_a_schedule_taken_from_storage_order" },
+  designed_against = "a covariance check that cannot fail (torch-dimensions DEBUG.md #6, #22)",
+  why = "compares the output with itself instead of with the reversed layout's",
+}
+
+mutant {
+  name = "check-trainable-control-ignored",
+  file = "core/check.c",
+  find = "s.control < opts->pass ? TD_CHECK_FAIL : TD_CHECK_OK,",
+  replace = "TD_CHECK_OK,",
+  guards = { "test_the_trainable_check_fails_when_the_control_learns_too" },
+  designed_against = "a trainability check whose negative control cannot fail it (torch-dimensions DEBUG.md #5)",
+  why = "passes the control whatever it scored",
+}
+
+mutant {
+  name = "check-trainable-fixed-batch",
+  file = "core/check.c",
+  find = "return (uint64_t)step + 1; /* index 0 is the held-out batch */",
+  replace = "return (uint64_t)step * 0 + 1;",
+  guards = { "test_training_draws_a_fresh_batch_every_step_and_never_the_held_out_one" },
+  designed_against = "trainability measured on a fixed batch: capacity, not learning (torch-dimensions DEBUG.md #5)",
+  why = "trains on the same batch every step",
+}
+
 -- The deterministic GEMM ---------------------------------------------------------
 
 mutant {

@@ -1,0 +1,140 @@
+/*
+ * axial.c - folds, selection and the canonical axis order (see axial.h).
+ *
+ * Must never: derive unfold from its own formula (it is fold inverted), or
+ * zero an absent cell by multiplying it.
+ */
+#include "axial.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+/* Row-major strides of lat's axes, in cells. */
+static void strides(const td_lattice *lat, size_t st[TD_LATTICE_MAX_RANK])
+{
+	size_t s = 1;
+
+	for (int i = td_lattice_rank(lat); i-- > 0;) {
+		st[i] = s;
+		s *= td_lattice_size(lat, i);
+	}
+}
+
+/* fold[line * length + t] for every cell: line counts the other axes row-major. */
+static void fill_fold(td_fold *f, const td_lattice *lat, int axis)
+{
+	size_t st[TD_LATTICE_MAX_RANK];
+	int rank = td_lattice_rank(lat);
+
+	strides(lat, st);
+	for (size_t cell = 0; cell < f->n_cells; cell++) {
+		size_t line = 0, t = (cell / st[axis]) % f->length;
+
+		for (int i = 0; i < rank; i++)
+			if (i != axis)
+				line = line * td_lattice_size(lat, i) +
+				       (cell / st[i]) % td_lattice_size(lat, i);
+		f->fold[line * f->length + t] = cell;
+	}
+}
+
+int td_fold_new(td_fold **out, const td_lattice *lat, int axis)
+{
+	td_fold *f;
+
+	*out = NULL;
+	if (axis < 0 || axis >= td_lattice_rank(lat))
+		return TD_FAIL(TD_EINVAL, "axis %d is outside 0..%d", axis,
+			       td_lattice_rank(lat) - 1);
+	if (!(f = calloc(1, sizeof *f)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for a fold");
+	f->n_cells = td_lattice_n_cells(lat);
+	f->length = td_lattice_size(lat, axis);
+	f->lines = f->n_cells / f->length;
+	f->fold = malloc(f->n_cells * sizeof *f->fold);
+	f->unfold = malloc(f->n_cells * sizeof *f->unfold);
+	if (!f->fold || !f->unfold) {
+		td_fold_free(f);
+		return TD_FAIL(TD_ENOMEM, "out of memory for a fold of %zu cells",
+			       td_lattice_n_cells(lat));
+	}
+	fill_fold(f, lat, axis);
+	for (size_t k = 0; k < f->n_cells; k++)
+		f->unfold[f->fold[k]] = k;
+	*out = f;
+	return 0;
+}
+
+void td_fold_free(td_fold *f)
+{
+	if (!f)
+		return;
+	free(f->fold);
+	free(f->unfold);
+	free(f);
+}
+
+void td_fold_apply(const td_fold *f, size_t batch, size_t channels, const td_real *x, td_real *xf)
+{
+	const size_t n = f->n_cells;
+
+	for (size_t b = 0; b < batch; b++)
+		for (size_t k = 0; k < n; k++)
+			memcpy(xf + (b * n + k) * channels, x + (b * n + f->fold[k]) * channels,
+			       channels * sizeof *x);
+}
+
+void td_fold_undo(const td_fold *f, size_t batch, size_t channels, const td_real *xf, td_real *x)
+{
+	const size_t n = f->n_cells;
+
+	for (size_t b = 0; b < batch; b++)
+		for (size_t c = 0; c < n; c++)
+			memcpy(x + (b * n + c) * channels, xf + (b * n + f->unfold[c]) * channels,
+			       channels * sizeof *x);
+}
+
+void td_select_present(const uint8_t *mask, size_t n_cells, size_t batch, size_t channels,
+		       td_real *x)
+{
+	for (size_t b = 0; b < batch; b++)
+		for (size_t c = 0; c < n_cells; c++) {
+			td_real *v = x + (b * n_cells + c) * channels;
+
+			for (size_t k = 0; k < channels; k++)
+				v[k] = mask[c] ? v[k] : 0;
+		}
+}
+
+int td_axial_order(const td_lattice *lat, int order[TD_LATTICE_MAX_RANK])
+{
+	int rank = td_lattice_rank(lat), n = 0, t = td_lattice_time_axis(lat);
+
+	if (t >= 0)
+		order[n++] = t;
+	for (int i = 0; i < rank; i++) {
+		int j;
+
+		if (i == t)
+			continue;
+		/* insertion by name: storage order must not leak into the result */
+		for (j = n; j > (t >= 0) && strcmp(td_lattice_axis_name(lat, order[j - 1]),
+						    td_lattice_axis_name(lat, i)) > 0;
+		     j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+		n++;
+	}
+	return rank;
+}
+
+uint64_t td_axial_name_hash(const char *name)
+{
+	uint64_t h = 14695981039346656037u;
+
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = (h ^ *p) * 1099511628211u;
+	return h;
+}

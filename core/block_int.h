@@ -1,0 +1,69 @@
+/*
+ * block_int.h - what the families share with block.c; not public.
+ *
+ * block.c owns the object, the option checks, the mask, the mixer and the
+ * chunked mixer calls. A family (family_*.c) supplies a td_block_ops:
+ * setup builds its state and says how much workspace it needs; forward and
+ * backward run on arguments block.c has already validated.
+ */
+#ifndef TD_BLOCK_INT_H
+#define TD_BLOCK_INT_H
+
+#include "axial.h"
+#include "block.h"
+#include "mixer_int.h" /* td_mixer_size_muladd */
+
+typedef struct {
+	const char *name;
+	/* Builds family state in b->fam, declares groups, sets b->ws_len. */
+	int (*setup)(td_block *b);
+	int (*forward)(td_block *b, td_real *y, const td_real *x, size_t batch);
+	int (*backward)(td_block *b, td_real *dx, const td_real *dy, size_t batch);
+	/* Initialises the family's own parameters (the mixer is done by block.c). */
+	void (*init)(td_block *b, uint64_t seed, uint64_t stream);
+	void (*free_fam)(td_block *b);
+} td_block_ops;
+
+struct td_block {
+	td_block_opts o;
+	char axis[TD_AXIS_NAME_MAX + 1]; /* SCAN: o.axis copied; o.axis points here */
+	const td_lattice *lat;		 /* borrowed */
+	const td_block_ops *ops;
+	uint8_t *mask;	     /* [n_cells] 1 present, 0 absent: the lattice's, copied */
+	size_t n_cells;	     /* cells of one example */
+	size_t width;	     /* channels of x and y */
+	td_mixer *mixer;     /* owned */
+	size_t n_groups;
+	td_param_group group[TD_BLOCK_MAX_GROUPS]; /* group 0 is the mixer's */
+	int owned[TD_BLOCK_MAX_GROUPS];		   /* block.c allocated the group's slabs */
+	td_real *ws;	     /* [ws_len] owned workspace, carved by the family */
+	size_t ws_len;
+	void *fam;	     /* the family's state, freed by ops->free_fam */
+};
+
+extern const td_block_ops td_family_scan_ops;
+extern const td_block_ops td_family_kernel_ops;
+extern const td_block_ops td_family_flatten_ops;
+
+/*
+ * Workspace values for the mixer over up to `lines` lines of `length`,
+ * chunk lines per call: one chunk workspace per chunk, all kept for the
+ * backward.
+ */
+int td_block_mix_ws(size_t *out, const td_block *b, size_t lines, size_t length);
+
+/* The mixer over lines x length in chunks of o.chunk lines, on mix_ws. */
+int td_block_mix_forward(td_block *b, td_real *y, const td_real *x, size_t lines, size_t length,
+			 td_real *mix_ws);
+int td_block_mix_backward(td_block *b, td_real *dx, const td_real *dy, size_t lines,
+			  size_t length, td_real *mix_ws);
+
+/*
+ * Adds a group of count parameters (name copied) with zeroed slabs that
+ * block.c owns (until td_block_use_slabs moves them); *index gets its
+ * number. A family reads its parameters through b->group[index] only, so
+ * the slabs may move.
+ */
+int td_block_new_group(td_block *b, const char *name, size_t count, size_t *index);
+
+#endif

@@ -1,0 +1,460 @@
+/*
+ * model.c - the model: embedding, layers of RMSNorm + block + residual,
+ * head (see model.h).
+ *
+ * Parameter slab (one allocation; gradients in a second of the same layout):
+ *   We   [width][in]    embedding weights
+ *   be   [width]        embedding bias
+ *   gain [L][width]     each layer's RMSNorm gain
+ *   Wo   [out][width]   head weights
+ *   bo   [out]          head bias
+ *   then each layer's block parameters, in layer order (td_block_use_slabs)
+ *
+ * Workspace, for R = max_batch * n_cells rows:
+ *   xs  [R][in]          the selected input (saved)
+ *   h   [L+1][R][width]  the stream entering layer l; h[L] enters the head (saved)
+ *   inv [L][R]           each layer's RMSNorm 1/rms (saved)
+ *   n   [R][width]       the normed stream (scratch)
+ *   u   [R][width]       a block's output, then a norm's input gradient (scratch)
+ *   g   [R][width]       dL/dh (scratch)
+ *   gn  [R][width]       dL/d(normed) (scratch)
+ *   gy  [R][out]         dL/dy, selected (scratch)
+ *   sum [max(width,out)] a bias gradient summed whole (scratch)
+ *
+ * Must never: zero an absent cell by multiplying it, skip the selection on
+ * the residual path, or build fewer layers than asked without counting it.
+ */
+#include "model.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "axial.h"
+#include "error.h"
+#include "gemm.h"
+#include "norm.h"
+#include "rng.h"
+
+#define MAX_GROUPS_PER_LAYER TD_BLOCK_MAX_GROUPS
+
+struct td_model {
+	td_model_opts o;	/* plan cleared: not kept */
+	const td_lattice *lat;	/* borrowed */
+	int n_layers;
+	td_block **block;	/* [n_layers] owned */
+	uint8_t *mask;		/* [n_cells] */
+	size_t n_cells, rows;	/* rows = max_batch * n_cells */
+	size_t n_params, n_own; /* all parameters; the model's own (before the blocks') */
+	td_real *params, *grads;
+	size_t we, be, gain, wo, bo; /* offsets of the own tensors */
+	td_param_group *groups;
+	size_t n_groups;
+	td_real *ws;
+	size_t ws_len;
+	td_counters *counters;
+};
+
+typedef struct {
+	td_real *xs, *h, *inv, *n, *u, *g, *gn, *gy, *sum;
+} model_ws;
+
+static model_ws carve(const td_model *m)
+{
+	const size_t r = m->rows, w = m->o.width, l = (size_t)m->n_layers;
+	model_ws s;
+
+	s.xs = m->ws;
+	s.h = s.xs + r * m->o.in;
+	s.inv = s.h + (l + 1) * r * w;
+	s.n = s.inv + l * r;
+	s.u = s.n + r * w;
+	s.g = s.u + r * w;
+	s.gn = s.g + r * w;
+	s.gy = s.gn + r * w;
+	s.sum = s.gy + r * m->o.out;
+	return s;
+}
+
+/* Option checks; *layers gets the layer count (the plan's for SCAN). */
+static int check_opts(const td_model_opts *o, int *layers)
+{
+	if (o->in == 0 || o->width == 0 || o->out == 0)
+		return TD_FAIL(TD_EINVAL, "%s is 0; in, width and out must be >= 1",
+			       o->in == 0 ? "in" : o->width == 0 ? "width" : "out");
+	if (o->mixer.channels != 0 && o->mixer.channels != o->width)
+		return TD_FAIL(TD_EINVAL, "mixer.channels is %zu but width is %zu; leave it 0",
+			       o->mixer.channels, o->width);
+	if (o->n_layers < 0)
+		return TD_FAIL(TD_EINVAL, "n_layers is %d; pass >= 1, or 0 with a plan",
+			       o->n_layers);
+	if (o->family == TD_BLOCK_SCAN && !o->plan)
+		return TD_FAIL(TD_EINVAL, "a scan model needs a plan: its layers sweep its steps");
+	if (o->family != TD_BLOCK_SCAN && o->plan)
+		return TD_FAIL(TD_EINVAL, "plan is set but family %d sweeps no plan; pass NULL",
+			       (int)o->family);
+	if (!o->plan && o->n_layers == 0)
+		return TD_FAIL(TD_EINVAL, "n_layers is 0 and there is no plan; pass >= 1");
+	*layers = o->plan ? td_plan_n_steps(o->plan) : o->n_layers;
+	return 0;
+}
+
+/* The plan wins over an explicit layer count that disagrees, counted with why. */
+static int count_override(td_model *m, const td_model_opts *o)
+{
+	if (!o->plan || o->n_layers == 0 || o->n_layers == m->n_layers)
+		return 0;
+	return td_counter_addf(m->counters, "plan_overrides_n_layers",
+			       "n_layers is %d but the plan has %d steps: built %d layers, one "
+			       "per step",
+			       o->n_layers, m->n_layers, m->n_layers);
+}
+
+/* Layer i's block options. */
+static td_block_opts layer_opts(const td_model *m, const td_plan *plan, int i)
+{
+	td_block_opts b = TD_BLOCK_OPTS_INIT;
+
+	b.family = m->o.family;
+	b.mixer = m->o.mixer;
+	b.mixer.channels = m->o.width;
+	b.max_batch = m->o.max_batch;
+	b.chunk = m->o.chunk;
+	b.cancel = m->o.cancel;
+	if (plan) {
+		td_plan_step s = td_plan_step_at(plan, i);
+
+		b.axis = s.axis;
+		b.reverse = s.reverse;
+	}
+	return b;
+}
+
+static int build_blocks(td_model *m, const td_plan *plan)
+{
+	int err;
+
+	if (!(m->block = calloc((size_t)m->n_layers, sizeof *m->block)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for %d layers", m->n_layers);
+	for (int i = 0; i < m->n_layers; i++) {
+		td_block_opts b = layer_opts(m, plan, i);
+
+		if ((err = td_block_new(&m->block[i], m->lat, &b)))
+			return err;
+	}
+	return 0;
+}
+
+static void add_group(td_model *m, const char *name, size_t off, size_t count)
+{
+	td_param_group *g = &m->groups[m->n_groups++];
+
+	snprintf(g->name, sizeof g->name, "%s", name);
+	g->value = m->params + off, g->grad = m->grads + off, g->count = count;
+}
+
+/* One slab for everything: the own tensors, then each block's, moved in. */
+static int build_slabs(td_model *m)
+{
+	const size_t w = m->o.width, l = (size_t)m->n_layers;
+	size_t at;
+	int err;
+
+	m->we = 0, m->be = w * m->o.in, m->gain = m->be + w, m->wo = m->gain + l * w;
+	m->bo = m->wo + m->o.out * w, m->n_own = m->bo + m->o.out;
+	m->n_params = m->n_own;
+	for (int i = 0; i < m->n_layers; i++)
+		m->n_params += td_block_n_params(m->block[i]);
+	m->params = calloc(m->n_params, sizeof *m->params);
+	m->grads = calloc(m->n_params, sizeof *m->grads);
+	m->groups = calloc(5 + l * MAX_GROUPS_PER_LAYER, sizeof *m->groups);
+	if (!m->params || !m->grads || !m->groups)
+		return TD_FAIL(TD_ENOMEM, "out of memory for %zu parameters", m->n_params);
+	add_group(m, "embed.w", m->we, w * m->o.in), add_group(m, "embed.b", m->be, w);
+	add_group(m, "norm.gain", m->gain, l * w), add_group(m, "head.w", m->wo, m->o.out * w);
+	add_group(m, "head.b", m->bo, m->o.out);
+	at = m->n_own;
+	for (int i = 0; i < m->n_layers; i++) {
+		td_block *b = m->block[i];
+		char name[48];
+
+		if ((err = td_block_use_slabs(b, m->params + at, m->grads + at)))
+			return err;
+		for (size_t k = 0; k < td_block_n_groups(b); k++) {
+			td_param_group g = td_block_group(b, k);
+
+			snprintf(name, sizeof name, "layer%d.%.24s", i, g.name);
+			add_group(m, name, (size_t)(g.value - m->params), g.count);
+		}
+		at += td_block_n_params(b);
+	}
+	return 0;
+}
+
+static int build_ws(td_model *m)
+{
+	const size_t r = m->rows, w = m->o.width, l = (size_t)m->n_layers;
+
+	m->ws_len = r * m->o.in + (l + 1) * r * w + l * r + 4 * r * w + r * m->o.out +
+		    (w > m->o.out ? w : m->o.out);
+	if (!(m->ws = calloc(m->ws_len, sizeof *m->ws)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for a %zu-value model workspace",
+			       m->ws_len);
+	return 0;
+}
+
+int td_model_new(td_model **out, const td_lattice *lat, const td_model_opts *opts)
+{
+	td_model *m;
+	int layers = 0, err;
+
+	*out = NULL;
+	if (!lat || !opts)
+		return TD_FAIL(TD_EINVAL, "%s is NULL", !lat ? "lat" : "opts");
+	if ((err = check_opts(opts, &layers)))
+		return err;
+	if (!(m = calloc(1, sizeof *m)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for a model");
+	m->o = *opts, m->o.plan = NULL, m->o.mixer.channels = opts->width;
+	m->lat = lat, m->n_layers = layers, m->n_cells = td_lattice_n_cells(lat);
+	m->rows = opts->max_batch * m->n_cells;
+	if ((err = td_counters_new(&m->counters, 8)) || (err = count_override(m, opts)) ||
+	    (err = td_lattice_mask(lat, &m->mask)) || (err = build_blocks(m, opts->plan)) ||
+	    (err = build_slabs(m)) || (err = build_ws(m))) {
+		td_model_free(m);
+		return err;
+	}
+	*out = m;
+	return 0;
+}
+
+void td_model_free(td_model *m)
+{
+	if (!m)
+		return;
+	for (int i = 0; m->block && i < m->n_layers; i++)
+		td_block_free(m->block[i]);
+	free(m->block);
+	free(m->ws);
+	free(m->groups);
+	free(m->params);
+	free(m->grads);
+	free(m->mask);
+	td_counters_free(m->counters);
+	free(m);
+}
+
+void td_model_init(td_model *m, uint64_t seed)
+{
+	const size_t w = m->o.width, l = (size_t)m->n_layers;
+
+	td_rng_fill_normal(seed, 1, 0, w * m->o.in, 0, (td_real)(1 / sqrt((double)m->o.in)),
+			   m->params + m->we);
+	/* a bias keeps a narrow input's magnitude visible through the first norm */
+	td_rng_fill_normal(seed, 2, 0, w, 0, 1, m->params + m->be);
+	for (size_t i = 0; i < l * w; i++)
+		m->params[m->gain + i] = 1;
+	td_rng_fill_normal(seed, 4, 0, m->o.out * w, 0, (td_real)(1 / sqrt((double)w)),
+			   m->params + m->wo);
+	memset(m->params + m->bo, 0, m->o.out * sizeof *m->params);
+	for (int i = 0; i < m->n_layers; i++)
+		td_block_init(m->block[i], seed, (uint64_t)(i + 1) << 20);
+}
+
+/* out [rows][n] = in [rows][k] W^T + bias, W stored [n][k]. */
+static int linear(const td_model *m, td_real *out, const td_real *in, size_t rows, size_t n,
+		  size_t k, const td_real *wt, const td_real *bias)
+{
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.trans_b = 1, o.threads = m->o.mixer.threads;
+	if ((err = td_gemm(out, n, in, k, wt, k, rows, n, k, &o)))
+		return err;
+	for (size_t r = 0; r < rows; r++)
+		for (size_t j = 0; j < n; j++)
+			out[r * n + j] += bias[j];
+	return 0;
+}
+
+/*
+ * The backward of linear given g [rows][n] (selected): dW += g^T in,
+ * dbias += column sums of g (summed whole in sum first), and, when din is
+ * not NULL, din = g W.
+ */
+static int linear_back(const td_model *m, td_real *din, const td_real *g, const td_real *in,
+		       size_t rows, size_t n, size_t k, size_t w_off, size_t b_off, td_real *sum)
+{
+	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
+	int err;
+
+	acc.trans_a = 1, acc.beta = 1, acc.threads = put.threads = m->o.mixer.threads;
+	if ((err = td_gemm(m->grads + w_off, k, g, n, in, k, n, k, rows, &acc)))
+		return err;
+	memset(sum, 0, n * sizeof *sum);
+	for (size_t r = 0; r < rows; r++)
+		for (size_t j = 0; j < n; j++)
+			sum[j] += g[r * n + j];
+	for (size_t j = 0; j < n; j++)
+		m->grads[b_off + j] += sum[j];
+	return din ? td_gemm(din, k, g, n, m->params + w_off, k, rows, k, n, &put) : 0;
+}
+
+static int check_call(const td_model *m, const void *out, const void *in, size_t batch)
+{
+	if (!out || !in)
+		return TD_FAIL(TD_EINVAL, "%s is NULL", !out ? "the output" : "the input");
+	if (batch < 1 || batch > m->o.max_batch)
+		return TD_FAIL(TD_EINVAL, "batch %zu is outside 1..%zu (the model's max_batch)",
+			       batch, m->o.max_batch);
+	return 0;
+}
+
+/* h[l+1] = select(h[l] + block_l(rmsnorm_l(h[l]))). */
+static int layer_forward(td_model *m, const model_ws *s, int l, size_t batch)
+{
+	const size_t w = m->o.width, r = batch * m->n_cells, at = (size_t)l * m->rows * w;
+	td_real *h = s->h + at, *next = h + m->rows * w;
+	int err;
+
+	td_rmsnorm_forward(s->n, s->inv + (size_t)l * m->rows, h, m->params + m->gain + (size_t)l * w,
+			   r, w);
+	if ((err = td_block_forward(m->block[l], s->u, s->n, batch)))
+		return err;
+	for (size_t i = 0; i < r * w; i++)
+		next[i] = h[i] + s->u[i];
+	td_select_present(m->mask, m->n_cells, batch, w, next);
+	return 0;
+}
+
+int td_model_forward(td_model *m, td_real *y, const td_real *x, size_t batch)
+{
+	const size_t r = batch * m->n_cells, w = m->o.width;
+	model_ws s = carve(m);
+	int err = check_call(m, y, x, batch);
+
+	if (err)
+		return err;
+	memcpy(s.xs, x, r * m->o.in * sizeof *x);
+	td_select_present(m->mask, m->n_cells, batch, m->o.in, s.xs);
+	if ((err = linear(m, s.h, s.xs, r, w, m->o.in, m->params + m->we, m->params + m->be)))
+		return err;
+	td_select_present(m->mask, m->n_cells, batch, w, s.h);
+	for (int l = 0; l < m->n_layers && !err; l++)
+		err = layer_forward(m, &s, l, batch);
+	if (err || (err = linear(m, y, s.h + (size_t)m->n_layers * m->rows * w, r, m->o.out, w,
+				 m->params + m->wo, m->params + m->bo)))
+		return err;
+	td_select_present(m->mask, m->n_cells, batch, m->o.out, y);
+	return 0;
+}
+
+/* Given g = dL/dh[l+1] (selected): g becomes dL/dh[l], selected. */
+static int layer_backward(td_model *m, const model_ws *s, int l, size_t batch)
+{
+	const size_t w = m->o.width, r = batch * m->n_cells, at = (size_t)l * m->rows * w;
+	const size_t go = m->gain + (size_t)l * w;
+	int err;
+
+	if ((err = td_block_backward(m->block[l], s->gn, s->g, batch)))
+		return err;
+	td_rmsnorm_backward(s->u, m->grads + go, s->sum, s->gn, s->h + at,
+			    s->inv + (size_t)l * m->rows, m->params + go, r, w);
+	for (size_t i = 0; i < r * w; i++)
+		s->g[i] += s->u[i];
+	td_select_present(m->mask, m->n_cells, batch, w, s->g);
+	return 0;
+}
+
+int td_model_backward(td_model *m, td_real *dx, const td_real *dy, size_t batch)
+{
+	const size_t r = batch * m->n_cells, w = m->o.width;
+	model_ws s = carve(m);
+	int err = check_call(m, dy, dy, batch); /* dx may be NULL */
+
+	if (err)
+		return err;
+	memcpy(s.gy, dy, r * m->o.out * sizeof *dy);
+	td_select_present(m->mask, m->n_cells, batch, m->o.out, s.gy);
+	if ((err = linear_back(m, s.g, s.gy, s.h + (size_t)m->n_layers * m->rows * w, r, m->o.out,
+			       w, m->wo, m->bo, s.sum)))
+		return err;
+	td_select_present(m->mask, m->n_cells, batch, w, s.g);
+	for (int l = m->n_layers; l-- > 0 && !err;)
+		err = layer_backward(m, &s, l, batch);
+	if (err || (err = linear_back(m, dx, s.g, s.xs, r, w, m->o.in, m->we, m->be, s.sum)))
+		return err;
+	if (dx)
+		td_select_present(m->mask, m->n_cells, batch, m->o.in, dx);
+	return 0;
+}
+
+size_t td_model_n_params(const td_model *m)
+{
+	return m->n_params;
+}
+
+td_real *td_model_params(td_model *m)
+{
+	return m->params;
+}
+
+td_real *td_model_grads(td_model *m)
+{
+	return m->grads;
+}
+
+void td_model_zero_grads(td_model *m)
+{
+	memset(m->grads, 0, m->n_params * sizeof *m->grads);
+}
+
+size_t td_model_n_groups(const td_model *m)
+{
+	return m->n_groups;
+}
+
+td_param_group td_model_group(const td_model *m, size_t i)
+{
+	td_param_group none = {"", NULL, NULL, 0};
+
+	return i < m->n_groups ? m->groups[i] : none;
+}
+
+int td_model_n_layers(const td_model *m)
+{
+	return m->n_layers;
+}
+
+td_block *td_model_block(const td_model *m, int i)
+{
+	return i >= 0 && i < m->n_layers ? m->block[i] : NULL;
+}
+
+size_t td_model_in(const td_model *m)
+{
+	return m->o.in;
+}
+
+size_t td_model_out(const td_model *m)
+{
+	return m->o.out;
+}
+
+size_t td_model_width(const td_model *m)
+{
+	return m->o.width;
+}
+
+const td_real *td_model_stream(const td_model *m, int l)
+{
+	if (l < 0 || l > m->n_layers)
+		return NULL;
+	return carve(m).h + (size_t)l * m->rows * m->o.width;
+}
+
+const td_counters *td_model_counters(const td_model *m)
+{
+	return m->counters;
+}

@@ -1,0 +1,452 @@
+/*
+ * test_axial.c - the lattice plumbing and the three composition families
+ * one block at a time: folds against an argsort, selection against NaN and
+ * infinities, the kernel family's renormaliser, the scan's direction and
+ * axis, the flatten sequence.
+ *
+ * Independent references: an argsort of the fold (a sort, not a second
+ * index formula), rows read with explicit row-major arithmetic, the
+ * time-reversal identity reverse(x) = flip(forward(flip(x))), and inputs
+ * whose renormalised answer is known in closed form (a constant stays
+ * constant; a cancelled line is bounded by its absolute mass).
+ *
+ * Edits that break these tests (each seen failing; all but the last two
+ * are entries of mutations/core.lua):
+ *   - td_fold_new taking the fold as its own inverse
+ *     (`f->unfold[f->fold[k]] = k` -> `f->unfold[k] = f->fold[k]`)
+ *       -> a_folds_inverse_is_the_argsort_of_the_fold
+ *   - fill_fold reading the position from axis 0 (`st[axis]` -> `st[0]`)
+ *       -> each_folded_line_runs_along_its_axis and
+ *          a_scan_step_runs_the_mixer_along_its_own_axis (the first version
+ *          of that test swept h only, axis 0, and passed: it now sweeps both)
+ *   - td_select_present multiplying (`mask[c] ? v[k] : 0` -> `v[k] * mask[c]`)
+ *       -> selection_zeroes_nan_and_infinities_in_absent_cells
+ *   - td_axial_order skipping the sort by name (`j > (t >= 0) && 0 && ...`)
+ *       -> the_canonical_axis_order_is_time_first_then_by_name
+ *   - masses comparing with an absolute epsilon
+ *     (`fabs(sg) > b->o.cancel * ab` -> `fabs(sg) > 1e-6`), or contract
+ *     dividing by the signed mass clamped at 1e-6 (DEBUG.md #3's clamp_min)
+ *       -> a_near_cancelled_kernel_line_is_not_amplified (23500x)
+ *   - masses comparing with cancel alone (`b->o.cancel * ab` -> `b->o.cancel`)
+ *       -> a_genuinely_small_mass_still_renormalises_exactly
+ *   - contract mapping a NaN to 0 (`num != num ? 0 : ...`)
+ *       -> a_nan_in_a_present_cell_leaves_the_kernel_contraction
+ *   - masses counting absent cells (`if (m[l * n + j])` -> `|| 1`), or
+ *     contract leaving its output in absent cells for the next axis to read
+ *       -> a_constant_input_stays_constant_over_holes
+ *   - contract dividing on degenerate lines too (`num / den[at]`: 0/0)
+ *       -> a_kernel_row_that_sees_no_present_cell_gives_zero (the first
+ *          version used a line with no present cell at all: its outputs are
+ *          all absent and selected away, so the mutant survived)
+ *   - build() ignoring the step's direction (`mo.reverse = b->o.reverse`
+ *     -> `mo.reverse = 0`)
+ *       -> a_reverse_step_is_the_forward_step_over_the_flipped_axis
+ *   - build_seq in storage order, or scatter leaving absent cells stale
+ *       -> flatten_runs_the_present_cells_only_in_canonical_order
+ *   - dropping the chunk check -> bad_block_options_are_refused_with_a_message
+ *   - build_seq taking every cell (`if (b->mask[by_key[k]])` -> `if (1)`)
+ *       -> flatten_runs_the_present_cells_only_in_canonical_order
+ */
+#include "tdtest.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/axial.h"
+#include "../core/block.h"
+#include "../core/error.h"
+#include "../core/rng.h"
+
+static td_lattice *lattice(int rank, const size_t *shape, const char *const *names,
+			   const uint8_t *mask)
+{
+	td_lattice_spec s = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat;
+	size_t n = 1;
+
+	for (int i = 0; i < rank; i++)
+		n *= shape[i];
+	s.rank = rank, s.shape = shape, s.names = names, s.mask = mask, s.mask_len = mask ? n : 0;
+	assert_int_equal(td_lattice_new(&lat, &s), 0);
+	return lat;
+}
+
+static const size_t shape3[] = {2, 3, 4};
+static const char *const dhw[] = {"d", "h", "w"};
+
+/* Pairs (value, position) sorted by value: position order is the argsort. */
+typedef struct {
+	size_t v, pos;
+} pair;
+
+static int by_value(const void *a, const void *b)
+{
+	const pair *x = a, *y = b;
+
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+static void test_a_folds_inverse_is_the_argsort_of_the_fold(void **state)
+{
+	td_lattice *lat = lattice(3, shape3, dhw, NULL);
+
+	(void)state;
+	for (int axis = 0; axis < 3; axis++) {
+		td_fold *f;
+		pair p[24];
+
+		assert_int_equal(td_fold_new(&f, lat, axis), 0);
+		for (size_t k = 0; k < 24; k++)
+			p[k] = (pair){f->fold[k], k};
+		qsort(p, 24, sizeof *p, by_value);
+		for (size_t c = 0; c < 24; c++) {
+			assert_int_equal(p[c].v, c); /* fold is a permutation */
+			if (f->unfold[c] != p[c].pos)
+				fail_msg("axis %d: unfold[%zu] = %zu, argsort says %zu", axis, c,
+					 f->unfold[c], p[c].pos);
+		}
+		td_fold_free(f);
+	}
+	td_lattice_free(lat);
+}
+
+/* The coordinate of cell on axis in a 2 x 3 x 4 lattice. */
+static size_t coord(size_t cell, int axis)
+{
+	static const size_t stride[] = {12, 4, 1};
+
+	return (cell / stride[axis]) % shape3[axis];
+}
+
+static void test_each_folded_line_runs_along_its_axis(void **state)
+{
+	td_lattice *lat = lattice(3, shape3, dhw, NULL);
+
+	(void)state;
+	for (int axis = 0; axis < 3; axis++) {
+		td_fold *f;
+
+		assert_int_equal(td_fold_new(&f, lat, axis), 0);
+		assert_int_equal(f->length, shape3[axis]);
+		assert_int_equal(f->lines * f->length, 24);
+		for (size_t l = 0; l < f->lines; l++)
+			for (size_t t = 0; t < f->length; t++) {
+				size_t cell = f->fold[l * f->length + t], first = f->fold[l * f->length];
+
+				assert_int_equal(coord(cell, axis), t);
+				for (int o = 0; o < 3; o++)
+					if (o != axis)
+						assert_int_equal(coord(cell, o), coord(first, o));
+			}
+		td_fold_free(f);
+	}
+	td_lattice_free(lat);
+}
+
+static void test_selection_zeroes_nan_and_infinities_in_absent_cells(void **state)
+{
+	const uint8_t mask[] = {1, 0, 0, 1};
+	td_real x[] = {(td_real)NAN, (td_real)NAN, (td_real)INFINITY, 2,
+		       3,	     (td_real)-INFINITY, (td_real)1e30, (td_real)INFINITY};
+
+	(void)state;
+	td_select_present(mask, 4, 2, 1, x);
+	assert_true(isnan(x[0]));     /* a NaN in a present cell stays: no laundering */
+	assert_true(x[1] == 0 && !signbit(x[1]) && x[2] == 0 && x[3] == 2);
+	assert_true(x[4] == 3 && x[5] == 0 && x[6] == 0 && isinf(x[7]));
+}
+
+static void test_the_canonical_axis_order_is_time_first_then_by_name(void **state)
+{
+	static const size_t s[] = {2, 2, 2, 2};
+	static const char *const nm[] = {"w", "a", "t", "h"};
+	td_lattice_spec spec = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat;
+	int order[TD_LATTICE_MAX_RANK];
+
+	(void)state;
+	spec.rank = 4, spec.shape = s, spec.names = nm, spec.time_axis = 2;
+	assert_int_equal(td_lattice_new(&lat, &spec), 0);
+	assert_int_equal(td_axial_order(lat, order), 4);
+	assert_int_equal(order[0], 2); /* t */
+	assert_int_equal(order[1], 1); /* a */
+	assert_int_equal(order[2], 3); /* h */
+	assert_int_equal(order[3], 0); /* w */
+	td_lattice_free(lat);
+}
+
+/* ---- blocks ---------------------------------------------------------------- */
+
+static td_block *block(const td_lattice *lat, td_block_family fam, const char *axis, int reverse,
+		       size_t width, size_t batch)
+{
+	td_block_opts o = TD_BLOCK_OPTS_INIT;
+	td_block *b;
+
+	o.family = fam, o.axis = axis, o.reverse = reverse, o.max_batch = batch;
+	o.mixer.channels = width;
+	o.chunk = 2; /* several mixer calls per forward */
+	if (td_block_new(&b, lat, &o))
+		fail_msg("td_block_new: %s", td_error_last());
+	td_block_init(b, 7, 1 << 20);
+	return b;
+}
+
+/* An LRU mixer that is the identity: B = C = 0, D = 1. */
+static void make_identity(td_block *b)
+{
+	td_mixer *m = td_block_mixer(b);
+
+	memset(td_mixer_params(m), 0, td_mixer_n_params(m) * sizeof(td_real));
+	for (size_t t = 0; t < td_mixer_n_tensors(m); t++)
+		if (strcmp(td_mixer_tensor_at(m, t)->name, "D") == 0)
+			for (size_t e = 0; e < td_mixer_tensor_at(m, t)->count; e++)
+				td_mixer_params(m)[td_mixer_tensor_at(m, t)->offset + e] = 1;
+}
+
+static td_real *kernels(td_block *b)
+{
+	assert_int_equal(td_block_n_groups(b), 2);
+	assert_string_equal(td_block_group(b, 1).name, "kernels");
+	return td_block_group(b, 1).value;
+}
+
+static const char *const w1[] = {"w"};
+
+static void test_a_near_cancelled_kernel_line_is_not_amplified(void **state)
+{
+	static const size_t two[] = {2};
+	td_lattice *lat = lattice(1, two, w1, NULL);
+	td_block *b = block(lat, TD_BLOCK_KERNEL, NULL, 0, 1, 1);
+	td_real *k = kernels(b), x[] = {(td_real)1.85, (td_real)-0.5}, y[2];
+	const double bound = (1 + 0.9999) * 1.85; /* absolute mass x max |x| */
+
+	(void)state;
+	make_identity(b);
+	k[0] = 1, k[1] = (td_real)-0.9999, k[2] = 1, k[3] = (td_real)-0.9999;
+	assert_int_equal(td_block_forward(b, y, x, 1), 0);
+	for (int i = 0; i < 2; i++)
+		if (!(fabs((double)y[i]) <= bound))
+			fail_msg("y[%d] = %g: the cancelled mass (1e-4 of 2) amplified it past %g", i,
+				 (double)y[i], bound);
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+static void test_a_genuinely_small_mass_still_renormalises_exactly(void **state)
+{
+	static const size_t three[] = {3};
+	td_lattice *lat = lattice(1, three, w1, NULL);
+	td_block *b = block(lat, TD_BLOCK_KERNEL, NULL, 0, 1, 1);
+	td_real *k = kernels(b), x[] = {(td_real)0.75, (td_real)0.75, (td_real)0.75}, y[3];
+
+	(void)state;
+	make_identity(b);
+	for (int i = 0; i < 9; i++)
+		k[i] = (td_real)(1e-20 * (1 + i)); /* one sign, tiny: nothing cancelled */
+	assert_int_equal(td_block_forward(b, y, x, 1), 0);
+	for (int i = 0; i < 3; i++)
+		if (fabs((double)y[i] - 0.75) > 1e-6)
+			fail_msg("y[%d] = %g; a small mass of one sign must renormalise to 0.75", i,
+				 (double)y[i]);
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+static void test_a_nan_in_a_present_cell_leaves_the_kernel_contraction(void **state)
+{
+	static const size_t three[] = {3};
+	td_lattice *lat = lattice(1, three, w1, NULL);
+	td_block *b = block(lat, TD_BLOCK_KERNEL, NULL, 0, 1, 1);
+	td_real x[] = {1, (td_real)NAN, 2}, y[3];
+
+	(void)state;
+	make_identity(b);
+	assert_int_equal(td_block_forward(b, y, x, 1), 0);
+	for (int i = 0; i < 3; i++)
+		if (!isnan(y[i]))
+			fail_msg("y[%d] = %g: the NaN that arrived did not leave", i, (double)y[i]);
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+static void test_a_constant_input_stays_constant_over_holes(void **state)
+{
+	static const size_t s[] = {3, 4};
+	static const char *const hw[] = {"h", "w"};
+	static const uint8_t mask[] = {1, 0, 1, 1, 0, 1, 1, 0, 1, 1, 0, 1};
+	td_lattice *lat = lattice(2, s, hw, mask);
+	td_block *b = block(lat, TD_BLOCK_KERNEL, NULL, 0, 2, 1);
+	td_real x[24], y[24];
+
+	(void)state;
+	make_identity(b); /* kernels stay as drawn: positive, so no line cancels */
+	for (int i = 0; i < 24; i++)
+		x[i] = (td_real)-1.5;
+	assert_int_equal(td_block_forward(b, y, x, 1), 0);
+	for (int i = 0; i < 24; i++) {
+		double want = mask[i / 2] ? -1.5 : 0;
+
+		if (fabs((double)y[i] - want) > 1e-5)
+			fail_msg("cell %d: %g, want %g (a convex combination of -1.5 is -1.5)",
+				 i / 2, (double)y[i], want);
+	}
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+static void test_a_kernel_row_that_sees_no_present_cell_gives_zero(void **state)
+{
+	static const size_t three[] = {3};
+	static const uint8_t mask[] = {1, 1, 0};
+	td_lattice *lat = lattice(1, three, w1, mask);
+	td_block *b = block(lat, TD_BLOCK_KERNEL, NULL, 0, 1, 1);
+	td_real *k = kernels(b), x[] = {1, 2, (td_real)NAN}, y[3];
+
+	(void)state;
+	make_identity(b);
+	k[0] = 0, k[1] = 0, k[2] = 1; /* row 0 weighs only the absent cell: no mass at all */
+	assert_int_equal(td_block_forward(b, y, x, 1), 0);
+	if (y[0] != 0)
+		fail_msg("y[0] = %g: a row with no present mass must give 0, not 0/0", (double)y[0]);
+	assert_true(isfinite(y[1]) && y[2] == 0);
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+/* x reversed along w (the last axis) of a [1][h][w][c] buffer. */
+static void flip_w(td_real *dst, const td_real *src, size_t h, size_t w, size_t c)
+{
+	for (size_t i = 0; i < h; i++)
+		for (size_t j = 0; j < w; j++)
+			memcpy(dst + (i * w + j) * c, src + (i * w + w - 1 - j) * c, c * sizeof *dst);
+}
+
+static void test_a_reverse_step_is_the_forward_step_over_the_flipped_axis(void **state)
+{
+	static const size_t s[] = {3, 4};
+	static const char *const hw[] = {"h", "w"};
+	td_lattice *lat = lattice(2, s, hw, NULL);
+	td_block *fw = block(lat, TD_BLOCK_SCAN, "w", 0, 2, 1);
+	td_block *bw = block(lat, TD_BLOCK_SCAN, "w", 1, 2, 1); /* same seed: same weights */
+	td_real x[24], xf[24], y[24], yb[24], want[24];
+
+	(void)state;
+	td_rng_fill_uniform(3, 1, 0, 24, -1, 1, x);
+	flip_w(xf, x, 3, 4, 2);
+	assert_int_equal(td_block_forward(fw, y, xf, 1), 0);
+	flip_w(want, y, 3, 4, 2);
+	assert_int_equal(td_block_forward(bw, yb, x, 1), 0);
+	assert_memory_equal(want, yb, sizeof want);
+	assert_memory_not_equal(y, yb, sizeof y); /* and the directions do differ */
+	td_block_free(fw), td_block_free(bw);
+	td_lattice_free(lat);
+}
+
+/* Cell (h, w) of a 3 x 4 lattice, and position t of line l along axis a. */
+static size_t cell_on_line(int a, size_t l, size_t t)
+{
+	return a == 0 ? t * 4 + l : l * 4 + t;
+}
+
+static void test_a_scan_step_runs_the_mixer_along_its_own_axis(void **state)
+{
+	static const size_t s[] = {3, 4};
+	static const char *const hw[] = {"h", "w"};
+	td_lattice *lat = lattice(2, s, hw, NULL);
+	td_real x[12], y[12], line[4], out[4], ws[256];
+
+	(void)state;
+	td_rng_fill_uniform(4, 1, 0, 12, -1, 1, x);
+	for (int a = 0; a < 2; a++) {
+		td_block *b = block(lat, TD_BLOCK_SCAN, hw[a], 0, 1, 1);
+		size_t len = s[a], lines = 12 / len, ws_len;
+
+		assert_int_equal(td_block_forward(b, y, x, 1), 0);
+		assert_int_equal(td_mixer_ws_size(&ws_len, td_block_mixer(b), 1, len), 0);
+		assert_true(ws_len <= 256);
+		for (size_t l = 0; l < lines; l++) { /* the line read with plain arithmetic */
+			for (size_t t = 0; t < len; t++)
+				line[t] = x[cell_on_line(a, l, t)];
+			assert_int_equal(
+			    td_mixer_forward(td_block_mixer(b), out, line, 1, len, ws, ws_len), 0);
+			for (size_t t = 0; t < len; t++)
+				if (out[t] != y[cell_on_line(a, l, t)])
+					fail_msg("axis %s, line %zu, step %zu: block %g, mixer %g",
+						 hw[a], l, t, (double)y[cell_on_line(a, l, t)],
+						 (double)out[t]);
+		}
+		td_block_free(b);
+	}
+	td_lattice_free(lat);
+}
+
+static void test_flatten_runs_the_present_cells_only_in_canonical_order(void **state)
+{
+	static const size_t s[] = {2, 3};
+	static const char *const wh[] = {"w", "h"}; /* stored w-major; canonical is h-major */
+	static const uint8_t mask[] = {1, 0, 1, 1, 1, 0};
+	td_lattice *lat = lattice(2, s, wh, mask);
+	td_block *b = block(lat, TD_BLOCK_FLATTEN, NULL, 0, 1, 1);
+	td_mixer *m = td_block_mixer(b);
+	/* present cells (w, h): (0,0) (0,2) (1,0) (1,1); by (h, w): (0,0) (1,0) (1,1) (0,2) */
+	static const size_t seq[] = {0, 3, 4, 2};
+	td_real x[6] = {1, (td_real)NAN, 3, 4, 5, (td_real)INFINITY}, y[6], in[4], out[4], ws[256];
+	size_t ws_len;
+
+	(void)state;
+	for (int i = 0; i < 6; i++)
+		y[i] = (td_real)NAN; /* whatever was there must not survive in an absent cell */
+	assert_int_equal(td_block_forward(b, y, x, 1), 0);
+	for (int p = 0; p < 4; p++)
+		in[p] = x[seq[p]];
+	assert_int_equal(td_mixer_ws_size(&ws_len, m, 1, 4), 0);
+	assert_int_equal(td_mixer_forward(m, out, in, 1, 4, ws, ws_len), 0);
+	for (int p = 0; p < 4; p++)
+		assert_true(y[seq[p]] == out[p]);
+	assert_true(y[1] == 0 && y[5] == 0);
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+static void test_bad_block_options_are_refused_with_a_message(void **state)
+{
+	static const size_t s[] = {3};
+	td_lattice *lat = lattice(1, s, w1, NULL);
+	td_block_opts o = TD_BLOCK_OPTS_INIT;
+	td_block *b = (td_block *)&b;
+
+	(void)state;
+	o.mixer.channels = 2, o.axis = "w";
+	o.chunk = 0;
+	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_EINVAL, "chunk is 0");
+	assert_null(b);
+	o.chunk = 1, o.axis = "h";
+	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_EINVAL, "'h' is not an axis");
+	o.axis = "w", o.mixer.reverse = 1;
+	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_EINVAL, "opts.reverse");
+	o.mixer.reverse = 0, o.family = TD_BLOCK_KERNEL, o.cancel = 1;
+	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_EINVAL, "cancel");
+	o.cancel = 0.01, o.max_batch = 0;
+	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_EINVAL, "max_batch");
+	td_lattice_free(lat);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_a_folds_inverse_is_the_argsort_of_the_fold),
+    cmocka_unit_test(test_each_folded_line_runs_along_its_axis),
+    cmocka_unit_test(test_selection_zeroes_nan_and_infinities_in_absent_cells),
+    cmocka_unit_test(test_the_canonical_axis_order_is_time_first_then_by_name),
+    cmocka_unit_test(test_a_near_cancelled_kernel_line_is_not_amplified),
+    cmocka_unit_test(test_a_genuinely_small_mass_still_renormalises_exactly),
+    cmocka_unit_test(test_a_nan_in_a_present_cell_leaves_the_kernel_contraction),
+    cmocka_unit_test(test_a_constant_input_stays_constant_over_holes),
+    cmocka_unit_test(test_a_kernel_row_that_sees_no_present_cell_gives_zero),
+    cmocka_unit_test(test_a_reverse_step_is_the_forward_step_over_the_flipped_axis),
+    cmocka_unit_test(test_a_scan_step_runs_the_mixer_along_its_own_axis),
+    cmocka_unit_test(test_flatten_runs_the_present_cells_only_in_canonical_order),
+    cmocka_unit_test(test_bad_block_options_are_refused_with_a_message),
+};
+TD_TEST_GROUP(axial, tests);
