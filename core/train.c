@@ -1,0 +1,579 @@
+/*
+ * train.c - the training loop (see train.h).
+ *
+ * Classification over a 2-D lattice: the model maps each cell to one
+ * logit per class, the logits are averaged over the present cells, and the
+ * loss is the softmax cross-entropy of that average.
+ *
+ * Must never: draw anything from a source other than (seed, stream,
+ * index); let an evaluation depend on what ran before it; write the run's
+ * files in place (config and checkpoints go through td_file_write_atomic);
+ * accept a config key it would then ignore.
+ */
+#include "train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "adamw.h"
+#include "checkpoint.h"
+#include "counters.h"
+#include "error.h"
+#include "fileio.h"
+#include "hash.h"
+#include "idx.h"
+#include "jsonl.h"
+#include "model.h"
+#include "plan.h"
+#include "rng.h"
+#include "synth.h"
+
+typedef struct {
+	const td_config *cfg;
+	int64_t seed, steps, batch, warmup, eval_every, eval_batches, log_every, threads, ckpt_every;
+	int64_t width, layers;
+	double lr, wd, b1, b2, eps, clip;
+	const char *plan, *mixer, *composition, *dataset;
+	int bidir;
+	int fmnist;              /* 1: Fashion-MNIST; 0: a synthetic family */
+	td_synth_family family;
+	td_fmnist *train_set, *test_set;
+	size_t n_cells, n_classes;
+	td_lattice *lat;
+	td_model *model;
+	td_adamw *opt;
+	td_counters *ctr;
+	td_real *x;   /* [batch][cell] inputs */
+	td_real *y;   /* [batch][cell][class] outputs */
+	td_real *dy;  /* [batch][cell][class] */
+	int *labels;  /* [batch] */
+} trainer;
+
+/* ---- config ------------------------------------------------------------- */
+
+static int read_ints(trainer *t)
+{
+	const char *keys[] = {"seed", "steps", "batch", "warmup", "eval_every", "eval_batches",
+			      "log_every", "threads", "checkpoint_every", "width", "layers"};
+	int64_t *dst[] = {&t->seed, &t->steps, &t->batch, &t->warmup, &t->eval_every,
+			  &t->eval_batches, &t->log_every, &t->threads, &t->ckpt_every, &t->width,
+			  &t->layers};
+	int err = 0;
+
+	for (size_t i = 0; !err && i < sizeof keys / sizeof keys[0]; i++)
+		err = td_config_int(dst[i], t->cfg, keys[i]);
+	return err;
+}
+
+static int read_config(trainer *t)
+{
+	double absent = 0;
+	int err = read_ints(t);
+
+	if (!err)
+		err = td_config_float(&t->lr, t->cfg, "lr") || td_config_float(&t->wd, t->cfg, "weight_decay") ||
+		      td_config_float(&t->b1, t->cfg, "adam_beta1") ||
+		      td_config_float(&t->b2, t->cfg, "adam_beta2") ||
+		      td_config_float(&t->eps, t->cfg, "adam_eps") ||
+		      td_config_float(&t->clip, t->cfg, "clip") ||
+		      td_config_float(&absent, t->cfg, "absent_fraction") ||
+		      td_config_string(&t->plan, t->cfg, "plan") ||
+		      td_config_string(&t->mixer, t->cfg, "mixer") ||
+		      td_config_string(&t->composition, t->cfg, "composition") ||
+		      td_config_string(&t->dataset, t->cfg, "dataset") ||
+		      td_config_bool(&t->bidir, t->cfg, "bidirectional");
+	if (err)
+		return err < 0 ? err : TD_EINVAL;
+	if (!strcmp(t->mixer, "lstm") || !strcmp(t->mixer, "attention"))
+		return TD_FAIL(TD_EINVAL, "mixer = %s is accepted by the config but not built yet; use "
+					  "lru, gru or conv", t->mixer);
+	if (!strcmp(t->dataset, "synth-absent") || absent > 0)
+		return TD_FAIL(TD_EINVAL, "%s needs per-example absent cells, which training does not "
+					  "support yet; use absent_fraction = 0 and another dataset",
+			       absent > 0 ? "absent_fraction > 0" : "dataset = synth-absent");
+	if (!strcmp(t->plan, "paired") && t->layers % 4)
+		return TD_FAIL(TD_EINVAL, "plan = paired sweeps each of the 2 axes both ways: layers "
+					  "must be a multiple of 4, not %lld", (long long)t->layers);
+	return 0;
+}
+
+/* ---- data ----------------------------------------------------------------- */
+
+static int setup_data(trainer *t)
+{
+	static const char *const names[] = {"h", "w"};
+	td_lattice_spec s = TD_LATTICE_SPEC_INIT;
+	size_t shape[2];
+	int err;
+
+	t->fmnist = !strcmp(t->dataset, "fashion-mnist");
+	if (t->fmnist) {
+		shape[0] = shape[1] = TD_FMNIST_SIDE;
+		t->n_classes = TD_FMNIST_CLASSES;
+		err = td_fmnist_load(&t->train_set, NULL, TD_FMNIST_TRAIN);
+		if (!err)
+			err = td_fmnist_load(&t->test_set, NULL, TD_FMNIST_TEST);
+	} else {
+		const td_synth_info *info;
+		td_synth_range tr, ev;
+
+		err = td_synth_family_named(&t->family, t->dataset + strlen("synth-"));
+		info = err ? NULL : td_synth_info_of(t->family);
+		if (!err) {
+			shape[0] = info->shape[0], shape[1] = info->shape[1];
+			t->n_classes = (size_t)info->n_classes;
+			s.time_axis = info->time_axis;
+			err = td_synth_ranges(&tr, &ev, (uint64_t)(t->steps * t->batch),
+					      (uint64_t)(t->eval_batches * t->batch));
+		}
+		if (!err) /* training and evaluation must not share an example, by id or content */
+			err = td_synth_check_split(t->family, (uint64_t)t->seed, tr, ev);
+	}
+	if (err)
+		return err;
+	s.rank = 2, s.shape = shape, s.names = names;
+	t->n_cells = shape[0] * shape[1];
+	return td_lattice_new(&t->lat, &s);
+}
+
+/* Example i of the training order (or of the evaluation range) into x. */
+static int fetch(trainer *t, int eval, uint64_t i, td_real *x, int *label)
+{
+	td_synth_example *ex;
+	int err;
+
+	if (t->fmnist) {
+		const td_fmnist *ds = eval ? t->test_set : t->train_set;
+		size_t k = eval ? (size_t)i
+				: (size_t)(td_rng_uniform((uint64_t)t->seed, TD_TRAIN_DATA_STREAM, i) *
+					   (double)td_fmnist_count(ds));
+
+		*label = td_fmnist_label(ds, k);
+		return td_fmnist_image(ds, k, x);
+	}
+	err = td_synth_example_new(&ex, t->family, (uint64_t)t->seed,
+				   eval ? TD_SYNTH_EVAL_FIRST + i : i);
+	if (err)
+		return err;
+	memcpy(x, ex->x, t->n_cells * sizeof *x);
+	*label = ex->target;
+	td_synth_example_free(ex);
+	return 0;
+}
+
+/* ---- model ------------------------------------------------------------------ */
+
+static int setup_model(trainer *t)
+{
+	static const char *const axes[] = {"h", "w"};
+	td_model_opts o = TD_MODEL_OPTS_INIT;
+	td_plan *plan = NULL;
+	int err;
+
+	o.family = !strcmp(t->composition, "axial_scan")     ? TD_BLOCK_SCAN
+		   : !strcmp(t->composition, "axial_kernel") ? TD_BLOCK_KERNEL
+							     : TD_BLOCK_FLATTEN;
+	o.mixer.kind = !strcmp(t->mixer, "lru") ? TD_MIXER_LRU
+		       : !strcmp(t->mixer, "gru") ? TD_MIXER_GRU
+						  : TD_MIXER_CONV;
+	o.mixer.threads = (int)t->threads;
+	o.in = 1, o.width = (size_t)t->width, o.out = t->n_classes;
+	o.max_batch = (size_t)t->batch;
+	o.n_layers = (int)t->layers;
+	if (o.family == TD_BLOCK_SCAN) {
+		err = !strcmp(t->plan, "paired")
+			      ? td_plan_paired(&plan, axes, 2, (int)t->layers / 4)
+			      : td_plan_cyclic(&plan, axes, 2, (int)t->layers, axes, t->bidir ? 2 : 0);
+		if (err)
+			return err;
+		o.plan = plan, o.n_layers = 0;
+	}
+	err = td_model_new(&t->model, t->lat, &o);
+	td_plan_free(plan);
+	if (!err)
+		td_model_init(t->model, (uint64_t)t->seed);
+	return err;
+}
+
+static int setup_optimizer(trainer *t)
+{
+	td_adamw_opts o = TD_ADAMW_OPTS_INIT;
+
+	o.lr = t->lr, o.lr_floor = 0, o.warmup = t->warmup, o.total_steps = t->steps;
+	o.beta1 = t->b1, o.beta2 = t->b2, o.eps = t->eps, o.weight_decay = t->wd, o.clip = t->clip;
+	return td_adamw_new(&t->opt, td_model_n_params(t->model), &o);
+}
+
+static int setup_buffers(trainer *t)
+{
+	size_t n = (size_t)t->batch * t->n_cells;
+
+	t->x = calloc(n, sizeof *t->x);
+	t->y = calloc(n * t->n_classes, sizeof *t->y);
+	t->dy = calloc(n * t->n_classes, sizeof *t->dy);
+	t->labels = calloc((size_t)t->batch, sizeof *t->labels);
+	if (!t->x || !t->y || !t->dy || !t->labels)
+		return TD_FAIL(TD_ENOMEM, "out of memory for a batch of %lld", (long long)t->batch);
+	return td_counters_new(&t->ctr, 32);
+}
+
+/*
+ * Softmax cross-entropy of the logits averaged over present cells, for
+ * example b; fills dy for it (scaled by 1/batch) and counts a correct guess.
+ */
+static double example_loss(trainer *t, size_t b, size_t batch, int *correct)
+{
+	size_t k = t->n_classes, np = td_lattice_n_present(t->lat);
+	const size_t *present = td_lattice_present(t->lat);
+	const td_real *y = t->y + b * t->n_cells * k;
+	td_real *dy = t->dy + b * t->n_cells * k;
+	double logit[64], mx = -INFINITY, z = 0;
+	int best = 0;
+
+	for (size_t c = 0; c < k; c++) {
+		logit[c] = 0;
+		for (size_t p = 0; p < np; p++)
+			logit[c] += (double)y[present[p] * k + c];
+		logit[c] /= (double)np;
+		mx = logit[c] > mx ? logit[c] : mx;
+		best = logit[c] > logit[best] ? (int)c : best;
+	}
+	for (size_t c = 0; c < k; c++)
+		z += exp(logit[c] - mx);
+	for (size_t c = 0; c < k; c++) {
+		double g = (exp(logit[c] - mx) / z - (c == (size_t)t->labels[b])) / (double)np /
+			   (double)batch;
+
+		for (size_t p = 0; p < np; p++)
+			dy[present[p] * k + c] = (td_real)g;
+	}
+	*correct += best == t->labels[b];
+	return -(logit[t->labels[b]] - mx - log(z));
+}
+
+/* Forward (and backward when grad) of the n examples in t->x; mean loss. */
+static int run_batch(trainer *t, size_t n, int grad, double *loss, int *correct)
+{
+	int err = td_model_forward(t->model, t->y, t->x, n);
+
+	*loss = 0;
+	if (err)
+		return err;
+	memset(t->dy, 0, n * t->n_cells * t->n_classes * sizeof *t->dy);
+	for (size_t b = 0; b < n; b++)
+		*loss += example_loss(t, b, n, correct);
+	*loss /= (double)n;
+	if (!grad)
+		return 0;
+	td_model_zero_grads(t->model);
+	return td_model_backward(t->model, NULL, t->dy, n);
+}
+
+/* Loads examples first .. first + n - 1 of the training order (or eval range). */
+static int load_batch(trainer *t, int eval, uint64_t first, size_t n)
+{
+	int err = 0;
+
+	for (size_t b = 0; !err && b < n; b++)
+		err = fetch(t, eval, first + b, t->x + b * t->n_cells, &t->labels[b]);
+	return err;
+}
+
+/* Scores the evaluation range from its first example, every time. */
+static int evaluate(trainer *t, td_train_eval_result *r)
+{
+	uint64_t total = (uint64_t)(t->eval_batches * t->batch), i = 0;
+	double sum = 0;
+	int correct = 0, err = 0;
+
+	if (t->fmnist && total > td_fmnist_count(t->test_set))
+		total = td_fmnist_count(t->test_set);
+	r->examples = 0;
+	while (!err && i < total) {
+		size_t n = total - i < (uint64_t)t->batch ? (size_t)(total - i) : (size_t)t->batch;
+		double loss;
+
+		err = load_batch(t, 1, i, n);
+		if (!err)
+			err = run_batch(t, n, 0, &loss, &correct);
+		sum += loss * (double)n;
+		r->examples += (int64_t)n; /* counted from what was read */
+		i += n;
+	}
+	r->loss = r->examples ? sum / (double)r->examples : NAN;
+	r->accuracy = r->examples ? (double)correct / (double)r->examples : NAN;
+	return err;
+}
+
+/* ---- checkpoints ------------------------------------------------------------ */
+
+static void signature(const trainer *t, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s %s w=%lld l=%lld n=%zu", t->composition, t->mixer,
+		 (long long)t->width, (long long)t->layers, td_model_n_params(t->model));
+}
+
+static int save(trainer *t, const char *path, int64_t step)
+{
+	td_checkpoint_data d = TD_CHECKPOINT_DATA_INIT;
+	size_t len = td_adamw_state_size(t->opt);
+	char sig[256], *text = NULL;
+	void *state = malloc(len);
+	int err = state ? td_adamw_export(t->opt, state, len) : TD_FAIL(TD_ENOMEM, "out of memory");
+
+	if (!err)
+		err = td_config_serialize(&text, t->cfg);
+	if (!err)
+		err = td_config_hash(&d.config_hash, t->cfg);
+	signature(t, sig, sizeof sig);
+	d.signature = sig, d.weights = td_model_params(t->model);
+	d.n_weights = td_model_n_params(t->model);
+	d.optimizer = state, d.optimizer_len = len, d.step = step;
+	d.data_position = d.rng_counter = (uint64_t)(step * t->batch);
+	d.config_text = text;
+	if (!err)
+		err = td_checkpoint_write(path, &d);
+	free(text);
+	free(state);
+	return err;
+}
+
+/* Restores weights and optimizer from path; *step gets the steps done. */
+static int restore(trainer *t, const char *path, int64_t *step)
+{
+	td_checkpoint_expect e = TD_CHECKPOINT_EXPECT_INIT;
+	td_checkpoint *ck = NULL;
+	char sig[256];
+	int err;
+
+	signature(t, sig, sizeof sig);
+	e.signature = sig, e.n_weights = td_model_n_params(t->model), e.check_config_hash = 1;
+	err = td_config_hash(&e.config_hash, t->cfg);
+	if (!err)
+		err = td_checkpoint_load(&ck, path, &e);
+	if (!err) {
+		const td_checkpoint_data *d = td_checkpoint_get(ck);
+
+		memcpy(td_model_params(t->model), d->weights, d->n_weights * sizeof *d->weights);
+		err = td_adamw_import(t->opt, d->optimizer, d->optimizer_len);
+		*step = d->step;
+	}
+	td_checkpoint_free(ck);
+	return err;
+}
+
+/* ---- the loop ------------------------------------------------------------------ */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int log_eval(trainer *t, td_jsonl *log, int64_t step, int final, int quiet)
+{
+	td_train_eval_result r;
+	td_eval_record rec;
+	int err = evaluate(t, &r);
+
+	if (err)
+		return err;
+	rec.step = step, rec.loss = r.loss, rec.accuracy = r.accuracy;
+	rec.examples = r.examples, rec.final = final;
+	if (!quiet)
+		printf("eval  step %lld  loss %.4f  accuracy %.4f  (%lld examples)%s\n",
+		       (long long)step, r.loss, r.accuracy, (long long)r.examples,
+		       final ? "  final" : "");
+	return td_jsonl_eval(log, &rec, t->ctr);
+}
+
+/* {"kind":"weights","step":N,"fnv1a64":"..."}: what determinism tests compare. */
+static int log_weights(trainer *t, td_jsonl *log, int64_t step, int quiet)
+{
+	char hex[17];
+
+	snprintf(hex, sizeof hex, "%016llx",
+		 (unsigned long long)td_fnv1a64(TD_FNV1A64_OFFSET, td_model_params(t->model),
+						td_model_n_params(t->model) * sizeof(td_real)));
+	if (!quiet)
+		printf("weights after step %lld: fnv1a64 %s\n", (long long)step, hex);
+	td_jsonl_begin(log);
+	td_jsonl_str(log, "kind", "weights");
+	td_jsonl_int(log, "step", step);
+	td_jsonl_str(log, "fnv1a64", hex);
+	return td_jsonl_end(log);
+}
+
+static int progress(trainer *t, td_jsonl *log, int64_t step, double loss, double t0, int64_t first,
+		    int quiet)
+{
+	const td_adamw_stats *st = td_adamw_last(t->opt);
+	double el = now() - t0, per = el / (double)(step - first);
+	td_json_buf line = TD_JSON_BUF_INIT;
+
+	if (!quiet) {
+		td_counters_line(&line, t->ctr);
+		printf("step %lld/%lld  loss %.4f  %.0f ex/s  eta %.0fs%s%s\n", (long long)step,
+		       (long long)t->steps, loss, (double)t->batch / per,
+		       per * (double)(t->steps - step), line.len ? "  " : "", line.len ? line.s : "");
+		td_json_buf_free(&line);
+	}
+	return td_jsonl_step(log, step, loss, st->lr, st->grad_norm, t->ctr);
+}
+
+/* One optimizer step (step is 0-based). */
+static int step_once(trainer *t, td_firewall *fw, int64_t step, double *loss)
+{
+	int correct = 0, applied;
+	int err = load_batch(t, 0, (uint64_t)(step * t->batch), (size_t)t->batch);
+
+	if (!err)
+		err = run_batch(t, (size_t)t->batch, 1, loss, &correct);
+	if (err)
+		return err;
+	applied = td_adamw_step(t->opt, td_model_params(t->model), td_model_grads(t->model), t->ctr);
+	if (applied < 0)
+		return applied;
+	td_firewall_step(fw, step, applied);
+	return 0;
+}
+
+static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first)
+{
+	td_firewall fw = TD_FIREWALL_INIT;
+	char ckpt[4096];
+	double t0 = now(), loss = 0;
+	int64_t end = o->stop_after > 0 && o->stop_after < t->steps ? o->stop_after : t->steps;
+	int err = 0;
+
+	snprintf(ckpt, sizeof ckpt, "%s/checkpoint.bin", o->out_dir);
+	for (int64_t s = first; !err && s < end; s++) {
+		int64_t done = s + 1;
+
+		err = step_once(t, &fw, s, &loss);
+		if (!err && td_log_due(done, t->steps, t->log_every)) {
+			err = progress(t, log, done, loss, t0, first, o->quiet);
+			if (!err)
+				err = td_firewall_window_end(&fw, t->ctr, done);
+		}
+		if (!err && done < t->steps && td_log_due(done, t->steps, t->eval_every))
+			err = log_eval(t, log, done, 0, o->quiet);
+		if (!err && t->ckpt_every > 0 && done % t->ckpt_every == 0)
+			err = save(t, ckpt, done);
+	}
+	if (!err && end == t->steps)
+		err = log_eval(t, log, t->steps, 1, o->quiet);
+	if (!err)
+		err = log_weights(t, log, end, o->quiet);
+	if (!err)
+		err = save(t, ckpt, end);
+	return err;
+}
+
+static void trainer_free(trainer *t)
+{
+	free(t->x), free(t->y), free(t->dy), free(t->labels);
+	td_counters_free(t->ctr);
+	td_adamw_free(t->opt);
+	td_model_free(t->model);
+	td_lattice_free(t->lat);
+	td_fmnist_free(t->train_set);
+	td_fmnist_free(t->test_set);
+}
+
+static int trainer_setup(trainer *t, const td_config *cfg)
+{
+	int err;
+
+	memset(t, 0, sizeof *t);
+	t->cfg = cfg;
+	err = read_config(t);
+	if (!err)
+		err = setup_data(t);
+	if (!err)
+		err = setup_model(t);
+	if (!err)
+		err = setup_optimizer(t);
+	if (!err)
+		err = setup_buffers(t);
+	return err;
+}
+
+int td_train(const td_config *cfg, const td_train_opts *o)
+{
+	trainer t;
+	td_jsonl *log = NULL;
+	char path[4096];
+	int64_t first = 0;
+	int err = trainer_setup(&t, cfg);
+
+	if (!err && !o->out_dir)
+		err = TD_FAIL(TD_EINVAL, "no run directory given");
+	if (!err)
+		err = td_mkdirs(o->out_dir);
+	snprintf(path, sizeof path, "%s/config.txt", o->out_dir ? o->out_dir : ".");
+	if (!err)
+		err = td_config_write(cfg, path);
+	if (!err && o->resume)
+		err = restore(&t, o->resume, &first);
+	snprintf(path, sizeof path, "%s/log.jsonl", o->out_dir ? o->out_dir : ".");
+	if (!err)
+		err = td_jsonl_open(&log, path, t.ctr);
+	if (!err)
+		err = loop(&t, o, log, first);
+	td_jsonl_free(log);
+	trainer_free(&t);
+	return err;
+}
+
+int td_train_hash(uint64_t *out, const td_config *cfg)
+{
+	trainer t;
+	int err = trainer_setup(&t, cfg);
+
+	if (!err)
+		*out = td_fnv1a64(TD_FNV1A64_OFFSET, td_model_params(t.model),
+				  td_model_n_params(t.model) * sizeof(td_real));
+	trainer_free(&t);
+	return err;
+}
+
+int td_train_eval_checkpoint(td_train_eval_result *out, const char *checkpoint)
+{
+	td_config_spec spec = TD_CONFIG_SPEC_INIT;
+	td_checkpoint *ck = NULL;
+	td_config *cfg = NULL;
+	char tmp[] = "/tmp/tdtrain-config-XXXXXX";
+	trainer t;
+	int64_t step;
+	int err = td_checkpoint_load(&ck, checkpoint, NULL), fd = -1;
+
+	memset(&t, 0, sizeof t);
+	if (!err && (fd = mkstemp(tmp)) < 0)
+		err = TD_FAIL(TD_EIO, "cannot make a temporary file for the config snapshot");
+	if (!err) {
+		const char *text = td_checkpoint_get(ck)->config_text;
+
+		err = td_file_write_atomic(tmp, text, strlen(text), 0600);
+	}
+	spec.path = tmp;
+	if (!err)
+		err = td_config_new(&cfg, &spec);
+	if (!err)
+		err = trainer_setup(&t, cfg);
+	if (!err)
+		err = restore(&t, checkpoint, &step);
+	if (!err)
+		err = evaluate(&t, out);
+	if (fd >= 0)
+		remove(tmp);
+	trainer_free(&t);
+	td_config_free(cfg);
+	td_checkpoint_free(ck);
+	return err;
+}

@@ -1,0 +1,62 @@
+-- mutations/train.lua: the training program's promises (core/train.c),
+-- checked by running tdtrain as a user would (tests/test_train.c).
+
+mutant {
+  name = "train-init-not-seeded",
+  file = "core/train.c",
+  find = "td_model_init(t->model, (uint64_t)t->seed);",
+  replace = "td_model_init(t->model, 1);",
+  guards = { "test_different_seeds_give_different_initial_weights" },
+  designed_against = "a seed that does not fix the initial weights is not a property of the run",
+  why = "initialises every run's weights from seed 1",
+}
+
+mutant {
+  name = "train-resume-drops-the-optimizer",
+  file = "core/train.c",
+  find = "err = td_adamw_import(t->opt, d->optimizer, d->optimizer_len);",
+  replace = "err = d->optimizer_len ? 0 : 1;",
+  guards = { "test_a_resumed_run_equals_the_uninterrupted_run_bitwise" },
+  designed_against = "a resume that restores the weights but not the moments drifts from the run it continues",
+  why = "resumes with fresh optimizer moments",
+}
+
+mutant {
+  name = "train-final-eval-not-logged",
+  file = "core/train.c",
+  find = "if (!err && end == t->steps)\n\t\terr = log_eval(t, log, t->steps, 1, o->quiet);",
+  replace = "",
+  guards = { "test_the_final_eval_is_logged_and_scores_what_eval_scores" },
+  designed_against = "the number a run reports must be in its log like every other eval",
+  why = "prints nothing for the final evaluation",
+}
+
+mutant {
+  name = "train-config-not-written",
+  file = "core/train.c",
+  find = "err = td_config_write(cfg, path);",
+  replace = "err = path[0] ? 0 : 1;",
+  guards = { "test_the_resolved_config_is_written_beside_the_run" },
+  designed_against = "a run without its resolved config cannot be reproduced",
+  why = "never writes config.txt",
+}
+
+mutant {
+  name = "train-lstm-accepted",
+  file = "core/train.c",
+  find = "if (!strcmp(t->mixer, \"lstm\") || !strcmp(t->mixer, \"attention\"))",
+  replace = "if (!strcmp(t->mixer, \"attention\"))",
+  guards = { "test_keys_this_version_cannot_honour_are_refused" },
+  designed_against = "a config key that does nothing must be refused, not trained as something else",
+  why = "trains mixer = lstm as a conv",
+}
+
+mutant {
+  name = "train-eval-not-rewound",
+  file = "core/train.c",
+  find = "uint64_t total = (uint64_t)(t->eval_batches * t->batch), i = 0;",
+  replace = "uint64_t total = (uint64_t)(t->eval_batches * t->batch), i = (uint64_t)(t->x[0] != 0);",
+  guards = { "test_the_final_eval_is_logged_and_scores_what_eval_scores" },
+  designed_against = "two evaluations of the same weights must score the same examples",
+  why = "starts an evaluation at an example that depends on what ran before it",
+}

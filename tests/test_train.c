@@ -1,0 +1,222 @@
+/*
+ * test_train.c - tdtrain as a user runs it: real processes, real files.
+ *
+ * Every test runs build/tdtrain on the synthetic row task (8x8 cells, a
+ * tiny model, 40 steps: well under a second a run) and reads what it
+ * wrote: log.jsonl's weights line (FNV-1a 64 of the final weights),
+ * checkpoint.bin, config.txt.
+ *
+ * Edits that break these tests (each seen failing; they are the entries of
+ * mutations/train.lua):
+ *   - td_model_init(t->model, 1) whatever the seed
+ *       -> different_seeds_give_different_initial_weights
+ *   - restore() not importing the optimizer state
+ *       -> a_resumed_run_equals_the_uninterrupted_run_bitwise
+ *   - the final eval not logged -> the_final_eval_is_logged_and_scores_what_eval_scores
+ *   - td_config_write() not called -> the_resolved_config_is_written_beside_the_run
+ *   - mixer = lstm accepted -> keys_this_version_cannot_honour_are_refused
+ */
+#define _XOPEN_SOURCE 700
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <math.h>
+
+#include "../core/fileio.h"
+#include "fixture.h"
+
+#ifndef TD_BUILD_DIR
+#define TD_BUILD_DIR "build"
+#endif
+
+#define TINY "--set", "dataset=synth-row", "--set", "width=8", "--set", "layers=2", "--set", \
+	     "steps=40", "--set", "warmup=5", "--set", "batch=8", "--set", "log_every=10",       \
+	     "--set", "eval_every=20", "--quiet"
+
+/*
+ * Runs tdtrain with args in the current directory, output to
+ * ../tdtrain.log. Each test first moves into a directory of its own inside
+ * its temporary directory, so that log is the test's own.
+ */
+static int tdtrain(const char *const *args)
+{
+	const char *argv[48] = {TD_BUILD_DIR "/tdtrain"};
+	int n = 1;
+
+	while (args[n - 1] && n < 47) {
+		argv[n] = args[n - 1];
+		n++;
+	}
+	argv[n] = NULL;
+	return fx_run(".", "tdtrain.log", argv);
+}
+
+static void enter(void)
+{
+	assert_int_equal(mkdir("w", 0755), 0);
+	assert_int_equal(chdir("w"), 0);
+}
+
+/* The final weights hash a run wrote to DIR/log.jsonl (static buffer). */
+static const char *weights(const char *dir)
+{
+	static char hex[17];
+	char path[256];
+	const char *p;
+
+	snprintf(path, sizeof path, "%s/log.jsonl", dir);
+	p = strstr(fx_slurp(path), "\"fnv1a64\":\"");
+	assert_non_null(p);
+	snprintf(hex, sizeof hex, "%.16s", p + 11);
+	return hex;
+}
+
+static void test_different_seeds_give_different_initial_weights(void **state)
+{
+	const char *a[] = {"hash", TINY, NULL}, *b[] = {"hash", TINY, "--set", "seed=2", NULL};
+	char first[64], again[64];
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(a), 0);
+	snprintf(first, sizeof first, "%s", fx_slurp("../tdtrain.log"));
+	assert_int_equal(tdtrain(a), 0); /* a second process, the same seed */
+	snprintf(again, sizeof again, "%s", fx_slurp("../tdtrain.log"));
+	assert_string_equal(first, again);
+	assert_int_equal(tdtrain(b), 0);
+	assert_string_not_equal(first, fx_slurp("../tdtrain.log"));
+}
+
+static void test_one_seed_gives_one_run_whatever_the_thread_count(void **state)
+{
+	const char *a[] = {"train", TINY, "--out", "a", NULL};
+	const char *b[] = {"train", TINY, "--out", "b", NULL};
+	const char *c[] = {"train", TINY, "--threads", "2", "--out", "c", NULL};
+	const char *d[] = {"train", TINY, "--set", "seed=3", "--out", "d", NULL};
+	char wa[17];
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(a), 0);
+	assert_int_equal(tdtrain(b), 0);
+	assert_int_equal(tdtrain(c), 0);
+	assert_int_equal(tdtrain(d), 0);
+	snprintf(wa, sizeof wa, "%s", weights("a"));
+	assert_string_equal(wa, weights("b"));
+	assert_string_equal(wa, weights("c"));
+	assert_string_not_equal(wa, weights("d"));
+}
+
+static void test_a_resumed_run_equals_the_uninterrupted_run_bitwise(void **state)
+{
+	const char *whole[] = {"train", TINY, "--out", "whole", NULL};
+	const char *half[] = {"train", TINY, "--stop-after", "20", "--out", "split", NULL};
+	const char *rest[] = {"train", TINY, "--resume", "split/checkpoint.bin", "--out", "split", NULL};
+	char *a, *b;
+	size_t na, nb;
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(whole), 0);
+	assert_int_equal(tdtrain(half), 0);
+	assert_int_equal(tdtrain(rest), 0);
+	/* weights, optimizer state, step and config: the same bytes */
+	assert_int_equal(td_file_read("whole/checkpoint.bin", &a, &na), 0);
+	assert_int_equal(td_file_read("split/checkpoint.bin", &b, &nb), 0);
+	assert_int_equal(na, nb);
+	assert_memory_equal(a, b, na);
+	free(a);
+	free(b);
+}
+
+static void test_the_final_eval_is_logged_and_scores_what_eval_scores(void **state)
+{
+	const char *run[] = {"train", TINY, "--out", "r", NULL};
+	const char *eval[] = {"eval", "--checkpoint", "r/checkpoint.bin", NULL};
+	char first[128];
+	const char *final;
+	double logged, loss;
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(run), 0);
+	final = strstr(fx_slurp("r/log.jsonl"), "\"final\":true");
+	assert_non_null(final);
+	final = strstr(fx_slurp("r/log.jsonl"), "{\"kind\":\"eval\",\"step\":40,\"loss\":");
+	assert_non_null(final);
+	logged = strtod(final + strlen("{\"kind\":\"eval\",\"step\":40,\"loss\":"), NULL);
+	assert_int_equal(tdtrain(eval), 0);
+	snprintf(first, sizeof first, "%s", fx_slurp("../tdtrain.log"));
+	assert_int_equal(tdtrain(eval), 0); /* evaluation rewinds: the same bytes again */
+	assert_string_equal(first, fx_slurp("../tdtrain.log"));
+	assert_non_null(strstr(first, "(80 examples)")); /* eval_batches 10 x batch 8, as read */
+	assert_int_equal(sscanf(first, "eval  loss %lf", &loss), 1);
+	assert_true(fabs(loss - logged) < 1e-6);
+}
+
+static void test_the_resolved_config_is_written_beside_the_run(void **state)
+{
+	const char *run[] = {"train", TINY, "--out", "r", NULL};
+	const char *text;
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(run), 0);
+	text = fx_slurp("r/config.txt");
+	assert_non_null(strstr(text, "dataset = synth-row"));
+	assert_non_null(strstr(text, "adam_beta2 = ")); /* a default, written too */
+}
+
+static void test_keys_this_version_cannot_honour_are_refused(void **state)
+{
+	const char *lstm[] = {"train", TINY, "--set", "mixer=lstm", "--out", "r", NULL};
+	const char *absent[] = {"train", TINY, "--set", "absent_fraction=0.3", "--out", "r", NULL};
+	const char *typo[] = {"train", TINY, "--set", "wieght_decay=0.1", "--out", "r", NULL};
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(lstm), 2);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "mixer = lstm is accepted by the config but not built yet"));
+	assert_int_equal(tdtrain(absent), 2);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "absent_fraction > 0"));
+	assert_int_equal(tdtrain(typo), 2);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "weight_decay"));
+}
+
+static void test_a_corrupt_checkpoint_is_refused_on_resume(void **state)
+{
+	const char *run[] = {"train", TINY, "--stop-after", "10", "--out", "r", NULL};
+	const char *resume[] = {"train", TINY, "--resume", "r/checkpoint.bin", "--out", "r", NULL};
+	const char *other[] = {"train", TINY, "--set", "lr=0.5", "--resume", "r/checkpoint.bin",
+			       "--out", "r", NULL};
+	char *buf;
+	size_t n;
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(run), 0);
+	assert_int_equal(tdtrain(other), 2); /* another config: refused, naming both hashes */
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "config"));
+	assert_int_equal(td_file_read("r/checkpoint.bin", &buf, &n), 0);
+	buf[n / 2] ^= 1;
+	assert_int_equal(td_file_write_atomic("r/checkpoint.bin", buf, n, 0644), 0);
+	free(buf);
+	assert_int_equal(tdtrain(resume), 2);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "checkpoint.bin"));
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_different_seeds_give_different_initial_weights),
+	cmocka_unit_test(test_one_seed_gives_one_run_whatever_the_thread_count),
+	cmocka_unit_test(test_a_resumed_run_equals_the_uninterrupted_run_bitwise),
+	cmocka_unit_test(test_the_final_eval_is_logged_and_scores_what_eval_scores),
+	cmocka_unit_test(test_the_resolved_config_is_written_beside_the_run),
+	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
+	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
+};
+TD_TEST_GROUP(train, tests);
