@@ -6,6 +6,9 @@
  * to show the new one (the bad end, tried first). Each step tries the
  * untried, buildable commit nearest the middle of (lo, hi).
  *
+ * The result (found, or ambiguous) is written to the ledger as one run at
+ * the end, so the ledger's write lock is never held during a build.
+ *
  * Must never write outside root/.tdaudit/, and never count a commit that
  * did not build as either outcome.
  */
@@ -18,6 +21,8 @@
 #include <unistd.h>
 
 #include "../core/error.h"
+#include "../ledger/ledger.h"
+#include "commands.h"
 #include "project.h"
 #include "repo.h"
 #include "strv.h"
@@ -157,6 +162,59 @@ static int conclude(const bs_run *r, size_t lo, size_t hi, int want)
 	return 0;
 }
 
+/* The commits that did not build, oldest first. Caller frees with td_strv_free. */
+static int skipped_commits(char ***out, const bs_run *r)
+{
+	int err = 0;
+
+	*out = NULL;
+	for (size_t i = 0; !err && i < r->n; i++)
+		if (r->state[i] == SKIPPED)
+			err = td_strv_push(out, r->chain[i]);
+	return err;
+}
+
+/*
+ * Writes the result of a search that ended with exit status `status` (0:
+ * chain[hi] found; 1: ambiguous) to the ledger, as one run.
+ */
+static int record(const bs_run *r, size_t hi, int want, int status)
+{
+	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
+	td_ledger_bisect b = {r->opts->guard, r->chain[0], r->chain[r->n - 1],
+			      status == 0 ? r->chain[hi] : NULL, want == PASSES ? "fix" : "regression",
+			      NULL, (int)r->builds};
+	td_ledger *lg = NULL;
+	char path[8400], head[41], **skipped = NULL;
+	int dirty = 0, err;
+
+	if (r->proj->ledger[0] == '/')
+		snprintf(path, sizeof path, "%s", r->proj->ledger);
+	else
+		snprintf(path, sizeof path, "%s/%s", r->proj->root, r->proj->ledger);
+	err = td_repo_head(head, &dirty, r->proj->root);
+	info.command = r->opts->command ? r->opts->command : "tdaudit bisect";
+	info.head_commit = head;
+	info.dirty = dirty;
+	info.tool_version = TDAUDIT_VERSION;
+	if (!err)
+		err = skipped_commits(&skipped, r);
+	b.skipped = skipped;
+	if (!err)
+		err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
+	if (!err)
+		err = td_ledger_run_begin(lg, &info);
+	if (!err)
+		err = td_ledger_put_bisect(lg, &b);
+	if (!err)
+		err = td_ledger_run_finish(lg, status == 0 ? "ok" : "findings");
+	if (!err)
+		printf("tdaudit bisect: recorded in %s\n", r->proj->ledger);
+	td_ledger_free(lg);
+	td_strv_free(skipped);
+	return err;
+}
+
 /* Resolves the ends and lists the first-parent line between them. */
 static int load_range(bs_run *r)
 {
@@ -203,6 +261,8 @@ int td_bisect(const char *root, const td_bisect_opts *opts)
 	err = search(&lo, &hi, &r, want);
 	if (!err)
 		status = conclude(&r, lo, hi, want);
+	if (!err && status < 2)
+		err = record(&r, hi, want, status);
 done:
 	if (err) {
 		fprintf(stderr, "tdaudit bisect: %s\n", td_error_last());

@@ -21,8 +21,10 @@
  * them it is (all are listed); 2 usage or environment error (unknown
  * revisions, --good not on --bad's first-parent line, an end that does not
  * build, no flip between the ends, --find contradicted by the bad end).
- * Bisect results are not recorded in the ledger: its schema (version 1)
- * has no table for them.
+ * A result (exit 0 or 1) is recorded in the ledger as one run (status ok
+ * or findings) with one row of bisects: the guard, both ends, the commit
+ * found (NULL when ambiguous), the direction, the commits skipped and the
+ * builds used. Exit 2 records nothing.
  *
  * Never: write outside root/.tdaudit/; touch the user's working tree,
  * index or HEAD; read a commit that did not build as a pass or a fail.
@@ -38,9 +40,10 @@ typedef struct {
 	const char *bad;     /* the new end; NULL: HEAD */
 	int find;            /* TD_BISECT_AUTO, _FIX or _REGRESSION */
 	double timeout;      /* seconds per test run; 0: tdaudit.lua's build timeout */
+	const char *command; /* the command line, recorded with the run in the ledger */
 } td_bisect_opts;
 
-#define TD_BISECT_OPTS_INIT {NULL, NULL, NULL, TD_BISECT_AUTO, 0}
+#define TD_BISECT_OPTS_INIT {NULL, NULL, NULL, TD_BISECT_AUTO, 0, NULL}
 
 /* Bisects the repository at root; prints every commit tried; returns the exit status above. */
 int td_bisect(const char *root, const td_bisect_opts *opts);

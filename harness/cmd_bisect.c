@@ -10,6 +10,7 @@
 
 #include "bisect.h"
 #include "commands.h"
+#include "proc.h"
 
 const char td_usage_bisect[] =
 	"usage: tdaudit bisect --guard NAME [--good REV] [--bad REV] [--find fix|regression]\n"
@@ -32,7 +33,9 @@ const char td_usage_bisect[] =
 	"\n"
 	"exit status: 0 found; 1 commits that do not build hide which one it is (all\n"
 	"are listed); 2 usage or environment error (an end that does not build, no\n"
-	"flip between the ends included). Not recorded in the ledger.\n";
+	"flip between the ends included, a repository owned by another user too).\n"
+	"A result (0 or 1) is recorded in the ledger: the ends, the commit found\n"
+	"(none when ambiguous), the direction, the commits skipped, the builds.\n";
 
 /* Parses the options; returns -1 when they parsed, else the exit status. */
 static int parse(td_bisect_opts *o, const char **root, int argc, char **argv)
@@ -74,11 +77,15 @@ int td_cmd_bisect(int argc, char **argv)
 {
 	td_bisect_opts o = TD_BISECT_OPTS_INIT;
 	const char *root_arg = NULL;
-	char root[PATH_MAX];
+	char root[PATH_MAX], cmd[1024] = "tdaudit ";
 	int rc = parse(&o, &root_arg, argc, argv);
 
 	if (rc >= 0)
 		return rc;
 	rc = td_find_root(root, sizeof root, root_arg);
-	return rc ? rc : td_bisect(root, &o);
+	if (rc)
+		return rc;
+	td_proc_argv_string((const char *const *)argv, cmd + 8, (unsigned)(sizeof cmd - 8));
+	o.command = cmd;
+	return td_bisect(root, &o);
 }

@@ -15,6 +15,7 @@
 
 const char td_usage_reproduce[] =
 	"usage: tdaudit reproduce COMMIT [--guard NAME]... [--runs N] [--timeout S] [--root DIR]\n"
+	"       tdaudit reproduce --at-head COMMIT [--guard NAME]... [--runs N] [--timeout S] [--root DIR]\n"
 	"       tdaudit reproduce --all [--runs N] [--timeout S] [--root DIR]\n"
 	"\n"
 	"Checks that a fix commit's guards guard: builds, in a scratch tree under\n"
@@ -28,6 +29,12 @@ const char td_usage_reproduce[] =
 	"  --guard NAME  a test to check (repeatable); default: the tests DEBUG.md\n"
 	"                cites for the finding fixed by COMMIT, else the test\n"
 	"                functions COMMIT added or changed\n"
+	"  --at-head     does the guard still guard today? before = HEAD with COMMIT\n"
+	"                reverted in memory (test files as at HEAD), after = HEAD;\n"
+	"                recorded with the HEAD it ran on. A non-test file that does\n"
+	"                not revert cleanly is listed and exits 1 (\"conflict: the fix\n"
+	"                no longer reverts cleanly at HEAD\"), as does a revert that\n"
+	"                changes nothing; neither is ever read as a pass\n"
 	"  --all         every finding in DEBUG.md with a fix commit\n"
 	"  --runs N      runs per test in each state (default 2)\n"
 	"  --timeout S   seconds per test run (default: the build timeout after the fix,\n"
@@ -36,8 +43,10 @@ const char td_usage_reproduce[] =
 	"\n"
 	"exit status: 0 every cited test is what it is cited as (or the commit\n"
 	"changes only tests: nothing to revert); 1 a cited guard is not a guard, a\n"
-	"cited pin not a pin, or none of the commit's own tests is a guard; 2 usage or\n"
-	"environment error.\n";
+	"cited pin not a pin, or none of the commit's own tests is a guard, or with\n"
+	"--at-head the fix conflicts or changes nothing at HEAD; 2 usage or environment\n"
+	"error (a repository owned by another user included: see safe.directory and\n"
+	"TDAUDIT_TRUST_OWNER=1 in README).\n";
 
 /* The options after the command's name; returns -1 when they parsed, else the exit status. */
 static int parse(td_reproduce_opts *o, char ***guards, const char **commit, const char **root,
@@ -51,6 +60,9 @@ static int parse(td_reproduce_opts *o, char ***guards, const char **commit, cons
 			return 0;
 		} else if (!strcmp(a, "--all")) {
 			o->all = 1;
+			continue;
+		} else if (!strcmp(a, "--at-head")) {
+			o->at_head = 1;
 			continue;
 		} else if (a[0] == '-' && strcmp(a, "--guard") && strcmp(a, "--runs") &&
 			   strcmp(a, "--timeout") && strcmp(a, "--root")) {
@@ -78,6 +90,9 @@ static int parse(td_reproduce_opts *o, char ***guards, const char **commit, cons
 		}
 		i++;
 	}
+	if (o->all && o->at_head)
+		return td_usage_error("reproduce", "--at-head reverts one fix at HEAD; give it a COMMIT, "
+						   "not --all");
 	if (o->all && (*commit || *guards))
 		return td_usage_error("reproduce", "--all takes the commits and tests from DEBUG.md; "
 						   "give no COMMIT and no --guard with it");

@@ -2,12 +2,15 @@
  * repo.c - read-only views of a git repository through libgit2 (repo.h).
  *
  * Must never write to the repository: no option that updates the index, no
- * checkout. Every libgit2 error is turned into a TD_E* code with libgit2's
+ * checkout, no object written to .git/objects (a td_repo's object writes go
+ * to memory; see writes_to_memory). Every libgit2 error is turned into a TD_E* code with libgit2's
  * own message.
  */
 #include "repo.h"
 
 #include <git2.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,11 +34,75 @@ static int git_fail(const char *what, const char *path)
 	return TD_FAIL(TD_EIO, "%s %s: %s", what, path, e && e->message ? e->message : "libgit2 error");
 }
 
+/*
+ * Starts libgit2 (reference-counted: cheap after the first call). With
+ * TDAUDIT_TRUST_OWNER=1 in the environment, owner validation is turned
+ * off for this process: the user has said they trust repositories owned
+ * by others (the setting is process-wide, so it covers every later open).
+ */
+static void init_libgit2(void)
+{
+	const char *trust = getenv("TDAUDIT_TRUST_OWNER");
+
+	git_libgit2_init();
+	if (trust && !strcmp(trust, "1"))
+		git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+}
+
+/*
+ * Whether path failed to open only because another user owns it: opens it
+ * again with owner validation off. libgit2 1.5.1 does not always say
+ * GIT_EOWNER (it can report "config value 'safe.directory' was not found"
+ * instead), so the answer is not read from the error code. *root gets the
+ * repository's top-level directory for the message.
+ */
+static int owner_problem(char *root, size_t size, const char *path)
+{
+	git_repository *repo = NULL;
+	int validating = 0, other = 0;
+
+	if (git_libgit2_opts(GIT_OPT_GET_OWNER_VALIDATION, &validating) != 0 || !validating)
+		return 0;
+	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+	if (git_repository_open_ext(&repo, path, 0, NULL) == 0) {
+		const char *wd = git_repository_workdir(repo);
+
+		snprintf(root, size, "%s", wd ? wd : git_repository_path(repo));
+		if (strlen(root) > 1 && root[strlen(root) - 1] == '/')
+			root[strlen(root) - 1] = '\0';
+		other = 1;
+	}
+	git_repository_free(repo);
+	git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 1);
+	return other;
+}
+
+/* The message for a repository refused because another user owns it. */
+static int owner_fail(const char *root)
+{
+	struct stat st;
+	char uid[32] = "another user";
+
+	if (stat(root, &st) == 0)
+		snprintf(uid, sizeof uid, "uid %u", (unsigned)st.st_uid);
+	return TD_FAIL(TD_EINVAL, "the repository at %s is owned by another user (%s; you are uid %u), "
+				  "and git refuses to read it as unsafe; if you trust it, run "
+				  "`git config --global --add safe.directory %s`, or set "
+				  "TDAUDIT_TRUST_OWNER=1 for tdaudit alone",
+		       root, uid, (unsigned)geteuid(), root);
+}
+
 static int open_repo(git_repository **repo, const char *path)
 {
-	git_libgit2_init(); /* reference-counted: cheap after the first call */
-	if (git_repository_open_ext(repo, path, 0, NULL) != 0)
-		return git_fail("not a git repository (or unreadable):", path);
+	char root[PATH_MAX];
+
+	init_libgit2();
+	if (git_repository_open_ext(repo, path, 0, NULL) != 0) {
+		int err = git_fail("not a git repository (or unreadable):", path);
+
+		*repo = NULL;
+		return owner_problem(root, sizeof root, path) ? owner_fail(root) : err;
+	}
 	if (git_repository_is_bare(*repo)) {
 		git_repository_free(*repo);
 		*repo = NULL;
@@ -134,6 +201,28 @@ struct td_repo {
 	git_repository *repo;
 };
 
+/*
+ * Sends every object write of r's repository to memory (a mempack backend
+ * above the real ones): merging in git_revert_commit writes the blobs it
+ * merges by content, and they must not land in the user's .git/objects.
+ * Reads still find every object the repository has.
+ */
+static int writes_to_memory(td_repo *r, const char *root)
+{
+	git_odb *odb = NULL;
+	git_odb_backend *mem = NULL;
+	int err = 0;
+
+	if (git_repository_odb(&odb, r->repo) != 0 || git_mempack_new(&mem) != 0)
+		err = git_fail("cannot set up the object database of", root);
+	else if (git_odb_add_backend(odb, mem, 999) != 0) {
+		mem->free(mem);
+		err = git_fail("cannot set up the object database of", root);
+	}
+	git_odb_free(odb); /* the repository keeps its own reference, and the backend */
+	return err;
+}
+
 int td_repo_open(td_repo **out, const char *root)
 {
 	td_repo *r = calloc(1, sizeof *r);
@@ -147,6 +236,8 @@ int td_repo_open(td_repo **out, const char *root)
 		err = TD_FAIL(TD_ENOTSUP, "%s is a shallow clone, and libgit2 1.5 cannot walk one; "
 					  "fetch the full history (git fetch --unshallow) and run again",
 			      root);
+	if (!err)
+		err = writes_to_memory(r, root);
 	if (err)
 		td_repo_free(r);
 	else
@@ -483,6 +574,8 @@ typedef struct {
 	int err;
 } state_list;
 
+static int push_entry(state_list *l, const char *path, const git_oid *oid, git_filemode_t mode);
+
 static int collect(const char *dir, const git_tree_entry *e, void *payload)
 {
 	state_list *l = payload;
@@ -495,19 +588,7 @@ static int collect(const char *dir, const git_tree_entry *e, void *payload)
 	snprintf(path, sizeof path, "%s%s", dir, git_tree_entry_name(e));
 	if (l->globs && td_project_matches(l->globs, path) != l->take_matching)
 		return 0;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		state_ent *v = realloc(l->v, cap * sizeof *v);
-
-		if (!v)
-			return l->err = TD_FAIL(TD_ENOMEM, "out of memory listing a tree");
-		l->v = v, l->cap = cap;
-	}
-	if (!(l->v[l->n].path = strdup(path)))
-		return l->err = TD_FAIL(TD_ENOMEM, "out of memory listing a tree");
-	git_oid_cpy(&l->v[l->n].oid, git_tree_entry_id(e));
-	l->v[l->n++].mode = mode;
-	return 0;
+	return l->err = push_entry(l, path, git_tree_entry_id(e), mode);
 }
 
 static int walk_commit(state_list *l, td_repo *r, const char *commit)
@@ -648,21 +729,23 @@ static int write_state_manifest(const char *manifest, const state_list *l)
 	return err;
 }
 
-int td_repo_materialise(size_t *n_written, td_repo *r, const char *base, const char *overlay,
-			char *const *overlay_globs, const char *dst, const char *manifest)
+/*
+ * Writes state l (sorted; passed by value, it is a few words) into dst:
+ * only files that differ are rewritten, files of the previous state
+ * (manifest) that l lacks are removed, and after a removal every file is
+ * touched. The one writer of every state (td_repo_materialise and
+ * td_repo_materialise_revert).
+ */
+static int write_state(size_t *n_written, td_repo *r, const state_list l, const char *dst,
+		       const char *manifest)
 {
-	state_list l = {NULL, 0, 0, overlay ? overlay_globs : NULL, 0, 0};
 	size_t n = 0, n_kept;
-	int err = walk_commit(&l, r, base);
+	int err = td_mkdirs(dst);
 
-	if (!err && overlay && overlay_globs) {
-		l.take_matching = 1;
-		err = walk_commit(&l, r, overlay);
-	}
-	if (!err) {
-		qsort(l.v, l.n, sizeof *l.v, cmp_ent);
-		err = td_mkdirs(dst);
-	}
+	for (size_t i = 1; !err && i < l.n; i++)
+		if (strcmp(l.v[i - 1].path, l.v[i].path) >= 0) /* one source per path, or which wins? */
+			err = TD_FAIL(TD_ESTATE, "internal error: %s is listed twice in a state",
+				      l.v[i].path);
 	for (size_t i = 0; !err && i < l.n; i++) {
 		int wrote;
 
@@ -678,6 +761,166 @@ int td_repo_materialise(size_t *n_written, td_repo *r, const char *base, const c
 		err = write_state_manifest(manifest, &l);
 	if (n_written)
 		*n_written = n;
+	return err;
+}
+
+/* The list of state (base, with overlay's paths matching overlay_globs), sorted. */
+static int list_commits(state_list *l, td_repo *r, const char *base, const char *overlay,
+			char *const *overlay_globs)
+{
+	int err;
+
+	l->globs = overlay ? overlay_globs : NULL;
+	l->take_matching = 0;
+	err = walk_commit(l, r, base);
+	if (!err && overlay && overlay_globs) {
+		l->take_matching = 1;
+		err = walk_commit(l, r, overlay);
+	}
+	if (!err)
+		qsort(l->v, l->n, sizeof *l->v, cmp_ent);
+	return err;
+}
+
+int td_repo_materialise(size_t *n_written, td_repo *r, const char *base, const char *overlay,
+			char *const *overlay_globs, const char *dst, const char *manifest)
+{
+	state_list l = {NULL, 0, 0, NULL, 0, 0};
+	int err = list_commits(&l, r, base, overlay, overlay_globs);
+
+	if (n_written)
+		*n_written = 0;
+	if (!err)
+		err = write_state(n_written, r, l, dst, manifest);
 	state_free(&l);
+	return err;
+}
+
+/* ---- a fix reverted at HEAD, in memory ---- */
+
+/* Appends one entry to l. */
+static int push_entry(state_list *l, const char *path, const git_oid *oid, git_filemode_t mode)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 256;
+		state_ent *v = realloc(l->v, cap * sizeof *v);
+
+		if (!v)
+			return TD_FAIL(TD_ENOMEM, "out of memory listing a state");
+		l->v = v, l->cap = cap;
+	}
+	if (!(l->v[l->n].path = strdup(path)))
+		return TD_FAIL(TD_ENOMEM, "out of memory listing a state");
+	git_oid_cpy(&l->v[l->n].oid, oid);
+	l->v[l->n++].mode = mode;
+	return 0;
+}
+
+/*
+ * The non-test paths of a conflicted index, sorted, each once. A conflict
+ * in a test file does not count: test files are taken from HEAD anyway.
+ */
+static int list_conflicts(char ***out, git_index *index, char *const *test_globs)
+{
+	git_index_conflict_iterator *it = NULL;
+	const git_index_entry *e[3];
+	char **paths = NULL;
+	int err = 0, rc;
+
+	if (git_index_conflict_iterator_new(&it, index) != 0)
+		return git_fail("cannot list the conflicts of", "the revert");
+	while (!err && (rc = git_index_conflict_next(&e[0], &e[1], &e[2], it)) == 0) {
+		const git_index_entry *any = e[1] ? e[1] : e[2] ? e[2] : e[0];
+
+		if (any && !td_project_matches(test_globs, any->path))
+			err = td_strv_push(&paths, any->path);
+	}
+	if (!err && rc != GIT_ITEROVER)
+		err = git_fail("cannot list the conflicts of", "the revert");
+	git_index_conflict_iterator_free(it);
+	if (err)
+		td_strv_free(paths);
+	else {
+		sort_unique(paths);
+		*out = paths;
+	}
+	return err;
+}
+
+/* Fills l from index (stage 0, non-test paths) and head's tree (test paths), sorted. */
+static int list_reverted(state_list *l, td_repo *r, git_index *index, const char *head,
+			 char *const *test_globs)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < git_index_entrycount(index); i++) {
+		const git_index_entry *e = git_index_get_byindex(index, i);
+		git_filemode_t mode = (git_filemode_t)e->mode;
+
+		if (git_index_entry_stage(e) != 0 || td_project_matches(test_globs, e->path) ||
+		    (mode != GIT_FILEMODE_BLOB && mode != GIT_FILEMODE_BLOB_EXECUTABLE &&
+		     mode != GIT_FILEMODE_LINK))
+			continue; /* conflicts are listed apart; submodules are not ours to write */
+		err = push_entry(l, e->path, &e->id, mode);
+	}
+	l->globs = test_globs;
+	l->take_matching = 1;
+	if (!err)
+		err = walk_commit(l, r, head);
+	if (!err)
+		qsort(l->v, l->n, sizeof *l->v, cmp_ent);
+	return err;
+}
+
+/* Whether states a and b (sorted) hold the same paths, blobs and modes. */
+static int same_state(const state_list *a, const state_list *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i].path, b->v[i].path) || !git_oid_equal(&a->v[i].oid, &b->v[i].oid) ||
+		    a->v[i].mode != b->v[i].mode)
+			return 0;
+	return 1;
+}
+
+/* git_revert_commit of fix onto head, in memory; *index is freed by the caller. */
+static int revert_in_memory(git_index **index, td_repo *r, const char *head, const char *fix)
+{
+	git_commit *h = NULL, *f = NULL;
+	int err = lookup_commit(&h, r, head);
+
+	if (!err)
+		err = lookup_commit(&f, r, fix);
+	/* git_revert_commit, never git_revert: only this one leaves the user's index alone */
+	if (!err && git_revert_commit(index, r->repo, f, h, git_commit_parentcount(f) > 1 ? 1 : 0,
+				      NULL) != 0)
+		err = git_fail("cannot revert at HEAD the commit", fix);
+	git_commit_free(f);
+	git_commit_free(h);
+	return err;
+}
+
+int td_repo_materialise_revert(td_repo_revert *out, td_repo *r, const char *head, const char *fix,
+			       char *const *test_globs, const char *dst, const char *manifest)
+{
+	state_list l = {NULL, 0, 0, NULL, 0, 0}, at_head = {NULL, 0, 0, NULL, 0, 0};
+	git_index *index = NULL;
+	int err = revert_in_memory(&index, r, head, fix);
+
+	memset(out, 0, sizeof *out);
+	if (!err && git_index_has_conflicts(index))
+		err = list_conflicts(&out->conflicts, index, test_globs);
+	if (err || out->conflicts)
+		goto done;
+	err = list_reverted(&l, r, index, head, test_globs);
+	if (!err)
+		err = list_commits(&at_head, r, head, NULL, NULL);
+	if (!err && !(out->unchanged = same_state(&l, &at_head)))
+		err = write_state(&out->n_written, r, l, dst, manifest);
+done:
+	state_free(&at_head);
+	state_free(&l);
+	git_index_free(index);
 	return err;
 }

@@ -30,7 +30,9 @@ int td_repo_root(char *out, size_t size, const char *path);
  * An open repository for reading history. Opaque. td_repo_open refuses a
  * path that is not in a git repository, a bare repository (TD_EINVAL) and
  * a shallow clone (TD_ENOTSUP: libgit2 1.5 cannot walk one; fetch the full
- * history with `git fetch --unshallow`). Caller frees with td_repo_free.
+ * history with `git fetch --unshallow`). Objects libgit2 writes through it
+ * (a merge writes the blobs it merges by content) stay in memory and die
+ * with it. Caller frees with td_repo_free.
  */
 typedef struct td_repo td_repo;
 
@@ -94,5 +96,27 @@ int td_repo_first_parents(char ***out, td_repo *r, const char *from, const char 
  */
 int td_repo_materialise(size_t *n_written, td_repo *r, const char *base, const char *overlay,
 			char *const *overlay_globs, const char *dst, const char *manifest);
+
+typedef struct {
+	char **conflicts; /* non-test paths the fix does not revert cleanly; NULL: none */
+	int unchanged;    /* 1: the reverted state is HEAD itself (nothing written) */
+	size_t n_written; /* files written or removed */
+} td_repo_revert;
+
+/*
+ * Makes dst hold commit head with commit fix reverted (git_revert_commit,
+ * in memory; a merge fix is reverted against its first parent), written as
+ * td_repo_materialise writes: non-test paths from the reverted index,
+ * paths matching test_globs as they are at head. Nothing is written into
+ * the repository: not its index, working tree or HEAD (git_revert, which
+ * writes them, is never called), and not its object database.
+ * When a non-test path does not revert cleanly, out->conflicts lists them
+ * (sorted) and nothing is written; a conflict in a test path is ignored,
+ * since test paths come from head anyway. When the reverted state equals
+ * head's (the fix's changes are gone from head), out->unchanged = 1 and
+ * nothing is written. Caller frees out->conflicts with td_strv_free.
+ */
+int td_repo_materialise_revert(td_repo_revert *out, td_repo *r, const char *head, const char *fix,
+			       char *const *test_globs, const char *dst, const char *manifest);
 
 #endif

@@ -48,6 +48,8 @@ typedef struct {
 	size_t n;
 } rp_commit;
 
+
+
 typedef struct {
 	const td_reproduce_opts *opts;
 	td_project *proj;
@@ -57,6 +59,7 @@ typedef struct {
 	char tree[4300], manifest[4300], tlog[4300], blog[2][4300];
 	rp_commit *done;   /* every commit judged, for the ledger */
 	size_t n_done;
+	td_repo_commit head; /* --at-head: HEAD, the state the fix is reverted on */
 } rp_run;
 
 /* ---- verdicts ------------------------------------------------------------ */
@@ -208,16 +211,40 @@ static int choose_tests(rp_run *r, rp_commit *c, const td_repo_commit *info,
 /* ---- the two states ---------------------------------------------------------- */
 
 /*
- * Writes the state (base, with the tests of overlay when not NULL) into
- * the scratch tree and builds it. *ok = 1 when it built.
+ * With --at-head, writes a state into the scratch tree: after, HEAD as it
+ * is; before, HEAD with commit fix reverted in memory (the caller has
+ * checked that it reverts cleanly, see check_revert).
+ */
+static int write_at_head(size_t *n, rp_run *r, const char *fix, int after)
+{
+	td_repo_revert rv;
+	int err;
+
+	if (after)
+		return td_repo_materialise(n, r->repo, r->head.id, NULL, NULL, r->tree, r->manifest);
+	err = td_repo_materialise_revert(&rv, r->repo, r->head.id, fix, r->proj->tests, r->tree,
+					 r->manifest);
+	if (!err && (rv.conflicts || rv.unchanged))
+		err = TD_FAIL(TD_ESTATE, "the revert at HEAD %.7s changed between two reads",
+			      r->head.id);
+	*n = rv.n_written;
+	td_strv_free(rv.conflicts);
+	return err;
+}
+
+/*
+ * Writes the state (base, with the tests of overlay when not NULL; with
+ * --at-head see write_at_head, overlay being the fix) into the scratch
+ * tree and builds it. *ok = 1 when it built.
  */
 static int build_state(int *ok, rp_run *r, const char *base, const char *overlay, int after)
 {
 	td_proc_result pr;
-	size_t n;
+	size_t n = 0;
 	char d[64];
-	int err = td_repo_materialise(&n, r->repo, base, overlay, r->proj->tests, r->tree,
-				      r->manifest);
+	int err = r->head.id[0] ? write_at_head(&n, r, overlay, after)
+				: td_repo_materialise(&n, r->repo, base, overlay, r->proj->tests, r->tree,
+						      r->manifest);
 
 	if (err)
 		return err;
@@ -271,7 +298,8 @@ static int find_runners(rp_run *r, rp_commit *c)
 			continue;
 		}
 		if (!err && t->runner < 0)
-			printf("  %s: no runner lists it at the fix; running it anyway\n", t->name);
+			printf("  %s: no runner lists it at %s; running it anyway\n", t->name,
+			       r->head.id[0] ? "HEAD" : "the fix");
 		if (!err && (!(t->before = calloc((size_t)r->opts->runs, sizeof(int))) ||
 			     !(t->after = calloc((size_t)r->opts->runs, sizeof(int)))))
 			err = TD_FAIL(TD_ENOMEM, "out of memory");
@@ -384,6 +412,9 @@ static int run_states(rp_run *r, rp_commit *c, const td_repo_commit *info)
 	double slowest = 0, limit;
 	int ok = 0, err = build_state(&ok, r, info->id, NULL, 1);
 
+	if (!err && !ok && r->head.id[0])
+		return TD_FAIL(TD_ESTATE, "HEAD (%s) does not build; see %s", r->head.short_id,
+			       r->blog[1]);
 	if (!err && !ok)
 		return TD_FAIL(TD_ESTATE, "the fix commit %s itself does not build; see %s",
 			       info->short_id, r->blog[1]);
@@ -424,6 +455,37 @@ static int keep(rp_run *r, rp_commit *c)
 }
 
 /*
+ * With --at-head: reverts the fix at HEAD once to see whether it reverts
+ * at all. *status = 1 (and a message) when a non-test file conflicts or
+ * the revert changes nothing (the fix's changes are gone from HEAD); the
+ * clean state is left written in the scratch tree.
+ */
+static int check_revert(int *status, rp_run *r, const td_repo_commit *info)
+{
+	td_repo_revert rv;
+	int err = td_repo_materialise_revert(&rv, r->repo, r->head.id, info->id, r->proj->tests,
+					     r->tree, r->manifest);
+
+	*status = 0;
+	if (!err && rv.conflicts) {
+		printf("  conflict: the fix no longer reverts cleanly at HEAD (%s); these files "
+		       "conflict:\n", r->head.short_id);
+		for (size_t i = 0; rv.conflicts[i]; i++)
+			printf("    %s\n", rv.conflicts[i]);
+		printf("  no test run, nothing recorded: whether the guard still guards at HEAD is "
+		       "unknown, never a pass\n");
+		*status = 1;
+	} else if (!err && rv.unchanged) {
+		printf("  nothing to revert at HEAD (%s): HEAD's non-test files already read as "
+		       "without the fix (its changes are gone); no test run, nothing recorded\n",
+		       r->head.short_id);
+		*status = 1;
+	}
+	td_strv_free(rv.conflicts);
+	return err;
+}
+
+/*
  * Reproduces rev (its tests from finding f when not NULL). Returns the
  * exit status for this commit; errors are printed here.
  */
@@ -447,6 +509,13 @@ static int reproduce_one(rp_run *r, const char *rev, const td_debugmd_finding *f
 		printf("  nothing to revert: it changes only test files, so the state before it would "
 		       "be the fix itself; no test run, nothing recorded\n");
 		goto done;
+	}
+	if (!err && r->head.id[0]) {
+		printf("  at HEAD %s %s: before = HEAD with the fix reverted (tests as at HEAD), "
+		       "after = HEAD\n", r->head.short_id, r->head.summary);
+		err = check_revert(&status, r, &info);
+		if (err || status)
+			goto done;
 	}
 	if (!err)
 		err = choose_tests(r, &c, &info, f);
@@ -533,7 +602,7 @@ static int put_reproductions(td_ledger *lg, const rp_run *r)
 						      state_word(t->after, r->opts->runs), t->verdict,
 						      t->k, r->opts->runs};
 
-			err = td_ledger_put_reproduction(lg, &rep);
+			err = td_ledger_put_reproduction_at(lg, &rep, r->head.id[0] ? r->head.id : NULL);
 		}
 	return err;
 }
@@ -560,7 +629,7 @@ static int record(rp_run *r, int status)
 		err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
 	if (!err)
 		err = td_ledger_run_begin(lg, &info);
-	if (!err)
+	if (!err && !r->head.id[0]) /* an at-head verdict speaks for HEAD, not for DEBUG.md's claim */
 		err = put_findings(lg, r);
 	if (!err)
 		err = put_reproductions(lg, r);
@@ -605,6 +674,8 @@ int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *
 
 	if (!err)
 		err = td_repo_open(&r.repo, r.proj->root);
+	if (!err && opts->at_head)
+		err = td_repo_commit_info(&r.head, r.repo, "HEAD");
 	if (!err)
 		err = td_testrun_claim(&lock_fd, r.dir, sizeof r.dir, r.proj->root, "history");
 	if (err)

@@ -24,6 +24,21 @@
  * them. A cited guard must come out guard and a cited pin pin; of the
  * inferred tests at least one must be a guard.
  *
+ * --at-head: does the guard still guard today? The fix is reverted at
+ * HEAD in memory (git_revert_commit: the user's index, working tree and
+ * HEAD untouched; its merged blobs kept in memory, never in .git/objects):
+ *   before  HEAD with the fix reverted in its non-test files; test files
+ *           as at HEAD (a conflict in a test file is therefore ignored)
+ *   after   HEAD as it is (committed: uncommitted changes are not read)
+ * The tests are chosen as above, from the fix; the verdicts are the same.
+ * When a non-test file does not revert cleanly, the conflicting paths are
+ * listed and the exit status is 1 ("conflict: the fix no longer reverts
+ * cleanly at HEAD"): no test runs, nothing is recorded, and it never reads
+ * as a pass. When the revert changes nothing (the fix's changes are gone
+ * from HEAD), it says so with exit status 1. Verdicts go into the ledger
+ * with reproductions.at_head = HEAD's id; the findings and guard roles of
+ * DEBUG.md are not written by an at-head run (they speak for the fix).
+ *
  * Exit status: 0 every claim holds (or there was nothing to revert: a
  * commit changing only tests, said so and nothing recorded); 1 a cited
  * test is not what it is cited as; 2 usage or environment error (unknown
@@ -42,9 +57,10 @@ typedef struct {
 	int all;             /* every finding of DEBUG.md with a fix commit */
 	double timeout;      /* seconds per test run; 0: the defaults above */
 	const char *command; /* the command line, recorded with the run in the ledger */
+	int at_head;         /* revert the fix at HEAD instead (see above); not with all */
 } td_reproduce_opts;
 
-#define TD_REPRODUCE_OPTS_INIT {NULL, 2, 0, 0, NULL}
+#define TD_REPRODUCE_OPTS_INIT {NULL, 2, 0, 0, NULL, 0}
 
 /*
  * Reproduces commit (any revision; ignored with opts->all) in the

@@ -101,12 +101,33 @@ static const char schema_v1[] =
 	"CREATE INDEX reproductions_by_test ON reproductions(test);\n"
 	"PRAGMA user_version = 1;\n";
 
+/*
+ * Version 2: reproductions.at_head (the HEAD a fix was reverted on by
+ * `reproduce --at-head`; NULL for a reproduction against the fix's parent)
+ * and the bisects table. Old rows keep at_head NULL: they were all ordinary
+ * reproductions.
+ */
+static const char schema_v2[] =
+	"ALTER TABLE reproductions ADD COLUMN at_head TEXT;\n"
+	"CREATE TABLE bisects (\n"
+	"  run TEXT NOT NULL REFERENCES runs(id),\n"
+	"  guard_test TEXT NOT NULL,\n"
+	"  good TEXT NOT NULL,\n"
+	"  bad TEXT NOT NULL,\n"
+	"  found TEXT,\n"
+	"  direction TEXT NOT NULL CHECK (direction IN ('fix', 'regression')),\n"
+	"  skipped TEXT NOT NULL,\n"
+	"  builds INTEGER NOT NULL CHECK (builds >= 1),\n"
+	"  PRIMARY KEY (run, guard_test));\n"
+	"PRAGMA user_version = 2;\n";
+
 /* Step i takes a ledger from version migrations[i].version - 1 to .version. */
 static const struct {
 	int version;
 	const char *sql;
 } migrations[] = {
 	{1, schema_v1},
+	{2, schema_v2},
 };
 
 /* --- SQLite plumbing ------------------------------------------------------------ */
@@ -512,6 +533,12 @@ int td_ledger_put_guard(td_ledger *lg, int finding, const char *test, const char
 
 int td_ledger_put_reproduction(td_ledger *lg, const td_ledger_reproduction *r)
 {
+	return td_ledger_put_reproduction_at(lg, r, NULL);
+}
+
+int td_ledger_put_reproduction_at(td_ledger *lg, const td_ledger_reproduction *r,
+				  const char *at_head)
+{
 	int err = require_run(lg, "a reproduction");
 
 	if (err)
@@ -520,13 +547,52 @@ int td_ledger_put_reproduction(td_ledger *lg, const td_ledger_reproduction *r)
 		return TD_FAIL(TD_EINVAL, "a reproduction needs a commit, a test, both outcomes and a verdict");
 	return exec_bound(lg, "recording a reproduction",
 			  "INSERT INTO reproductions(run, fix_commit, test, outcome_before, outcome_after,"
-			  " verdict, stable_k, stable_n) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+			  " verdict, stable_k, stable_n, at_head) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
 			  " ON CONFLICT(run, fix_commit, test) DO UPDATE SET"
 			  " outcome_before = excluded.outcome_before, outcome_after = excluded.outcome_after,"
 			  " verdict = excluded.verdict, stable_k = excluded.stable_k,"
-			  " stable_n = excluded.stable_n",
-			  "ttttttii", lg->run_id, r->fix_commit, r->test, r->before, r->after, r->verdict,
-			  r->stable_k, r->stable_n);
+			  " stable_n = excluded.stable_n, at_head = excluded.at_head",
+			  "ttttttiit", lg->run_id, r->fix_commit, r->test, r->before, r->after, r->verdict,
+			  r->stable_k, r->stable_n, at_head);
+}
+
+/* The skipped commits as one string, space-separated ("" for none). Caller frees. */
+static char *join_commits(char *const *v)
+{
+	size_t len = 1;
+	char *s;
+
+	for (size_t i = 0; v && v[i]; i++)
+		len += strlen(v[i]) + 1;
+	if (!(s = malloc(len)))
+		return NULL;
+	s[0] = '\0';
+	for (size_t i = 0; v && v[i]; i++) {
+		if (i)
+			strcat(s, " ");
+		strcat(s, v[i]);
+	}
+	return s;
+}
+
+int td_ledger_put_bisect(td_ledger *lg, const td_ledger_bisect *b)
+{
+	int err = require_run(lg, "a bisect result");
+	char *skipped;
+
+	if (err)
+		return err;
+	if (!b->guard || !b->good || !b->bad || !b->direction)
+		return TD_FAIL(TD_EINVAL, "a bisect result needs a guard, both ends and a direction");
+	if (!(skipped = join_commits(b->skipped)))
+		return TD_FAIL(TD_ENOMEM, "out of memory recording a bisect result");
+	err = exec_bound(lg, "recording a bisect result",
+			 "INSERT INTO bisects(run, guard_test, good, bad, found, direction, skipped, builds)"
+			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+			 "tttttttl", lg->run_id, b->guard, b->good, b->bad, b->found, b->direction,
+			 skipped, (long)b->builds);
+	free(skipped);
+	return err;
 }
 
 int td_ledger_put_mutant(td_ledger *lg, const td_ledger_mutant *m)
@@ -595,8 +661,12 @@ static const char *const merge_sql[] = {
 	"INSERT INTO main.guards(finding, test, role) SELECT finding, test, role"
 	" FROM src.guards WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.reproductions(run, fix_commit, test, outcome_before, outcome_after,"
-	" verdict, stable_k, stable_n) SELECT run, fix_commit, test, outcome_before, outcome_after,"
-	" verdict, stable_k, stable_n FROM src.reproductions WHERE true ON CONFLICT DO NOTHING",
+	" verdict, stable_k, stable_n, at_head) SELECT run, fix_commit, test, outcome_before,"
+	" outcome_after, verdict, stable_k, stable_n, at_head FROM src.reproductions WHERE true"
+	" ON CONFLICT DO NOTHING",
+	"INSERT INTO main.bisects(run, guard_test, good, bad, found, direction, skipped, builds)"
+	" SELECT run, guard_test, good, bad, found, direction, skipped, builds"
+	" FROM src.bisects WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.mutants(id, catalogue, name, file, line, finding, designed_against, why)"
 	" SELECT id, catalogue, name, file, line, finding, designed_against, why"
 	" FROM src.mutants WHERE true ON CONFLICT DO NOTHING",

@@ -23,7 +23,9 @@
  * is constant. Enumerated columns are enforced by CHECK constraints, so a bad
  * value is refused with TD_EINVAL naming it.
  *
- * Schema (version 1); "commit" and "where" are SQL keywords, so the columns
+ * Schema (version 2; version 1 lacked reproductions.at_head and bisects,
+ * and is migrated forward by adding them); "commit" and "where" are SQL
+ * keywords, so the columns
  * are named head_commit, fix_commit and location:
  *   runs(id, command, started, ended, head_commit, dirty, tool_version, status)
  *       id is a random UUID (v4) made at run start; times are UTC ISO 8601;
@@ -31,9 +33,18 @@
  *   findings(number, title, location, severity, found_by, status, fix_commit)
  *   guards(finding, test, role)   role: guard | pin | broken | unverified
  *   reproductions(run, fix_commit, test, outcome_before, outcome_after,
- *       verdict, stable_k, stable_n)
+ *       verdict, stable_k, stable_n, at_head)
  *       outcomes: pass | fail | no-build | timeout | mixed
  *       verdict: guard | pin | broken | no-build | flaky
+ *       at_head: NULL for a reproduction against the fix's parent; for
+ *       `reproduce --at-head`, the HEAD commit the fix was reverted on
+ *       (before = HEAD without the fix, after = HEAD)
+ *   bisects(run, guard_test, good, bad, found, direction, skipped, builds)
+ *       one per bisect run; good and bad are the ends' full ids; found is
+ *       the first commit where the outcome flips, NULL when commits that
+ *       do not build hide which it is; direction: fix | regression;
+ *       skipped: the commits that did not build, full ids oldest first,
+ *       space-separated ("" for none); builds: how many builds it took
  *   mutants(id, catalogue, name, file, line, finding, designed_against, why)
  *       finding is deliberately not a foreign key: `ledger check` reports a
  *       catalogue entry naming a finding that does not exist
@@ -50,7 +61,7 @@
 
 #include <stdio.h>
 
-#define TD_LEDGER_SCHEMA_VERSION 1
+#define TD_LEDGER_SCHEMA_VERSION 2
 #define TD_LEDGER_MAGIC 0x54444C47 /* "TDLG" in PRAGMA application_id */
 #define TD_LEDGER_BUSY_MS 5000     /* how long a write waits for another writer */
 #define TD_LEDGER_RUN_ID_LEN 36    /* xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx */
@@ -138,6 +149,26 @@ typedef struct {
 
 /* Records a reproduction in the open run, replacing one for the same commit and test. */
 int td_ledger_put_reproduction(td_ledger *lg, const td_ledger_reproduction *r);
+
+/*
+ * The same for a reproduction of `reproduce --at-head`: at_head is the
+ * HEAD commit the fix was reverted on (NULL: an ordinary reproduction).
+ */
+int td_ledger_put_reproduction_at(td_ledger *lg, const td_ledger_reproduction *r,
+				  const char *at_head);
+
+typedef struct {
+	const char *guard;     /* the test bisected */
+	const char *good;      /* the old end, full id */
+	const char *bad;       /* the new end, full id */
+	const char *found;     /* the first commit where it flips; NULL: ambiguous */
+	const char *direction; /* "fix" or "regression" */
+	char *const *skipped;  /* commits that did not build, oldest first, NULL-terminated; NULL: none */
+	int builds;            /* builds the search took, >= 1 */
+} td_ledger_bisect;
+
+/* Records the open run's bisect result (one per run and guard). TD_EINVAL for a bad direction. */
+int td_ledger_put_bisect(td_ledger *lg, const td_ledger_bisect *b);
 
 typedef struct {
 	const char *id;               /* stable id, chosen by the catalogue loader */

@@ -351,3 +351,87 @@ mutant {
   finding = 3,
   why = "lets a fixture run's log keep the output of the runs before it",
 }
+
+-- reproduce --at-head, bisect in the ledger, ledger v2, repository owner (issue 4)
+
+mutant {
+  name = "reproduce-at-head-writes-objects",
+  file = "harness/repo.c",
+  find = "\tif (!err)\n\t\terr = writes_to_memory(r, root);",
+  replace = "\tif (0)\n\t\terr = writes_to_memory(r, root);",
+  guards = { "test_at_head_writes_no_object_and_leaves_the_users_index_tree_and_head" },
+  designed_against = "git_revert_commit writes the blobs it merges by content into the object database; the user's .git/objects must stay as it was",
+  why = "lets the in-memory revert's merged blobs land in .git/objects",
+}
+
+mutant {
+  name = "reproduce-at-head-test-file-conflict-counts",
+  file = "harness/repo.c",
+  find = "if (any && !td_project_matches(test_globs, any->path))",
+  replace = "if (any && (test_globs || 1))",
+  guards = { "test_at_head_a_fix_that_still_reverts_shows_its_guard_still_guards",
+             "test_at_head_a_fix_that_no_longer_reverts_is_a_conflict_never_a_pass" },
+  designed_against = "test files come from HEAD, so a conflict in one says nothing about the fix; counting it would make --at-head useless once tests grow",
+  why = "reports a conflict in a test file as the fix no longer reverting",
+}
+
+mutant {
+  name = "reproduce-at-head-tests-not-from-head",
+  file = "harness/repo.c",
+  find = "\tif (!err)\n\t\terr = walk_commit(l, r, head);",
+  replace = "\tif (0)\n\t\terr = walk_commit(l, r, head);",
+  guards = { "test_at_head_a_fix_that_still_reverts_shows_its_guard_still_guards" },
+  designed_against = "before at HEAD must run today's tests against today's code without the fix",
+  why = "leaves the test files out of the reverted state instead of taking HEAD's",
+}
+
+mutant {
+  name = "reproduce-at-head-conflict-not-reported",
+  file = "harness/reproduce.c",
+  find = "\t\t*status = 1;\n\t} else if",
+  replace = "\t\t*status = 0;\n\t} else if",
+  guards = { "test_at_head_a_fix_that_no_longer_reverts_is_a_conflict_never_a_pass" },
+  designed_against = "a fix that no longer reverts cleanly at HEAD is a conflict, reported as such with exit 1, never a pass",
+  why = "goes on past a conflicting revert as if it were clean",
+}
+
+mutant {
+  name = "repo-owner-refusal-unexplained",
+  file = "harness/repo.c",
+  find = "return owner_problem(root, sizeof root, path) ? owner_fail(root) : err;",
+  replace = "return owner_problem(root, sizeof root, path) && 0 ? owner_fail(root) : err;",
+  guards = { "test_a_repository_owned_by_another_user_is_refused_saying_what_to_do" },
+  designed_against = "libgit2 1.5.1 refuses a repository owned by another user with a misleading message ('safe.directory was not found'); the user must learn the path and what to do",
+  why = "passes libgit2's own message on for a repository owned by another user",
+}
+
+mutant {
+  name = "bisect-result-not-recorded",
+  file = "harness/bisect.c",
+  find = "\tif (!err && status < 2)\n\t\terr = record(&r, hi, want, status);",
+  replace = "\tif (0)\n\t\terr = record(&r, hi, want, status);",
+  guards = { "test_a_bisect_result_is_recorded_in_the_ledger_in_one_run",
+             "test_an_ambiguous_bisect_is_recorded_with_no_commit_found" },
+  designed_against = "every bisect that reaches a result is in the ledger",
+  why = "prints the result and records nothing",
+}
+
+mutant {
+  name = "bisect-ambiguous-recorded-as-found",
+  file = "harness/bisect.c",
+  find = "status == 0 ? r->chain[hi] : NULL,",
+  replace = "r->chain[hi],",
+  guards = { "test_an_ambiguous_bisect_is_recorded_with_no_commit_found" },
+  designed_against = "when skipped commits hide the flip, the ledger must not name a commit as found",
+  why = "records the newest candidate as the commit found",
+}
+
+mutant {
+  name = "ledger-v1-not-migrated",
+  file = "ledger/ledger.c",
+  find = "\t{2, schema_v2},",
+  replace = "\t{1, schema_v2},",
+  guards = { "test_a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows" },
+  designed_against = "a ledger written by an older tdaudit is migrated forward when opened",
+  why = "numbers step 2 as step 1, so a version-1 ledger never gets it",
+}

@@ -16,6 +16,10 @@
  *     -> skipped_commits_next_to_the_flip_leave_it_ambiguous
  *   - conclude() without the good-end check [cat]
  *     -> no_flip_between_the_ends_exits_2
+ *   - td_bisect() not calling record() [cat]; skipped_commits() listing
+ *     the passing commits -> a_bisect_result_is_recorded_in_the_ledger_in_one_run
+ *   - record() writing chain[hi] as found when ambiguous [cat]; td_bisect()
+ *     recording an exit-2 search -> an_ambiguous_bisect_is_recorded_with_no_commit_found
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -24,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "fixture.h"
 
@@ -78,6 +84,66 @@ static int count(const char *s, const char *text)
 	for (const char *p = s; (p = strstr(p, text)) != NULL; p++)
 		n++;
 	return n;
+}
+
+/*
+ * The bisects row of the fixture's ledger as "good bad found direction
+ * skipped builds" (found "-" when NULL), or "" when there is none.
+ */
+static const char *bisect_row(void)
+{
+	static char out[1024];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	out[0] = '\0';
+	assert_int_equal(sqlite3_open_v2("repo/.tdaudit/ledger.db", &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT good, bad, coalesce(found, '-'), direction,"
+						" skipped, builds FROM bisects JOIN runs ON runs.id = run"
+						" WHERE guard_test = 'test_add' AND runs.status IN ('ok', 'findings')",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(out, sizeof out, "%s %s %s %s %s %d", sqlite3_column_text(st, 0),
+			 sqlite3_column_text(st, 1), sqlite3_column_text(st, 2),
+			 sqlite3_column_text(st, 3), sqlite3_column_text(st, 4), sqlite3_column_int(st, 5));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+static void test_a_bisect_result_is_recorded_in_the_ledger_in_one_run(void **state)
+{
+	const char *args[] = {"bisect", "--guard", "test_add", NULL};
+	char want[1024];
+	const char *log, *p;
+
+	(void)state;
+	make_history(6, 4);
+	assert_int_equal(bisect(args), 0);
+	log = fx_slurp("b.log");
+	assert_non_null(strstr(log, "recorded in .tdaudit/ledger.db"));
+	assert_non_null(p = strstr(log, " builds for 10 commits"));
+	while (p > log && p[-1] != ' ')
+		p--; /* to the number of builds */
+	snprintf(want, sizeof want, "%s %s %s fix %s %d", ids[0], ids[9], ids[6], ids[4], atoi(p));
+	assert_string_equal(bisect_row(), want);
+}
+
+static void test_an_ambiguous_bisect_is_recorded_with_no_commit_found(void **state)
+{
+	const char *args[] = {"bisect", "--guard", "test_add", "--find", "fix", NULL};
+	const char *none[] = {"bisect", "--guard", "test_add", "--good", "HEAD~2", NULL};
+	char want[1024];
+
+	(void)state;
+	make_history(6, 5);
+	assert_int_equal(bisect(none), 2); /* no flip: no result, nothing recorded */
+	assert_int_equal(access("repo/.tdaudit/ledger.db", F_OK), -1);
+	assert_int_equal(bisect(args), 1);
+	snprintf(want, sizeof want, "%s %s - fix %s ", ids[0], ids[9], ids[5]);
+	assert_non_null(strstr(bisect_row(), want));
 }
 
 static void test_finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build(void **state)
@@ -135,5 +201,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build),
 	cmocka_unit_test(test_skipped_commits_next_to_the_flip_leave_it_ambiguous),
 	cmocka_unit_test(test_no_flip_between_the_ends_exits_2),
+	cmocka_unit_test(test_a_bisect_result_is_recorded_in_the_ledger_in_one_run),
+	cmocka_unit_test(test_an_ambiguous_bisect_is_recorded_with_no_commit_found),
 };
 TD_TEST_GROUP(bisect, tests);

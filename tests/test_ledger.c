@@ -35,6 +35,10 @@
  *       -> an_unknown_role_is_refused
  *   - td_ledger_commits_match() comparing with strcasecmp (whole strings)
  *       -> a_guard_is_verified_by_a_full_commit_id_cited_short
+ *   - migration step 2 numbered 1 (a version-1 ledger never gets it)
+ *       -> a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows
+ *   - merge_sql without the bisects statement; join_commits() without
+ *     the space between ids -> a_bisect_result_is_recorded_and_merged_once
  */
 #include "tdtest.h"
 
@@ -131,6 +135,138 @@ static long total_rows(const char *path)
 			     " + (SELECT count(*) FROM guards) + (SELECT count(*) FROM reproductions)"
 			     " + (SELECT count(*) FROM mutants) + (SELECT count(*) FROM mutant_outcomes)"
 			     " + (SELECT count(*) FROM kills)");
+}
+
+/*
+ * The schema of version 1 exactly as tdaudit 0.1.0 wrote it (a frozen copy:
+ * ledger.c's migration step 1 may be read by this test, never the other way).
+ */
+static const char frozen_v1[] =
+	"PRAGMA application_id = 1413762119;\n"
+	"CREATE TABLE runs (\n"
+	"  id TEXT PRIMARY KEY,\n"
+	"  command TEXT NOT NULL,\n"
+	"  started TEXT NOT NULL,\n"
+	"  ended TEXT,\n"
+	"  head_commit TEXT,\n"
+	"  dirty INTEGER NOT NULL CHECK (dirty IN (0, 1)),\n"
+	"  tool_version TEXT NOT NULL,\n"
+	"  status TEXT NOT NULL CHECK (status IN ('running', 'ok', 'findings', 'error')));\n"
+	"CREATE TABLE findings (\n"
+	"  number INTEGER PRIMARY KEY CHECK (number > 0),\n"
+	"  title TEXT NOT NULL,\n"
+	"  location TEXT NOT NULL,\n"
+	"  severity TEXT NOT NULL,\n"
+	"  found_by TEXT NOT NULL,\n"
+	"  status TEXT NOT NULL,\n"
+	"  fix_commit TEXT);\n"
+	"CREATE TABLE guards (\n"
+	"  finding INTEGER NOT NULL REFERENCES findings(number),\n"
+	"  test TEXT NOT NULL,\n"
+	"  role TEXT NOT NULL CHECK (role IN ('guard', 'pin', 'broken', 'unverified')),\n"
+	"  PRIMARY KEY (finding, test));\n"
+	"CREATE TABLE reproductions (\n"
+	"  run TEXT NOT NULL REFERENCES runs(id),\n"
+	"  fix_commit TEXT NOT NULL,\n"
+	"  test TEXT NOT NULL,\n"
+	"  outcome_before TEXT NOT NULL\n"
+	"    CHECK (outcome_before IN ('pass', 'fail', 'no-build', 'timeout', 'mixed')),\n"
+	"  outcome_after TEXT NOT NULL\n"
+	"    CHECK (outcome_after IN ('pass', 'fail', 'no-build', 'timeout', 'mixed')),\n"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('guard', 'pin', 'broken', 'no-build', 'flaky')),\n"
+	"  stable_k INTEGER NOT NULL,\n"
+	"  stable_n INTEGER NOT NULL,\n"
+	"  CHECK (stable_n >= 1 AND stable_k >= 0 AND stable_k <= stable_n),\n"
+	"  PRIMARY KEY (run, fix_commit, test));\n"
+	"CREATE TABLE mutants (\n"
+	"  id TEXT PRIMARY KEY,\n"
+	"  catalogue TEXT NOT NULL,\n"
+	"  name TEXT NOT NULL,\n"
+	"  file TEXT NOT NULL,\n"
+	"  line INTEGER NOT NULL CHECK (line >= 1),\n"
+	"  finding INTEGER,\n"
+	"  designed_against TEXT,\n"
+	"  why TEXT NOT NULL,\n"
+	"  CHECK (finding IS NOT NULL OR designed_against IS NOT NULL));\n"
+	"CREATE TABLE mutant_outcomes (\n"
+	"  run TEXT NOT NULL REFERENCES runs(id),\n"
+	"  mutant TEXT NOT NULL REFERENCES mutants(id),\n"
+	"  outcome TEXT NOT NULL CHECK (outcome IN\n"
+	"    ('killed', 'killed-elsewhere', 'survived', 'timeout', 'build-failed', 'stale',\n"
+	"     'equivalent')),\n"
+	"  killing_test TEXT,\n"
+	"  exit_status INTEGER,\n"
+	"  signal INTEGER,\n"
+	"  duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),\n"
+	"  PRIMARY KEY (run, mutant));\n"
+	"CREATE TABLE kills (\n"
+	"  run TEXT NOT NULL,\n"
+	"  mutant TEXT NOT NULL,\n"
+	"  test TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run, mutant, test),\n"
+	"  FOREIGN KEY (run, mutant) REFERENCES mutant_outcomes(run, mutant));\n"
+	"CREATE INDEX reproductions_by_test ON reproductions(test);\n"
+	"PRAGMA user_version = 1;\n";
+
+static void test_a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows(void **state)
+{
+	td_ledger_reproduction r = {"abc1234", "test_new", "fail", "pass", "guard", 2, 2};
+	td_ledger_bisect b = {"test_g", "1111111", "2222222", "2222222", "fix", NULL, 3};
+	td_ledger *lg;
+	int ok = 0;
+
+	(void)state;
+	raw_exec("v1.db", frozen_v1);
+	raw_exec("v1.db", "INSERT INTO runs VALUES ('r1', 'tdaudit reproduce', '2024-01-01T00:00:00Z',"
+			  " '2024-01-01T00:01:00Z', NULL, 0, '0.1.0', 'ok');"
+			  "INSERT INTO reproductions VALUES ('r1', 'abc1234', 'test_g', 'fail', 'pass',"
+			  " 'guard', 2, 2);");
+	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), 1);
+	assert_int_equal(td_ledger_open(&lg, "v1.db", 0), 0);
+	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), 2);
+	assert_int_equal(td_ledger_guard_verified(&ok, lg, "abc1234", "test_g"), 0);
+	assert_int_equal(ok, 1); /* the old row is still there, and still evidence */
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM reproductions WHERE at_head IS NULL"), 1);
+	begin(lg);
+	assert_int_equal(td_ledger_put_reproduction_at(lg, &r, "3333333"), 0);
+	assert_int_equal(td_ledger_put_bisect(lg, &b), 0);
+	assert_int_equal(td_ledger_run_finish(lg, "ok"), 0);
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM reproductions WHERE at_head = '3333333'"
+					  " AND test = 'test_new'"), 1);
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM bisects"), 1);
+	assert_int_equal(td_ledger_open(&lg, "v1.db", 0), 0); /* opening again migrates nothing */
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), 2);
+}
+
+static void test_a_bisect_result_is_recorded_and_merged_once(void **state)
+{
+	char *skipped[] = {"aaaaaaa", "bbbbbbb", NULL};
+	td_ledger_bisect b = {"test_g", "1111111", "9999999", NULL, "regression", skipped, 5};
+	td_ledger_bisect bad = {"test_h", "1111111", "9999999", NULL, "sideways", NULL, 5};
+	td_ledger *lg;
+	long added;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	TD_ASSERT_REFUSED(td_ledger_put_bisect(lg, &b), TD_ESTATE, "outside a run");
+	begin(lg);
+	assert_int_equal(td_ledger_put_bisect(lg, &b), 0);
+	TD_ASSERT_REFUSED(td_ledger_put_bisect(lg, &bad), TD_EINVAL, "CHECK");
+	assert_int_equal(td_ledger_run_finish(lg, "findings"), 0);
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("l.db", "SELECT count(*) FROM bisects WHERE guard_test = 'test_g'"
+					 " AND good = '1111111' AND bad = '9999999' AND found IS NULL"
+					 " AND direction = 'regression' AND skipped = 'aaaaaaa bbbbbbb'"
+					 " AND builds = 5 AND run = (SELECT id FROM runs)"),
+			 1);
+	assert_int_equal(td_ledger_merge(&added, "m.db", "l.db"), 0);
+	assert_int_equal(added, 2); /* the run and its bisect */
+	assert_int_equal(td_ledger_merge(&added, "m.db", "l.db"), 0);
+	assert_int_equal(added, 0);
+	assert_int_equal(raw_int("m.db", "SELECT count(*) FROM bisects WHERE skipped = 'aaaaaaa bbbbbbb'"),
+			 1);
 }
 
 static void test_a_new_ledger_has_the_schema_version_magic_and_wal_mode(void **state)
@@ -444,6 +580,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_json_export_names_its_format_and_version),
 	cmocka_unit_test(test_an_unknown_role_is_refused),
 	cmocka_unit_test(test_a_guard_is_verified_by_a_full_commit_id_cited_short),
+	cmocka_unit_test(test_a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows),
+	cmocka_unit_test(test_a_bisect_result_is_recorded_and_merged_once),
 };
 
 TD_TEST_GROUP(ledger, tests);

@@ -44,14 +44,32 @@
  *     -> no_command_touches_the_users_tree_index_or_head
  *   - reproduce_all() stopping after the first finding
  *     -> all_reproduces_every_finding_with_a_fix_commit
+ *
+ * --at-head (HEAD = C5, or C6/C7 committed on top by the test):
+ *   - writes_to_memory() not called from td_repo_open() [cat]: the revert's
+ *     content-merged calc.c lands in .git/objects (26 files -> 27)
+ *     -> at_head_writes_no_object_and_leaves_the_users_index_tree_and_head
+ *   - list_conflicts() counting conflicts in test files [cat]; list_reverted()
+ *     taking test files from the revert (duplicates: write_state() refuses)
+ *     or not taking HEAD's (t.c missing) [cat];
+ *     write_state() building the fix, not HEAD, as after; record() writing
+ *     at_head NULL -> at_head_a_fix_that_still_reverts_shows_its_guard_still_guards
+ *   - check_revert() reporting a conflict with status 0 [cat];
+ *     td_repo_materialise_revert() never saying unchanged
+ *     -> at_head_a_fix_that_no_longer_reverts_is_a_conflict_never_a_pass
+ *   - open_repo() not asking owner_problem() [cat]
+ *     -> a_repository_owned_by_another_user_is_refused_saying_what_to_do
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
 
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "../core/error.h"
 #include "../ledger/ledger.h"
@@ -85,6 +103,7 @@ static const char *const all_tests[][2] = {
 	{"test_add_big", "add(1, 1) == 3"},  /* C3 */
 	{"test_flaky", "flip()"},            /* C4 */
 	{"test_add_neg", "add(-1, 1) == 0"}, /* C5 */
+	{"test_zero", "add(0, 0) + 0 == 0"}, /* only in the --at-head tests */
 };
 
 /* Writes repo/t.c with the first n tests of all_tests. */
@@ -420,6 +439,183 @@ static void test_all_reproduces_every_finding_with_a_fix_commit(void **state)
 	assert_true(has_row("r.log", "test_add_big", "fail 2/2", "fail 2/2", "broken"));
 }
 
+/* ---- --at-head ---------------------------------------------------------- */
+
+/* The text of the first column of sql's first row in the fixture's ledger ("" if none). */
+static const char *ledger_text(const char *sql)
+{
+	static char out[256];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	out[0] = '\0';
+	assert_int_equal(sqlite3_open_v2("repo/.tdaudit/ledger.db", &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+		snprintf(out, sizeof out, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+static void test_at_head_a_fix_that_still_reverts_shows_its_guard_still_guards(void **state)
+{
+	const char *args[] = {"reproduce", "--at-head", "C1", "--guard", "test_add", NULL};
+
+	(void)state;
+	make_history(); /* HEAD C5: calc.c gained a comment since C1, t.c many tests */
+	args[2] = ids[1];
+	assert_int_equal(td("r.log", args), 0);
+	assert_non_null(strstr(fx_slurp("r.log"), "before = HEAD with the fix reverted"));
+	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
+	assert_string_equal(ledger_text("SELECT at_head FROM reproductions WHERE test = 'test_add'"),
+			    ids[5]);
+	assert_string_equal(ledger_text("SELECT fix_commit FROM reproductions"), ids[1]);
+	/* test files stay as at HEAD: test_add_neg, added after the fix (C5), runs before too */
+	args[4] = "test_add_neg";
+	assert_int_equal(td("r.log", args), 0);
+	assert_true(has_row("r.log", "test_add_neg", "fail 2/2", "pass 2/2", "guard"));
+	/* even where the test file would revert cleanly: C6 adds test_zero, a pin, with a comment */
+	fx_write("repo", "calc.c", "/* C6 */\nint add(int a, int b)\n{\n\treturn a + b;\n}\n");
+	write_t(7);
+	fx_git_commit_all("repo", "C6: test_zero");
+	args[2] = "HEAD";
+	args[4] = "test_zero";
+	assert_int_equal(td("r.log", args), 1);
+	assert_true(has_row("r.log", "test_zero", "pass 2/2", "pass 2/2", "pin"));
+}
+
+/* Commits calc.c as `text` on top of the fixture history. */
+static void commit_calc(const char *text, const char *msg)
+{
+	fx_write("repo", "calc.c", text);
+	fx_git_commit_all("repo", msg);
+}
+
+static void test_at_head_a_fix_that_no_longer_reverts_is_a_conflict_never_a_pass(void **state)
+{
+	const char *args[] = {"reproduce", "--at-head", "C1", "--guard", "test_add", NULL};
+	const char *log;
+
+	(void)state;
+	make_history();
+	commit_calc("/* flaky */\nint add(int a, int b)\n{\n\treturn b + a;\n}\n", "C6: b + a");
+	args[2] = ids[1];
+	assert_int_equal(td("r.log", args), 1);
+	log = fx_slurp("r.log");
+	assert_non_null(strstr(log, "conflict: the fix no longer reverts cleanly at HEAD"));
+	assert_non_null(strstr(log, "\n    calc.c\n"));
+	assert_null(strstr(log, "t.c\n")); /* a conflict in a test file is no conflict: HEAD's is used */
+	assert_null(strstr(log, "building"));
+	assert_null(strstr(log, "guard\n"));
+	assert_int_equal(access("repo/.tdaudit/ledger.db", F_OK), -1); /* nothing recorded */
+	/* HEAD undoing the fix by hand: the revert changes nothing */
+	commit_calc("/* flaky */\nint add(int a, int b)\n{\n\treturn a - b;\n}\n", "C7: undone");
+	assert_int_equal(td("r.log", args), 1);
+	assert_non_null(strstr(fx_slurp("r.log"), "nothing to revert at HEAD"));
+	assert_null(strstr(fx_slurp("r.log"), "building"));
+}
+
+static long n_objects;
+
+static int count_object(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)path, (void)sb, (void)ftw;
+	n_objects += flag == FTW_F;
+	return 0;
+}
+
+/* The number of files under repo/.git/objects (loose objects, packs, their indexes). */
+static long objects(void)
+{
+	n_objects = 0;
+	assert_int_equal(nftw("repo/.git/objects", count_object, 16, FTW_PHYS), 0);
+	return n_objects;
+}
+
+static void test_at_head_writes_no_object_and_leaves_the_users_index_tree_and_head(void **state)
+{
+	const char *add[] = {"git", "add", "calc.c", NULL};
+	const char *args[] = {"reproduce", "--at-head", "C1", "--guard", "test_add", NULL};
+	const char *conflict[] = {"reproduce", "--at-head", "C3", "--guard", "test_add", NULL};
+	uint64_t before;
+	long n;
+
+	(void)state;
+	make_history();
+	fx_write("repo", "calc.c", "int add(int a, int b) { return 0; } /* staged */\n");
+	assert_int_equal(fx_run("repo", "git.log", add), 0);
+	fx_write("repo", "calc.c", "int add(int a, int b) { return 1; } /* unstaged */\n");
+	fx_write("repo", "untracked.txt", "not committed\n");
+	before = fx_tree_hash("repo");
+	n = objects();
+	args[2] = ids[1];
+	/* the revert merges calc.c by content (C3's comment, C1's line): a new blob, kept in memory */
+	assert_int_equal(td("r.log", args), 0);
+	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
+	conflict[2] = ids[3]; /* C4 rewrote C3's comment: a conflict */
+	assert_int_equal(td("c.log", conflict), 1);
+	assert_non_null(strstr(fx_slurp("c.log"), "conflict:"));
+	assert_int_equal(objects(), n);
+	assert_true(fx_tree_hash("repo") == before);
+	assert_string_equal(fx_git_rev("repo", "HEAD"), ids[5]);
+}
+
+/* ---- a repository owned by another user ---------------------------------- */
+
+static uid_t chown_to;
+
+static int chown_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return lchown(path, chown_to, (gid_t)-1) == 0 ? 0 : 1;
+}
+
+/* Gives everything under dir to uid; 0 when it could. */
+static int chown_tree(const char *dir, uid_t uid)
+{
+	chown_to = uid;
+	return nftw(dir, chown_one, 16, FTW_PHYS);
+}
+
+static void test_a_repository_owned_by_another_user_is_refused_saying_what_to_do(void **state)
+{
+	const char *rep[] = {"reproduce", "C5", "--guard", "test_add_neg", NULL};
+	const char *bis[] = {"bisect", "--guard", "test_add", NULL};
+	const char *mut[] = {"mutate", NULL};
+	const char *chk[] = {"ledger", "check", NULL};
+	const char *const *cmds[] = {rep, bis, mut, chk};
+	int rc[4], trusted, owned, refused = 1;
+	char cwd[4096], want[4400];
+
+	(void)state;
+	make_history();
+	rep[1] = ids[5];
+	if (geteuid() != 0)
+		skip(); /* only root can give a directory away */
+	owned = chown_tree("repo", 12345);
+	for (int i = 0; i < 4; i++) {
+		rc[i] = td("o.log", cmds[i]);
+		refused &= strstr(fx_slurp("o.log"), "is owned by another user (uid 12345") &&
+			   strstr(fx_slurp("o.log"), "git config --global --add safe.directory") &&
+			   strstr(fx_slurp("o.log"), "TDAUDIT_TRUST_OWNER=1");
+	}
+	setenv("TDAUDIT_TRUST_OWNER", "1", 1);
+	trusted = td("t.log", rep);
+	unsetenv("TDAUDIT_TRUST_OWNER");
+	assert_int_equal(chown_tree("repo", 0), 0); /* first: the temp dir must stay removable */
+	assert_int_equal(owned, 0);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(rc[i], 2);
+	assert_true(refused);
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(want, sizeof want, "the repository at %s/repo is owned", cwd);
+	assert_non_null(strstr(fx_slurp("o.log"), want));
+	assert_int_equal(trusted, 0);
+	assert_non_null(strstr(fx_slurp("t.log"), "nothing to revert"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_guard_fails_before_the_fix_and_passes_after),
 	cmocka_unit_test(test_a_test_that_passes_both_ways_is_a_pin_not_a_guard),
@@ -433,5 +629,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_merge_commit_is_reverted_against_its_first_parent),
 	cmocka_unit_test(test_no_command_touches_the_users_tree_index_or_head),
 	cmocka_unit_test(test_all_reproduces_every_finding_with_a_fix_commit),
+	cmocka_unit_test(test_at_head_a_fix_that_still_reverts_shows_its_guard_still_guards),
+	cmocka_unit_test(test_at_head_a_fix_that_no_longer_reverts_is_a_conflict_never_a_pass),
+	cmocka_unit_test(test_at_head_writes_no_object_and_leaves_the_users_index_tree_and_head),
+	cmocka_unit_test(test_a_repository_owned_by_another_user_is_refused_saying_what_to_do),
 };
 TD_TEST_GROUP(reproduce, tests);
