@@ -128,9 +128,17 @@ $(BUILD)/kernels/cuda.o: kernels/cuda.cu kernels/backend.h core/error.h
 	$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
 		-c $< -o $@
 
-$(LIBCORE): $(CORE_OBJ) $(KERN_OBJ)
+# The CUDA setting this build directory was last built with: switching it
+# (make, then make CUDA=0) must rebuild the archive, or it keeps the other
+# backend's object and the link fails.
+$(BUILD)/.cuda: FORCE
+	@mkdir -p $(@D)
+	@echo "$(CUDA)" > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
+$(LIBCORE): $(CORE_OBJ) $(KERN_OBJ) $(BUILD)/.cuda
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(AR) rcs $@ $(CORE_OBJ) $(KERN_OBJ)
 
 $(LIBAUDIT): $(AUDIT_OBJ) $(LIBCORE)
 	@rm -f $@
