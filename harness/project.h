@@ -8,7 +8,7 @@
  *   runner     { list = { "t/run", "--list" },         -- prints test names
  *                run  = { "t/run", "--only", "{test}" },  -- runs one test
  *                fail_text = "[  FAILED  ]" }            -- optional, see below
- *   sources    { "*.c", "lib/[a-z]*.c" }               -- globs: code under test
+ *   sources    { "*.c", "lib/[a-z]*.c" }               -- globs: what reproduce reverts
  *   tests      { "test_*.c", "Makefile" }              -- globs: test code
  *   catalogues { "mutations/core.lua" }                -- mutation catalogues
  *   ledger     ".tdaudit/ledger.db"

@@ -55,6 +55,8 @@ typedef struct {
 	td_project *proj;
 	td_repo *repo;
 	td_debugmd *doc;   /* DEBUG.md, once read; NULL before */
+	char **keep;       /* globs kept at the fix in the before state: the tests, plus
+			      changed files that are neither tests nor sources */
 	char dir[4200];    /* root/.tdaudit */
 	char tree[4300], manifest[4300], tlog[4300], blog[2][4300];
 	rp_commit *done;   /* every commit judged, for the ledger */
@@ -243,8 +245,8 @@ static int build_state(int *ok, rp_run *r, const char *base, const char *overlay
 	size_t n = 0;
 	char d[64];
 	int err = r->head.id[0] ? write_at_head(&n, r, overlay, after)
-				: td_repo_materialise(&n, r->repo, base, overlay, r->proj->tests, r->tree,
-						      r->manifest);
+				: td_repo_materialise(&n, r->repo, base, overlay,
+						      r->keep ? r->keep : r->proj->tests, r->tree, r->manifest);
 
 	if (err)
 		return err;
@@ -385,22 +387,73 @@ static int check_claims(const rp_commit *c)
 /* ---- one commit ---------------------------------------------------------------- */
 
 /* Splits the files changed between parent and fix; prints them. *n_code gets the non-tests. */
+/* path with fnmatch's special characters escaped, as a glob matching itself. */
+static int push_literal(char ***globs, const char *path)
+{
+	char buf[8192];
+	size_t k = 0;
+
+	for (const char *p = path; *p && k + 2 < sizeof buf; p++) {
+		if (strchr("*?[\\", *p))
+			buf[k++] = '\\';
+		buf[k++] = *p;
+	}
+	buf[k] = '\0';
+	return td_strv_push(globs, buf);
+}
+
+/* 0 test, 1 source (reverted), 2 other: kept as in the fix (docs, data ...). */
+static int kind_of(const rp_run *r, const char *path)
+{
+	if (td_project_matches(r->proj->tests, path))
+		return 0;
+	return !r->proj->sources || td_project_matches(r->proj->sources, path) ? 1 : 2;
+}
+
+static void print_kind(char *const *changed, const rp_run *r, int kind, const char *what,
+		       const char *sep)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; changed && changed[i]; i++)
+		n += kind_of(r, changed[i]) == kind;
+	printf("%s%zu %s%s", sep, n, what, n == 1 ? "" : "s");
+	for (size_t i = 0, j = 0; kind && changed && changed[i]; i++)
+		if (kind_of(r, changed[i]) == kind)
+			printf("%s%s", j++ ? ", " : " (", changed[i]);
+	if (kind && n)
+		printf(")");
+}
+
+/*
+ * Prints what the fix changed: source files (reverted in the before state),
+ * test files, and, when tdaudit.lua names sources, other files (kept as in
+ * the fix). Sets r->keep and *n_code, the number of source files.
+ */
 static int show_changes(size_t *n_code, rp_run *r, const td_repo_commit *info)
 {
 	char **changed = NULL;
-	size_t n_test = 0;
 	int err = td_repo_changed(&changed, r->repo, info->parent, info->id);
 
 	*n_code = 0;
-	for (size_t i = 0; !err && changed && changed[i]; i++)
-		*n_code += !td_project_matches(r->proj->tests, changed[i]);
-	n_test = td_strv_len(changed) - *n_code;
+	td_strv_free(r->keep);
+	r->keep = NULL;
+	for (size_t i = 0; !err && r->proj->tests && r->proj->tests[i]; i++)
+		err = td_strv_push(&r->keep, r->proj->tests[i]);
+	for (size_t i = 0; !err && changed && changed[i]; i++) {
+		int kind = kind_of(r, changed[i]);
+
+		*n_code += kind == 1;
+		if (kind == 2)
+			err = push_literal(&r->keep, changed[i]);
+	}
 	if (!err) {
-		printf("  changes %zu non-test file%s", *n_code, *n_code == 1 ? "" : "s");
-		for (size_t i = 0, j = 0; changed && changed[i]; i++)
-			if (!td_project_matches(r->proj->tests, changed[i]))
-				printf("%s%s", j++ ? ", " : " (", changed[i]);
-		printf("%s and %zu test file%s\n", *n_code ? ")" : "", n_test, n_test == 1 ? "" : "s");
+		printf("  changes");
+		print_kind(changed, r, 1, "source file", " ");
+		if (r->proj->sources)
+			print_kind(changed, r, 2, "other file kept as in the fix", ", ");
+		print_kind(changed, r, 0, "test file", " and ");
+		printf("\n");
 	}
 	td_strv_free(changed);
 	return err;
@@ -506,8 +559,9 @@ static int reproduce_one(rp_run *r, const char *rev, const td_debugmd_finding *f
 		       info.short_id, info.n_parents, info.parent);
 	err = show_changes(&n_code, r, &info);
 	if (!err && n_code == 0) {
-		printf("  nothing to revert: it changes only test files, so the state before it would "
-		       "be the fix itself; no test run, nothing recorded\n");
+		printf("  nothing to revert: it changes no source file (only tests%s), so the state "
+		       "before it would be the fix itself; no test run, nothing recorded\n",
+		       r->proj->sources ? " and files outside sources" : "");
 		goto done;
 	}
 	if (!err && r->head.id[0]) {
@@ -699,6 +753,7 @@ done:
 	free(r.done);
 	td_debugmd_free(r.doc);
 	td_repo_free(r.repo);
+	td_strv_free(r.keep);
 	td_project_free(r.proj);
 	return status;
 }

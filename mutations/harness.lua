@@ -435,3 +435,13 @@ mutant {
   designed_against = "a ledger written by an older tdaudit is migrated forward when opened",
   why = "numbers step 2 as step 1, so a version-1 ledger never gets it",
 }
+
+mutant {
+  name = "reproduce-sources-ignored",
+  file = "harness/reproduce.c",
+  find = "return !r->proj->sources || td_project_matches(r->proj->sources, path) ? 1 : 2;",
+  replace = "return r->proj->sources ? 1 : 1;",
+  guards = { "test_files_outside_sources_are_kept_as_in_the_fix" },
+  designed_against = "a setting that tdaudit.lua accepts must change something",
+  why = "reverts every non-test file whatever sources says",
+}

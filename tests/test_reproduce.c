@@ -128,7 +128,7 @@ static void write_t(int n)
 static const char config[] =
 	"build { \"make\", \"-s\" }\n"
 	"runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
-	"sources { \"calc.c\" }\n"
+	"sources { \"*.c\" }\n"
 	"tests { \"t.c\", \"Makefile\" }\n"
 	"ledger \".tdaudit/ledger.db\"\n"
 	"timeout { factor = 5, floor = 5 }\n";
@@ -298,8 +298,26 @@ static void test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass(void 
 	assert_int_equal(td("r.log", args), 1);
 	assert_non_null(strstr(fx_slurp("r.log"), "before: the build failed"));
 	assert_non_null(strstr(fx_slurp("r.log"), "no-build"));
-	assert_non_null(strstr(fx_slurp("r.log"), "changes 1 non-test file (mul.c)"));
+	assert_non_null(strstr(fx_slurp("r.log"), "changes 1 source file (mul.c)"));
 	assert_true(has_row("r.log", "test_mul", "no-build", "pass 2/2", "no-build"));
+}
+
+static void test_files_outside_sources_are_kept_as_in_the_fix(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", "--guard", "test_mul", NULL};
+	char cfg[sizeof config + 8];
+	const char *glob;
+
+	(void)state;
+	make_history();
+	/* mul.c is no longer a source: C2 then changes no source, nothing reverts */
+	glob = strstr(config, "\"*.c\"");
+	snprintf(cfg, sizeof cfg, "%.*s\"calc.c\"%s", (int)(glob - config), config, glob + 5);
+	fx_write("repo", "tdaudit.lua", cfg);
+	args[1] = ids[2];
+	assert_int_equal(td("r.log", args), 0);
+	assert_non_null(strstr(fx_slurp("r.log"), "1 other file kept as in the fix (mul.c)"));
+	assert_non_null(strstr(fx_slurp("r.log"), "nothing to revert: it changes no source file"));
 }
 
 static void test_a_test_failing_after_the_fix_is_broken(void **state)
@@ -622,6 +640,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_guards_and_pins_come_from_debug_md),
 	cmocka_unit_test(test_without_citations_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass),
+	cmocka_unit_test(test_files_outside_sources_are_kept_as_in_the_fix),
 	cmocka_unit_test(test_a_test_failing_after_the_fix_is_broken),
 	cmocka_unit_test(test_outcomes_that_differ_between_runs_are_flaky),
 	cmocka_unit_test(test_a_commit_changing_only_tests_has_nothing_to_revert),
