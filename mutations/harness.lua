@@ -190,8 +190,8 @@ mutant {
 mutant {
   name = "reproduce-writes-the-users-tree",
   file = "harness/reproduce.c",
-  find = "td_repo_materialise(&n, r->repo, base, overlay, r->proj->tests, r->tree,",
-  replace = "td_repo_materialise(&n, r->repo, base, overlay, r->proj->tests, r->proj->root,",
+  find = "r->keep ? r->keep : r->proj->tests, r->tree, r->manifest);",
+  replace = "r->keep ? r->keep : r->proj->tests, r->proj->root, r->manifest);",
   guards = { "test_no_command_touches_the_users_tree_index_or_head" },
   designed_against = "the harness never edits the user's working tree",
   why = "writes the states into the user's tree instead of the scratch tree",
