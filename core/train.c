@@ -94,6 +94,12 @@ static int read_config(trainer *t)
 		return TD_FAIL(TD_EINVAL, "%s needs per-example absent cells, which training does not "
 					  "support yet; use absent_fraction = 0 and another dataset",
 			       absent > 0 ? "absent_fraction > 0" : "dataset = synth-absent");
+	if (!strcmp(t->plan, "cyclic") && t->bidir && t->layers < 4 &&
+	    !strcmp(t->composition, "axial_scan"))
+		return TD_FAIL(TD_EINVAL, "bidirectional = true with layers = %lld does nothing: a cyclic "
+					  "plan over 2 axes flips direction after a full cycle, so it needs "
+					  "layers >= 4; set layers >= 4 or bidirectional = false",
+			       (long long)t->layers);
 	if (!strcmp(t->plan, "paired") && t->layers % 4)
 		return TD_FAIL(TD_EINVAL, "plan = paired sweeps each of the 2 axes both ways: layers "
 					  "must be a multiple of 4, not %lld", (long long)t->layers);

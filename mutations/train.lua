@@ -60,3 +60,13 @@ mutant {
   designed_against = "two evaluations of the same weights must score the same examples",
   why = "starts an evaluation at an example that depends on what ran before it",
 }
+
+mutant {
+  name = "train-bidirectional-without-effect-accepted",
+  file = "core/train.c",
+  find = "if (!strcmp(t->plan, \"cyclic\") && t->bidir && t->layers < 4 &&",
+  replace = "if (!strcmp(t->plan, \"cyclic\") && t->bidir && t->layers < 0 &&",
+  guards = { "test_keys_this_version_cannot_honour_are_refused" },
+  finding = 12,
+  why = "accepts bidirectional = true when no layer can run backward",
+}

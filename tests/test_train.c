@@ -15,6 +15,8 @@
  *   - the final eval not logged -> the_final_eval_is_logged_and_scores_what_eval_scores
  *   - td_config_write() not called -> the_resolved_config_is_written_beside_the_run
  *   - mixer = lstm accepted -> keys_this_version_cannot_honour_are_refused
+ *   - the bidirectional refusal for layers < 4 removed
+ *       -> keys_this_version_cannot_honour_are_refused
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -34,7 +36,7 @@
 #define TD_BUILD_DIR "build"
 #endif
 
-#define TINY "--set", "dataset=synth-row", "--set", "width=8", "--set", "layers=2", "--set", \
+#define TINY "--set", "dataset=synth-row", "--set", "width=8", "--set", "layers=4", "--set", \
 	     "steps=40", "--set", "warmup=5", "--set", "batch=8", "--set", "log_every=10",       \
 	     "--set", "eval_every=20", "--quiet"
 
@@ -177,6 +179,8 @@ static void test_keys_this_version_cannot_honour_are_refused(void **state)
 	const char *lstm[] = {"train", TINY, "--set", "mixer=lstm", "--out", "r", NULL};
 	const char *absent[] = {"train", TINY, "--set", "absent_fraction=0.3", "--out", "r", NULL};
 	const char *typo[] = {"train", TINY, "--set", "wieght_decay=0.1", "--out", "r", NULL};
+	const char *one_way[] = {"train", "--set", "dataset=synth-row", "--set", "layers=2", "--set",
+				 "steps=40", "--set", "warmup=5", "--out", "r", NULL};
 
 	(void)state;
 	enter();
@@ -186,6 +190,8 @@ static void test_keys_this_version_cannot_honour_are_refused(void **state)
 	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "absent_fraction > 0"));
 	assert_int_equal(tdtrain(typo), 2);
 	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "weight_decay"));
+	assert_int_equal(tdtrain(one_way), 2); /* bidirectional with too few layers to flip */
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "bidirectional = true with layers = 2 does nothing"));
 }
 
 static void test_a_corrupt_checkpoint_is_refused_on_resume(void **state)
