@@ -347,6 +347,19 @@ static int save(trainer *t, const char *path, int64_t step)
 	return err;
 }
 
+/* save(), and a {"kind":"checkpoint","step":N} line saying so. */
+static int save_logged(trainer *t, td_jsonl *log, const char *path, int64_t step)
+{
+	int err = save(t, path, step);
+
+	if (err)
+		return err;
+	td_jsonl_begin(log);
+	td_jsonl_str(log, "kind", "checkpoint");
+	td_jsonl_int(log, "step", step);
+	return td_jsonl_end(log);
+}
+
 /* Restores weights and optimizer from path; *step gets the steps done. */
 static int restore(trainer *t, const char *path, int64_t *step)
 {
@@ -470,14 +483,14 @@ static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first
 		if (!err && done < t->steps && td_log_due(done, t->steps, t->eval_every))
 			err = log_eval(t, log, done, 0, o->quiet);
 		if (!err && t->ckpt_every > 0 && done % t->ckpt_every == 0)
-			err = save(t, ckpt, done);
+			err = save_logged(t, log, ckpt, done);
 	}
 	if (!err && end == t->steps)
 		err = log_eval(t, log, t->steps, 1, o->quiet);
 	if (!err)
 		err = log_weights(t, log, end, o->quiet);
 	if (!err)
-		err = save(t, ckpt, end);
+		err = save_logged(t, log, ckpt, end);
 	return err;
 }
 

@@ -70,3 +70,13 @@ mutant {
   finding = 12,
   why = "accepts bidirectional = true when no layer can run backward",
 }
+
+mutant {
+  name = "train-checkpoints-not-logged",
+  file = "core/train.c",
+  find = "err = save_logged(t, log, ckpt, done);",
+  replace = "err = save(t, ckpt, done);",
+  guards = { "test_every_config_key_changes_the_run_or_is_refused" },
+  designed_against = "a config key whose effect leaves no trace in the run cannot be told from one that does nothing",
+  why = "writes periodic checkpoints without saying so in the log",
+}

@@ -16,7 +16,11 @@
  *   - td_config_write() not called -> the_resolved_config_is_written_beside_the_run
  *   - mixer = lstm accepted -> keys_this_version_cannot_honour_are_refused
  *   - the bidirectional refusal for layers < 4 removed
- *       -> keys_this_version_cannot_honour_are_refused
+ *       -> keys_this_version_cannot_honour_are_refused (and, with layers = 2
+ *          in TINY, every_config_key_... reports "--set bidirectional=false:
+ *          changed nothing")
+ *   - periodic checkpoints not logged -> every_config_key_changes_the_run_or_is_refused
+ *     (checkpoint_every changed nothing)
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -29,6 +33,7 @@
 
 #include <math.h>
 
+#include "../core/config.h"
 #include "../core/fileio.h"
 #include "fixture.h"
 
@@ -216,6 +221,81 @@ static void test_a_corrupt_checkpoint_is_refused_on_resume(void **state)
 	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "checkpoint.bin"));
 }
 
+/* A valid value of k other than its default, as the --set text "name=value". */
+static void other_value(char *buf, size_t size, const td_config_key *k, const char *base)
+{
+	if (k->type == TD_CFG_BOOL) {
+		snprintf(buf, size, "%s=%s", k->name, strcmp(base, "true") ? "true" : "false");
+	} else if (k->type == TD_CFG_INT) {
+		long long v = atoll(base);
+
+		snprintf(buf, size, "%s=%lld", k->name, v + 1 <= k->imax ? v + 1 : v - 1);
+	} else if (k->type == TD_CFG_FLOAT) {
+		double v = strtod(base, NULL);
+
+		snprintf(buf, size, "%s=%.17g", k->name, v / 10 > k->fmin ? v / 10 : (v + k->fmax) / 2);
+	} else { /* the first allowed value that is not the base */
+		char opts[256], *save = NULL;
+
+		snprintf(opts, sizeof opts, "%s", k->allowed);
+		for (char *o = strtok_r(opts, "|", &save); o; o = strtok_r(NULL, "|", &save))
+			if (strcmp(o, base)) {
+				snprintf(buf, size, "%s=%s", k->name, o);
+				return;
+			}
+	}
+}
+
+/* The value the TINY run gives key name (its --set, else the default). */
+static const char *base_value(const td_config_key *k)
+{
+	static const char *const tiny[] = {TINY};
+
+	for (size_t i = 0; i + 1 < sizeof tiny / sizeof tiny[0]; i++)
+		if (!strcmp(tiny[i], "--set") && !strncmp(tiny[i + 1], k->name, strlen(k->name)) &&
+		    tiny[i + 1][strlen(k->name)] == '=')
+			return tiny[i + 1] + strlen(k->name) + 1;
+	return k->def;
+}
+
+/*
+ * Every key the config accepts changes the run (its log, which records
+ * every loss, eval, checkpoint and the final weights' hash) or is refused
+ * for training; threads is the one key that must change nothing.
+ */
+static void test_every_config_key_changes_the_run_or_is_refused(void **state)
+{
+	const char *base[] = {"train", TINY, "--out", "base", NULL};
+	char base_log[1 << 16];
+	size_t n_keys;
+	const td_config_key *keys = td_config_keys(&n_keys);
+	int silent = 0;
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(base), 0);
+	snprintf(base_log, sizeof base_log, "%s", fx_slurp("base/log.jsonl"));
+	for (size_t i = 0; i < n_keys; i++) {
+		const char *args[] = {"train", TINY, "--set", NULL, "--out", NULL, NULL};
+		char set[300], dir[64], log[80];
+		int rc, same;
+
+		other_value(set, sizeof set, &keys[i], base_value(&keys[i]));
+		snprintf(dir, sizeof dir, "alt-%zu", i); /* a fresh run directory: logs append */
+		snprintf(log, sizeof log, "%s/log.jsonl", dir);
+		args[sizeof args / sizeof args[0] - 4] = set;
+		args[sizeof args / sizeof args[0] - 2] = dir;
+		rc = tdtrain(args);
+		same = rc == 0 && !strcmp(base_log, fx_slurp(log));
+		if (!strcmp(keys[i].name, "threads") ? (rc != 0 || !same) : (rc == 0 && same)) {
+			print_message("  --set %s: %s\n", set,
+				      rc ? "refused" : same ? "changed nothing" : "changed the run");
+			silent++;
+		}
+	}
+	assert_int_equal(silent, 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_different_seeds_give_different_initial_weights),
 	cmocka_unit_test(test_one_seed_gives_one_run_whatever_the_thread_count),
@@ -224,5 +304,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_resolved_config_is_written_beside_the_run),
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
 	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
+	cmocka_unit_test(test_every_config_key_changes_the_run_or_is_refused),
 };
 TD_TEST_GROUP(train, tests);
