@@ -417,7 +417,8 @@ static void print_kind(char *const *changed, const rp_run *r, int kind, const ch
 
 	for (size_t i = 0; changed && changed[i]; i++)
 		n += kind_of(r, changed[i]) == kind;
-	printf("%s%zu %s%s", sep, n, what, n == 1 ? "" : "s");
+	printf("%s%zu %s%s%s", sep, n, what, n == 1 ? "" : "s",
+	       kind == 2 ? " kept as in the fix" : "");
 	for (size_t i = 0, j = 0; kind && changed && changed[i]; i++)
 		if (kind_of(r, changed[i]) == kind)
 			printf("%s%s", j++ ? ", " : " (", changed[i]);
@@ -451,7 +452,7 @@ static int show_changes(size_t *n_code, rp_run *r, const td_repo_commit *info)
 		printf("  changes");
 		print_kind(changed, r, 1, "source file", " ");
 		if (r->proj->sources)
-			print_kind(changed, r, 2, "other file kept as in the fix", ", ");
+			print_kind(changed, r, 2, "other file", ", ");
 		print_kind(changed, r, 0, "test file", " and ");
 		printf("\n");
 	}
