@@ -287,3 +287,16 @@ int td_jsonl_step(td_jsonl *j, int64_t step, double loss, double lr, double grad
 	td_jsonl_counters(j, "counters", c);
 	return td_jsonl_end(j);
 }
+
+void td_json_fput_string(FILE *f, const char *s)
+{
+	td_json_buf b = TD_JSON_BUF_INIT;
+
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	td_json_put_string(&b, s);
+	fputs(b.s && !b.err ? b.s : "null", f);
+	td_json_buf_free(&b);
+}

@@ -24,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "counters.h"
 
@@ -52,6 +53,12 @@ void td_json_buf_clear(td_json_buf *b);
 
 /* Appends text as it is (no escaping). */
 void td_json_put_raw(td_json_buf *b, const char *text);
+
+/*
+ * Writes s to f as a JSON string (escaped as td_json_put_string does), or
+ * null when s is NULL. For writers that stream JSON to a FILE.
+ */
+void td_json_fput_string(FILE *f, const char *s);
 
 /* Appends s as a JSON string: quoted, with ", \ and control bytes escaped. */
 void td_json_put_string(td_json_buf *b, const char *s);

@@ -38,51 +38,37 @@ static int bad(const td_mutant *m, const td_mutation_result *r)
 	       r->outcome == TD_KILLED_ELSEWHERE || (r->outcome == TD_BUILD_FAILED && !m->generated);
 }
 
-/* s as a JSON string literal (or null), escaped by core/jsonl.c's one escaper. */
-static void json_str(FILE *f, const char *s)
-{
-	td_json_buf b = TD_JSON_BUF_INIT;
-
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	td_json_put_string(&b, s);
-	fputs(b.s && !b.err ? b.s : "null", f);
-	td_json_buf_free(&b);
-}
-
 static void json_strv(FILE *f, char *const *v)
 {
 	fputc('[', f);
 	for (size_t i = 0; v && v[i]; i++) {
 		if (i)
 			fputs(", ", f);
-		json_str(f, v[i]);
+		td_json_fput_string(f, v[i]);
 	}
 	fputc(']', f);
 }
 
 static void json_mutant(FILE *f, const td_mutant *m, const td_mutation_result *r)
 {
-	fputs("    {\"id\": ", f), json_str(f, m->id);
-	fputs(", \"name\": ", f), json_str(f, m->name);
-	fputs(", \"catalogue\": ", f), json_str(f, m->catalogue);
-	fputs(", \"where\": ", f), json_str(f, m->where);
-	fputs(", \"file\": ", f), json_str(f, m->file);
-	fprintf(f, ", \"line\": %d, \"operator\": ", m->line), json_str(f, m->op);
-	fputs(", \"find\": ", f), json_str(f, m->find);
-	fputs(", \"replace\": ", f), json_str(f, m->replace);
+	fputs("    {\"id\": ", f), td_json_fput_string(f, m->id);
+	fputs(", \"name\": ", f), td_json_fput_string(f, m->name);
+	fputs(", \"catalogue\": ", f), td_json_fput_string(f, m->catalogue);
+	fputs(", \"where\": ", f), td_json_fput_string(f, m->where);
+	fputs(", \"file\": ", f), td_json_fput_string(f, m->file);
+	fprintf(f, ", \"line\": %d, \"operator\": ", m->line), td_json_fput_string(f, m->op);
+	fputs(", \"find\": ", f), td_json_fput_string(f, m->find);
+	fputs(", \"replace\": ", f), td_json_fput_string(f, m->replace);
 	fputs(", \"guards\": ", f), json_strv(f, m->guards);
 	if (m->finding)
 		fprintf(f, ", \"finding\": %d", m->finding);
 	else
 		fputs(", \"finding\": null", f);
-	fputs(", \"designed_against\": ", f), json_str(f, m->designed_against);
-	fputs(", \"why\": ", f), json_str(f, m->why);
-	fputs(", \"outcome\": ", f), json_str(f, td_outcome_name((enum td_outcome)r->outcome));
+	fputs(", \"designed_against\": ", f), td_json_fput_string(f, m->designed_against);
+	fputs(", \"why\": ", f), td_json_fput_string(f, m->why);
+	fputs(", \"outcome\": ", f), td_json_fput_string(f, td_outcome_name((enum td_outcome)r->outcome));
 	fputs(", \"killed_by\": ", f), json_strv(f, r->killers);
-	fputs(", \"detail\": ", f), json_str(f, r->detail);
+	fputs(", \"detail\": ", f), td_json_fput_string(f, r->detail);
 	fprintf(f, ", \"seconds\": %.3f}", r->seconds);
 }
 

@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "../core/error.h"
+#include "../core/jsonl.h"
 
 struct td_ledger {
 	sqlite3 *db;
@@ -948,47 +949,26 @@ int td_ledger_export_md(FILE *f, td_ledger *lg)
 	return ferror(f) ? TD_FAIL(TD_EIO, "writing the markdown export failed") : 0;
 }
 
-/* s as a JSON string, or null. */
-static void json_str(FILE *f, const char *s)
-{
-	if (!s) {
-		fputs("null", f);
-		return;
-	}
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
 static void json_finding(FILE *f, const td_ledger_finding_row *r)
 {
 	fprintf(f, "    {\"number\": %d, \"title\": ", r->number);
-	json_str(f, r->title);
+	td_json_fput_string(f, r->title);
 	fputs(", \"where\": ", f);
-	json_str(f, r->where);
+	td_json_fput_string(f, r->where);
 	fputs(", \"severity\": ", f);
-	json_str(f, r->severity);
+	td_json_fput_string(f, r->severity);
 	fputs(", \"found_by\": ", f);
-	json_str(f, r->found_by);
+	td_json_fput_string(f, r->found_by);
 	fputs(", \"status\": ", f);
-	json_str(f, r->status);
+	td_json_fput_string(f, r->status);
 	fputs(", \"fix_commit\": ", f);
-	json_str(f, r->fix_commit);
+	td_json_fput_string(f, r->fix_commit);
 	fputs(", \"guards\": [", f);
 	for (size_t j = 0; j < r->n_guards; j++) {
 		fputs(j ? ", {\"test\": " : "{\"test\": ", f);
-		json_str(f, r->guards[j].test);
+		td_json_fput_string(f, r->guards[j].test);
 		fputs(", \"role\": ", f);
-		json_str(f, r->guards[j].role);
+		td_json_fput_string(f, r->guards[j].role);
 		fputc('}', f);
 	}
 	fputs("]}", f);
@@ -1001,7 +981,7 @@ static void json_reproduction(FILE *f, sqlite3_stmt *st)
 	fputs("    {", f);
 	for (int i = 0; i < 6; i++) {
 		fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
-		json_str(f, (const char *)sqlite3_column_text(st, i));
+		td_json_fput_string(f, (const char *)sqlite3_column_text(st, i));
 	}
 	fprintf(f, ", \"stable_k\": %d, \"stable_n\": %d}", sqlite3_column_int(st, 6),
 		sqlite3_column_int(st, 7));
