@@ -58,6 +58,8 @@ static const td_mixer_ops *ops_for(td_mixer_kind kind)
 		return &td_mixer_conv_ops;
 	case TD_MIXER_GRU:
 		return &td_mixer_gru_ops;
+	case TD_MIXER_ATTENTION:
+		return &td_mixer_attention_ops;
 	}
 	return NULL;
 }
@@ -66,9 +68,10 @@ static const td_mixer_ops *ops_for(td_mixer_kind kind)
 static int check_common(const td_mixer_opts *o)
 {
 	if (!ops_for(o->kind))
-		return TD_FAIL(TD_EINVAL,
-			       "kind %d is not a mixer kind; use TD_MIXER_LRU, _CONV or _GRU",
-			       (int)o->kind);
+		return TD_FAIL(
+		    TD_EINVAL,
+		    "kind %d is not a mixer kind; use TD_MIXER_LRU, _CONV, _GRU or _ATTENTION",
+		    (int)o->kind);
 	if (o->channels == 0)
 		return TD_FAIL(TD_EINVAL, "channels is 0; a mixer needs at least 1 channel");
 	if (o->threads < 1)

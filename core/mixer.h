@@ -22,6 +22,12 @@
  *                    h_t = (1 - z) * n + z * h_{t-1}
  *                  the input projections W x_t + b for every line and step
  *                  are one GEMM; each step's U h_{t-1} is one GEMM over lines.
+ *   TD_MIXER_ATTENTION  multi-head self-attention (torch.nn.MultiheadAttention
+ *                  with bias): [q k v] = x Wqkv^T + bqkv, split into `heads`
+ *                  heads of d = channels / heads; per line and head
+ *                    p_ts = softmax_s(q_t . k_s / sqrt(d)),  o_t = sum_s p_ts v_s
+ *                  with s restricted to s <= t when causal; y = o Wo^T + bo.
+ *                  The softmax subtracts each row's maximum before exp.
  * With reverse set, "before" means "after": the line is swept from its end
  * to its start (forward of reverse = reverse of forward of reversed input).
  *
@@ -49,6 +55,7 @@ typedef enum {
 	TD_MIXER_LRU = 1,
 	TD_MIXER_CONV = 2,
 	TD_MIXER_GRU = 3,
+	TD_MIXER_ATTENTION = 4,
 } td_mixer_kind;
 
 typedef struct {
@@ -59,15 +66,20 @@ typedef struct {
 	size_t dilation;    /* CONV: distance between taps, >= 1 */
 	int reverse;	    /* nonzero: sweep each line from its end to its start */
 	int threads;	    /* GEMM threads, >= 1 */
+	size_t heads;	    /* ATTENTION: heads, must divide channels; 0 means 1 */
+	int causal;	    /* ATTENTION: nonzero: position t attends only to the past
+			       (s <= t; with reverse, s >= t) */
 } td_mixer_opts;
 
 /*
- * Fields a kind does not use are ignored: state by CONV and GRU (whose
- * hidden size is channels), kernel_size and dilation by LRU and GRU.
+ * Fields a kind does not use are ignored: state by CONV, GRU and ATTENTION
+ * (whose hidden size is channels), kernel_size and dilation by all but
+ * CONV, heads and causal by all but ATTENTION. causal defaults to 0: an
+ * attention mixer sees the whole line unless asked otherwise.
  */
 #define TD_MIXER_OPTS_INIT                                                                         \
 	{                                                                                          \
-		TD_MIXER_LRU, 0, 0, 4, 1, 0, 1                                                     \
+		TD_MIXER_LRU, 0, 0, 4, 1, 0, 1, 0, 0                                               \
 	}
 
 /* One named parameter tensor: its values are params[offset .. offset + count). */
@@ -84,18 +96,21 @@ typedef struct td_mixer td_mixer;
  * Builds a mixer with zeroed parameters and gradients (call td_mixer_init
  * next). Copies opts. Refused with TD_EINVAL and a message naming the
  * option: an unknown kind, channels 0, kernel_size 0, dilation 0, threads
- * < 1, a size that overflows. On success the caller frees *out with
- * td_mixer_free; on failure *out is NULL.
+ * < 1, heads that do not divide channels, a size that overflows. On
+ * success the caller frees *out with td_mixer_free; on failure *out is NULL.
  */
 int td_mixer_new(td_mixer **out, const td_mixer_opts *opts);
 
 /* Frees m; accepts NULL. */
 void td_mixer_free(td_mixer *m);
 
-/* The options m was built with, state filled in. Borrowed: valid until td_mixer_free(m). */
+/*
+ * The options m was built with, state and heads filled in. Borrowed: valid
+ * until td_mixer_free(m).
+ */
 const td_mixer_opts *td_mixer_options(const td_mixer *m);
 
-/* A stable name for the kind ("lru", "conv", "gru"). */
+/* A stable name for the kind ("lru", "conv", "gru", "attention"). */
 const char *td_mixer_kind_name(const td_mixer *m);
 
 size_t td_mixer_n_params(const td_mixer *m);

@@ -50,6 +50,7 @@ struct td_mixer {
 extern const td_mixer_ops td_mixer_lru_ops;
 extern const td_mixer_ops td_mixer_conv_ops;
 extern const td_mixer_ops td_mixer_gru_ops;
+extern const td_mixer_ops td_mixer_attention_ops;
 
 /*
  * Declares the next tensor (rows x cols) and how it is initialised; offsets

@@ -1393,3 +1393,34 @@ mutant {
   designed_against = "a refusal must name the file it could not read",
   why = "drops the path from the message for a file that cannot be opened",
 }
+
+mutant {
+  name = "mixer-attention-heads-not-checked",
+  file = "core/mixer_attention.c",
+  find = "if (c % m->o.heads != 0)",
+  replace = "if (0)",
+  guards = { "test_mixer_attention_heads_that_do_not_divide_channels_are_refused" },
+  designed_against = "heads that do not divide the width leave channels in no head (silently dropped)",
+  why = "accepts a head count that does not divide channels",
+}
+
+mutant {
+  name = "mixer-attention-softmax-unshifted",
+  file = "core/mixer_attention.c",
+  find = "p[s] = (td_real)exp((double)(p[s] - mx));",
+  replace = "p[s] = (td_real)exp((double)p[s]);",
+  guards = { "test_mixer_attention_softmax_stays_finite_for_large_scores" },
+  designed_against = "exp of a raw score overflows to inf for large scores, and inf / inf is NaN",
+  why = "takes exp of the score without subtracting the row maximum",
+}
+
+mutant {
+  name = "mixer-attention-reverse-ignored",
+  file = "core/mixer_attention.c",
+  find = "return reverse ? length - 1 - s : s;",
+  replace = "return (void)reverse, (void)length, s;",
+  guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back",
+             "test_mixer_causal_attention_never_reads_the_future" },
+  designed_against = "with reverse and causal, the past is the later positions; a dropped flag looks the wrong way",
+  why = "attention sweeps forward whatever reverse says",
+}

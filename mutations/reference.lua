@@ -31,3 +31,24 @@ mutant {
   designed_against = "a causal convolution must read only the past",
   why = "reads the future in a forward sweep (the reverse sweep's taps)",
 }
+
+mutant {
+  name = "reference-attention-softmax-backward-drops-the-mean",
+  file = "core/mixer_attention.c",
+  find = "td_real ds = scale * p[s] * (w->dp[s] - pdp);",
+  replace = "td_real ds = scale * p[s] * w->dp[s];",
+  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
+  designed_against = "a softmax's Jacobian is diag(p) - p p^T: the second term is easy to forget",
+  why = "back-propagates through the softmax as if it were an elementwise exp",
+}
+
+mutant {
+  name = "reference-attention-causal-ignored",
+  file = "core/mixer_attention.c",
+  find = "return m->o.causal ? i + 1 : length;",
+  replace = "return (void)m, (void)i, length;",
+  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward",
+             "test_mixer_causal_attention_never_reads_the_future" },
+  designed_against = "a causal mixer must read only the past (a mask applied to the wrong side, or not at all)",
+  why = "lets every query attend to the whole line whatever causal says",
+}

@@ -2,17 +2,21 @@
  * test_fixtures.c - the mixers against PyTorch.
  *
  * Independent reference: tests/fixtures/mixer-*.txt, written by
- * tests/fixtures/mixers.py from torch.nn.GRU, F.conv1d and a hand loop for
- * the LRU, in float64, with autograd's gradients. Each file gives the
- * parameters, x and dy; the test runs our forward and backward and compares
- * y, dx and every parameter gradient. Tolerance: 1e-10 relative in the
- * double build, 5e-5 in the float build.
+ * tests/fixtures/mixers.py from torch.nn.GRU, torch.nn.MultiheadAttention
+ * (causal through attn_mask), F.conv1d and a hand loop for the LRU, in
+ * float64, with autograd's gradients. Each file gives the parameters, x and
+ * dy; the test runs our forward and backward and compares y, dx and every
+ * parameter gradient. Tolerance: 1e-10 relative in the double build, 5e-5
+ * in the float build (attention agrees to 1e-15 and 5e-7).
  *
  * Edits that break these tests (each seen failing; they are the entries of
  * mutations/reference.lua):
  *   - mixer_conv.c reading tap j at t + j*d (anti-causal) -> the conv test
  *   - mixer_gru.c leaving the reset gate off the candidate state -> the gru test
  *   - mixer_lru.c dropping the D * x skip path -> the lru test
+ *   - mixer_attention.c dropping the softmax's mean term from the score
+ *     gradient, or ignoring causal -> the attention test (also: dv without p,
+ *     at() ignoring reverse)
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -95,8 +99,10 @@ static td_mixer *build(reader *r, size_t *lines, size_t *length)
 
 	expect(r, "mixer");
 	kind = word(r);
-	o.kind = !strcmp(kind, "lru") ? TD_MIXER_LRU : !strcmp(kind, "conv") ? TD_MIXER_CONV
-										 : TD_MIXER_GRU;
+	o.kind = !strcmp(kind, "lru")	      ? TD_MIXER_LRU
+		 : !strcmp(kind, "conv")      ? TD_MIXER_CONV
+		 : !strcmp(kind, "attention") ? TD_MIXER_ATTENTION
+					      : TD_MIXER_GRU;
 	expect(r, "reverse"), o.reverse = (int)number(r);
 	expect(r, "lines"), *lines = (size_t)number(r);
 	expect(r, "length"), *length = (size_t)number(r);
@@ -104,6 +110,8 @@ static td_mixer *build(reader *r, size_t *lines, size_t *length)
 	expect(r, "state"), o.state = (size_t)number(r);
 	expect(r, "kernel"), o.kernel_size = (size_t)number(r);
 	expect(r, "dilation"), o.dilation = (size_t)number(r);
+	expect(r, "heads"), o.heads = (size_t)number(r);
+	expect(r, "causal"), o.causal = (int)number(r);
 	if (!o.kernel_size)
 		o.kernel_size = 1, o.dilation = 1;
 	assert_int_equal(td_mixer_new(&m, &o), 0);
@@ -200,9 +208,16 @@ static void test_the_gru_matches_torch_nn_gru_forward_and_backward(void **state)
 	check_kind("gru");
 }
 
+static void test_attention_matches_torch_nn_multiheadattention_forward_and_backward(void **state)
+{
+	(void)state;
+	check_kind("attention"); /* causal and not, forward and reverse */
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_lru_matches_pytorch_forward_and_backward),
 	cmocka_unit_test(test_the_conv_matches_pytorch_conv1d_forward_and_backward),
 	cmocka_unit_test(test_the_gru_matches_torch_nn_gru_forward_and_backward),
+	cmocka_unit_test(test_attention_matches_torch_nn_multiheadattention_forward_and_backward),
 };
 TD_TEST_GROUP(fixtures, tests);

@@ -50,6 +50,21 @@
  *       -> results_are_bitwise_equal_for_any_thread_count
  *   - dropping the kernel_size check -> bad_options_are_refused_with_a_message
  *   - dropping the ws_len check -> bad_calls_are_refused_with_a_message
+ *   - attention's setup without its heads check (`c % m->o.heads != 0` ->
+ *     `0`) -> attention_heads_that_do_not_divide_channels_are_refused
+ *   - attention's exp without the row maximum (`p[s] - mx` -> `p[s]`)
+ *       -> attention_softmax_stays_finite_for_large_scores (NaN, both builds)
+ *   - attention's n_keys ignoring causal (always `length`)
+ *       -> causal_attention_never_reads_the_future
+ *   - attention's at() ignoring reverse -> reverse_is_forward_..., and
+ *     causal_attention_never_reads_the_future (causal reverse)
+ *   - attend_row_backward without p in dv (`p[s] * dout[k]` -> `dout[k]`),
+ *     or without the softmax's mean term (`w->dp[s] - pdp` -> `w->dp[s]`)
+ *       -> gradients_agree_with_finite_differences (attention dx)
+ *   - attention_ws_size counting 3C of bias scratch instead of 4C
+ *       -> never_writes_past_the_workspace_it_asked_for
+ *   - attention's bias_grads writing dbo with `=`, or the backward not
+ *     zeroing dqkv -> backward_adds_parameter_gradients_and_overwrites_dx
  */
 #include "tdtest.h"
 
@@ -105,26 +120,35 @@ static void backward(rig *r)
 	    td_mixer_backward(r->m, r->dx, r->dy, r->lines, r->length, r->ws, r->ws_len), 0);
 }
 
-/* The configurations every property is checked on: every kind, both directions. */
+/*
+ * The configurations every property is checked on: every kind, both
+ * directions; attention both with and without the causal mask.
+ */
 static td_mixer_opts config(int i)
 {
 	td_mixer_opts o = TD_MIXER_OPTS_INIT;
 
-	o.kind = i < 2 ? TD_MIXER_LRU : i < 4 ? TD_MIXER_CONV : TD_MIXER_GRU;
-	o.channels = 3;
+	o.kind = i < 2	 ? TD_MIXER_LRU
+		 : i < 4 ? TD_MIXER_CONV
+		 : i < 6 ? TD_MIXER_GRU
+			 : TD_MIXER_ATTENTION;
+	o.channels = i < 6 ? 3 : 4; /* ATTENTION: 2 heads of 2, so heads mix within a head */
 	o.state = 4;	   /* LRU: state != channels, so a transposed projection shows */
 	o.kernel_size = 3; /* CONV: taps at 0, 2, 4 of a length-6 line: some fall off */
 	o.dilation = 2;
 	o.reverse = i % 2;
+	o.heads = 2;
+	o.causal = i >= 8;
 	return o;
 }
-#define N_CONFIGS 6
+#define N_CONFIGS 10
 
 static const char *label(const rig *r)
 {
 	static char buf[64];
 
-	snprintf(buf, sizeof buf, "%s%s", td_mixer_kind_name(r->m),
+	snprintf(buf, sizeof buf, "%s%s%s", td_mixer_kind_name(r->m),
+		 td_mixer_options(r->m)->causal ? " causal" : "",
 		 td_mixer_options(r->m)->reverse ? " reverse" : "");
 	return buf;
 }
@@ -238,10 +262,10 @@ static void test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back(void 
 		td_real *want = malloc(f.n * sizeof *want);
 
 		assert_non_null(want);
-		flip(f.x, b.x, 3, 7, 3);
+		flip(f.x, b.x, 3, 7, fw.channels);
 		forward(&f);
 		forward(&b);
-		flip(want, f.y, 3, 7, 3);
+		flip(want, f.y, 3, 7, fw.channels);
 		if (memcmp(want, b.y, f.n * sizeof *want) != 0)
 			fail_msg("%s: reverse differs from the flipped forward", label(&b));
 		free(want);
@@ -372,9 +396,10 @@ static td_real *run_with_threads(int threads, int config_i, size_t *len)
 static void test_mixer_results_are_bitwise_equal_for_any_thread_count(void **state)
 {
 	(void)state;
-	static const int uses_gemm[] = {0, 1, 4, 5}; /* LRU and GRU, both directions */
+	/* LRU, GRU and attention (causal or not), both directions */
+	static const int uses_gemm[] = {0, 1, 4, 5, 6, 7, 8, 9};
 
-	for (int u = 0; u < 4; u++) {
+	for (int u = 0; u < 8; u++) {
 		int i = uses_gemm[u];
 		size_t n1, n3;
 		td_real *one = run_with_threads(1, i, &n1), *three = run_with_threads(3, i, &n3);
@@ -405,6 +430,73 @@ static void test_mixer_bad_options_are_refused_with_a_message(void **state)
 	assert_null(m);
 }
 
+static void test_mixer_attention_heads_that_do_not_divide_channels_are_refused(void **state)
+{
+	td_mixer *m = (td_mixer *)&m; /* must come back NULL */
+	td_mixer_opts o = config(6);
+
+	(void)state;
+	o.heads = 3;
+	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL,
+			  "heads 3 does not divide channels 4; heads must divide channels");
+	assert_null(m);
+	o.heads = 0; /* means 1 */
+	assert_int_equal(td_mixer_new(&m, &o), 0);
+	assert_int_equal(td_mixer_options(m)->heads, 1);
+	td_mixer_free(m);
+	o.heads = 4, o.channels = 8;
+	assert_int_equal(td_mixer_new(&m, &o), 0);
+	td_mixer_free(m);
+}
+
+/* With causal set, the last position of the sweep reaches no output but its own. */
+static void test_mixer_causal_attention_never_reads_the_future(void **state)
+{
+	(void)state;
+	for (int i = 8; i < 10; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 2, 6, 8);
+		size_t c = o.channels, last = o.reverse ? 0 : 5; /* the sweep's last position */
+		td_real *before = malloc(r.n * sizeof *before);
+
+		assert_non_null(before);
+		forward(&r);
+		memcpy(before, r.y, r.n * sizeof *before);
+		for (size_t l = 0; l < 2; l++)
+			for (size_t k = 0; k < c; k++)
+				r.x[(l * 6 + last) * c + k] += 3;
+		forward(&r);
+		for (size_t l = 0; l < 2; l++)
+			for (size_t t = 0; t < 6; t++)
+				if (t != last && memcmp(before + (l * 6 + t) * c,
+							r.y + (l * 6 + t) * c, c * sizeof *before))
+					fail_msg("%s: y at %zu moved when position %zu changed",
+						 label(&r), t, last);
+		free(before);
+		rig_free(&r);
+	}
+}
+
+/* Scores far past exp's range (x scaled by 1e4): the softmax shifts by the row maximum. */
+static void test_mixer_attention_softmax_stays_finite_for_large_scores(void **state)
+{
+	(void)state;
+	for (int i = 6; i < 10; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 2, 6, 5);
+
+		for (size_t k = 0; k < r.n; k++)
+			r.x[k] *= 10000;
+		forward(&r);
+		backward(&r);
+		for (size_t k = 0; k < r.n; k++)
+			if (!isfinite((double)r.y[k]) || !isfinite((double)r.dx[k]))
+				fail_msg("%s: y[%zu] = %g, dx[%zu] = %g for large scores",
+					 label(&r), k, (double)r.y[k], k, (double)r.dx[k]);
+		rig_free(&r);
+	}
+}
+
 static void test_mixer_bad_calls_are_refused_with_a_message(void **state)
 {
 	td_mixer_opts o = config(0);
@@ -430,6 +522,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_results_are_bitwise_equal_for_any_thread_count),
     cmocka_unit_test(test_mixer_never_writes_past_the_workspace_it_asked_for),
     cmocka_unit_test(test_mixer_bad_options_are_refused_with_a_message),
+    cmocka_unit_test(test_mixer_attention_heads_that_do_not_divide_channels_are_refused),
+    cmocka_unit_test(test_mixer_causal_attention_never_reads_the_future),
+    cmocka_unit_test(test_mixer_attention_softmax_stays_finite_for_large_scores),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
 };
 TD_TEST_GROUP(mixer, tests);
