@@ -44,8 +44,8 @@ mutant {
 mutant {
   name = "train-lstm-accepted",
   file = "core/train.c",
-  find = "if (!strcmp(t->mixer, \"lstm\") || !strcmp(t->mixer, \"attention\"))",
-  replace = "if (!strcmp(t->mixer, \"attention\"))",
+  find = "if (!strcmp(t->mixer, \"lstm\"))",
+  replace = "if (!strcmp(t->mixer, \"none\"))",
   guards = { "test_keys_this_version_cannot_honour_are_refused" },
   designed_against = "a config key that does nothing must be refused, not trained as something else",
   why = "trains mixer = lstm as a conv",

@@ -15,6 +15,7 @@
  *   - the final eval not logged -> the_final_eval_is_logged_and_scores_what_eval_scores
  *   - td_config_write() not called -> the_resolved_config_is_written_beside_the_run
  *   - mixer = lstm accepted -> keys_this_version_cannot_honour_are_refused
+ *   - mixer = attention refused again -> every_built_mixer_and_family_trains
  *   - the bidirectional refusal for layers < 4 removed
  *       -> keys_this_version_cannot_honour_are_refused (and, with layers = 2
  *          in TINY, every_config_key_... reports "--set bidirectional=false:
@@ -221,6 +222,26 @@ static void test_a_corrupt_checkpoint_is_refused_on_resume(void **state)
 	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "checkpoint.bin"));
 }
 
+static void test_every_built_mixer_and_family_trains(void **state)
+{
+	static const char *const sets[] = {"mixer=lru", "mixer=gru", "mixer=conv", "mixer=attention",
+					   "composition=axial_kernel", "composition=flatten"};
+
+	(void)state;
+	enter();
+	for (size_t i = 0; i < sizeof sets / sizeof sets[0]; i++) {
+		const char *args[] = {"train", TINY, "--set", sets[i], "--out", NULL, NULL};
+		char dir[32], log[48];
+
+		snprintf(dir, sizeof dir, "run-%zu", i);
+		snprintf(log, sizeof log, "%s/log.jsonl", dir);
+		args[sizeof args / sizeof args[0] - 2] = dir;
+		if (tdtrain(args) != 0)
+			fail_msg("--set %s: %s", sets[i], fx_slurp("../tdtrain.log"));
+		assert_non_null(strstr(fx_slurp(log), "\"final\":true"));
+	}
+}
+
 /* A valid value of k other than its default, as the --set text "name=value". */
 static void other_value(char *buf, size_t size, const td_config_key *k, const char *base)
 {
@@ -305,5 +326,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
 	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
 	cmocka_unit_test(test_every_config_key_changes_the_run_or_is_refused),
+	cmocka_unit_test(test_every_built_mixer_and_family_trains),
 };
 TD_TEST_GROUP(train, tests);
