@@ -19,6 +19,7 @@
 #include <strings.h>
 
 #include "../core/error.h"
+#include "../core/grow.h"
 
 #define TD_DEBUGMD_MAX_NUMBER 999999
 #define TD_DEBUGMD_MAX_TEST 255
@@ -35,25 +36,6 @@ typedef struct {
 } parser;
 
 /* --- small helpers ------------------------------------------------------------ */
-
-/* Grows *(T **)v (capacity *cap elements of size elem) to hold at least need. */
-static int grow(void *v, size_t *cap, size_t need, size_t elem)
-{
-	void **pv = v;
-	size_t n = *cap ? *cap : 8;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*pv, n * elem);
-	if (!p)
-		return TD_FAIL(TD_ENOMEM, "out of memory parsing DEBUG.md (%zu items)", need);
-	*pv = p;
-	*cap = n;
-	return 0;
-}
 
 /* s without leading and trailing blanks (cut in place). */
 static char *trim(char *s)
@@ -119,7 +101,7 @@ static int add_problem(td_debugmd_problems *ps, size_t *cap, int line, const cha
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if ((err = grow(&ps->v, cap, ps->n + 1, sizeof *ps->v)))
+	if ((err = td_grow(&ps->v, cap, ps->n + 1, sizeof *ps->v)))
 		return err;
 	for (i = ps->n; i > 0 && ps->v[i - 1].line > line; i--)
 		ps->v[i] = ps->v[i - 1];
@@ -157,7 +139,7 @@ static int finding_index(long *out, parser *p, int number)
 	for (size_t i = 0; i < d->n_findings; i++)
 		if (d->findings[i].number == number)
 			return *out = (long)i, 0;
-	if ((err = grow(&d->findings, &p->cap_findings, d->n_findings + 1, sizeof *d->findings)))
+	if ((err = td_grow(&d->findings, &p->cap_findings, d->n_findings + 1, sizeof *d->findings)))
 		return err;
 	memset(&d->findings[d->n_findings], 0, sizeof *d->findings);
 	d->findings[d->n_findings].number = number;
@@ -428,7 +410,7 @@ static int add_test(parser *p, td_debugmd_finding *f, int pin, const char *name,
 	if (first)
 		return PROBLEM(p, p->line, "test `%.*s` is cited twice in finding %d (also on line %d)",
 			       (int)n, name, f->number, first);
-	if ((err = grow(v, &cap, *count + 1, sizeof **v)))
+	if ((err = td_grow(v, &cap, *count + 1, sizeof **v)))
 		return err;
 	(*v)[*count].line = p->line;
 	(*v)[*count].name = strndup(name, n);
@@ -481,7 +463,7 @@ static int reproduce_line(parser *p, td_debugmd_finding *f, char *line)
 	if (!is_commit(c))
 		return PROBLEM(p, p->line, "\"tdaudit reproduce\" must be followed by the fix commit "
 					   "(4-40 hex digits), not \"%s\"", c);
-	if ((err = grow(&f->repro, &cap, f->n_repro + 1, sizeof *f->repro)))
+	if ((err = td_grow(&f->repro, &cap, f->n_repro + 1, sizeof *f->repro)))
 		return err;
 	r = &f->repro[f->n_repro++];
 	r->line = p->line;
@@ -580,7 +562,7 @@ int td_debugmd_parse(td_debugmd **out, const char *text, size_t len)
 		const char *nl = memchr(text + i, '\n', len - i);
 		size_t n = nl ? (size_t)(nl - (text + i)) : len - i;
 
-		if ((err = grow(&buf, &cap, n + 1, 1)))
+		if ((err = td_grow(&buf, &cap, n + 1, 1)))
 			break;
 		memcpy(buf, text + i, n);
 		buf[n] = '\0';
@@ -611,7 +593,7 @@ int td_debugmd_parse_file(td_debugmd **out, const char *path)
 	if (!f)
 		return TD_FAIL(TD_EIO, "cannot open %s: %s", path, strerror(errno));
 	do {
-		if ((err = grow(&text, &cap, len + 65536, 1)))
+		if ((err = td_grow(&text, &cap, len + 65536, 1)))
 			goto done;
 		n = fread(text + len, 1, cap - len, f);
 		len += n;

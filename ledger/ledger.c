@@ -20,6 +20,7 @@
 #include <sqlite3.h>
 
 #include "../core/error.h"
+#include "../core/grow.h"
 #include "../core/jsonl.h"
 
 struct td_ledger {
@@ -735,25 +736,6 @@ int td_ledger_merge(long *added, const char *dst_path, const char *src_path)
 
 /* --- reads ------------------------------------------------------------------------ */
 
-/* Grows *v (elements of size elem, capacity *cap) to hold at least need elements. */
-static int grow(void *v, size_t *cap, size_t need, size_t elem)
-{
-	void **pv = v;
-	size_t n = *cap ? *cap : 8;
-	void *p;
-
-	if (need <= *cap)
-		return 0;
-	while (n < need)
-		n *= 2;
-	p = realloc(*pv, n * elem);
-	if (!p)
-		return TD_FAIL(TD_ENOMEM, "out of memory for %zu ledger rows", need);
-	*pv = p;
-	*cap = n;
-	return 0;
-}
-
 static int load_finding(td_ledger_finding_row *f, sqlite3_stmt *st)
 {
 	int err;
@@ -778,7 +760,7 @@ static int load_findings(td_ledger_findings *fs, td_ledger *lg)
 			      "");
 
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if ((err = grow(&fs->v, &cap, fs->n + 1, sizeof *fs->v)))
+		if ((err = td_grow(&fs->v, &cap, fs->n + 1, sizeof *fs->v)))
 			break;
 		err = load_finding(&fs->v[fs->n++], st);
 	}
@@ -813,7 +795,7 @@ static int load_guards(td_ledger_findings *fs, td_ledger *lg)
 		}
 		if (!f)
 			continue; /* cannot happen: guards.finding is a foreign key */
-		if ((err = grow(&f->guards, &cap, f->n_guards + 1, sizeof *f->guards)))
+		if ((err = td_grow(&f->guards, &cap, f->n_guards + 1, sizeof *f->guards)))
 			break;
 		f->guards[f->n_guards] = (td_ledger_guard_row){NULL, NULL};
 		err = column_dup(&f->guards[f->n_guards].test, st, 1);
