@@ -24,6 +24,7 @@
 #include "../ledger/ledger.h"
 #include "commands.h"
 #include "project.h"
+#include "record.h"
 #include "repo.h"
 #include "strv.h"
 #include "testrun.h"
@@ -188,10 +189,7 @@ static int record(const bs_run *r, size_t hi, int want, int status)
 	char path[8400], head[41], **skipped = NULL;
 	int dirty = 0, err;
 
-	if (r->proj->ledger[0] == '/')
-		snprintf(path, sizeof path, "%s", r->proj->ledger);
-	else
-		snprintf(path, sizeof path, "%s/%s", r->proj->root, r->proj->ledger);
+	td_record_ledger_path(path, sizeof path, r->proj);
 	err = td_repo_head(head, &dirty, r->proj->root);
 	info.command = r->opts->command ? r->opts->command : "tdaudit bisect";
 	info.head_commit = head;

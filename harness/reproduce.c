@@ -26,6 +26,7 @@
 #include "../ledger/ledger.h"
 #include "commands.h"
 #include "project.h"
+#include "record.h"
 #include "repo.h"
 #include "strv.h"
 #include "testrun.h"
@@ -671,10 +672,7 @@ static int record(rp_run *r, int status)
 
 	if (r->n_done == 0 && !(r->opts->all && r->doc))
 		return 0;
-	if (r->proj->ledger[0] == '/')
-		snprintf(path, sizeof path, "%s", r->proj->ledger);
-	else
-		snprintf(path, sizeof path, "%s/%s", r->proj->root, r->proj->ledger);
+	td_record_ledger_path(path, sizeof path, r->proj);
 	err = td_repo_head(head, &dirty, r->proj->root);
 	info.command = r->opts->command ? r->opts->command : "tdaudit reproduce";
 	info.head_commit = head;
