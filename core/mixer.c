@@ -60,6 +60,10 @@ static const td_mixer_ops *ops_for(td_mixer_kind kind)
 		return &td_mixer_gru_ops;
 	case TD_MIXER_ATTENTION:
 		return &td_mixer_attention_ops;
+	case TD_MIXER_LSTM:
+		return &td_mixer_lstm_ops;
+	case TD_MIXER_CLRU:
+		return &td_mixer_clru_ops;
 	}
 	return NULL;
 }
@@ -70,7 +74,8 @@ static int check_common(const td_mixer_opts *o)
 	if (!ops_for(o->kind))
 		return TD_FAIL(
 		    TD_EINVAL,
-		    "kind %d is not a mixer kind; use TD_MIXER_LRU, _CONV, _GRU or _ATTENTION",
+		    "kind %d is not a mixer kind; use TD_MIXER_LRU, _CLRU, _CONV, _GRU, _LSTM "
+		    "or _ATTENTION",
 		    (int)o->kind);
 	if (o->channels == 0)
 		return TD_FAIL(TD_EINVAL, "channels is 0; a mixer needs at least 1 channel");

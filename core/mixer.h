@@ -28,6 +28,24 @@
  *                    p_ts = softmax_s(q_t . k_s / sqrt(d)),  o_t = sum_s p_ts v_s
  *                  with s restricted to s <= t when causal; y = o Wo^T + bo.
  *                  The softmax subtracts each row's maximum before exp.
+ *   TD_MIXER_LSTM  a long short-term memory with H = channels (torch.nn.LSTM's
+ *                  gate convention; y_t = h_t, h_{-1} = s_{-1} = 0, the cell
+ *                  state s_t being PyTorch's c_t):
+ *                    [i f g o] = W x_t + b + U h_{t-1} + c   (4 blocks of H)
+ *                    s_t = sigmoid(f) * s_{t-1} + sigmoid(i) * tanh(g)
+ *                    h_t = sigmoid(o) * tanh(s_t)
+ *                  the input projections W x_t + b + c for every line and
+ *                  step are one GEMM; each step's U h_{t-1} is one GEMM over
+ *                  lines, added in place.
+ *   TD_MIXER_CLRU  the LRU with a complex diagonal state (the LRU paper's,
+ *                  without its input normalisation):
+ *                    h_t = lambda * h_{t-1} + B x_t,  y_t = Re(C h_t) + D * x_t
+ *                  with lambda = exp(-exp(nu) + i theta) per state (so
+ *                  |lambda| < 1), h_{-1} = 0, B = B_re + i B_im (state x
+ *                  channels), C = C_re + i C_im (channels x state), D real
+ *                  per channel. A kind of its own rather than an LRU option:
+ *                  it has other parameters (nu, theta, the imaginary parts)
+ *                  and shares no arithmetic with the real LRU.
  * With reverse set, "before" means "after": the line is swept from its end
  * to its start (forward of reverse = reverse of forward of reversed input).
  *
@@ -56,12 +74,14 @@ typedef enum {
 	TD_MIXER_CONV = 2,
 	TD_MIXER_GRU = 3,
 	TD_MIXER_ATTENTION = 4,
+	TD_MIXER_LSTM = 5,
+	TD_MIXER_CLRU = 6,
 } td_mixer_kind;
 
 typedef struct {
 	td_mixer_kind kind;
 	size_t channels;    /* width of x and y, >= 1 (required) */
-	size_t state;	    /* LRU: state size per line; 0 means equal to channels */
+	size_t state;	    /* LRU, CLRU: state size per line; 0 means equal to channels */
 	size_t kernel_size; /* CONV: taps, >= 1 */
 	size_t dilation;    /* CONV: distance between taps, >= 1 */
 	int reverse;	    /* nonzero: sweep each line from its end to its start */
@@ -72,9 +92,9 @@ typedef struct {
 } td_mixer_opts;
 
 /*
- * Fields a kind does not use are ignored: state by CONV, GRU and ATTENTION
- * (whose hidden size is channels), kernel_size and dilation by all but
- * CONV, heads and causal by all but ATTENTION. causal defaults to 0: an
+ * Fields a kind does not use are ignored: state by CONV, GRU, LSTM and
+ * ATTENTION (whose hidden size is channels), kernel_size and dilation by
+ * all but CONV, heads and causal by all but ATTENTION. causal defaults to 0: an
  * attention mixer sees the whole line unless asked otherwise.
  */
 #define TD_MIXER_OPTS_INIT                                                                         \
@@ -110,7 +130,7 @@ void td_mixer_free(td_mixer *m);
  */
 const td_mixer_opts *td_mixer_options(const td_mixer *m);
 
-/* A stable name for the kind ("lru", "conv", "gru", "attention"). */
+/* A stable name for the kind ("lru", "conv", "gru", "attention", "lstm", "clru"). */
 const char *td_mixer_kind_name(const td_mixer *m);
 
 size_t td_mixer_n_params(const td_mixer *m);

@@ -3,7 +3,7 @@
  *
  * mixer.c owns the object, the option checks common to every kind, the
  * parameter slabs and their initialisation. A kind (mixer_lru.c,
- * mixer_conv.c) supplies a td_mixer_ops: setup declares its tensors and
+ * mixer_conv.c, ...) supplies a td_mixer_ops: setup declares its tensors and
  * checks its own options; forward and backward do the arithmetic on
  * arguments mixer.c has already validated (sizes >= 1, workspace large
  * enough), so they fail only if a GEMM does.
@@ -51,6 +51,8 @@ extern const td_mixer_ops td_mixer_lru_ops;
 extern const td_mixer_ops td_mixer_conv_ops;
 extern const td_mixer_ops td_mixer_gru_ops;
 extern const td_mixer_ops td_mixer_attention_ops;
+extern const td_mixer_ops td_mixer_lstm_ops;
+extern const td_mixer_ops td_mixer_clru_ops;
 
 /*
  * Declares the next tensor (rows x cols) and how it is initialised; offsets

@@ -37,6 +37,12 @@
  *       -> training_draws_a_fresh_batch_every_step_and_never_the_held_out_one
  *   - the task summing along h instead of w
  *       -> the_task_target_is_the_running_sum_along_w
+ *   - the lstm's recurrent GEMM reading h_{t-1} one position apart instead
+ *     of one line apart (lines read each other's states)
+ *       -> every_*_model_passes_the_conformance_suite (rank1 check, both builds)
+ *   - in the double build: the lstm's dU from x instead of h_{t-1}, the
+ *     clru's dtheta sign flipped or its scan's line stride halved
+ *       -> every_*_model_passes_the_conformance_suite (gradient check)
  */
 #include "tdtest.h"
 
@@ -137,6 +143,8 @@ static void test_every_scan_model_passes_the_conformance_suite(void **state)
 	suite(TD_BLOCK_SCAN, TD_MIXER_LRU, 3);
 	suite(TD_BLOCK_SCAN, TD_MIXER_GRU, 2);
 	suite(TD_BLOCK_SCAN, TD_MIXER_CONV, 2);
+	suite(TD_BLOCK_SCAN, TD_MIXER_LSTM, 2);
+	suite(TD_BLOCK_SCAN, TD_MIXER_CLRU, 2);
 }
 
 static void test_every_kernel_model_passes_the_conformance_suite(void **state)
@@ -145,6 +153,8 @@ static void test_every_kernel_model_passes_the_conformance_suite(void **state)
 	suite(TD_BLOCK_KERNEL, TD_MIXER_LRU, 3);
 	suite(TD_BLOCK_KERNEL, TD_MIXER_GRU, 2);
 	suite(TD_BLOCK_KERNEL, TD_MIXER_CONV, 2);
+	suite(TD_BLOCK_KERNEL, TD_MIXER_LSTM, 2);
+	suite(TD_BLOCK_KERNEL, TD_MIXER_CLRU, 2);
 }
 
 static void test_every_flatten_model_passes_the_conformance_suite(void **state)
@@ -153,6 +163,8 @@ static void test_every_flatten_model_passes_the_conformance_suite(void **state)
 	suite(TD_BLOCK_FLATTEN, TD_MIXER_LRU, 3);
 	suite(TD_BLOCK_FLATTEN, TD_MIXER_GRU, 2);
 	suite(TD_BLOCK_FLATTEN, TD_MIXER_CONV, 2);
+	suite(TD_BLOCK_FLATTEN, TD_MIXER_LSTM, 2);
+	suite(TD_BLOCK_FLATTEN, TD_MIXER_CLRU, 2);
 }
 
 static void test_checks_run_only_at_the_ranks_and_width_asked_for(void **state)

@@ -65,6 +65,27 @@
  *       -> never_writes_past_the_workspace_it_asked_for
  *   - attention's bias_grads writing dbo with `=`, or the backward not
  *     zeroing dqkv -> backward_adds_parameter_gradients_and_overwrites_dx
+ *   - lstm forget gate read from the input gate's slice (`sigmoid(g[h + k])`
+ *     -> `sigmoid(g[k])`), or df without f(1 - f)
+ *       -> gradients_agree_with_finite_differences (lstm dx)
+ *   - lstm step_forward reading s_{t-1} at t-1 whatever reverse says
+ *       -> reverse_is_forward_of_the_flipped_line_flipped_back (lstm reverse)
+ *   - lstm adding b and c to the gates in a thread-dependent order
+ *       -> results_are_bitwise_equal_for_any_thread_count
+ *   - lstm_ws_size counting 11H per position instead of 12H
+ *       -> never_writes_past_the_workspace_it_asked_for
+ *   - lstm bias_grads writing dc with `=`
+ *       -> backward_adds_parameter_gradients_and_overwrites_dx
+ *   - clru dtheta with its sign flipped, the adjoint scan with lambda
+ *     instead of conj(lambda), the rotation's sign flipped in the forward
+ *       -> gradients_agree_with_finite_differences (clru dtheta, dx)
+ *   - clru_forward scanning forward whatever reverse says
+ *       -> reverse_is_forward_of_the_flipped_line_flipped_back (clru reverse)
+ *   - clru lambda depending on the thread count
+ *       -> results_are_bitwise_equal_for_any_thread_count
+ *   - clru_ws_size counting 3N per position instead of 4N
+ *       -> never_writes_past_the_workspace_it_asked_for
+ *   - clru writing dD with `=` -> backward_adds_parameter_gradients_and_overwrites_dx
  */
 #include "tdtest.h"
 
@@ -122,26 +143,28 @@ static void backward(rig *r)
 
 /*
  * The configurations every property is checked on: every kind, both
- * directions; attention both with and without the causal mask.
+ * directions (config i is kind i / 2, reverse i % 2); attention both with
+ * and without the causal mask.
  */
 static td_mixer_opts config(int i)
 {
+	static const td_mixer_kind kinds[] = {TD_MIXER_LRU,	  TD_MIXER_CONV,      TD_MIXER_GRU,
+					      TD_MIXER_ATTENTION, TD_MIXER_ATTENTION, TD_MIXER_LSTM,
+					      TD_MIXER_CLRU};
 	td_mixer_opts o = TD_MIXER_OPTS_INIT;
 
-	o.kind = i < 2	 ? TD_MIXER_LRU
-		 : i < 4 ? TD_MIXER_CONV
-		 : i < 6 ? TD_MIXER_GRU
-			 : TD_MIXER_ATTENTION;
-	o.channels = i < 6 ? 3 : 4; /* ATTENTION: 2 heads of 2, so heads mix within a head */
-	o.state = 4;	   /* LRU: state != channels, so a transposed projection shows */
+	o.kind = kinds[i / 2];
+	/* ATTENTION: 2 heads of 2, so heads mix within a head */
+	o.channels = o.kind == TD_MIXER_ATTENTION ? 4 : 3;
+	o.state = 4;	   /* LRU, CLRU: state != channels, so a transposed projection shows */
 	o.kernel_size = 3; /* CONV: taps at 0, 2, 4 of a length-6 line: some fall off */
 	o.dilation = 2;
 	o.reverse = i % 2;
 	o.heads = 2;
-	o.causal = i >= 8;
+	o.causal = i == 8 || i == 9;
 	return o;
 }
-#define N_CONFIGS 10
+#define N_CONFIGS 14
 
 static const char *label(const rig *r)
 {
@@ -377,7 +400,7 @@ static td_real *run_with_threads(int threads, int config_i, size_t *len)
 	size_t np;
 
 	o.channels = 16;
-	o.state = 160; /* LRU: the GEMMs over the state span more than one k-panel */
+	o.state = 160; /* LRU, CLRU: the GEMMs over the state span more than one k-panel */
 	o.threads = threads;
 	r = rig_new(&o, 48, 64, 9); /* big enough for the GEMMs to split */
 	np = td_mixer_n_params(r.m);
@@ -396,10 +419,10 @@ static td_real *run_with_threads(int threads, int config_i, size_t *len)
 static void test_mixer_results_are_bitwise_equal_for_any_thread_count(void **state)
 {
 	(void)state;
-	/* LRU, GRU and attention (causal or not), both directions */
-	static const int uses_gemm[] = {0, 1, 4, 5, 6, 7, 8, 9};
+	/* every kind but the GEMM-free conv, both directions */
+	static const int uses_gemm[] = {0, 1, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13};
 
-	for (int u = 0; u < 8; u++) {
+	for (int u = 0; u < 12; u++) {
 		int i = uses_gemm[u];
 		size_t n1, n3;
 		td_real *one = run_with_threads(1, i, &n1), *three = run_with_threads(3, i, &n3);

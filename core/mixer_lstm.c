@@ -1,0 +1,279 @@
+/*
+ * mixer_lstm.c - the long short-term memory (equations in mixer.h), H = channels.
+ *
+ * As in mixer_gru.c, the input projections x W^T + b + c of every line and
+ * step are one GEMM before the recurrence, and each step adds h_{t-1} U^T
+ * for all lines at once with one more GEMM, accumulated straight into that
+ * step's rows of the gate buffer (the lines' rows are length * 4H apart,
+ * which is just a leading dimension). Unlike the GRU's candidate, no gate
+ * needs U h_{t-1} apart from W x_t, so both biases are folded in up front
+ * and one adjoint dg serves W, U, b and c alike. The gate blocks are
+ * ordered i, f, g, o in W, U, b and c (PyTorch's order).
+ *
+ * Workspace, for P = lines * length positions and L = lines:
+ *   x      [P][H]    a copy of the input (saved)
+ *   h      [P][H]    the hidden states = the outputs (saved)
+ *   s      [P][H]    the cell states (saved)
+ *   gates  [P][4H]   pre-activations, then i, f, g, o per position (saved)
+ *   dg     [P][4H]   dL/d(pre-activations) (backward scratch)
+ *   hp     [P][H]    h_{t-1} per position, 0 at a line's start (backward scratch)
+ *   dh, ds [L][H]    dL/dh_{t-1} and dL/ds_{t-1} flowing to the previous step
+ *                    (backward scratch)
+ *   db     [4H]      dL/db (= dL/dc) summed before it reaches the slab (scratch)
+ *
+ * Must never: let a gradient's summation order depend on the thread count;
+ * read h_{t-1} or s_{t-1} at the first step of a sweep (both are zero).
+ */
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "error.h"
+#include "gemm.h"
+#include "mixer_int.h"
+
+enum { T_W, T_U, T_B, T_C };
+
+static int lstm_setup(td_mixer *m)
+{
+	size_t h = m->o.channels;
+	td_real s = (td_real)(1 / sqrt((double)h));
+	int err;
+
+	if (h > SIZE_MAX / 16) /* so that 4H ... 12H below never wrap */
+		return TD_FAIL(TD_EINVAL, "channels %zu is too large for an lstm", h);
+	if ((err = td_mixer_add_tensor(m, "W", 4 * h, h, (td_init_rule){TD_INIT_NORMAL, 0, s})) ||
+	    (err = td_mixer_add_tensor(m, "U", 4 * h, h, (td_init_rule){TD_INIT_NORMAL, 0, s})) ||
+	    (err = td_mixer_add_tensor(m, "b", 1, 4 * h, (td_init_rule){TD_INIT_UNIFORM, -s, s})) ||
+	    (err = td_mixer_add_tensor(m, "c", 1, 4 * h, (td_init_rule){TD_INIT_UNIFORM, -s, s})))
+		return err;
+	return 0;
+}
+
+/* 12H fits (lstm_setup checked); the products are checked here. */
+static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
+{
+	size_t h = m->o.channels, fixed;
+	int err = td_mixer_size_muladd(&fixed, lines, 2 * h, 4 * h, "the lstm workspace");
+
+	if (!err)
+		err =
+		    td_mixer_size_muladd(out, lines * length, 12 * h, fixed, "the lstm workspace");
+	return err;
+}
+
+typedef struct {
+	td_real *x, *h, *s, *gates, *dg, *hp, *dh, *ds, *db;
+} lstm_ws;
+
+static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
+{
+	size_t h = m->o.channels, p = lines * length;
+	lstm_ws w;
+
+	w.x = ws;
+	w.h = w.x + p * h;
+	w.s = w.h + p * h;
+	w.gates = w.s + p * h;
+	w.dg = w.gates + p * 4 * h;
+	w.hp = w.dg + p * 4 * h;
+	w.dh = w.hp + p * h;
+	w.ds = w.dh + lines * h;
+	w.db = w.ds + lines * h;
+	return w;
+}
+
+/* The position in a line of step s of the sweep. */
+static size_t at(size_t s, size_t length, int reverse)
+{
+	return reverse ? length - 1 - s : s;
+}
+
+static td_real sigmoid(td_real v)
+{
+	return (td_real)(1 / (1 + exp(-(double)v)));
+}
+
+static td_real tanh_r(td_real v)
+{
+	return (td_real)tanh((double)v);
+}
+
+/* gates[t] += h_{t-1} U^T for every line at step s >= 1: [lines x H] [H x 4H]. */
+static int step_recurrent(td_mixer *m, lstm_ws *w, size_t lines, size_t length, size_t s)
+{
+	const size_t h = m->o.channels;
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+	o.threads = m->o.threads, o.trans_b = 1, o.beta = 1;
+	return td_gemm(w->gates + at(s, length, m->o.reverse) * 4 * h, length * 4 * h,
+		       w->h + at(s - 1, length, m->o.reverse) * h, length * h,
+		       td_mixer_slab_at(m, m->params, T_U), h, lines, 4 * h, h, &o);
+}
+
+/* Step s of every line: the gates from their pre-activations, then s_t and h_t. */
+static void step_forward(td_mixer *m, lstm_ws *w, size_t lines, size_t length, size_t s)
+{
+	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+
+	for (size_t l = 0; l < lines; l++) {
+		size_t pos = l * length + t;
+		td_real *g = w->gates + pos * 4 * h;
+		const td_real *sp =
+		    s ? w->s + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
+
+		for (size_t k = 0; k < h; k++) {
+			td_real i = sigmoid(g[k]), f = sigmoid(g[h + k]);
+			td_real gg = tanh_r(g[2 * h + k]), o = sigmoid(g[3 * h + k]);
+			td_real st = f * (sp ? sp[k] : 0) + i * gg;
+
+			w->s[pos * h + k] = st;
+			w->h[pos * h + k] = o * tanh_r(st);
+			g[k] = i, g[h + k] = f, g[2 * h + k] = gg, g[3 * h + k] = o;
+		}
+	}
+}
+
+static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
+			td_real *ws)
+{
+	const size_t h = m->o.channels, p = lines * length;
+	const td_real *b = td_mixer_slab_at(m, m->params, T_B);
+	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
+	lstm_ws w = carve(m, ws, lines, length);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = m->o.threads, o.trans_b = 1;
+	memcpy(w.x, x, p * h * sizeof *x);
+	/* gates = x W^T + b + c: [P x H] [H x 4H] */
+	if ((err = td_gemm(w.gates, 4 * h, x, h, td_mixer_slab_at(m, m->params, T_W), h, p, 4 * h,
+			   h, &o)))
+		return err;
+	for (size_t i = 0; i < p; i++)
+		for (size_t k = 0; k < 4 * h; k++)
+			w.gates[i * 4 * h + k] += b[k] + c[k];
+	for (size_t s = 0; s < length; s++) {
+		if (s > 0 && (err = step_recurrent(m, &w, lines, length, s)))
+			return err;
+		step_forward(m, &w, lines, length, s);
+	}
+	memcpy(y, w.h, p * h * sizeof *y);
+	return 0;
+}
+
+/*
+ * Step s of every line, backwards: from dh = dy_t + (dL/dh_t through
+ * step s+1) and ds (dL/ds_t through step s+1), the gate adjoints into dg,
+ * and ds = ds_t * f, the cell's direct path to s_{t-1}.
+ */
+static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size_t lines,
+			  size_t length, size_t s)
+{
+	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+
+	for (size_t l = 0; l < lines; l++) {
+		size_t pos = l * length + t;
+		const td_real *g = w->gates + pos * 4 * h;
+		const td_real *sp =
+		    s ? w->s + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
+		td_real *dg = w->dg + pos * 4 * h;
+
+		for (size_t k = 0; k < h; k++) {
+			td_real i = g[k], f = g[h + k], gg = g[2 * h + k], o = g[3 * h + k];
+			td_real ts = tanh_r(w->s[pos * h + k]);
+			td_real dh = dy[pos * h + k] + w->dh[l * h + k];
+			td_real ds = dh * o * (1 - ts * ts) + w->ds[l * h + k];
+
+			dg[k] = ds * gg * i * (1 - i);
+			dg[h + k] = ds * (sp ? sp[k] : 0) * f * (1 - f);
+			dg[2 * h + k] = ds * i * (1 - gg * gg);
+			dg[3 * h + k] = dh * ts * o * (1 - o);
+			w->ds[l * h + k] = ds * f;
+		}
+	}
+}
+
+/* The recurrence backwards: fills dg for every position. */
+static int recurrence_backward(td_mixer *m, lstm_ws *w, const td_real *dy, size_t lines,
+			       size_t length)
+{
+	const size_t h = m->o.channels;
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = m->o.threads;
+	memset(w->dh, 0, lines * h * sizeof *w->dh);
+	memset(w->ds, 0, lines * h * sizeof *w->ds);
+	for (size_t s = length; s-- > 0;) {
+		step_backward(m, w, dy, lines, length, s);
+		if (s == 0)
+			break; /* h_{-1} is a constant: nothing flows further */
+		/* dh_{t-1} = dg_t U: [lines x 4H] [4H x H]; h_{t-1} reaches nothing else */
+		err = td_gemm(w->dh, h, w->dg + at(s, length, m->o.reverse) * 4 * h, length * 4 * h,
+			      td_mixer_slab_at(m, m->params, T_U), h, lines, h, 4 * h, &o);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* hp[pos] = h_{t-1} of that position, zero at the start of each sweep. */
+static void shift_h(const td_mixer *m, lstm_ws *w, size_t lines, size_t length)
+{
+	const size_t h = m->o.channels;
+
+	for (size_t l = 0; l < lines; l++)
+		for (size_t s = 0; s < length; s++) {
+			td_real *dst = w->hp + (l * length + at(s, length, m->o.reverse)) * h;
+
+			if (s == 0)
+				memset(dst, 0, h * sizeof *dst);
+			else
+				memcpy(dst,
+				       w->h + (l * length + at(s - 1, length, m->o.reverse)) * h,
+				       h * sizeof *dst);
+		}
+}
+
+/* db = column sums of dg (fixed order), added once to both bias gradients. */
+static void bias_grads(td_mixer *m, lstm_ws *w, size_t p)
+{
+	const size_t h4 = 4 * m->o.channels;
+	td_real *gb = td_mixer_slab_at(m, m->grads, T_B), *gc = td_mixer_slab_at(m, m->grads, T_C);
+
+	memset(w->db, 0, h4 * sizeof *w->db);
+	for (size_t i = 0; i < p; i++)
+		for (size_t k = 0; k < h4; k++)
+			w->db[k] += w->dg[i * h4 + k];
+	for (size_t k = 0; k < h4; k++)
+		gb[k] += w->db[k], gc[k] += w->db[k];
+}
+
+static int lstm_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
+			 td_real *ws)
+{
+	const size_t h = m->o.channels, p = lines * length;
+	lstm_ws w = carve(m, ws, lines, length);
+	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
+	int err;
+
+	acc.threads = put.threads = m->o.threads;
+	acc.beta = 1, acc.trans_a = 1;
+	if ((err = recurrence_backward(m, &w, dy, lines, length)))
+		return err;
+	shift_h(m, &w, lines, length);
+	bias_grads(m, &w, p);
+	/* dW += dg^T x and dU += dg^T hp: [4H x P] [P x H] */
+	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_W), h, w.dg, 4 * h, w.x, h, 4 * h, h, p,
+			   &acc)) ||
+	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dg, 4 * h, w.hp, h, 4 * h, h, p,
+			   &acc)))
+		return err;
+	/* dx = dg W: [P x 4H] [4H x H] */
+	return td_gemm(dx, h, w.dg, 4 * h, td_mixer_slab_at(m, m->params, T_W), h, p, h, 4 * h,
+		       &put);
+}
+
+const td_mixer_ops td_mixer_lstm_ops = {"lstm", lstm_setup, lstm_ws_size, lstm_forward,
+					lstm_backward};
