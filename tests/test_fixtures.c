@@ -2,9 +2,10 @@
  * test_fixtures.c - the mixers against PyTorch.
  *
  * Independent reference: tests/fixtures/mixer-*.txt, written by
- * tests/fixtures/mixers.py from torch.nn.GRU, torch.nn.MultiheadAttention
- * (causal through attn_mask), F.conv1d and a hand loop for the LRU, in
- * float64, with autograd's gradients. Each file gives the parameters, x and
+ * tests/fixtures/mixers.py from torch.nn.GRU, torch.nn.LSTM,
+ * torch.nn.MultiheadAttention (causal through attn_mask), F.conv1d, a hand
+ * loop for the LRU and one in torch's complex tensors for the complex LRU,
+ * in float64, with autograd's gradients. Each file gives the parameters, x and
  * dy; the test runs our forward and backward and compares y, dx and every
  * parameter gradient. Tolerance: 1e-10 relative in the double build, 5e-5
  * in the float build (attention agrees to 1e-15 and 5e-7).
@@ -17,6 +18,12 @@
  *   - mixer_attention.c dropping the softmax's mean term from the score
  *     gradient, or ignoring causal -> the attention test (also: dv without p,
  *     at() ignoring reverse)
+ *   - mixer_lstm.c reading the forget gate from the input gate's slice,
+ *     dropping f(1 - f) from df, or reading s_{t-1} at t-1 in reverse
+ *       -> the lstm test
+ *   - mixer_clru.c flipping dtheta's sign, scanning the adjoint with lambda
+ *     instead of conj(lambda), flipping the rotation's sign, adding
+ *     C_im h_im instead of subtracting it, ignoring reverse -> the clru test
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -100,9 +107,14 @@ static td_mixer *build(reader *r, size_t *lines, size_t *length)
 	expect(r, "mixer");
 	kind = word(r);
 	o.kind = !strcmp(kind, "lru")	      ? TD_MIXER_LRU
+		 : !strcmp(kind, "clru")      ? TD_MIXER_CLRU
 		 : !strcmp(kind, "conv")      ? TD_MIXER_CONV
 		 : !strcmp(kind, "attention") ? TD_MIXER_ATTENTION
-					      : TD_MIXER_GRU;
+		 : !strcmp(kind, "lstm")      ? TD_MIXER_LSTM
+		 : !strcmp(kind, "gru")	      ? TD_MIXER_GRU
+					      : (td_mixer_kind)0;
+	if (!o.kind)
+		fail_msg("%s: mixer '%s' is not one this test knows", r->path, kind);
 	expect(r, "reverse"), o.reverse = (int)number(r);
 	expect(r, "lines"), *lines = (size_t)number(r);
 	expect(r, "length"), *length = (size_t)number(r);
@@ -214,10 +226,24 @@ static void test_attention_matches_torch_nn_multiheadattention_forward_and_backw
 	check_kind("attention"); /* causal and not, forward and reverse */
 }
 
+static void test_the_lstm_matches_torch_nn_lstm_forward_and_backward(void **state)
+{
+	(void)state;
+	check_kind("lstm");
+}
+
+static void test_the_complex_lru_matches_a_torch_complex_loop_forward_and_backward(void **state)
+{
+	(void)state;
+	check_kind("clru");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_lru_matches_pytorch_forward_and_backward),
 	cmocka_unit_test(test_the_conv_matches_pytorch_conv1d_forward_and_backward),
 	cmocka_unit_test(test_the_gru_matches_torch_nn_gru_forward_and_backward),
 	cmocka_unit_test(test_attention_matches_torch_nn_multiheadattention_forward_and_backward),
+	cmocka_unit_test(test_the_lstm_matches_torch_nn_lstm_forward_and_backward),
+	cmocka_unit_test(test_the_complex_lru_matches_a_torch_complex_loop_forward_and_backward),
 };
 TD_TEST_GROUP(fixtures, tests);
