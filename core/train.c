@@ -87,9 +87,6 @@ static int read_config(trainer *t)
 		      td_config_bool(&t->bidir, t->cfg, "bidirectional");
 	if (err)
 		return err < 0 ? err : TD_EINVAL;
-	if (!strcmp(t->mixer, "lstm"))
-		return TD_FAIL(TD_EINVAL, "mixer = %s is accepted by the config but not built yet; use "
-					  "lru, gru, conv or attention", t->mixer);
 	if (!strcmp(t->dataset, "synth-absent") || absent > 0)
 		return TD_FAIL(TD_EINVAL, "%s needs per-example absent cells, which training does not "
 					  "support yet; use absent_fraction = 0 and another dataset",
@@ -182,10 +179,12 @@ static int setup_model(trainer *t)
 	o.family = !strcmp(t->composition, "axial_scan")     ? TD_BLOCK_SCAN
 		   : !strcmp(t->composition, "axial_kernel") ? TD_BLOCK_KERNEL
 							     : TD_BLOCK_FLATTEN;
-	o.mixer.kind = !strcmp(t->mixer, "lru")	  ? TD_MIXER_LRU
-		       : !strcmp(t->mixer, "gru")	  ? TD_MIXER_GRU
+	o.mixer.kind = !strcmp(t->mixer, "lru")		? TD_MIXER_LRU
+		       : !strcmp(t->mixer, "clru")	? TD_MIXER_CLRU
+		       : !strcmp(t->mixer, "gru")	? TD_MIXER_GRU
+		       : !strcmp(t->mixer, "lstm")	? TD_MIXER_LSTM
 		       : !strcmp(t->mixer, "attention") ? TD_MIXER_ATTENTION
-							  : TD_MIXER_CONV;
+							: TD_MIXER_CONV;
 	o.mixer.heads = t->width % 4 == 0 ? 4 : 1; /* attention: 4 heads where they divide */
 	o.mixer.threads = (int)t->threads;
 	o.in = 1, o.width = (size_t)t->width, o.out = t->n_classes;

@@ -16,9 +16,8 @@
  * equals the uninterrupted run bit for bit.
  *
  * Config keys this version refuses for training (loudly, naming the key):
- * mixer = lstm (not built yet), dataset = synth-absent and
- * absent_fraction > 0 (per-example masks are not built yet: the model is
- * built over one lattice). mixer = attention uses 4 heads when they divide
+ * dataset = synth-absent and absent_fraction > 0 (per-example masks are
+ * not built yet: the model is built over one lattice). mixer = attention uses 4 heads when they divide
  * the width, else 1, and is not causal.
  */
 #ifndef TD_TRAIN_H

@@ -42,12 +42,12 @@ mutant {
 }
 
 mutant {
-  name = "train-lstm-accepted",
+  name = "train-lstm-built-as-conv",
   file = "core/train.c",
-  find = "if (!strcmp(t->mixer, \"lstm\"))",
-  replace = "if (!strcmp(t->mixer, \"none\"))",
-  guards = { "test_keys_this_version_cannot_honour_are_refused" },
-  designed_against = "a config key that does nothing must be refused, not trained as something else",
+  find = "\t\t       : !strcmp(t->mixer, \"lstm\")\t? TD_MIXER_LSTM\n",
+  replace = "",
+  guards = { "test_every_built_mixer_and_family_trains" },
+  designed_against = "a config choice must build what it names, not fall through to another mixer",
   why = "trains mixer = lstm as a conv",
 }
 

@@ -139,7 +139,7 @@ static void test_a_value_out_of_range_names_the_key_value_and_line(void **state)
 	REFUSED("lr = 20\n", "run.cfg:1", "lr = 20", "out of range");
 	REFUSED("absent_fraction = 1\n", "absent_fraction = 1", "out of range [0, 0.99]");
 	REFUSED("threads = -1\n", "threads = -1", "out of range");
-	REFUSED("mixer = transformer\n", "mixer = 'transformer'", "lru|gru|lstm|conv|attention");
+	REFUSED("mixer = transformer\n", "mixer = 'transformer'", "lru|clru|gru|lstm|conv|attention");
 	REFUSED("dataset = mnist\n", "dataset", "'mnist'", "fashion-mnist|");
 }
 
