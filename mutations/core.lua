@@ -975,6 +975,82 @@ mutant {
   why = "accepts a workspace one value too small",
 }
 
+-- The LSTM and the complex LRU. Their mathematics (gate slices, gradient signs)
+-- is checked against PyTorch in the float build too: those mutants are in
+-- reference.lua; these are the bugs their own tests must notice.
+
+mutant {
+  name = "mixer-lstm-reverse-reads-the-wrong-neighbour",
+  file = "core/mixer_lstm.c",
+  find = "w->h + at(s - 1, length, m->o.reverse) * h, length * h,",
+  replace = "w->h + at(s - 1, length, 0) * h, length * h,",
+  guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back" },
+  designed_against = "a reverse sweep must take h_{t-1} from t + 1, the step it just computed",
+  why = "the lstm's recurrent GEMM reads h at t - 1 whatever reverse says",
+}
+
+mutant {
+  name = "mixer-lstm-lines-read-each-other",
+  file = "core/mixer_lstm.c",
+  find = "w->h + at(s - 1, length, m->o.reverse) * h, length * h,",
+  replace = "w->h + at(s - 1, length, m->o.reverse) * h, h,",
+  guards = { "test_every_scan_model_passes_the_conformance_suite",
+             "test_every_kernel_model_passes_the_conformance_suite",
+             "test_every_flatten_model_passes_the_conformance_suite" },
+  designed_against = "lines are independent: a leading dimension of one position instead of one line mixes them",
+  why = "the lstm's recurrent GEMM steps one position between lines, so line l reads another line's state",
+}
+
+mutant {
+  name = "mixer-lstm-workspace-undercounted",
+  file = "core/mixer_lstm.c",
+  find = "td_mixer_size_muladd(out, lines * length, 12 * h, fixed, \"the lstm workspace\");",
+  replace = "td_mixer_size_muladd(out, lines * length, 11 * h, fixed, \"the lstm workspace\");",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "the workspace a kind asks for must cover everything it carves (DEBUG.md #7's class)",
+  why = "asks for 11H values per position where the carving uses 12H",
+}
+
+mutant {
+  name = "mixer-lstm-dc-overwrites-the-gradient",
+  file = "core/mixer_lstm.c",
+  find = "gb[k] += w->db[k], gc[k] += w->db[k];",
+  replace = "gb[k] += w->db[k], gc[k] = w->db[k];",
+  guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
+  designed_against = "backward must add to the parameter gradients: accumulation over micro-batches depends on it",
+  why = "the lstm writes dc with = instead of +=",
+}
+
+mutant {
+  name = "mixer-clru-reverse-ignored",
+  file = "core/mixer_clru.c",
+  find = "scan(w.h, w.a, lines, length, n, m->o.reverse, 0);",
+  replace = "scan(w.h, w.a, lines, length, n, 0, 0);",
+  guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back" },
+  designed_against = "a direction flag dropped: a reverse sweep that runs forward halves the receptive field",
+  why = "the complex lru's forward scans forward whatever reverse says",
+}
+
+mutant {
+  name = "mixer-clru-workspace-undercounted",
+  file = "core/mixer_clru.c",
+  find = "per = c + 4 * n;",
+  replace = "per = c + 3 * n;",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "the workspace a kind asks for must cover everything it carves (DEBUG.md #7's class)",
+  why = "counts a complex state as 1.5 values per position in each of h and g instead of 2",
+}
+
+mutant {
+  name = "mixer-clru-dd-overwrites-the-gradient",
+  file = "core/mixer_clru.c",
+  find = "gd[j] += w->dd[j];",
+  replace = "gd[j] = w->dd[j];",
+  guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
+  designed_against = "backward must add to the parameter gradients: accumulation over micro-batches depends on it",
+  why = "the complex lru writes dD with = instead of +=",
+}
+
 -- The strict config ---------------------------------------------------------------
 
 mutant {

@@ -52,3 +52,53 @@ mutant {
   designed_against = "a causal mixer must read only the past (a mask applied to the wrong side, or not at all)",
   why = "lets every query attend to the whole line whatever causal says",
 }
+
+mutant {
+  name = "reference-lstm-forget-gate-wrong-slice",
+  file = "core/mixer_lstm.c",
+  find = "td_real i = sigmoid(g[k]), f = sigmoid(g[h + k]);",
+  replace = "td_real i = sigmoid(g[k]), f = sigmoid(g[k]);",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "torch.nn.LSTM's gate blocks are i, f, g, o: a slice off by one block is still a plausible LSTM",
+  why = "reads the forget gate from the input gate's block",
+}
+
+mutant {
+  name = "reference-lstm-df-without-the-sigmoid-derivative",
+  file = "core/mixer_lstm.c",
+  find = "dg[h + k] = ds * (sp ? sp[k] : 0) * f * (1 - f);",
+  replace = "dg[h + k] = ds * (sp ? sp[k] : 0) * f;",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a gate's adjoint goes through its nonlinearity: sigmoid' = s (1 - s)",
+  why = "drops (1 - f) from the forget gate's gradient",
+}
+
+mutant {
+  name = "reference-clru-theta-gradient-sign",
+  file = "core/mixer_clru.c",
+  find = "gtheta[k] += (td_real)(-dre * aim + dim * are);",
+  replace = "gtheta[k] += (td_real)(dre * aim - dim * are);",
+  guards = { "test_the_complex_lru_matches_a_torch_complex_loop_forward_and_backward" },
+  designed_against = "d lambda / d theta = i lambda: its sign decides whether training turns the phase the right way",
+  why = "flips the sign of dL/dtheta",
+}
+
+mutant {
+  name = "reference-clru-adjoint-without-the-conjugate",
+  file = "core/mixer_clru.c",
+  find = "td_real sign = conj ? -1 : 1;",
+  replace = "td_real sign = 1;",
+  guards = { "test_the_complex_lru_matches_a_torch_complex_loop_forward_and_backward" },
+  designed_against = "the adjoint of multiplying by lambda is multiplying by conj(lambda), not lambda",
+  why = "runs the adjoint recurrence with lambda instead of its conjugate",
+}
+
+mutant {
+  name = "reference-clru-real-part-sign",
+  file = "core/mixer_clru.c",
+  find = "o.alpha = -1;",
+  replace = "o.alpha = 1;",
+  guards = { "test_the_complex_lru_matches_a_torch_complex_loop_forward_and_backward" },
+  designed_against = "Re(C h) = C_re h_re - C_im h_im: the minus is the whole of complex multiplication",
+  why = "adds C_im h_im to the output instead of subtracting it",
+}
