@@ -106,19 +106,19 @@ static size_t at(size_t s, size_t length, int reverse)
 
 /*
  * h_t += lambda * h_{t-1} along every line in sweep order, in place; with
- * conj set, g_t += conj(lambda) * g_{t+1} against sweep order (the adjoint).
+ * adjoint set, g_t += conj(lambda) * g_{t+1} against sweep order instead.
  */
 static void scan(td_real *h, const td_real *a, size_t lines, size_t length, size_t n, int rev,
-		 int conj)
+		 int adjoint)
 {
 	const td_real *are = a, *aim = a + n;
-	td_real sign = conj ? -1 : 1;
+	td_real sign = adjoint ? -1 : 1; /* conj(lambda) negates the imaginary part */
 
 	for (size_t l = 0; l < lines; l++) {
 		td_real *line = h + l * length * 2 * n;
 
 		for (size_t i = 1; i < length; i++) {
-			size_t s = conj ? length - 1 - i : i, from = conj ? s + 1 : s - 1;
+			size_t s = adjoint ? length - 1 - i : i, from = adjoint ? s + 1 : s - 1;
 			td_real *cur = line + at(s, length, rev) * 2 * n;
 			const td_real *prev = line + at(from, length, rev) * 2 * n;
 

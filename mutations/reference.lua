@@ -86,7 +86,7 @@ mutant {
 mutant {
   name = "reference-clru-adjoint-without-the-conjugate",
   file = "core/mixer_clru.c",
-  find = "td_real sign = conj ? -1 : 1;",
+  find = "td_real sign = adjoint ? -1 : 1;",
   replace = "td_real sign = 1;",
   guards = { "test_the_complex_lru_matches_a_torch_complex_loop_forward_and_backward" },
   designed_against = "the adjoint of multiplying by lambda is multiplying by conj(lambda), not lambda",
