@@ -6,8 +6,11 @@
  *   We   [width][in]    embedding weights
  *   be   [width]        embedding bias
  *   gain [L][width]     each layer's RMSNorm gain
- *   Wo   [out][width]   head weights
+ *   Wo   [H][out][width] head weights (H = n_cells with head_per_cell, else 1)
  *   bo   [out]          head bias
+ *   with ffn = F > 0, each layer's channel MLP:
+ *   g2   [L][width]     its RMSNorm gain
+ *   W1   [L][F][width], b1 [L][F], W2 [L][width][F], b2 [L][width]
  *   then each layer's block parameters, in layer order (td_block_use_slabs)
  *
  * Workspace, for R = max_batch * n_cells rows:
@@ -19,7 +22,13 @@
  *   g   [R][width]       dL/dh (scratch)
  *   gn  [R][width]       dL/d(normed) (scratch)
  *   gy  [R][out]         dL/dy, selected (scratch)
- *   sum [max(width,out)] a bias gradient summed whole (scratch)
+ *   sum [max(width,out,F)] a bias gradient summed whole (scratch)
+ *   with ffn = F > 0:
+ *   hm  [L][R][width]    the stream between a layer's block and its MLP (saved)
+ *   inv2 [L][R]          the MLP norm's 1/rms (saved)
+ *   pre [L][R][F]        W1 rmsnorm'(hm) + b1, GELU's input (saved)
+ *   act [R][F]           gelu(pre) (scratch)
+ *   dact [R][F]          its gradient (scratch)
  *
  * Must never: zero an absent cell by multiplying it, skip the selection on
  * the residual path, or build fewer layers than asked without counting it.
@@ -49,6 +58,7 @@ struct td_model {
 	size_t n_params, n_own; /* all parameters; the model's own (before the blocks') */
 	td_real *params, *grads;
 	size_t we, be, gain, wo, bo; /* offsets of the own tensors */
+	size_t g2, w1, b1, w2, b2;   /* the MLP's, when o.ffn > 0 */
 	td_param_group *groups;
 	size_t n_groups;
 	td_real *ws;
@@ -58,7 +68,15 @@ struct td_model {
 
 typedef struct {
 	td_real *xs, *h, *inv, *n, *u, *g, *gn, *gy, *sum;
+	td_real *hm, *inv2, *pre, *act, *dact; /* ffn > 0 only */
 } model_ws;
+
+static size_t max3(size_t a, size_t b, size_t c)
+{
+	size_t m = a > b ? a : b;
+
+	return m > c ? m : c;
+}
 
 static model_ws carve(const td_model *m)
 {
@@ -74,6 +92,11 @@ static model_ws carve(const td_model *m)
 	s.gn = s.g + r * w;
 	s.gy = s.gn + r * w;
 	s.sum = s.gy + r * m->o.out;
+	s.hm = s.sum + max3(w, m->o.out, m->o.ffn);
+	s.inv2 = s.hm + l * r * w;
+	s.pre = s.inv2 + l * r;
+	s.act = s.pre + l * r * m->o.ffn;
+	s.dact = s.act + r * m->o.ffn;
 	return s;
 }
 
@@ -161,19 +184,28 @@ static int build_slabs(td_model *m)
 	size_t at;
 	int err;
 
+	const size_t f = m->o.ffn, heads = m->o.head_per_cell ? m->n_cells : 1;
+
 	m->we = 0, m->be = w * m->o.in, m->gain = m->be + w, m->wo = m->gain + l * w;
-	m->bo = m->wo + m->o.out * w, m->n_own = m->bo + m->o.out;
+	m->bo = m->wo + heads * m->o.out * w, m->g2 = m->bo + m->o.out;
+	m->w1 = m->g2 + l * w * (f > 0), m->b1 = m->w1 + l * f * w, m->w2 = m->b1 + l * f;
+	m->b2 = m->w2 + l * w * f, m->n_own = m->b2 + l * w * (f > 0);
 	m->n_params = m->n_own;
 	for (int i = 0; i < m->n_layers; i++)
 		m->n_params += td_block_n_params(m->block[i]);
 	m->params = calloc(m->n_params, sizeof *m->params);
 	m->grads = calloc(m->n_params, sizeof *m->grads);
-	m->groups = calloc(5 + l * MAX_GROUPS_PER_LAYER, sizeof *m->groups);
+	m->groups = calloc(10 + l * MAX_GROUPS_PER_LAYER, sizeof *m->groups);
 	if (!m->params || !m->grads || !m->groups)
 		return TD_FAIL(TD_ENOMEM, "out of memory for %zu parameters", m->n_params);
 	add_group(m, "embed.w", m->we, w * m->o.in), add_group(m, "embed.b", m->be, w);
-	add_group(m, "norm.gain", m->gain, l * w), add_group(m, "head.w", m->wo, m->o.out * w);
-	add_group(m, "head.b", m->bo, m->o.out);
+	add_group(m, "norm.gain", m->gain, l * w);
+	add_group(m, "head.w", m->wo, m->bo - m->wo), add_group(m, "head.b", m->bo, m->o.out);
+	if (f) {
+		add_group(m, "ffn.gain", m->g2, l * w), add_group(m, "ffn.w1", m->w1, l * f * w);
+		add_group(m, "ffn.b1", m->b1, l * f), add_group(m, "ffn.w2", m->w2, l * w * f);
+		add_group(m, "ffn.b2", m->b2, l * w);
+	}
 	at = m->n_own;
 	for (int i = 0; i < m->n_layers; i++) {
 		td_block *b = m->block[i];
@@ -196,8 +228,11 @@ static int build_ws(td_model *m)
 {
 	const size_t r = m->rows, w = m->o.width, l = (size_t)m->n_layers;
 
+	const size_t f = m->o.ffn;
+
 	m->ws_len = r * m->o.in + (l + 1) * r * w + l * r + 4 * r * w + r * m->o.out +
-		    (w > m->o.out ? w : m->o.out);
+		    max3(w, m->o.out, f) + l * r * w * (f > 0) + l * r * (f > 0) + l * r * f +
+		    2 * r * f;
 	if (!(m->ws = calloc(m->ws_len, sizeof *m->ws)))
 		return TD_FAIL(TD_ENOMEM, "out of memory for a %zu-value model workspace",
 			       m->ws_len);
@@ -255,9 +290,19 @@ void td_model_init(td_model *m, uint64_t seed)
 	td_rng_fill_normal(seed, 2, 0, w, 0, 1, m->params + m->be);
 	for (size_t i = 0; i < l * w; i++)
 		m->params[m->gain + i] = 1;
-	td_rng_fill_normal(seed, 4, 0, m->o.out * w, 0, (td_real)(1 / sqrt((double)w)),
+	const size_t f = m->o.ffn;
+
+	td_rng_fill_normal(seed, 4, 0, m->bo - m->wo, 0, (td_real)(1 / sqrt((double)w)),
 			   m->params + m->wo);
 	memset(m->params + m->bo, 0, m->o.out * sizeof *m->params);
+	for (size_t i = 0; f && i < l * w; i++)
+		m->params[m->g2 + i] = 1;
+	td_rng_fill_normal(seed, 5, 0, l * f * w, 0, (td_real)(1 / sqrt((double)w)),
+			   m->params + m->w1);
+	memset(m->params + m->b1, 0, l * f * sizeof *m->params);
+	td_rng_fill_normal(seed, 6, 0, l * w * f, 0, (td_real)(1 / sqrt((double)(f ? f : 1))),
+			   m->params + m->w2);
+	memset(m->params + m->b2, 0, l * w * (f > 0) * sizeof *m->params);
 	for (int i = 0; i < m->n_layers; i++)
 		td_block_init(m->block[i], seed, (uint64_t)(i + 1) << 20);
 }
@@ -311,11 +356,49 @@ static int check_call(const td_model *m, const void *out, const void *in, size_t
 	return 0;
 }
 
-/* h[l+1] = select(h[l] + block_l(rmsnorm_l(h[l]))). */
+#define SQRT1_2 0.70710678118654752440	 /* 1 / sqrt(2) */
+#define INV_SQRT_2PI 0.39894228040143267794 /* 1 / sqrt(2 pi) */
+
+/* GELU, exact (erf) as torch.nn.GELU(), and its derivative Phi(x) + x phi(x). */
+static double gelu(double x)
+{
+	return 0.5 * x * (1 + erf(x * SQRT1_2));
+}
+
+static double gelu_grad(double x)
+{
+	return 0.5 * (1 + erf(x * SQRT1_2)) + x * exp(-0.5 * x * x) * INV_SQRT_2PI;
+}
+
+/* Layer l's MLP sublayer: next = select(hm + W2 gelu(W1 rmsnorm'(hm) + b1) + b2). */
+static int ffn_forward(td_model *m, const model_ws *s, int l, size_t batch, td_real *next)
+{
+	const size_t w = m->o.width, f = m->o.ffn, r = batch * m->n_cells, lu = (size_t)l;
+	const td_real *hm = s->hm + lu * m->rows * w;
+	td_real *pre = s->pre + lu * m->rows * f;
+	int err;
+
+	td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + m->g2 + lu * w, r, w);
+	if ((err = linear(m, pre, s->n, r, f, w, m->params + m->w1 + lu * f * w,
+			  m->params + m->b1 + lu * f)))
+		return err;
+	for (size_t i = 0; i < r * f; i++)
+		s->act[i] = (td_real)gelu((double)pre[i]);
+	if ((err = linear(m, s->u, s->act, r, w, f, m->params + m->w2 + lu * w * f,
+			  m->params + m->b2 + lu * w)))
+		return err;
+	for (size_t i = 0; i < r * w; i++)
+		next[i] = hm[i] + s->u[i];
+	td_select_present(m->mask, m->n_cells, batch, w, next);
+	return 0;
+}
+
+/* h[l+1] = select(m + MLP(m)) with m = select(h[l] + block_l(rmsnorm_l(h[l]))). */
 static int layer_forward(td_model *m, const model_ws *s, int l, size_t batch)
 {
 	const size_t w = m->o.width, r = batch * m->n_cells, at = (size_t)l * m->rows * w;
 	td_real *h = s->h + at, *next = h + m->rows * w;
+	td_real *mid = m->o.ffn ? s->hm + at : next;
 	int err;
 
 	td_rmsnorm_forward(s->n, s->inv + (size_t)l * m->rows, h, m->params + m->gain + (size_t)l * w,
@@ -323,9 +406,61 @@ static int layer_forward(td_model *m, const model_ws *s, int l, size_t batch)
 	if ((err = td_block_forward(m->block[l], s->u, s->n, batch)))
 		return err;
 	for (size_t i = 0; i < r * w; i++)
-		next[i] = h[i] + s->u[i];
-	td_select_present(m->mask, m->n_cells, batch, w, next);
-	return 0;
+		mid[i] = h[i] + s->u[i];
+	td_select_present(m->mask, m->n_cells, batch, w, mid);
+	return m->o.ffn ? ffn_forward(m, s, l, batch, next) : 0;
+}
+
+/* y [rows][out] = W_o[cell] h + b_o, one weight matrix per cell. */
+static void head_per_cell(const td_model *m, td_real *y, const td_real *h, size_t batch)
+{
+	const size_t w = m->o.width, k = m->o.out;
+
+	for (size_t b = 0; b < batch; b++)
+		for (size_t c = 0; c < m->n_cells; c++) {
+			const td_real *hc = h + (b * m->n_cells + c) * w;
+			const td_real *wc = m->params + m->wo + c * k * w;
+			td_real *yc = y + (b * m->n_cells + c) * k;
+
+			for (size_t j = 0; j < k; j++) {
+				td_real a = m->params[m->bo + j];
+
+				for (size_t i = 0; i < w; i++)
+					a += wc[j * w + i] * hc[i];
+				yc[j] = a;
+			}
+		}
+}
+
+/* The head's backward given g [rows][out] (selected): gradients added, dh written. */
+static void head_per_cell_back(td_model *m, td_real *dh, const td_real *g, const td_real *h,
+			       size_t batch, td_real *sum)
+{
+	const size_t w = m->o.width, k = m->o.out;
+
+	memset(sum, 0, k * sizeof *sum);
+	for (size_t c = 0; c < m->n_cells; c++) {
+		const td_real *wc = m->params + m->wo + c * k * w;
+		td_real *dwc = m->grads + m->wo + c * k * w;
+
+		for (size_t b = 0; b < batch; b++) {
+			const size_t row = b * m->n_cells + c;
+
+			for (size_t i = 0; i < w; i++)
+				dh[row * w + i] = 0;
+			for (size_t j = 0; j < k; j++) {
+				const td_real gj = g[row * k + j];
+
+				sum[j] += gj;
+				for (size_t i = 0; i < w; i++) {
+					dwc[j * w + i] += gj * h[row * w + i];
+					dh[row * w + i] += gj * wc[j * w + i];
+				}
+			}
+		}
+	}
+	for (size_t j = 0; j < k; j++)
+		m->grads[m->bo + j] += sum[j];
 }
 
 int td_model_forward(td_model *m, td_real *y, const td_real *x, size_t batch)
@@ -343,10 +478,42 @@ int td_model_forward(td_model *m, td_real *y, const td_real *x, size_t batch)
 	td_select_present(m->mask, m->n_cells, batch, w, s.h);
 	for (int l = 0; l < m->n_layers && !err; l++)
 		err = layer_forward(m, &s, l, batch);
-	if (err || (err = linear(m, y, s.h + (size_t)m->n_layers * m->rows * w, r, m->o.out, w,
-				 m->params + m->wo, m->params + m->bo)))
+	if (err)
+		return err;
+	if (m->o.head_per_cell)
+		head_per_cell(m, y, s.h + (size_t)m->n_layers * m->rows * w, batch);
+	else if ((err = linear(m, y, s.h + (size_t)m->n_layers * m->rows * w, r, m->o.out, w,
+			       m->params + m->wo, m->params + m->bo)))
 		return err;
 	td_select_present(m->mask, m->n_cells, batch, m->o.out, y);
+	return 0;
+}
+
+/* Given g = dL/dh[l+1] (selected): g becomes dL/dm_l, selected. */
+static int ffn_backward(td_model *m, const model_ws *s, int l, size_t batch)
+{
+	const size_t w = m->o.width, f = m->o.ffn, r = batch * m->n_cells, lu = (size_t)l;
+	const td_real *hm = s->hm + lu * m->rows * w, *pre = s->pre + lu * m->rows * f;
+	const size_t go = m->g2 + lu * w;
+	int err;
+
+	for (size_t i = 0; i < r * f; i++)
+		s->act[i] = (td_real)gelu((double)pre[i]);
+	if ((err = linear_back(m, s->dact, s->g, s->act, r, w, f, m->w2 + lu * w * f,
+			       m->b2 + lu * w, s->sum)))
+		return err;
+	for (size_t i = 0; i < r * f; i++)
+		s->dact[i] *= (td_real)gelu_grad((double)pre[i]);
+	/* the norm's output again, from the saved input: the forward's bytes */
+	td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + go, r, w);
+	if ((err = linear_back(m, s->gn, s->dact, s->n, r, f, w, m->w1 + lu * f * w,
+			       m->b1 + lu * f, s->sum)))
+		return err;
+	td_rmsnorm_backward(s->u, m->grads + go, s->sum, s->gn, hm, s->inv2 + lu * m->rows,
+			    m->params + go, r, w);
+	for (size_t i = 0; i < r * w; i++)
+		s->g[i] += s->u[i];
+	td_select_present(m->mask, m->n_cells, batch, w, s->g);
 	return 0;
 }
 
@@ -357,6 +524,8 @@ static int layer_backward(td_model *m, const model_ws *s, int l, size_t batch)
 	const size_t go = m->gain + (size_t)l * w;
 	int err;
 
+	if (m->o.ffn && (err = ffn_backward(m, s, l, batch)))
+		return err;
 	if ((err = td_block_backward(m->block[l], s->gn, s->g, batch)))
 		return err;
 	td_rmsnorm_backward(s->u, m->grads + go, s->sum, s->gn, s->h + at,
@@ -377,8 +546,11 @@ int td_model_backward(td_model *m, td_real *dx, const td_real *dy, size_t batch)
 		return err;
 	memcpy(s.gy, dy, r * m->o.out * sizeof *dy);
 	td_select_present(m->mask, m->n_cells, batch, m->o.out, s.gy);
-	if ((err = linear_back(m, s.g, s.gy, s.h + (size_t)m->n_layers * m->rows * w, r, m->o.out,
-			       w, m->wo, m->bo, s.sum)))
+	if (m->o.head_per_cell)
+		head_per_cell_back(m, s.g, s.gy, s.h + (size_t)m->n_layers * m->rows * w, batch,
+				   s.sum);
+	else if ((err = linear_back(m, s.g, s.gy, s.h + (size_t)m->n_layers * m->rows * w, r,
+				    m->o.out, w, m->wo, m->bo, s.sum)))
 		return err;
 	td_select_present(m->mask, m->n_cells, batch, w, s.g);
 	for (int l = m->n_layers; l-- > 0 && !err;)

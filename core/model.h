@@ -3,8 +3,18 @@
  * a stack of layers, a linear output head.
  *
  *   h_0     = select(embed(select(x)))                embed: W_e x + b_e
- *   h_{l+1} = select(h_l + block_l(rmsnorm_l(h_l)))   one layer, residual
+ *   m_l     = select(h_l + block_l(rmsnorm_l(h_l)))   one layer, residual
+ *   h_{l+1} = m_l                                     without ffn, else
+ *   h_{l+1} = select(m_l + W2 gelu(W1 rmsnorm'_l(m_l) + b1) + b2)
  *   y       = select(head(h_L))                       head: W_o h + b_o
+ *
+ * The optional channel MLP (ffn > 0 hidden units, exact erf GELU as in
+ * torch.nn.GELU) is the model's nonlinearity across channels: without it
+ * an LRU or conv model is linear but for its norms. With head_per_cell
+ * every cell has its own head weights W_o[cell] (one bias for all), so the
+ * mean of y over the present cells is a full linear readout of the last
+ * stream, position included; the weights follow the lattice's storage
+ * order of cells.
  *
  * select(v) = (present ? v : 0) per cell, by selection, never by
  * multiplication (a NaN or an infinity times 0 is still NaN). It runs on
@@ -45,12 +55,14 @@ typedef struct {
 	size_t max_batch;    /* the largest batch forward accepts, >= 1 */
 	size_t chunk;	     /* lines per mixer call, >= 1 (see block.h) */
 	double cancel;	     /* KERNEL: the relative cancellation guard (see block.h) */
+	size_t ffn;	     /* hidden units of each layer's channel MLP; 0: none */
+	int head_per_cell;   /* nonzero: a head weight matrix per cell */
 } td_model_opts;
 
 #define TD_MODEL_OPTS_INIT                                                                         \
 	{                                                                                          \
 		TD_BLOCK_SCAN, TD_MIXER_OPTS_INIT, 1, 8, 1, 0, NULL, 1, 256,                       \
-		    TD_BLOCK_CANCEL_DEFAULT                                                        \
+		    TD_BLOCK_CANCEL_DEFAULT, 0, 0                                                  \
 	}
 
 typedef struct td_model td_model;
