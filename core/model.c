@@ -26,8 +26,8 @@
  *   with ffn = F > 0:
  *   hm  [L][R][width]    the stream between a layer's block and its MLP (saved)
  *   inv2 [L][R]          the MLP norm's 1/rms (saved)
- *   pre [L][R][F]        W1 rmsnorm'(hm) + b1, GELU's input (saved)
- *   act [R][F]           gelu(pre) (scratch)
+ *   pre [L][R][F]        W1 rmsnorm'(hm) + b1, the ReLU's input (saved)
+ *   act [R][F]           relu(pre) (scratch)
  *   dact [R][F]          its gradient (scratch)
  *
  * Must never: zero an absent cell by multiplying it, skip the selection on
@@ -356,21 +356,7 @@ static int check_call(const td_model *m, const void *out, const void *in, size_t
 	return 0;
 }
 
-#define SQRT1_2 0.70710678118654752440	 /* 1 / sqrt(2) */
-#define INV_SQRT_2PI 0.39894228040143267794 /* 1 / sqrt(2 pi) */
-
-/* GELU, exact (erf) as torch.nn.GELU(), and its derivative Phi(x) + x phi(x). */
-static double gelu(double x)
-{
-	return 0.5 * x * (1 + erf(x * SQRT1_2));
-}
-
-static double gelu_grad(double x)
-{
-	return 0.5 * (1 + erf(x * SQRT1_2)) + x * exp(-0.5 * x * x) * INV_SQRT_2PI;
-}
-
-/* Layer l's MLP sublayer: next = select(hm + W2 gelu(W1 rmsnorm'(hm) + b1) + b2). */
+/* Layer l's MLP sublayer: next = select(hm + W2 relu(W1 rmsnorm'(hm) + b1) + b2). */
 static int ffn_forward(td_model *m, const model_ws *s, int l, size_t batch, td_real *next)
 {
 	const size_t w = m->o.width, f = m->o.ffn, r = batch * m->n_cells, lu = (size_t)l;
@@ -383,7 +369,7 @@ static int ffn_forward(td_model *m, const model_ws *s, int l, size_t batch, td_r
 			  m->params + m->b1 + lu * f)))
 		return err;
 	for (size_t i = 0; i < r * f; i++)
-		s->act[i] = (td_real)gelu((double)pre[i]);
+		s->act[i] = pre[i] > 0 ? pre[i] : 0;
 	if ((err = linear(m, s->u, s->act, r, w, f, m->params + m->w2 + lu * w * f,
 			  m->params + m->b2 + lu * w)))
 		return err;
@@ -498,12 +484,12 @@ static int ffn_backward(td_model *m, const model_ws *s, int l, size_t batch)
 	int err;
 
 	for (size_t i = 0; i < r * f; i++)
-		s->act[i] = (td_real)gelu((double)pre[i]);
+		s->act[i] = pre[i] > 0 ? pre[i] : 0;
 	if ((err = linear_back(m, s->dact, s->g, s->act, r, w, f, m->w2 + lu * w * f,
 			       m->b2 + lu * w, s->sum)))
 		return err;
 	for (size_t i = 0; i < r * f; i++)
-		s->dact[i] *= (td_real)gelu_grad((double)pre[i]);
+		s->dact[i] = pre[i] > 0 ? s->dact[i] : 0;
 	/* the norm's output again, from the saved input: the forward's bytes */
 	td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + go, r, w);
 	if ((err = linear_back(m, s->gn, s->dact, s->n, r, f, w, m->w1 + lu * f * w,

@@ -5,11 +5,11 @@
  *   h_0     = select(embed(select(x)))                embed: W_e x + b_e
  *   m_l     = select(h_l + block_l(rmsnorm_l(h_l)))   one layer, residual
  *   h_{l+1} = m_l                                     without ffn, else
- *   h_{l+1} = select(m_l + W2 gelu(W1 rmsnorm'_l(m_l) + b1) + b2)
+ *   h_{l+1} = select(m_l + W2 relu(W1 rmsnorm'_l(m_l) + b1) + b2)
  *   y       = select(head(h_L))                       head: W_o h + b_o
  *
- * The optional channel MLP (ffn > 0 hidden units, exact erf GELU as in
- * torch.nn.GELU) is the model's nonlinearity across channels: without it
+ * The optional channel MLP (ffn > 0 hidden units, ReLU: GELU's erf cost
+ * a third of a step) is the model's nonlinearity across channels: without it
  * an LRU or conv model is linear but for its norms. With head_per_cell
  * every cell has its own head weights W_o[cell] (one bias for all), so the
  * mean of y over the present cells is a full linear readout of the last
