@@ -34,9 +34,9 @@
 typedef struct {
 	const td_config *cfg;
 	int64_t seed, steps, batch, warmup, eval_every, eval_batches, log_every, threads, ckpt_every;
-	int64_t width, layers;
+	int64_t width, layers, ffn;
 	double lr, wd, b1, b2, eps, clip;
-	const char *plan, *mixer, *composition, *dataset;
+	const char *plan, *mixer, *composition, *dataset, *head;
 	int bidir;
 	int fmnist;              /* 1: Fashion-MNIST; 0: a synthetic family */
 	td_synth_family family;
@@ -57,10 +57,10 @@ typedef struct {
 static int read_ints(trainer *t)
 {
 	const char *keys[] = {"seed", "steps", "batch", "warmup", "eval_every", "eval_batches",
-			      "log_every", "threads", "checkpoint_every", "width", "layers"};
+			      "log_every", "threads", "checkpoint_every", "width", "layers", "ffn"};
 	int64_t *dst[] = {&t->seed, &t->steps, &t->batch, &t->warmup, &t->eval_every,
 			  &t->eval_batches, &t->log_every, &t->threads, &t->ckpt_every, &t->width,
-			  &t->layers};
+			  &t->layers, &t->ffn};
 	int err = 0;
 
 	for (size_t i = 0; !err && i < sizeof keys / sizeof keys[0]; i++)
@@ -83,6 +83,7 @@ static int read_config(trainer *t)
 		      td_config_string(&t->plan, t->cfg, "plan") ||
 		      td_config_string(&t->mixer, t->cfg, "mixer") ||
 		      td_config_string(&t->composition, t->cfg, "composition") ||
+		      td_config_string(&t->head, t->cfg, "head") ||
 		      td_config_string(&t->dataset, t->cfg, "dataset") ||
 		      td_config_bool(&t->bidir, t->cfg, "bidirectional");
 	if (err)
@@ -189,6 +190,7 @@ static int setup_model(trainer *t)
 	o.mixer.threads = (int)t->threads;
 	o.in = 1, o.width = (size_t)t->width, o.out = t->n_classes;
 	o.max_batch = (size_t)t->batch;
+	o.ffn = (size_t)t->ffn, o.head_per_cell = !strcmp(t->head, "per_cell");
 	o.n_layers = (int)t->layers;
 	if (o.family == TD_BLOCK_SCAN) {
 		err = !strcmp(t->plan, "paired")
@@ -319,8 +321,9 @@ static int evaluate(trainer *t, td_train_eval_result *r)
 
 static void signature(const trainer *t, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s %s w=%lld l=%lld n=%zu", t->composition, t->mixer,
-		 (long long)t->width, (long long)t->layers, td_model_n_params(t->model));
+	snprintf(buf, size, "%s %s w=%lld l=%lld ffn=%lld head=%s n=%zu", t->composition,
+		 t->mixer, (long long)t->width, (long long)t->layers, (long long)t->ffn, t->head,
+		 td_model_n_params(t->model));
 }
 
 static int save(trainer *t, const char *path, int64_t step)
