@@ -108,6 +108,13 @@ void td_select_present(const uint8_t *mask, size_t n_cells, size_t batch, size_t
 		}
 }
 
+void td_select_present_each(const uint8_t *mask, size_t n_cells, size_t batch, size_t channels,
+			    td_real *x)
+{
+	for (size_t b = 0; b < batch; b++)
+		td_select_present(mask + b * n_cells, n_cells, 1, channels, x + b * n_cells * channels);
+}
+
 int td_axial_order(const td_lattice *lat, int order[TD_LATTICE_MAX_RANK])
 {
 	int rank = td_lattice_rank(lat), n = 0, t = td_lattice_time_axis(lat);

@@ -56,6 +56,10 @@ void td_fold_undo(const td_fold *f, size_t batch, size_t channels, const td_real
 void td_select_present(const uint8_t *mask, size_t n_cells, size_t batch, size_t channels,
 		       td_real *x);
 
+/* The same with a mask per example: x[b][cell][:] = mask[b][cell] ? x[b][cell][:] : 0. */
+void td_select_present_each(const uint8_t *mask, size_t n_cells, size_t batch, size_t channels,
+			    td_real *x);
+
 /*
  * The canonical order of lat's axes in order[0 .. rank-1]: the time axis
  * first when there is one, then the other axes by name (strcmp). It depends

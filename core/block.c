@@ -224,6 +224,24 @@ static int check_call(const td_block *b, const void *out, const void *in, size_t
 	return 0;
 }
 
+void td_block_select(const td_block *b, size_t batch, size_t channels, td_real *buf)
+{
+	td_select_present(b->mask, b->n_cells, batch, channels, buf);
+	if (b->emask)
+		td_select_present_each(b->emask, b->n_cells, batch, channels, buf);
+}
+
+int td_block_set_example_mask(td_block *b, const uint8_t *mask)
+{
+	if (mask && b->ops != &td_family_scan_ops)
+		return TD_FAIL(TD_ENOTSUP, "absent cells per example: the %s family builds its masks "
+					   "once from the lattice and cannot take them; use the scan "
+					   "family (composition = axial_scan)",
+			       b->ops->name);
+	b->emask = mask;
+	return 0;
+}
+
 int td_block_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
 {
 	int err = check_call(b, y, x, batch);

@@ -125,4 +125,15 @@ int td_block_forward(td_block *b, td_real *y, const td_real *x, size_t batch);
 /* The backward of the last forward (same batch): dx from dy; adds parameter gradients. */
 int td_block_backward(td_block *b, td_real *dx, const td_real *dy, size_t batch);
 
+/*
+ * Absent cells per example: mask [max_batch][n_cells], 1 present, on top
+ * of the lattice's mask (a cell is present when both say so), for every
+ * forward and backward until the next call; NULL returns to the lattice's
+ * mask alone. Borrowed: it must stay valid and unchanged from a forward to
+ * its backward. Refused with TD_ENOTSUP by the KERNEL and FLATTEN
+ * families, whose per-line masses and sequences are built once from the
+ * lattice.
+ */
+int td_block_set_example_mask(td_block *b, const uint8_t *mask);
+
 #endif

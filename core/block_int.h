@@ -30,6 +30,7 @@ struct td_block {
 	const td_lattice *lat;		 /* borrowed */
 	const td_block_ops *ops;
 	uint8_t *mask;	     /* [n_cells] 1 present, 0 absent: the lattice's, copied */
+	const uint8_t *emask; /* [max_batch][n_cells] per example, or NULL: borrowed */
 	size_t n_cells;	     /* cells of one example */
 	size_t width;	     /* channels of x and y */
 	td_mixer *mixer;     /* owned */
@@ -40,6 +41,9 @@ struct td_block {
 	size_t ws_len;
 	void *fam;	     /* the family's state, freed by ops->free_fam */
 };
+
+/* buf [batch][n_cells][channels]: cells absent on the lattice or in their example become 0. */
+void td_block_select(const td_block *b, size_t batch, size_t channels, td_real *buf);
 
 extern const td_block_ops td_family_scan_ops;
 extern const td_block_ops td_family_kernel_ops;

@@ -71,13 +71,13 @@ static int scan_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
 	int err;
 
 	memcpy(w.sel, x, n * sizeof *x);
-	td_select_present(b->mask, b->n_cells, batch, b->width, w.sel);
+	td_block_select(b, batch, b->width, w.sel);
 	td_fold_apply(s->fold, batch, b->width, w.sel, w.xf);
 	if ((err = td_block_mix_forward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
 					w.mix)))
 		return err;
 	td_fold_undo(s->fold, batch, b->width, w.yf, y);
-	td_select_present(b->mask, b->n_cells, batch, b->width, y);
+	td_block_select(b, batch, b->width, y);
 	return 0;
 }
 
@@ -89,13 +89,13 @@ static int scan_backward(td_block *b, td_real *dx, const td_real *dy, size_t bat
 	int err;
 
 	memcpy(w.sel, dy, n * sizeof *dy);
-	td_select_present(b->mask, b->n_cells, batch, b->width, w.sel);
+	td_block_select(b, batch, b->width, w.sel);
 	td_fold_apply(s->fold, batch, b->width, w.sel, w.xf);
 	if ((err = td_block_mix_backward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
 					 w.mix)))
 		return err;
 	td_fold_undo(s->fold, batch, b->width, w.yf, dx);
-	td_select_present(b->mask, b->n_cells, batch, b->width, dx);
+	td_block_select(b, batch, b->width, dx);
 	return 0;
 }
 

@@ -54,6 +54,7 @@ struct td_model {
 	int n_layers;
 	td_block **block;	/* [n_layers] owned */
 	uint8_t *mask;		/* [n_cells] */
+	const uint8_t *emask;	/* [max_batch][n_cells] per example, or NULL: borrowed */
 	size_t n_cells, rows;	/* rows = max_batch * n_cells */
 	size_t n_params, n_own; /* all parameters; the model's own (before the blocks') */
 	td_real *params, *grads;
@@ -346,6 +347,29 @@ static int linear_back(const td_model *m, td_real *din, const td_real *g, const 
 	return din ? td_gemm(din, k, g, n, m->params + w_off, k, rows, k, n, &put) : 0;
 }
 
+/* buf [batch][n_cells][channels]: cells absent on the lattice or in their example become 0. */
+static void model_select(const td_model *m, size_t batch, size_t channels, td_real *buf)
+{
+	td_select_present(m->mask, m->n_cells, batch, channels, buf);
+	if (m->emask)
+		td_select_present_each(m->emask, m->n_cells, batch, channels, buf);
+}
+
+int td_model_set_example_mask(td_model *m, const uint8_t *mask)
+{
+	for (int l = 0; l < m->n_layers; l++) {
+		int err = td_block_set_example_mask(m->block[l], mask);
+
+		if (err) {
+			for (int k = 0; k < l; k++) /* all or nothing */
+				td_block_set_example_mask(m->block[k], m->emask);
+			return err;
+		}
+	}
+	m->emask = mask;
+	return 0;
+}
+
 static int check_call(const td_model *m, const void *out, const void *in, size_t batch)
 {
 	if (!out || !in)
@@ -375,7 +399,7 @@ static int ffn_forward(td_model *m, const model_ws *s, int l, size_t batch, td_r
 		return err;
 	for (size_t i = 0; i < r * w; i++)
 		next[i] = hm[i] + s->u[i];
-	td_select_present(m->mask, m->n_cells, batch, w, next);
+	model_select(m, batch, w, next);
 	return 0;
 }
 
@@ -393,7 +417,7 @@ static int layer_forward(td_model *m, const model_ws *s, int l, size_t batch)
 		return err;
 	for (size_t i = 0; i < r * w; i++)
 		mid[i] = h[i] + s->u[i];
-	td_select_present(m->mask, m->n_cells, batch, w, mid);
+	model_select(m, batch, w, mid);
 	return m->o.ffn ? ffn_forward(m, s, l, batch, next) : 0;
 }
 
@@ -458,10 +482,10 @@ int td_model_forward(td_model *m, td_real *y, const td_real *x, size_t batch)
 	if (err)
 		return err;
 	memcpy(s.xs, x, r * m->o.in * sizeof *x);
-	td_select_present(m->mask, m->n_cells, batch, m->o.in, s.xs);
+	model_select(m, batch, m->o.in, s.xs);
 	if ((err = linear(m, s.h, s.xs, r, w, m->o.in, m->params + m->we, m->params + m->be)))
 		return err;
-	td_select_present(m->mask, m->n_cells, batch, w, s.h);
+	model_select(m, batch, w, s.h);
 	for (int l = 0; l < m->n_layers && !err; l++)
 		err = layer_forward(m, &s, l, batch);
 	if (err)
@@ -471,7 +495,7 @@ int td_model_forward(td_model *m, td_real *y, const td_real *x, size_t batch)
 	else if ((err = linear(m, y, s.h + (size_t)m->n_layers * m->rows * w, r, m->o.out, w,
 			       m->params + m->wo, m->params + m->bo)))
 		return err;
-	td_select_present(m->mask, m->n_cells, batch, m->o.out, y);
+	model_select(m, batch, m->o.out, y);
 	return 0;
 }
 
@@ -499,7 +523,7 @@ static int ffn_backward(td_model *m, const model_ws *s, int l, size_t batch)
 			    m->params + go, r, w);
 	for (size_t i = 0; i < r * w; i++)
 		s->g[i] += s->u[i];
-	td_select_present(m->mask, m->n_cells, batch, w, s->g);
+	model_select(m, batch, w, s->g);
 	return 0;
 }
 
@@ -518,7 +542,7 @@ static int layer_backward(td_model *m, const model_ws *s, int l, size_t batch)
 			    s->inv + (size_t)l * m->rows, m->params + go, r, w);
 	for (size_t i = 0; i < r * w; i++)
 		s->g[i] += s->u[i];
-	td_select_present(m->mask, m->n_cells, batch, w, s->g);
+	model_select(m, batch, w, s->g);
 	return 0;
 }
 
@@ -531,20 +555,20 @@ int td_model_backward(td_model *m, td_real *dx, const td_real *dy, size_t batch)
 	if (err)
 		return err;
 	memcpy(s.gy, dy, r * m->o.out * sizeof *dy);
-	td_select_present(m->mask, m->n_cells, batch, m->o.out, s.gy);
+	model_select(m, batch, m->o.out, s.gy);
 	if (m->o.head_per_cell)
 		head_per_cell_back(m, s.g, s.gy, s.h + (size_t)m->n_layers * m->rows * w, batch,
 				   s.sum);
 	else if ((err = linear_back(m, s.g, s.gy, s.h + (size_t)m->n_layers * m->rows * w, r,
 				    m->o.out, w, m->wo, m->bo, s.sum)))
 		return err;
-	td_select_present(m->mask, m->n_cells, batch, w, s.g);
+	model_select(m, batch, w, s.g);
 	for (int l = m->n_layers; l-- > 0 && !err;)
 		err = layer_backward(m, &s, l, batch);
 	if (err || (err = linear_back(m, dx, s.g, s.xs, r, w, m->o.in, m->we, m->be, s.sum)))
 		return err;
 	if (dx)
-		td_select_present(m->mask, m->n_cells, batch, m->o.in, dx);
+		model_select(m, batch, m->o.in, dx);
 	return 0;
 }
 

@@ -96,6 +96,18 @@ int td_model_forward(td_model *m, td_real *y, const td_real *x, size_t batch);
  */
 int td_model_backward(td_model *m, td_real *dx, const td_real *dy, size_t batch);
 
+/*
+ * Absent cells per example: mask [max_batch][n_cells], 1 present, on top
+ * of the lattice's mask, for every forward and backward until the next
+ * call (NULL: the lattice's mask alone). The contract of select() holds
+ * per example: nothing in a cell absent from its example reaches any
+ * output, and its input gradient is exactly 0. Borrowed: it must stay
+ * valid and unchanged from a forward to its backward. Refused with
+ * TD_ENOTSUP, changing nothing, when a layer's family cannot take it (see
+ * td_block_set_example_mask).
+ */
+int td_model_set_example_mask(td_model *m, const uint8_t *mask);
+
 size_t td_model_n_params(const td_model *m);
 /* The slabs, td_model_n_params values each. Borrowed: valid until td_model_free(m). */
 td_real *td_model_params(td_model *m);

@@ -38,6 +38,8 @@ typedef struct {
 	double lr, wd, b1, b2, eps, clip;
 	const char *plan, *mixer, *composition, *dataset, *head;
 	int bidir;
+	double absent;		 /* Fashion-MNIST: the fraction of pixels marked absent */
+	int masked;		 /* 1: examples carry their own absent cells (emask) */
 	int fmnist;              /* 1: Fashion-MNIST; 0: a synthetic family */
 	td_synth_family family;
 	td_fmnist *train_set, *test_set;
@@ -47,6 +49,7 @@ typedef struct {
 	td_adamw *opt;
 	td_counters *ctr;
 	td_real *x;   /* [batch][cell] inputs */
+	uint8_t *emask; /* [batch][cell] 1 present, when masked */
 	td_real *y;   /* [batch][cell][class] outputs */
 	td_real *dy;  /* [batch][cell][class] */
 	int *labels;  /* [batch] */
@@ -70,7 +73,6 @@ static int read_ints(trainer *t)
 
 static int read_config(trainer *t)
 {
-	double absent = 0;
 	int err = read_ints(t);
 
 	if (!err)
@@ -79,7 +81,7 @@ static int read_config(trainer *t)
 		      td_config_float(&t->b2, t->cfg, "adam_beta2") ||
 		      td_config_float(&t->eps, t->cfg, "adam_eps") ||
 		      td_config_float(&t->clip, t->cfg, "clip") ||
-		      td_config_float(&absent, t->cfg, "absent_fraction") ||
+		      td_config_float(&t->absent, t->cfg, "absent_fraction") ||
 		      td_config_string(&t->plan, t->cfg, "plan") ||
 		      td_config_string(&t->mixer, t->cfg, "mixer") ||
 		      td_config_string(&t->composition, t->cfg, "composition") ||
@@ -88,10 +90,11 @@ static int read_config(trainer *t)
 		      td_config_bool(&t->bidir, t->cfg, "bidirectional");
 	if (err)
 		return err < 0 ? err : TD_EINVAL;
-	if (!strcmp(t->dataset, "synth-absent") || absent > 0)
-		return TD_FAIL(TD_EINVAL, "%s needs per-example absent cells, which training does not "
-					  "support yet; use absent_fraction = 0 and another dataset",
-			       absent > 0 ? "absent_fraction > 0" : "dataset = synth-absent");
+	if (t->absent > 0 && strcmp(t->dataset, "fashion-mnist"))
+		return TD_FAIL(TD_EINVAL, "absent_fraction = %g applies to dataset = fashion-mnist "
+					  "only, not %s; remove it or set it to 0",
+			       t->absent, t->dataset);
+	t->masked = t->absent > 0 || !strcmp(t->dataset, "synth-absent");
 	if (!strcmp(t->plan, "cyclic") && t->bidir && t->layers < 4 &&
 	    !strcmp(t->composition, "axial_scan"))
 		return TD_FAIL(TD_EINVAL, "bidirectional = true with layers = %lld does nothing: a cyclic "
@@ -143,8 +146,17 @@ static int setup_data(trainer *t)
 	return td_lattice_new(&t->lat, &s);
 }
 
-/* Example i of the training order (or of the evaluation range) into x. */
-static int fetch(trainer *t, int eval, uint64_t i, td_real *x, int *label)
+void td_train_absent_mask(uint8_t *mask, uint64_t seed, int test, uint64_t image, size_t n_cells,
+			  double fraction)
+{
+	uint64_t stream = TD_TRAIN_ABSENT_STREAM + (test != 0);
+
+	for (size_t p = 0; p < n_cells; p++)
+		mask[p] = td_rng_uniform(seed, stream, image * n_cells + p) >= fraction;
+}
+
+/* Example i of the training order (or of the evaluation range) into x and mask. */
+static int fetch(trainer *t, int eval, uint64_t i, td_real *x, uint8_t *mask, int *label)
 {
 	td_synth_example *ex;
 	int err;
@@ -156,6 +168,8 @@ static int fetch(trainer *t, int eval, uint64_t i, td_real *x, int *label)
 					   (double)td_fmnist_count(ds));
 
 		*label = td_fmnist_label(ds, k);
+		if (t->masked)
+			td_train_absent_mask(mask, (uint64_t)t->seed, eval, k, t->n_cells, t->absent);
 		return td_fmnist_image(ds, k, x);
 	}
 	err = td_synth_example_new(&ex, t->family, (uint64_t)t->seed,
@@ -163,6 +177,8 @@ static int fetch(trainer *t, int eval, uint64_t i, td_real *x, int *label)
 	if (err)
 		return err;
 	memcpy(x, ex->x, t->n_cells * sizeof *x);
+	if (t->masked)
+		memcpy(mask, ex->mask, t->n_cells);
 	*label = ex->target;
 	td_synth_example_free(ex);
 	return 0;
@@ -204,6 +220,8 @@ static int setup_model(trainer *t)
 	td_plan_free(plan);
 	if (!err)
 		td_model_init(t->model, (uint64_t)t->seed);
+	if (!err && t->masked) /* the kernel and flatten families refuse, saying so */
+		err = td_model_set_example_mask(t->model, t->emask);
 	return err;
 }
 
@@ -224,40 +242,53 @@ static int setup_buffers(trainer *t)
 	t->y = calloc(n * t->n_classes, sizeof *t->y);
 	t->dy = calloc(n * t->n_classes, sizeof *t->dy);
 	t->labels = calloc((size_t)t->batch, sizeof *t->labels);
-	if (!t->x || !t->y || !t->dy || !t->labels)
+	t->emask = calloc(n, 1);
+	if (!t->x || !t->y || !t->dy || !t->labels || !t->emask)
 		return TD_FAIL(TD_ENOMEM, "out of memory for a batch of %lld", (long long)t->batch);
 	return td_counters_new(&t->ctr, 32);
 }
 
+/* Whether cell present[p] of the lattice is present in example b too. */
+static int in_example(const trainer *t, size_t b, size_t cell)
+{
+	return !t->masked || t->emask[b * t->n_cells + cell];
+}
+
 /*
- * Softmax cross-entropy of the logits averaged over present cells, for
- * example b; fills dy for it (scaled by 1/batch) and counts a correct guess.
+ * Softmax cross-entropy of the logits averaged over the cells present in
+ * example b (its own count: a mask per example changes it); fills dy for
+ * it (scaled by 1/batch) and counts a correct guess. An example with no
+ * present cell has logits 0.
  */
 static double example_loss(trainer *t, size_t b, size_t batch, int *correct)
 {
-	size_t k = t->n_classes, np = td_lattice_n_present(t->lat);
+	size_t k = t->n_classes, nl = td_lattice_n_present(t->lat), np = 0;
 	const size_t *present = td_lattice_present(t->lat);
 	const td_real *y = t->y + b * t->n_cells * k;
 	td_real *dy = t->dy + b * t->n_cells * k;
 	double logit[64], mx = -INFINITY, z = 0;
 	int best = 0;
 
+	for (size_t p = 0; p < nl; p++)
+		np += (size_t)in_example(t, b, present[p]);
 	for (size_t c = 0; c < k; c++) {
 		logit[c] = 0;
-		for (size_t p = 0; p < np; p++)
-			logit[c] += (double)y[present[p] * k + c];
-		logit[c] /= (double)np;
+		for (size_t p = 0; p < nl; p++)
+			if (in_example(t, b, present[p]))
+				logit[c] += (double)y[present[p] * k + c];
+		logit[c] /= (double)(np ? np : 1);
 		mx = logit[c] > mx ? logit[c] : mx;
 		best = logit[c] > logit[best] ? (int)c : best;
 	}
 	for (size_t c = 0; c < k; c++)
 		z += exp(logit[c] - mx);
 	for (size_t c = 0; c < k; c++) {
-		double g = (exp(logit[c] - mx) / z - (c == (size_t)t->labels[b])) / (double)np /
-			   (double)batch;
+		double g = (exp(logit[c] - mx) / z - (c == (size_t)t->labels[b])) /
+			   (double)(np ? np : 1) / (double)batch;
 
-		for (size_t p = 0; p < np; p++)
-			dy[present[p] * k + c] = (td_real)g;
+		for (size_t p = 0; p < nl; p++)
+			if (in_example(t, b, present[p]))
+				dy[present[p] * k + c] = (td_real)g;
 	}
 	*correct += best == t->labels[b];
 	return -(logit[t->labels[b]] - mx - log(z));
@@ -287,7 +318,8 @@ static int load_batch(trainer *t, int eval, uint64_t first, size_t n)
 	int err = 0;
 
 	for (size_t b = 0; !err && b < n; b++)
-		err = fetch(t, eval, first + b, t->x + b * t->n_cells, &t->labels[b]);
+		err = fetch(t, eval, first + b, t->x + b * t->n_cells, t->emask + b * t->n_cells,
+			    &t->labels[b]);
 	return err;
 }
 
@@ -500,7 +532,7 @@ static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first
 
 static void trainer_free(trainer *t)
 {
-	free(t->x), free(t->y), free(t->dy), free(t->labels);
+	free(t->x), free(t->y), free(t->dy), free(t->labels), free(t->emask);
 	td_counters_free(t->ctr);
 	td_adamw_free(t->opt);
 	td_model_free(t->model);
@@ -519,11 +551,11 @@ static int trainer_setup(trainer *t, const td_config *cfg)
 	if (!err)
 		err = setup_data(t);
 	if (!err)
+		err = setup_buffers(t);
+	if (!err)
 		err = setup_model(t);
 	if (!err)
 		err = setup_optimizer(t);
-	if (!err)
-		err = setup_buffers(t);
 	return err;
 }
 

@@ -16,18 +16,23 @@
  * equals the uninterrupted run bit for bit.
  *
  * Config keys this version refuses for training (loudly, naming the key):
- * dataset = synth-absent and absent_fraction > 0 (per-example masks are
- * not built yet: the model is built over one lattice). mixer = attention uses 4 heads when they divide
- * the width, else 1, and is not causal.
+ * dataset = synth-absent or absent_fraction > 0 with composition
+ * axial_kernel or flatten (absent cells per example are built for the scan
+ * family only); absent_fraction > 0 with a synthetic dataset. mixer =
+ * attention uses 4 heads when they divide the width, else 1, and is not
+ * causal.
  */
 #ifndef TD_TRAIN_H
 #define TD_TRAIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "config.h"
 
 #define TD_TRAIN_DATA_STREAM UINT64_C(0x44415441) /* "DATA": the training order */
+/* "ABSN": Fashion-MNIST's absent pixels; the test images draw from stream + 1 */
+#define TD_TRAIN_ABSENT_STREAM UINT64_C(0x4142534e)
 
 typedef struct {
 	const char *out_dir; /* the run directory (created); required for td_train */
@@ -37,6 +42,15 @@ typedef struct {
 } td_train_opts;
 
 #define TD_TRAIN_OPTS_INIT {NULL, NULL, 0, 0}
+
+/*
+ * The absent pixels of Fashion-MNIST image `image` of the training set
+ * (test 0) or the test set (test 1) for absent_fraction = fraction:
+ * mask[p] = 0 (absent) when draw p of the seed's stream for that set is
+ * below fraction, else 1. Fixed per image: the same every epoch and run.
+ */
+void td_train_absent_mask(uint8_t *mask, uint64_t seed, int test, uint64_t image, size_t n_cells,
+			  double fraction);
 
 /*
  * Trains as cfg says. Returns 0, or a TD_E* code with the reason in

@@ -287,6 +287,8 @@ static void test_model_gradients_agree_with_finite_differences(void **state)
 	(void)state;
 #ifdef TD_REAL_DOUBLE
 	static const uint8_t holes[12] = {1, 1, 0, 1, 1, 0, 1, 1, 1, 1, 1, 0};
+	static const uint8_t each[24] = {0, 1, 1, 1, 1, 1, 0, 1, 1, 1, 0, 1,
+					 1, 1, 1, 0, 0, 1, 1, 1, 1, 1, 1, 1};
 	int bad = 0;
 
 	for (int fam = TD_BLOCK_SCAN; fam <= TD_BLOCK_FLATTEN; fam++)
@@ -302,6 +304,8 @@ static void test_model_gradients_agree_with_finite_differences(void **state)
 			o.ffn = v & 2 ? 5 : 0, o.head_per_cell = v >> 1;
 			assert_int_equal(td_model_new(&m, lat, &o), 0);
 			td_model_init(m, 7);
+			if (fam == TD_BLOCK_SCAN && v == 3) /* and holes per example */
+				assert_int_equal(td_model_set_example_mask(m, each), 0);
 			snprintf(label, sizeof label, "family %d%s%s", fam, v & 1 ? " sparse" : "",
 				 v & 2 ? " ffn per-cell head" : "");
 			bad += model_gradcheck(m, label);
@@ -315,6 +319,97 @@ static void test_model_gradients_agree_with_finite_differences(void **state)
 #endif
 }
 
+/*
+ * A mask per example: a cell absent from its example cannot reach any
+ * output however large or non-finite its value, its input gradient is
+ * exactly 0, and the mask does change the output (it is not ignored).
+ */
+static void test_a_cell_absent_from_its_example_cannot_reach_any_output(void **state)
+{
+	static const uint8_t each[24] = {1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+					 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1};
+	static const double poison[] = {NAN, INFINITY, -INFINITY, 1e30};
+	td_lattice *lat = grid(NULL);
+	td_plan *p = plan_hw(4);
+	td_model_opts o = TD_MODEL_OPTS_INIT;
+	td_real x[2 * 12 * 3], xp[2 * 12 * 3], dx[2 * 12 * 3], y[2 * 12 * 2], yp[2 * 12 * 2];
+	td_model *m;
+
+	(void)state;
+	o.plan = p, o.in = 3, o.width = 4, o.out = 2, o.max_batch = 2, o.ffn = 3, o.head_per_cell = 1;
+	assert_int_equal(td_model_new(&m, lat, &o), 0);
+	td_model_init(m, 9);
+	td_rng_fill_normal(9, 1, 0, 72, 0, 1, x);
+	assert_int_equal(td_model_forward(m, y, x, 2), 0); /* without the mask */
+	assert_int_equal(td_model_set_example_mask(m, each), 0);
+	assert_int_equal(td_model_forward(m, yp, x, 2), 0);
+	assert_memory_not_equal(y, yp, sizeof y); /* the mask is obeyed */
+	for (size_t k = 0; k < sizeof poison / sizeof poison[0]; k++) {
+		memcpy(xp, x, sizeof x);
+		for (size_t i = 0; i < 24; i++)
+			for (size_t c = 0; c < 3 && !each[i]; c++)
+				xp[i * 3 + c] = (td_real)poison[k];
+		assert_int_equal(td_model_forward(m, y, xp, 2), 0);
+		assert_memory_equal(y, yp, sizeof y);
+	}
+	for (size_t i = 0; i < 48; i++)
+		y[i] = 1;
+	assert_int_equal(td_model_backward(m, dx, y, 2), 0);
+	for (size_t i = 0; i < 24; i++)
+		for (size_t c = 0; c < 3 && !each[i]; c++)
+			assert_true(dx[i * 3 + c] == 0 && !signbit(dx[i * 3 + c]));
+	td_model_free(m);
+	td_plan_free(p);
+	td_lattice_free(lat);
+}
+
+/* The same contract for a scan block alone: poison in, nothing out; exactly 0 at absent cells. */
+static void test_a_scan_block_obeys_a_mask_per_example(void **state)
+{
+	static const uint8_t each[24] = {1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+					 0, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1};
+	td_lattice *lat = grid(NULL);
+	td_block_opts o = TD_BLOCK_OPTS_INIT;
+	td_real x[2 * 12 * 4], xp[2 * 12 * 4], y[2 * 12 * 4], yp[2 * 12 * 4];
+	td_block *b;
+
+	(void)state;
+	o.mixer.channels = 4, o.axis = "w", o.max_batch = 2;
+	assert_int_equal(td_block_new(&b, lat, &o), 0);
+	td_block_init(b, 3, 0);
+	td_rng_fill_normal(3, 1, 0, 96, 0, 1, x);
+	memcpy(xp, x, sizeof x);
+	for (size_t i = 0; i < 24; i++)
+		for (size_t c = 0; c < 4 && !each[i]; c++)
+			xp[i * 4 + c] = NAN;
+	assert_int_equal(td_block_set_example_mask(b, each), 0);
+	assert_int_equal(td_block_forward(b, y, x, 2), 0);
+	assert_int_equal(td_block_forward(b, yp, xp, 2), 0);
+	assert_memory_equal(y, yp, sizeof y);
+	for (size_t i = 0; i < 24; i++)
+		for (size_t c = 0; c < 4 && !each[i]; c++)
+			assert_true(y[i * 4 + c] == 0);
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+static void test_families_that_cannot_take_a_mask_per_example_refuse_it(void **state)
+{
+	static const uint8_t each[24] = {1};
+	td_lattice *lat = grid(NULL);
+
+	(void)state;
+	for (int fam = TD_BLOCK_KERNEL; fam <= TD_BLOCK_FLATTEN; fam++) {
+		td_model *m = model(lat, (td_block_family)fam, 1);
+
+		TD_ASSERT_REFUSED(td_model_set_example_mask(m, each), TD_ENOTSUP,
+				  "composition = axial_scan");
+		assert_int_equal(td_model_set_example_mask(m, NULL), 0);
+		td_model_free(m);
+	}
+	td_lattice_free(lat);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_chunk_must_be_at_least_1_and_the_refusal_names_it),
     cmocka_unit_test(test_bad_model_options_are_refused_with_a_message),
@@ -323,5 +418,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_parameter_lives_in_one_slab),
     cmocka_unit_test(test_initial_weights_are_a_pure_function_of_the_seed),
     cmocka_unit_test(test_model_gradients_agree_with_finite_differences),
+    cmocka_unit_test(test_a_cell_absent_from_its_example_cannot_reach_any_output),
+    cmocka_unit_test(test_a_scan_block_obeys_a_mask_per_example),
+    cmocka_unit_test(test_families_that_cannot_take_a_mask_per_example_refuse_it),
 };
 TD_TEST_GROUP(model, tests);

@@ -37,6 +37,7 @@
 
 #include "../core/config.h"
 #include "../core/fileio.h"
+#include "../core/train.h"
 #include "fixture.h"
 
 #ifndef TD_BUILD_DIR
@@ -168,6 +169,63 @@ static void test_the_final_eval_is_logged_and_scores_what_eval_scores(void **sta
 	assert_true(fabs(loss - logged) < 1e-6);
 }
 
+/* Fashion-MNIST's absent pixels: the asked fraction, fixed per image, other per set and seed. */
+static void test_absent_pixels_are_a_seeded_fraction_fixed_per_image(void **state)
+{
+	uint8_t a[784], b[784];
+	size_t absent = 0;
+
+	(void)state;
+	for (uint64_t k = 0; k < 10; k++) {
+		td_train_absent_mask(a, 1, 0, k, 784, 0.3);
+		for (size_t p = 0; p < 784; p++)
+			absent += !a[p];
+	}
+	assert_in_range(absent, 7840 * 27 / 100, 7840 * 33 / 100); /* 30% of 7840 pixels */
+	td_train_absent_mask(a, 1, 0, 3, 784, 0.3);
+	td_train_absent_mask(b, 1, 0, 3, 784, 0.3);
+	assert_memory_equal(a, b, 784); /* the same image: the same pixels */
+	td_train_absent_mask(b, 1, 0, 4, 784, 0.3);
+	assert_memory_not_equal(a, b, 784); /* another image */
+	td_train_absent_mask(b, 1, 1, 3, 784, 0.3);
+	assert_memory_not_equal(a, b, 784); /* the test set's image 3 */
+	td_train_absent_mask(b, 2, 0, 3, 784, 0.3);
+	assert_memory_not_equal(a, b, 784); /* another seed */
+	td_train_absent_mask(b, 2, 0, 3, 784, 0);
+	for (size_t p = 0; p < 784; p++)
+		assert_int_equal(b[p], 1); /* fraction 0: nothing absent */
+}
+
+/*
+ * synth-absent trains with each example's own mask: deterministic, its
+ * eval rewinds, and it learns from present cells (a mask left all-absent
+ * gives logits of exactly 0: loss ln 4).
+ */
+static void test_a_task_with_absent_cells_per_example_trains(void **state)
+{
+	const char *run[] = {"train", "--set", "dataset=synth-absent", "--set", "width=8", "--set",
+			     "steps=60", "--set", "warmup=5", "--set", "batch=8", "--set", "ffn=8",
+			     "--set", "eval_every=60", "--quiet", "--out", "r", NULL};
+	const char *again[] = {"train", "--set", "dataset=synth-absent", "--set", "width=8", "--set",
+			       "steps=60", "--set", "warmup=5", "--set", "batch=8", "--set", "ffn=8",
+			       "--set", "eval_every=60", "--quiet", "--out", "s", NULL};
+	const char *eval[] = {"eval", "--checkpoint", "r/checkpoint.bin", NULL};
+	char first[128];
+	double loss;
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(run), 0);
+	assert_int_equal(tdtrain(again), 0);
+	assert_string_equal(weights("r"), weights("s"));
+	assert_int_equal(tdtrain(eval), 0);
+	snprintf(first, sizeof first, "%s", fx_slurp("../tdtrain.log"));
+	assert_int_equal(tdtrain(eval), 0);
+	assert_string_equal(first, fx_slurp("../tdtrain.log"));
+	assert_int_equal(sscanf(first, "eval  loss %lf", &loss), 1);
+	assert_true(fabs(loss - log(4.0)) > 1e-4);
+}
+
 static void test_the_resolved_config_is_written_beside_the_run(void **state)
 {
 	const char *run[] = {"train", TINY, "--out", "r", NULL};
@@ -184,14 +242,19 @@ static void test_the_resolved_config_is_written_beside_the_run(void **state)
 static void test_keys_this_version_cannot_honour_are_refused(void **state)
 {
 	const char *absent[] = {"train", TINY, "--set", "absent_fraction=0.3", "--out", "r", NULL};
+	const char *masked_flat[] = {"train", "--set", "dataset=synth-absent", "--set",
+				     "composition=flatten", "--set", "steps=40", "--set", "warmup=5",
+				     "--out", "r", NULL};
 	const char *typo[] = {"train", TINY, "--set", "wieght_decay=0.1", "--out", "r", NULL};
 	const char *one_way[] = {"train", "--set", "dataset=synth-row", "--set", "layers=2", "--set",
 				 "steps=40", "--set", "warmup=5", "--out", "r", NULL};
 
 	(void)state;
 	enter();
-	assert_int_equal(tdtrain(absent), 2);
-	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "absent_fraction > 0"));
+	assert_int_equal(tdtrain(absent), 2); /* Fashion-MNIST's pixels only, not synth-row's */
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "applies to dataset = fashion-mnist only"));
+	assert_int_equal(tdtrain(masked_flat), 2); /* flatten cannot take a mask per example */
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "composition = axial_scan"));
 	assert_int_equal(tdtrain(typo), 2);
 	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "weight_decay"));
 	assert_int_equal(tdtrain(one_way), 2); /* bidirectional with too few layers to flip */
@@ -339,6 +402,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_resumed_run_equals_the_uninterrupted_run_bitwise),
 	cmocka_unit_test(test_the_final_eval_is_logged_and_scores_what_eval_scores),
 	cmocka_unit_test(test_the_resolved_config_is_written_beside_the_run),
+	cmocka_unit_test(test_absent_pixels_are_a_seeded_fraction_fixed_per_image),
+	cmocka_unit_test(test_a_task_with_absent_cells_per_example_trains),
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
 	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
 	cmocka_unit_test(test_every_config_key_changes_the_run_or_is_refused),
