@@ -500,7 +500,7 @@ static int lookup(const cfg_value **out, const td_config *cfg, const char *key, 
 
 int td_config_int(int64_t *out, const td_config *cfg, const char *key)
 {
-	const cfg_value *v;
+	const cfg_value *v = NULL;
 	int err = lookup(&v, cfg, key, TD_CFG_INT);
 
 	if (!err)
@@ -510,7 +510,7 @@ int td_config_int(int64_t *out, const td_config *cfg, const char *key)
 
 int td_config_float(double *out, const td_config *cfg, const char *key)
 {
-	const cfg_value *v;
+	const cfg_value *v = NULL;
 	int err = lookup(&v, cfg, key, TD_CFG_FLOAT);
 
 	if (!err)
@@ -520,7 +520,7 @@ int td_config_float(double *out, const td_config *cfg, const char *key)
 
 int td_config_string(const char **out, const td_config *cfg, const char *key)
 {
-	const cfg_value *v;
+	const cfg_value *v = NULL;
 	int err = lookup(&v, cfg, key, TD_CFG_STRING);
 
 	if (!err)
@@ -530,7 +530,7 @@ int td_config_string(const char **out, const td_config *cfg, const char *key)
 
 int td_config_bool(int *out, const td_config *cfg, const char *key)
 {
-	const cfg_value *v;
+	const cfg_value *v = NULL;
 	int err = lookup(&v, cfg, key, TD_CFG_BOOL);
 
 	if (!err)
@@ -581,6 +581,44 @@ int td_config_hash(uint64_t *out, const td_config *cfg)
 		return err;
 	*out = td_fnv1a64(TD_FNV1A64_OFFSET, text, strlen(text));
 	free(text);
+	return 0;
+}
+
+int td_config_check_resume(const td_config *cfg, const char *snapshot, const char *what)
+{
+	int seen[N_KEYS] = {0};
+	const char *line = snapshot;
+
+	if (strncmp(line, TD_CONFIG_MAGIC "\n", strlen(TD_CONFIG_MAGIC) + 1))
+		return TD_FAIL(TD_EINVAL, "%s: its config does not start with '%s'", what,
+			       TD_CONFIG_MAGIC);
+	for (line = strchr(line, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+		const char *eq = strstr(line, " = "), *end = strchr(line, '\n');
+		char name[64];
+		int k;
+
+		if (!end || !eq || eq > end || (size_t)(eq - line) >= sizeof name)
+			return TD_FAIL(TD_EINVAL, "%s: its config has a line that is not 'key = value'",
+				       what);
+		snprintf(name, sizeof name, "%.*s", (int)(eq - line), line);
+		if ((k = key_index(name)) < 0)
+			return TD_FAIL(TD_EINVAL, "%s: its config has key '%s', which this version does "
+						  "not know; resume with the version that wrote it",
+				       what, name);
+		seen[k] = 1;
+		eq += 3;
+		if (key_table[k].affects_weights &&
+		    (strlen(cfg->v[k].text) != (size_t)(end - eq) ||
+		     strncmp(cfg->v[k].text, eq, (size_t)(end - eq))))
+			return TD_FAIL(TD_EINVAL, "%s was written with %s = %.*s; this run has %s = %s. "
+						  "Resume with the checkpoint's value or start a new run",
+				       what, name, (int)(end - eq), eq, name, cfg->v[k].text);
+	}
+	for (size_t k = 0; k < N_KEYS; k++)
+		if (!seen[k] && key_table[k].affects_weights)
+			return TD_FAIL(TD_EINVAL, "%s: its config has no key '%s' (an older version "
+						  "wrote it); start a new run",
+				       what, key_table[k].name);
 	return 0;
 }
 

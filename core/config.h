@@ -116,6 +116,16 @@ int td_config_serialize(char **out, const td_config *cfg);
 int td_config_hash(uint64_t *out, const td_config *cfg);
 
 /*
+ * Whether a run under cfg may continue one written under snapshot (a
+ * td_config_serialize text, as a checkpoint holds it): every key with
+ * affects_weights must hold the same value in both. Keys that change only
+ * logs, timing or speed (threads, log_every ...) may differ. Refused with
+ * TD_EINVAL naming the first key that differs, both values and `what`
+ * (the snapshot's origin), or a snapshot line that is not a known key.
+ */
+int td_config_check_resume(const td_config *cfg, const char *snapshot, const char *what);
+
+/*
  * Writes td_config_serialize's text to path atomically: a temporary file in
  * the same directory, fsync, rename over path, fsync of the directory. A
  * reader sees the old file or the whole new one, never a part. TD_EIO with

@@ -405,10 +405,10 @@ static int restore(trainer *t, const char *path, int64_t *step)
 	int err;
 
 	signature(t, sig, sizeof sig);
-	e.signature = sig, e.n_weights = td_model_n_params(t->model), e.check_config_hash = 1;
-	err = td_config_hash(&e.config_hash, t->cfg);
-	if (!err)
-		err = td_checkpoint_load(&ck, path, &e);
+	e.signature = sig, e.n_weights = td_model_n_params(t->model);
+	err = td_checkpoint_load(&ck, path, &e);
+	if (!err) /* threads, log_every ...: free to change; what shapes the weights is not */
+		err = td_config_check_resume(t->cfg, td_checkpoint_get(ck)->config_text, path);
 	if (!err) {
 		const td_checkpoint_data *d = td_checkpoint_get(ck);
 

@@ -80,3 +80,43 @@ mutant {
   designed_against = "a config key whose effect leaves no trace in the run cannot be told from one that does nothing",
   why = "writes periodic checkpoints without saying so in the log",
 }
+
+mutant {
+  name = "train-resume-ignores-the-config",
+  file = "core/train.c",
+  find = "err = td_config_check_resume(t->cfg, td_checkpoint_get(ck)->config_text, path);",
+  replace = "err = 0;",
+  guards = { "test_a_corrupt_checkpoint_is_refused_on_resume" },
+  designed_against = "resuming under another config is a run no config describes",
+  why = "resumes with lr = 0.5 a run written with the default",
+}
+
+mutant {
+  name = "train-resume-refuses-another-thread-count",
+  file = "core/config.c",
+  find = "if (key_table[k].affects_weights &&\n\t\t    (strlen",
+  replace = "if (1 &&\n\t\t    (strlen",
+  guards = { "test_a_run_may_resume_with_another_thread_count" },
+  designed_against = "a key that changes no result bit must not block a resume",
+  why = "compares every key, threads included",
+}
+
+mutant {
+  name = "train-logits-averaged-over-the-lattice-not-the-example",
+  file = "core/train.c",
+  find = "np += (size_t)in_example(t, b, present[p]);",
+  replace = "np++;",
+  guards = { "test_a_task_with_absent_cells_per_example_trains" },
+  designed_against = "a mean over present cells must count the example's own present cells",
+  why = "divides by every lattice cell, absent ones included",
+}
+
+mutant {
+  name = "train-example-mask-not-loaded",
+  file = "core/train.c",
+  find = "\tif (t->masked)\n\t\tmemcpy(mask, ex->mask, t->n_cells);",
+  replace = "",
+  guards = { "test_a_task_with_absent_cells_per_example_trains" },
+  designed_against = "an example's absent cells must come from the example, not a stale buffer",
+  why = "leaves every cell absent: the logits stay exactly 0",
+}
