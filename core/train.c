@@ -50,6 +50,8 @@ typedef struct {
 	td_counters *ctr;
 	td_real *x;   /* [batch][cell] inputs */
 	uint8_t *emask; /* [batch][cell] 1 present, when masked */
+	uint8_t *lmask; /* [cell] the lattice's mask */
+	uint8_t *present; /* [cell] one example's present cells (scratch) */
 	td_real *y;   /* [batch][cell][class] outputs */
 	td_real *dy;  /* [batch][cell][class] */
 	int *labels;  /* [batch] */
@@ -237,61 +239,64 @@ static int setup_optimizer(trainer *t)
 static int setup_buffers(trainer *t)
 {
 	size_t n = (size_t)t->batch * t->n_cells;
+	int err;
 
 	t->x = calloc(n, sizeof *t->x);
 	t->y = calloc(n * t->n_classes, sizeof *t->y);
 	t->dy = calloc(n * t->n_classes, sizeof *t->dy);
 	t->labels = calloc((size_t)t->batch, sizeof *t->labels);
 	t->emask = calloc(n, 1);
-	if (!t->x || !t->y || !t->dy || !t->labels || !t->emask)
+	t->present = calloc(t->n_cells, 1);
+	if ((err = td_lattice_mask(t->lat, &t->lmask)))
+		return err;
+	if (!t->x || !t->y || !t->dy || !t->labels || !t->emask || !t->present)
 		return TD_FAIL(TD_ENOMEM, "out of memory for a batch of %lld", (long long)t->batch);
 	return td_counters_new(&t->ctr, 32);
 }
 
-/* Whether cell present[p] of the lattice is present in example b too. */
-static int in_example(const trainer *t, size_t b, size_t cell)
+double td_train_xent(td_real *dy, int *best, const td_real *y, const uint8_t *present,
+		     size_t n_cells, size_t k, int label, double scale)
 {
-	return !t->masked || t->emask[b * t->n_cells + cell];
-}
+	double logit[TD_TRAIN_MAX_CLASSES], mx = -INFINITY, z = 0;
+	size_t np = 0;
 
-/*
- * Softmax cross-entropy of the logits averaged over the cells present in
- * example b (its own count: a mask per example changes it); fills dy for
- * it (scaled by 1/batch) and counts a correct guess. An example with no
- * present cell has logits 0.
- */
-static double example_loss(trainer *t, size_t b, size_t batch, int *correct)
-{
-	size_t k = t->n_classes, nl = td_lattice_n_present(t->lat), np = 0;
-	const size_t *present = td_lattice_present(t->lat);
-	const td_real *y = t->y + b * t->n_cells * k;
-	td_real *dy = t->dy + b * t->n_cells * k;
-	double logit[64], mx = -INFINITY, z = 0;
-	int best = 0;
-
-	for (size_t p = 0; p < nl; p++)
-		np += (size_t)in_example(t, b, present[p]);
+	for (size_t i = 0; i < n_cells; i++)
+		np += present[i] != 0;
+	*best = 0;
 	for (size_t c = 0; c < k; c++) {
 		logit[c] = 0;
-		for (size_t p = 0; p < nl; p++)
-			if (in_example(t, b, present[p]))
-				logit[c] += (double)y[present[p] * k + c];
+		for (size_t i = 0; i < n_cells; i++)
+			if (present[i])
+				logit[c] += (double)y[i * k + c];
 		logit[c] /= (double)(np ? np : 1);
 		mx = logit[c] > mx ? logit[c] : mx;
-		best = logit[c] > logit[best] ? (int)c : best;
+		*best = logit[c] > logit[*best] ? (int)c : *best;
 	}
 	for (size_t c = 0; c < k; c++)
 		z += exp(logit[c] - mx);
 	for (size_t c = 0; c < k; c++) {
-		double g = (exp(logit[c] - mx) / z - (c == (size_t)t->labels[b])) /
-			   (double)(np ? np : 1) / (double)batch;
+		double g = (exp(logit[c] - mx) / z - (c == (size_t)label)) / (double)(np ? np : 1) *
+			   scale;
 
-		for (size_t p = 0; p < nl; p++)
-			if (in_example(t, b, present[p]))
-				dy[present[p] * k + c] = (td_real)g;
+		for (size_t i = 0; i < n_cells; i++)
+			dy[i * k + c] = present[i] ? (td_real)g : 0;
 	}
+	return -(logit[label] - mx - log(z));
+}
+
+/* td_train_xent for example b over the cells present on the lattice and in b. */
+static double example_loss(trainer *t, size_t b, size_t batch, int *correct)
+{
+	const size_t k = t->n_classes, n = t->n_cells;
+	double loss;
+	int best;
+
+	for (size_t i = 0; i < n; i++)
+		t->present[i] = t->lmask[i] && (!t->masked || t->emask[b * n + i]);
+	loss = td_train_xent(t->dy + b * n * k, &best, t->y + b * n * k, t->present, n, k,
+			     t->labels[b], 1 / (double)batch);
 	*correct += best == t->labels[b];
-	return -(logit[t->labels[b]] - mx - log(z));
+	return loss;
 }
 
 /* Forward (and backward when grad) of the n examples in t->x; mean loss. */
@@ -335,7 +340,7 @@ static int evaluate(trainer *t, td_train_eval_result *r)
 	r->examples = 0;
 	while (!err && i < total) {
 		size_t n = total - i < (uint64_t)t->batch ? (size_t)(total - i) : (size_t)t->batch;
-		double loss;
+		double loss = 0;
 
 		err = load_batch(t, 1, i, n);
 		if (!err)
@@ -533,6 +538,7 @@ static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first
 static void trainer_free(trainer *t)
 {
 	free(t->x), free(t->y), free(t->dy), free(t->labels), free(t->emask);
+	free(t->lmask), free(t->present);
 	td_counters_free(t->ctr);
 	td_adamw_free(t->opt);
 	td_model_free(t->model);

@@ -29,6 +29,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "real.h"
 
 #define TD_TRAIN_DATA_STREAM UINT64_C(0x44415441) /* "DATA": the training order */
 /* "ABSN": Fashion-MNIST's absent pixels; the test images draw from stream + 1 */
@@ -42,6 +43,19 @@ typedef struct {
 } td_train_opts;
 
 #define TD_TRAIN_OPTS_INIT {NULL, NULL, 0, 0}
+
+#define TD_TRAIN_MAX_CLASSES 64
+
+/*
+ * The loss of one example: its logits are the mean of the per-cell
+ * outputs y [n_cells][k] over the cells with present[i] != 0 (the count
+ * is this example's own), and the loss is the softmax cross-entropy
+ * against label. Writes dy [n_cells][k] = scale * dL/dy (0 at absent
+ * cells) and the arg max of the logits in *best. An example with no
+ * present cell has logits 0. k <= TD_TRAIN_MAX_CLASSES.
+ */
+double td_train_xent(td_real *dy, int *best, const td_real *y, const uint8_t *present,
+		     size_t n_cells, size_t k, int label, double scale);
 
 /*
  * The absent pixels of Fashion-MNIST image `image` of the training set

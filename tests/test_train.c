@@ -185,6 +185,27 @@ static void test_the_final_eval_is_logged_and_scores_what_eval_scores(void **sta
 	assert_true(fabs(loss - logged) < 1e-6);
 }
 
+/* The loss against hand-computed numbers: the mean runs over the example's present cells only. */
+static void test_the_loss_averages_over_the_cells_present_in_the_example(void **state)
+{
+	const td_real y[] = {1, 0, 3, 2, 100, -100};
+	const uint8_t present[] = {1, 1, 0};
+	td_real dy[6];
+	int best = -1;
+	double loss;
+
+	(void)state;
+	loss = td_train_xent(dy, &best, y, present, 3, 2, 0, 0.5);
+	/* logits (2, 1): loss = ln(1 + e^-1); dL/dlogit0 = sigmoid(1) - 1, over 2 cells, x 0.5 */
+	assert_true(fabs(loss - 0.31326168751822286) < 1e-6);
+	assert_int_equal(best, 0);
+	assert_true(fabs((double)dy[0] - -0.26894142136999512 / 4) < 1e-6);
+	assert_true(fabs((double)dy[3] - 0.26894142136999512 / 4) < 1e-6);
+	assert_true(dy[4] == 0 && dy[5] == 0); /* the absent cell */
+	loss = td_train_xent(dy, &best, y, present, 3, 2, 1, 1);
+	assert_true(fabs(loss - 1.3132616875182228) < 1e-6); /* ln(1 + e) */
+}
+
 /* Fashion-MNIST's absent pixels: the asked fraction, fixed per image, other per set and seed. */
 static void test_absent_pixels_are_a_seeded_fraction_fixed_per_image(void **state)
 {
@@ -419,6 +440,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_run_may_resume_with_another_thread_count),
 	cmocka_unit_test(test_the_final_eval_is_logged_and_scores_what_eval_scores),
 	cmocka_unit_test(test_the_resolved_config_is_written_beside_the_run),
+	cmocka_unit_test(test_the_loss_averages_over_the_cells_present_in_the_example),
 	cmocka_unit_test(test_absent_pixels_are_a_seeded_fraction_fixed_per_image),
 	cmocka_unit_test(test_a_task_with_absent_cells_per_example_trains),
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
