@@ -104,12 +104,14 @@ static int factory(td_model **out, const td_check_shape *s, void *vctx)
 	return err;
 }
 
+/* The report, a line per print_message (it cuts a message at 1 KiB). */
 static void print_report(const td_check_report *r)
 {
-	char *s;
+	char *s, *line, *save = NULL;
 
 	assert_int_equal(td_check_report_format(r, &s), 0);
-	print_message("%s", s);
+	for (line = strtok_r(s, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		print_message("%s\n", line);
 	free(s);
 }
 
