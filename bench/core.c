@@ -1,30 +1,51 @@
 /*
- * bench/core.c - how fast the core's mixers train, and that threads do not
- * change a single bit.
+ * bench/core.c - how fast the core trains, how close that is to the
+ * machine, and that threads do not change a single bit.
  *
- * For each mixer: one forward and one backward over a batch of 32 images of
- * 28 x 28 cells with 32 channels, swept along the rows (32 * 28 lines of
- * length 28), timed as the best of several repetitions, with 1 and with 2
- * threads. The outputs, input gradients and parameter gradients of the two
- * thread counts are compared bitwise, and any difference fails the run.
- * Prints the figures with what was measured; asserts nothing about speed.
+ * Cases, all on a batch of 32 images of 28 x 28 cells at width 32, dense:
+ *   mixer/KIND          one bare mixer swept along the rows (32 * 28 lines
+ *                       of length 28)
+ *   scan/KIND           one axial scan block sweeping w (the same lines)
+ *   kernel/KIND         one axial kernel block: h and w contracted, then
+ *                       the mixer over every cell as a line of length 1
+ *   flatten/KIND        one flatten block: each image one line of 784
+ *   model-FAMILY/KIND   a whole model (model.c): embedding from 1 input
+ *                       channel, 4 layers of RMSNorm + block + residual, a
+ *                       head of 10 outputs; scan layers sweep h, w, h
+ *                       reversed, w reversed (tdtrain's default plan)
+ * for KIND in lru, conv (4 taps), gru, attention (4 heads, not causal).
+ * Each case is one forward and one backward (a training step without the
+ * optimizer), timed as the best of REPS, with 1 and with 2 threads; the
+ * outputs, input gradients and parameter gradients of the two thread
+ * counts are compared bitwise, and any difference fails the run (exit 1).
  *
- *   make && build/bench/core [REPS]
+ * Roofline: the program measures this build's peak arithmetic rate (a
+ * multiply-add loop on 16-byte vectors, what the baseline x86-64 flags
+ * the Makefile uses can issue) and the memory bandwidth (memcpy of 128
+ * MiB), counts each case's floating-point operations and bytes moved per
+ * step from the shapes (estimates of the dominant terms, written out in
+ * cost_of and the functions it calls), and prints the achieved rates at
+ * 1 thread against the roof min(peak, intensity x bandwidth).
+ *
+ *   make && build/bench/core [REPS] [--only SUBSTRING]
+ *
+ * Prints figures; asserts nothing about speed.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "../core/block.h"
+#include "../core/hash.h"
 #include "../core/mixer.h"
+#include "../core/model.h"
 #include "../core/rng.h"
 
-enum { BATCH = 32, SIDE = 28, WIDTH = 32 };
+enum { BATCH = 32, SIDE = 28, WIDTH = 32, CELLS = SIDE * SIDE, LAYERS = 4, OUT = 10 };
+enum { HEADS = 4, TAPS = 4 };
 
-typedef struct {
-	td_real *y, *dx, *grads;
-	double seconds;
-} result;
+#define N_VALUES ((size_t)BATCH * CELLS * WIDTH) /* one activation: 802,816 values */
 
 static double now(void)
 {
@@ -34,85 +55,455 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* Forward + backward of kind at the given thread count, best of reps. */
-static int run(result *out, td_mixer_kind kind, int threads, int reps, const td_real *x,
-	       const td_real *dy)
-{
-	td_mixer_opts o = TD_MIXER_OPTS_INIT;
-	size_t lines = BATCH * SIDE, n = lines * SIDE * WIDTH, ws_len;
-	td_mixer *m;
-	td_real *ws;
+/* ---- the machine ---------------------------------------------------------- */
 
-	o.kind = kind, o.channels = WIDTH, o.threads = threads, o.kernel_size = 4;
-	if (td_mixer_new(&m, &o) || td_mixer_ws_size(&ws_len, m, lines, SIDE))
-		return -1;
-	td_mixer_init(m, 7, 100);
-	ws = malloc(ws_len * sizeof *ws);
-	out->y = malloc(n * sizeof *out->y);
-	out->dx = malloc(n * sizeof *out->dx);
-	out->grads = malloc(td_mixer_n_params(m) * sizeof *out->grads);
-	out->seconds = 1e30;
-	for (int r = 0; r < reps; r++) {
+typedef td_real vec __attribute__((vector_size(16)));
+
+/*
+ * Operations per second of a multiply-add loop: 8 independent vector
+ * accumulators, each acc = acc * m + a, so neither latency nor memory
+ * limits it. With this build's flags (no -mfma) that is a multiply and an
+ * add per lane, as the core's own loops compile.
+ */
+static double peak_flops(void)
+{
+	const long iters = 20 * 1000 * 1000;
+	volatile td_real seed_m = (td_real)0.999999, seed_a = (td_real)1e-7;
+	const vec zero = {0}, m = zero + seed_m, a = zero + seed_a;
+	vec acc[8];
+	double best = 1e30;
+	td_real sink = 0;
+
+	for (int r = 0; r < 3; r++) {
+		double t;
+
+		for (int k = 0; k < 8; k++)
+			acc[k] = zero + (td_real)(k + 1);
+		t = now();
+		for (long i = 0; i < iters; i++) {
+			acc[0] = acc[0] * m + a, acc[1] = acc[1] * m + a;
+			acc[2] = acc[2] * m + a, acc[3] = acc[3] * m + a;
+			acc[4] = acc[4] * m + a, acc[5] = acc[5] * m + a;
+			acc[6] = acc[6] * m + a, acc[7] = acc[7] * m + a;
+		}
+		t = now() - t;
+		best = t < best ? t : best;
+		for (int k = 0; k < 8; k++)
+			sink += acc[k][0];
+	}
+	if (sink == 42) /* keeps the loop */
+		printf(" ");
+	return 2.0 * 8 * (double)(sizeof(vec) / sizeof(td_real)) * (double)iters / best;
+}
+
+/* Bytes read plus bytes written per second by memcpy of 128 MiB, best of 3. */
+static double peak_bandwidth(void)
+{
+	const size_t n = (size_t)128 << 20;
+	char *src = malloc(n), *dst = malloc(n);
+	double best = 1e30;
+
+	if (!src || !dst) {
+		free(src), free(dst);
+		return 0;
+	}
+	memset(src, 1, n), memset(dst, 2, n); /* fault the pages in first */
+	for (int r = 0; r < 3; r++) {
 		double t = now();
 
-		td_mixer_zero_grads(m);
-		if (td_mixer_forward(m, out->y, x, lines, SIDE, ws, ws_len) ||
-		    td_mixer_backward(m, out->dx, dy, lines, SIDE, ws, ws_len))
-			return -1;
+		memcpy(dst, src, n);
 		t = now() - t;
-		out->seconds = t < out->seconds ? t : out->seconds;
+		best = t < best ? t : best;
+		src[r] = dst[n - 1 - (size_t)r];
 	}
-	memcpy(out->grads, td_mixer_grads(m), td_mixer_n_params(m) * sizeof *out->grads);
-	free(ws);
-	td_mixer_free(m);
+	free(src), free(dst);
+	return 2.0 * (double)n / best;
+}
+
+/* ---- cases ---------------------------------------------------------------- */
+
+typedef enum { BARE, BLOCK, MODEL } level;
+
+typedef struct {
+	level lv;
+	td_block_family fam; /* BLOCK, MODEL */
+	td_mixer_kind kind;
+	char name[32];
+} bench_case;
+
+static const struct {
+	const char *name;
+	td_mixer_kind kind;
+} kinds[] = {{"lru", TD_MIXER_LRU},
+	     {"conv", TD_MIXER_CONV},
+	     {"gru", TD_MIXER_GRU},
+	     {"attention", TD_MIXER_ATTENTION}};
+static const char *const family_names[] = {"", "scan", "kernel", "flatten"};
+
+#define N_KINDS (sizeof kinds / sizeof kinds[0])
+
+static td_mixer_opts mixer_opts(td_mixer_kind kind, int threads)
+{
+	td_mixer_opts o = TD_MIXER_OPTS_INIT;
+
+	o.kind = kind, o.channels = WIDTH, o.threads = threads;
+	o.kernel_size = TAPS, o.heads = HEADS;
+	return o;
+}
+
+/* What one case runs on: exactly one of mixer, block, model. */
+typedef struct {
+	td_mixer *mixer;
+	td_block *block;
+	td_model *model;
+	td_plan *plan;
+	td_real *ws; /* the bare mixer's workspace */
+	size_t ws_len;
+	size_t n_in, n_out; /* values of x (and dx), of y (and dy) */
+} subject;
+
+static void subject_free(subject *s)
+{
+	td_model_free(s->model);
+	td_block_free(s->block);
+	td_mixer_free(s->mixer);
+	td_plan_free(s->plan);
+	free(s->ws);
+	memset(s, 0, sizeof *s);
+}
+
+static int model_new(subject *s, const bench_case *c, const td_lattice *lat, int threads)
+{
+	static const char *const hw[] = {"h", "w"};
+	td_model_opts o = TD_MODEL_OPTS_INIT;
+	int err = 0;
+
+	o.family = c->fam, o.mixer = mixer_opts(c->kind, threads), o.mixer.channels = 0;
+	o.in = 1, o.width = WIDTH, o.out = OUT, o.max_batch = BATCH, o.n_layers = LAYERS;
+	if (c->fam == TD_BLOCK_SCAN && !(err = td_plan_cyclic(&s->plan, hw, 2, LAYERS, hw, 2)))
+		o.plan = s->plan, o.n_layers = 0;
+	if (!err && !(err = td_model_new(&s->model, lat, &o)))
+		td_model_init(s->model, 7);
+	s->n_in = (size_t)BATCH * CELLS, s->n_out = (size_t)BATCH * CELLS * OUT;
+	return err;
+}
+
+static int subject_new(subject *s, const bench_case *c, const td_lattice *lat, int threads)
+{
+	td_block_opts b = TD_BLOCK_OPTS_INIT;
+	int err;
+
+	memset(s, 0, sizeof *s);
+	s->n_in = s->n_out = N_VALUES;
+	if (c->lv == MODEL)
+		return model_new(s, c, lat, threads);
+	if (c->lv == BARE) {
+		td_mixer_opts o = mixer_opts(c->kind, threads);
+
+		if ((err = td_mixer_new(&s->mixer, &o)) ||
+		    (err = td_mixer_ws_size(&s->ws_len, s->mixer, BATCH * SIDE, SIDE)))
+			return err;
+		td_mixer_init(s->mixer, 7, 100);
+		return (s->ws = malloc(s->ws_len * sizeof *s->ws)) ? 0 : -1;
+	}
+	b.family = c->fam, b.mixer = mixer_opts(c->kind, threads), b.max_batch = BATCH;
+	b.axis = c->fam == TD_BLOCK_SCAN ? "w" : NULL;
+	if ((err = td_block_new(&s->block, lat, &b)))
+		return err;
+	td_block_init(s->block, 7, 100);
 	return 0;
 }
 
-static int same(const result *a, const result *b, size_t n, size_t n_params)
+/* One forward and backward; gradients zeroed first. */
+static int subject_step(subject *s, td_real *y, td_real *dx, const td_real *x, const td_real *dy)
 {
-	return !memcmp(a->y, b->y, n * sizeof *a->y) && !memcmp(a->dx, b->dx, n * sizeof *a->dx) &&
-	       !memcmp(a->grads, b->grads, n_params * sizeof *a->grads);
+	if (s->model) {
+		td_model_zero_grads(s->model);
+		return td_model_forward(s->model, y, x, BATCH) ||
+		       td_model_backward(s->model, dx, dy, BATCH);
+	}
+	if (s->block) {
+		td_block_zero_grads(s->block);
+		return td_block_forward(s->block, y, x, BATCH) ||
+		       td_block_backward(s->block, dx, dy, BATCH);
+	}
+	td_mixer_zero_grads(s->mixer);
+	return td_mixer_forward(s->mixer, y, x, BATCH * SIDE, SIDE, s->ws, s->ws_len) ||
+	       td_mixer_backward(s->mixer, dx, dy, BATCH * SIDE, SIDE, s->ws, s->ws_len);
+}
+
+/* The parameter gradients, borrowed from the subject. */
+static const td_real *subject_grads(subject *s, size_t *n)
+{
+	if (s->model) {
+		*n = td_model_n_params(s->model);
+		return td_model_grads(s->model);
+	}
+	if (s->block) { /* NULL when the groups are not one slab */
+		*n = td_block_n_params(s->block);
+		return td_block_n_groups(s->block) == 1 ? td_block_group(s->block, 0).grad : NULL;
+	}
+	*n = td_mixer_n_params(s->mixer);
+	return td_mixer_grads(s->mixer);
+}
+
+/* ---- one case at one thread count -------------------------------------------- */
+
+typedef struct {
+	td_real *y, *dx, *grads; /* copies, for the comparison */
+	size_t n_in, n_out, n_params;
+	double seconds;
+} result;
+
+static void result_free(result *r)
+{
+	free(r->y), free(r->dx), free(r->grads);
+	memset(r, 0, sizeof *r);
+}
+
+/* Copies every parameter gradient, group by group for a block with two. */
+static int copy_grads(result *r, subject *s)
+{
+	const td_real *g = subject_grads(s, &r->n_params);
+
+	if (!(r->grads = malloc((r->n_params ? r->n_params : 1) * sizeof *r->grads)))
+		return -1;
+	if (g) {
+		memcpy(r->grads, g, r->n_params * sizeof *g);
+		return 0;
+	}
+	for (size_t i = 0, at = 0; i < td_block_n_groups(s->block); i++) {
+		td_param_group pg = td_block_group(s->block, i);
+
+		memcpy(r->grads + at, pg.grad, pg.count * sizeof *pg.grad);
+		at += pg.count;
+	}
+	return 0;
+}
+
+static int run(result *r, const bench_case *c, const td_lattice *lat, int threads, int reps,
+	       const td_real *x, const td_real *dy)
+{
+	subject s;
+	int err = subject_new(&s, c, lat, threads);
+
+	memset(r, 0, sizeof *r);
+	r->seconds = 1e30;
+	r->n_in = s.n_in, r->n_out = s.n_out;
+	r->y = malloc(s.n_out * sizeof *r->y), r->dx = malloc(s.n_in * sizeof *r->dx);
+	if (!err && (!r->y || !r->dx))
+		err = -1;
+	for (int k = 0; !err && k < reps; k++) {
+		double t = now();
+
+		err = subject_step(&s, r->y, r->dx, x, dy);
+		t = now() - t;
+		r->seconds = t < r->seconds ? t : r->seconds;
+	}
+	if (!err)
+		err = copy_grads(r, &s);
+	subject_free(&s);
+	return err;
+}
+
+/* FNV-1a of the outputs, input gradients and parameter gradients: compares builds. */
+static uint32_t result_hash(const result *r)
+{
+	uint64_t h = td_fnv1a64(TD_FNV1A64_OFFSET, r->y, r->n_out * sizeof *r->y);
+
+	h = td_fnv1a64(h, r->dx, r->n_in * sizeof *r->dx);
+	h = td_fnv1a64(h, r->grads, r->n_params * sizeof *r->grads);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+static int same(const result *a, const result *b)
+{
+	return a->n_params == b->n_params && !memcmp(a->y, b->y, a->n_out * sizeof *a->y) &&
+	       !memcmp(a->dx, b->dx, a->n_in * sizeof *a->dx) &&
+	       !memcmp(a->grads, b->grads, a->n_params * sizeof *a->grads);
+}
+
+/* ---- costs: floating-point operations and bytes per step ---------------------- */
+
+/*
+ * Counted per training step (forward + backward), from the shapes, for
+ * what the code does: the GEMMs at 2 operations per multiply-add, the
+ * elementwise loops at their arithmetic (an exp or tanh counted as one),
+ * and bytes as the passes over activation-sized arrays each function makes
+ * (reads and writes; a GEMM's small weight matrix is taken to stay in
+ * cache). Estimates of the dominant terms, not instruction counts.
+ */
+typedef struct {
+	double flops, values; /* values moved; bytes = values * sizeof(td_real) */
+} cost;
+
+static cost mixer_cost(td_mixer_kind kind, double lines, double length)
+{
+	const double p = lines * length, c = WIDTH, t = length, nh = HEADS;
+	cost k = {0, 0};
+
+	switch (kind) {
+	case TD_MIXER_LRU: /* state N = C: 6 GEMMs of 2PNC; scans; the D skip */
+		k.flops = 12 * p * c * c + 6 * p * c + 4 * p * c;
+		k.values = 15 * p * c + 12 * p * c;
+		break;
+	case TD_MIXER_CONV: /* K taps: forward 2PCK, backward dx and dw 4PCK */
+		k.flops = 6 * p * c * TAPS + p * c;
+		k.values = 9 * p * c;
+		break;
+	case TD_MIXER_GRU: /* 6 GEMMs of 6PH^2 (the recurrent ones skip each line's first step) */
+		k.flops = 36 * p * c * c - 12 * lines * c * c + 50 * p * c;
+		k.values = 71 * p * c;
+		break;
+	case TD_MIXER_ATTENTION: /* projections 24PC^2; scores, mixing and their adjoints 12LT^2C */
+		k.flops =
+		    24 * p * c * c + 12 * lines * t * t * c + 8 * lines * nh * t * t + 10 * p * c;
+		k.values = 33 * p * c + 3 * lines * nh * t * t;
+		break;
+	}
+	return k;
+}
+
+/* One block over the batch: the family's own work plus its mixer's. */
+static cost block_cost(td_block_family fam, td_mixer_kind kind)
+{
+	const double p = (double)BATCH * CELLS, c = WIDTH, n = SIDE;
+	cost k;
+
+	switch (fam) {
+	case TD_BLOCK_SCAN: /* selections, fold and unfold, both ways */
+		k = mixer_cost(kind, BATCH * SIDE, SIDE);
+		k.values += 20 * p * c;
+		break;
+	case TD_BLOCK_KERNEL: /* 2 axes: contraction 2n per value, adjoint 5n (dK and dz) */
+		k = mixer_cost(kind, p, 1);
+		k.flops += 2 * 7 * n * p * c;
+		k.values += 46 * p * c;
+		break;
+	default: /* FLATTEN: gather and scatter, both ways */
+		k = mixer_cost(kind, BATCH, CELLS);
+		k.values += 10 * p * c;
+		break;
+	}
+	return k;
+}
+
+/* The model around its blocks: embedding, norms, residuals, selections, head. */
+static cost model_cost(td_block_family fam, td_mixer_kind kind)
+{
+	const double p = (double)BATCH * CELLS, w = WIDTH;
+	cost b = block_cost(fam, kind), k;
+
+	k.flops = LAYERS * (b.flops + 14 * p * w) + 6 * p * w * OUT + 6 * p * w;
+	k.values = LAYERS * (b.values + 15 * p * w) + 4 * p * w + 4 * p * OUT + 4 * p;
+	return k;
+}
+
+static cost cost_of(const bench_case *c)
+{
+	return c->lv == MODEL	? model_cost(c->fam, c->kind)
+	       : c->lv == BLOCK ? block_cost(c->fam, c->kind)
+				: mixer_cost(c->kind, BATCH * SIDE, SIDE);
+}
+
+/* ---- the run ------------------------------------------------------------------ */
+
+static size_t make_cases(bench_case *v)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < N_KINDS; k++, n++) {
+		v[n] = (bench_case){BARE, TD_BLOCK_SCAN, kinds[k].kind, ""};
+		snprintf(v[n].name, sizeof v[n].name, "mixer/%s", kinds[k].name);
+	}
+	for (int lv = BLOCK; lv <= MODEL; lv++)
+		for (int f = TD_BLOCK_SCAN; f <= TD_BLOCK_FLATTEN; f++)
+			for (size_t k = 0; k < N_KINDS; k++, n++) {
+				v[n] =
+				    (bench_case){(level)lv, (td_block_family)f, kinds[k].kind, ""};
+				snprintf(v[n].name, sizeof v[n].name, "%s%s/%s",
+					 lv == MODEL ? "model-" : "", family_names[f],
+					 kinds[k].name);
+			}
+	return n;
+}
+
+static int lattice_28x28(td_lattice **out)
+{
+	static const size_t shape[] = {SIDE, SIDE};
+	static const char *const hw[] = {"h", "w"};
+	td_lattice_spec spec = TD_LATTICE_SPEC_INIT;
+
+	spec.rank = 2, spec.shape = shape, spec.names = hw;
+	return td_lattice_new(out, &spec);
+}
+
+/* Runs one case at 1 and 2 threads and prints its line; 1 when they differ, 2 on error. */
+static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const td_real *x,
+		     const td_real *dy, double flops_peak, double bw_peak)
+{
+	const double bytes_per = (double)sizeof(td_real);
+	result r1, r2;
+	cost k = cost_of(c);
+	double gflops, gbs, roof;
+	int eq;
+
+	if (run(&r1, c, lat, 1, reps, x, dy) || run(&r2, c, lat, 2, reps, x, dy)) {
+		fprintf(stderr, "bench: %s failed\n", c->name);
+		result_free(&r1), result_free(&r2);
+		return 2;
+	}
+	eq = same(&r1, &r2);
+	gflops = k.flops / r1.seconds * 1e-9, gbs = k.values * bytes_per / r1.seconds * 1e-9;
+	roof = k.flops / (k.values * bytes_per) * bw_peak; /* intensity x bandwidth */
+	roof = roof < flops_peak ? roof : flops_peak;
+	printf("%-22s %9.1f ms %9.1f ms %6.2fx  %-13s %7.2f %7.1f %8.2f %7.2f %6.1f%%  %-7s  "
+	       "%08x\n",
+	       c->name, r1.seconds * 1e3, r2.seconds * 1e3, r1.seconds / r2.seconds,
+	       eq ? "bitwise equal" : "DIFFER", k.flops * 1e-9, k.values * bytes_per * 1e-6, gflops,
+	       gbs, 100 * gflops / (roof * 1e-9), roof < flops_peak ? "memory" : "compute",
+	       result_hash(&r1));
+	fflush(stdout);
+	result_free(&r1), result_free(&r2);
+	return !eq;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		td_mixer_kind kind;
-	} kinds[] = {{"lru", TD_MIXER_LRU}, {"conv", TD_MIXER_CONV}, {"gru", TD_MIXER_GRU}};
-	int reps = argc > 1 ? atoi(argv[1]) : 5, failed = 0;
-	size_t n = (size_t)BATCH * SIDE * SIDE * WIDTH;
-	td_real *x = malloc(n * sizeof *x), *dy = malloc(n * sizeof *dy);
+	bench_case cases[4 + 2 * 3 * 4];
+	size_t n_cases = make_cases(cases);
+	const char *only = NULL;
+	int reps = 3, failed = 0;
+	td_real *x = malloc(N_VALUES * sizeof *x), *dy = malloc(N_VALUES * sizeof *dy);
+	td_lattice *lat = NULL;
+	double fp, bw;
 
-	td_rng_fill_normal(1, 1, 0, n, 0, 1, x);
-	td_rng_fill_normal(1, 2, 0, n, 0, 1, dy);
-	printf("forward+backward, batch %d, %dx%d lattice swept along rows, width %d, td_real = %s, "
-	       "best of %d\n", BATCH, SIDE, SIDE, WIDTH, TD_REAL_NAME, reps);
-	printf("%-6s %12s %12s %8s  %s\n", "mixer", "1 thread", "2 threads", "speedup",
-	       "outputs and gradients, 1 vs 2 threads");
-	for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
-		result r1, r2;
-		td_mixer_opts o = TD_MIXER_OPTS_INIT;
-		td_mixer *m;
-		size_t n_params;
-		int eq;
-
-		o.kind = kinds[k].kind, o.channels = WIDTH, o.kernel_size = 4;
-		if (td_mixer_new(&m, &o))
-			return 2;
-		n_params = td_mixer_n_params(m);
-		td_mixer_free(m);
-		if (run(&r1, kinds[k].kind, 1, reps, x, dy) || run(&r2, kinds[k].kind, 2, reps, x, dy)) {
-			fprintf(stderr, "bench: %s failed\n", kinds[k].name);
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			only = argv[++i];
+		} else if (atoi(argv[i]) > 0) {
+			reps = atoi(argv[i]);
+		} else {
+			fprintf(stderr, "usage: %s [REPS] [--only SUBSTRING]\n", argv[0]);
 			return 2;
 		}
-		eq = same(&r1, &r2, n, n_params);
-		failed |= !eq;
-		printf("%-6s %9.1f ms %9.1f ms %7.2fx  %s\n", kinds[k].name, r1.seconds * 1e3,
-		       r2.seconds * 1e3, r1.seconds / r2.seconds, eq ? "bitwise equal" : "DIFFER");
-		free(r1.y), free(r1.dx), free(r1.grads), free(r2.y), free(r2.dx), free(r2.grads);
-	}
-	free(x);
-	free(dy);
+	if (!x || !dy || lattice_28x28(&lat))
+		return 2;
+	td_rng_fill_normal(1, 1, 0, N_VALUES, 0, 1, x);
+	td_rng_fill_normal(1, 2, 0, N_VALUES, 0, 1, dy);
+	fp = peak_flops(), bw = peak_bandwidth();
+	printf("forward+backward, batch %d, %dx%d lattice, width %d, td_real = %s, best of %d\n",
+	       BATCH, SIDE, SIDE, WIDTH, TD_REAL_NAME, reps);
+	printf("peak (1 thread): %.1f GFLOP/s (16-byte vector multiply+add loop), %.1f GB/s "
+	       "(memcpy of 128 MiB, read + write)\n",
+	       fp * 1e-9, bw * 1e-9);
+	printf("%-22s %12s %12s %7s  %-13s %7s %7s %8s %7s %7s  %-7s  %s\n", "case", "1 thread",
+	       "2 threads", "speedup", "1 vs 2", "GFLOP", "MB", "GFLOP/s", "GB/s", "of roof",
+	       "roof", "hash");
+	for (size_t i = 0; i < n_cases; i++)
+		if (!only || strstr(cases[i].name, only))
+			failed |= bench_one(&cases[i], lat, reps, x, dy, fp, bw);
+	td_lattice_free(lat);
+	free(x), free(dy);
 	return failed;
 }

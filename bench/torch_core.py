@@ -1,14 +1,23 @@
 #!/usr/bin/python3
-"""bench/torch_core.py - the same mixers in PyTorch, side by side with build/bench/core.
+"""bench/torch_core.py - the core's benchmark cases in PyTorch, side by side with build/bench/core.
 
-Runs forward+backward of each mixer on the shapes bench/core.c uses (batch
-32, a 28x28 lattice swept along rows = 896 lines of length 28, width 32) in
-eager PyTorch on the CPU at 1 and 2 threads, written in plain torch.nn
-(nn.GRU, a depthwise nn.Conv1d, the LRU's recurrence as a loop), then runs
-build/bench/core in the same invocation and prints the ratio. Shows which
-BLAS PyTorch uses. Needs Debian's python3-torch:
+Runs every case of bench/core.c (the bare mixers, each family with each
+mixer, and the whole model of core/model.c with each family and mixer) on
+the same shapes - batch 32, a 28x28 lattice, width 32, float32 - in eager
+PyTorch on the CPU at 1 and 2 threads, written in plain torch.nn: nn.GRU,
+a depthwise nn.Conv1d, nn.MultiheadAttention, the LRU's recurrence as a
+loop, the kernel family's renormalised contractions as einsum, RMSNorm and
+the residual stream as model.c computes them. It runs build/bench/core in
+the same invocation (first, so the two never share the machine), prints its
+output (with its roofline columns), then one table of both times and the
+ratio PyTorch / C per case and thread count.
 
-    make && /usr/bin/python3 bench/torch_core.py [REPS]
+It shows which BLAS PyTorch really calls: torch.__config__.show()'s BLAS
+line and the BLAS library mapped into this process. Debian's python3-torch
+calls libblas.so.3, which is OpenBLAS only when libopenblas0 is installed;
+otherwise it is the reference BLAS, and the script says so.
+
+    make && /usr/bin/python3 bench/torch_core.py [REPS] [--only SUBSTRING]
 """
 import os
 import re
@@ -17,78 +26,253 @@ import sys
 import time
 
 import torch
+import torch.nn as nn
 import torch.nn.functional as F
 
-BATCH, SIDE, WIDTH = 32, 28, 32
-LINES = BATCH * SIDE
+BATCH, SIDE, WIDTH, LAYERS, OUT, HEADS, TAPS = 32, 28, 32, 4, 10, 4, 4
+CELLS = SIDE * SIDE
+KINDS = ("lru", "conv", "gru", "attention")
+FAMILIES = ("scan", "kernel", "flatten")
+CANCEL = 1e-2  # TD_BLOCK_CANCEL_DEFAULT
 
 
-def lru_step(params, x):
-    """u = x B^T, h_t = a h_{t-1} + u_t, y = h C^T + D x, a = exp(-softplus(w))."""
-    B, w, C, D = params
-    a = torch.exp(-F.softplus(w))
-    u = x @ B.T
-    h = torch.zeros(x.shape[0], B.shape[0])
-    hs = []
-    for t in range(x.shape[1]):
-        h = a * h + u[:, t]
-        hs.append(h)
-    return torch.stack(hs, 1) @ C.T + D * x
+class LRU(nn.Module):
+    """u = x B^T, h_t = a h_{t-1} + u_t, y = h C^T + D x, a = exp(-softplus(w)); state = width."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.B = nn.Parameter(torch.randn(c, c) / c ** 0.5)
+        self.w = nn.Parameter(torch.rand(c) * 5 - 4.5)
+        self.C = nn.Parameter(torch.randn(c, c) / c ** 0.5)
+        self.D = nn.Parameter(torch.randn(c))
+
+    def forward(self, x):
+        a = torch.exp(-F.softplus(self.w))
+        u = x @ self.B.T
+        h = torch.zeros(x.shape[0], self.B.shape[0])
+        hs = []
+        for t in range(x.shape[1]):
+            h = a * h + u[:, t]
+            hs.append(h)
+        return torch.stack(hs, 1) @ self.C.T + self.D * x
 
 
-def make(kind):
-    if kind == "lru":
-        params = [torch.randn(WIDTH, WIDTH) / WIDTH ** 0.5, torch.rand(WIDTH) * 5 - 4.5,
-                  torch.randn(WIDTH, WIDTH) / WIDTH ** 0.5, torch.randn(WIDTH)]
-        for p in params:
-            p.requires_grad_()
-        return lambda x: lru_step(params, x)
-    if kind == "conv":
-        net = torch.nn.Conv1d(WIDTH, WIDTH, 4, groups=WIDTH)
-        return lambda x: net(F.pad(x.transpose(1, 2), (3, 0))).transpose(1, 2)
-    net = torch.nn.GRU(WIDTH, WIDTH, batch_first=True)
-    return lambda x: net(x)[0]
+class CausalConv(nn.Module):
+    """Depthwise, TAPS taps, zero before the start of the line."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.conv = nn.Conv1d(c, c, TAPS, groups=c)
+
+    def forward(self, x):
+        return self.conv(F.pad(x.transpose(1, 2), (TAPS - 1, 0))).transpose(1, 2)
 
 
-def best(kind, threads, reps):
+class GRU(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.gru = nn.GRU(c, c, batch_first=True)
+
+    def forward(self, x):
+        return self.gru(x)[0]
+
+
+class Attention(nn.Module):
+    """HEADS heads, not causal, with bias: what core/mixer_attention.c computes."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.att = nn.MultiheadAttention(c, HEADS, batch_first=True)
+
+    def forward(self, x):
+        return self.att(x, x, x, need_weights=False)[0]
+
+
+MIXERS = {"lru": LRU, "conv": CausalConv, "gru": GRU, "attention": Attention}
+
+
+class Mixer(nn.Module):
+    """A mixer over lines [lines][length][C], swept from the end when reverse."""
+
+    def __init__(self, kind, reverse=False):
+        super().__init__()
+        self.m, self.reverse = MIXERS[kind](WIDTH), reverse
+
+    def forward(self, x):
+        if self.reverse:
+            return self.m(x.flip(1)).flip(1)
+        return self.m(x)
+
+
+class Scan(nn.Module):
+    """Axial scan of x [B][H][W][C] along axis h or w."""
+
+    def __init__(self, kind, axis, reverse=False):
+        super().__init__()
+        self.mix, self.axis = Mixer(kind, reverse), axis
+
+    def forward(self, x):
+        b, hh, ww, c = x.shape
+        if self.axis == "w":
+            return self.mix(x.reshape(b * hh, ww, c)).reshape(b, hh, ww, c)
+        y = self.mix(x.transpose(1, 2).reshape(b * ww, hh, c))
+        return y.reshape(b, ww, hh, c).transpose(1, 2)
+
+
+def renormaliser(k):
+    """Each output's signed mass (a dense lattice: the kernel row's sum), or 1 where it cancels."""
+    den, mass = k.sum(1), k.abs().sum(1)
+    return torch.where(den.abs() > CANCEL * mass, den, torch.ones_like(den))
+
+
+class Kernel(nn.Module):
+    """Axial kernel, no time axis: contract h then w (dense: the mass is each row's sum),
+    then the mixer over every cell as a line of length 1."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.kh = nn.Parameter(torch.rand(SIDE, SIDE) * 2 / SIDE)
+        self.kw = nn.Parameter(torch.rand(SIDE, SIDE) * 2 / SIDE)
+        self.mix = Mixer(kind)
+
+    def forward(self, x):
+        b, hh, ww, c = x.shape
+        z = torch.einsum("ij,bjwc->biwc", self.kh, x) / renormaliser(self.kh)[:, None, None]
+        z = torch.einsum("ij,bhjc->bhic", self.kw, z) / renormaliser(self.kw)[:, None]
+        return self.mix(z.reshape(b * hh * ww, 1, c)).reshape(b, hh, ww, c)
+
+
+class Flatten(nn.Module):
+    """Each image's cells, row-major (h, w), as one line."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.mix = Mixer(kind)
+
+    def forward(self, x):
+        b, hh, ww, c = x.shape
+        return self.mix(x.reshape(b, hh * ww, c)).reshape(b, hh, ww, c)
+
+
+# tdtrain's default scan plan: cyclic over (h, w), both axes flipped every other cycle.
+PLAN = [("h", False), ("w", False), ("h", True), ("w", True)]
+
+
+def block(family, kind, layer=0):
+    if family == "scan":
+        return Scan(kind, *PLAN[layer % len(PLAN)])
+    return Kernel(kind) if family == "kernel" else Flatten(kind)
+
+
+class Model(nn.Module):
+    """model.c: h = embed(x); h = h + block(rmsnorm(h)) per layer; y = head(h)."""
+
+    def __init__(self, family, kind):
+        super().__init__()
+        self.embed = nn.Linear(1, WIDTH)
+        self.gains = nn.ParameterList(nn.Parameter(torch.ones(WIDTH)) for _ in range(LAYERS))
+        self.blocks = nn.ModuleList(block(family, kind, i) for i in range(LAYERS))
+        self.head = nn.Linear(WIDTH, OUT)
+
+    def forward(self, x):
+        h = self.embed(x)
+        for g, blk in zip(self.gains, self.blocks):
+            n = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + 1e-6) * g
+            h = h + blk(n)
+        return self.head(h)
+
+
+def case(name):
+    """The module, its input and its output gradient for a case of bench/core.c."""
+    level, kind = name.split("/")
+    if level == "mixer":
+        shape, out = (BATCH * SIDE, SIDE, WIDTH), (BATCH * SIDE, SIDE, WIDTH)
+        return Mixer(kind), shape, out
+    if level.startswith("model-"):
+        return Model(level[6:], kind), (BATCH, SIDE, SIDE, 1), (BATCH, SIDE, SIDE, OUT)
+    shape = (BATCH, SIDE, SIDE, WIDTH)
+    return block(level, kind), shape, shape
+
+
+def best(name, threads, reps):
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    fn = make(kind)
-    x = torch.randn(LINES, SIDE, WIDTH, requires_grad=True)
-    dy = torch.randn(LINES, SIDE, WIDTH)
+    net, shape, out = case(name)
+    x = torch.randn(*shape, requires_grad=True)
+    dy = torch.randn(*out)
     times = []
     for _ in range(reps):
+        net.zero_grad(set_to_none=True)
+        x.grad = None
         t = time.perf_counter()
-        fn(x).backward(dy)
+        net(x).backward(dy)
         times.append(time.perf_counter() - t)
     return min(times)
 
 
-def c_figures(reps):
-    exe = os.path.join(os.path.dirname(__file__), "..", "build", "bench", "core")
-    out = subprocess.run([exe, str(reps)], capture_output=True, text=True, check=True).stdout
+def blas_in_use():
+    """The BLAS library this process has mapped (after a matrix product has run)."""
+    torch.randn(64, 64) @ torch.randn(64, 64)
+    libs = set()
+    with open("/proc/self/maps") as maps:
+        for line in maps:
+            path = line.split()[-1] if len(line.split()) >= 6 else ""
+            if "blas" in os.path.basename(path).lower() or "mkl" in path.lower():
+                libs.add(path)
+    return sorted(libs)
+
+
+def show_blas():
+    config = [l.strip() for l in torch.__config__.show().splitlines() if "BLAS" in l]
+    info = re.search(r"BLAS_INFO=(\w+)", torch.__config__.show())
+    libs = blas_in_use()
+    print("PyTorch %s, BLAS_INFO=%s; %s" % (torch.__version__, info.group(1) if info else "?",
+                                            "; ".join(c for c in config if "BLAS_INFO" not in c)
+                                            or "no BLAS line in torch.__config__.show()"))
+    print("BLAS mapped into this process: %s" % (", ".join(libs) or "none found"))
+    if not any("openblas" in l.lower() for l in libs):
+        print("NOTE: OpenBLAS is NOT PyTorch's BLAS here: libopenblas0 is not installed, so "
+              "libblas.so.3 resolves to the reference BLAS above. The issue's comparison needs "
+              "`apt-get install libopenblas0`; the PyTorch times below use the reference BLAS, "
+              "which slows PyTorch wherever matrix products dominate, so the ratios there "
+              "favour the C core.")
+
+
+def c_figures(argv):
+    exe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "build", "bench",
+                       "core")
+    run = subprocess.run([exe] + argv, capture_output=True, text=True)
+    sys.stdout.write(run.stdout)
+    if run.returncode:
+        sys.stdout.write(run.stderr)
+        print("build/bench/core exited %d: outputs DIFFER across thread counts or a case failed"
+              % run.returncode)
     figs = {}
-    for line in out.splitlines():
-        m = re.match(r"(\w+)\s+([\d.]+) ms\s+([\d.]+) ms", line)
+    for line in run.stdout.splitlines():
+        m = re.match(r"(\S+)\s+([\d.]+) ms\s+([\d.]+) ms", line)
         if m:
             figs[m.group(1)] = (float(m.group(2)) / 1e3, float(m.group(3)) / 1e3)
-    return figs
+    return figs, run.returncode
 
 
 def main():
-    reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
-    blas = [l.strip() for l in torch.__config__.show().splitlines() if "BLAS" in l]
-    print("PyTorch %s, %s" % (torch.__version__, "; ".join(blas) or "BLAS: not reported"))
-    print("forward+backward, batch %d, %dx%d lattice swept along rows, width %d, float32, "
-          "best of %d" % (BATCH, SIDE, SIDE, WIDTH, reps))
-    c = c_figures(reps)
-    print("%-6s %8s %10s %10s %8s" % ("mixer", "threads", "C core", "PyTorch", "ratio"))
-    for kind in ("lru", "conv", "gru"):
+    argv = sys.argv[1:]
+    reps = next((int(a) for a in argv if a.isdigit()), 3)
+    show_blas()
+    print("eager PyTorch on the CPU, forward+backward, float32, best of %d; "
+          "ratio = PyTorch / C core (above 1: the C core is faster)" % reps)
+    print()
+    c, rc = c_figures(argv)
+    print()
+    print("%-24s %8s %11s %11s %8s" % ("case", "threads", "C core", "PyTorch", "ratio"))
+    for name in c:
         for i, threads in enumerate((1, 2)):
-            t = best(kind, threads, reps)
-            print("%-6s %8d %8.1f ms %8.1f ms %7.1fx" % (kind, threads, c[kind][i] * 1e3,
-                                                         t * 1e3, t / c[kind][i]))
+            t = best(name, threads, reps)
+            print("%-24s %8d %8.1f ms %8.1f ms %7.2fx" % (name, threads, c[name][i] * 1e3,
+                                                          t * 1e3, t / c[name][i]))
+            sys.stdout.flush()
+    return rc
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
