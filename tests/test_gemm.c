@@ -24,6 +24,13 @@
  *       -> leaves_the_padding_outside_the_matrix_untouched (and the naive
  *          and thread-count tests, through stale tile values)
  *   - dropping the ldb check -> bad_arguments_are_refused_with_a_message
+ *   - micro_4x2 running its panel's k steps backwards (`p = 0; p < kc;
+ *     p++` -> `p = kc; p-- > 0;`), which the naive comparison and the
+ *     thread-count test both tolerate
+ *       -> every_element_is_its_sum_in_k_order_bitwise
+ *
+ * Second reference: the contract of gemm.h itself, the sum in k order in
+ * td_real, held bitwise (every_element_is_its_sum_in_k_order_bitwise).
  */
 #include "tdtest.h"
 
@@ -119,6 +126,56 @@ static void test_gemm_matches_a_naive_triple_loop(void **state)
 	assert_int_equal(bad, 0);
 }
 
+/*
+ * gemm.h's determinism contract, element by element: s = 0, then s += the
+ * products one k at a time in order, in td_real; C = alpha s (+ beta C).
+ * Returns how many elements are not bitwise that.
+ */
+static int check_order(size_t m, size_t n, size_t k, const td_gemm_opts *o)
+{
+	mat a = o->trans_a ? mat_new(k, m, 1, 4) : mat_new(m, k, 1, 4);
+	mat b = o->trans_b ? mat_new(n, k, 3, 5) : mat_new(k, n, 3, 5);
+	mat c = mat_new(m, n, 2, 6);
+	td_real *want = malloc((m * n + 1) * sizeof *want);
+	int bad = 0;
+
+	assert_non_null(want);
+	for (size_t i = 0; i < m; i++)
+		for (size_t j = 0; j < n; j++) {
+			td_real s = 0;
+
+			for (size_t p = 0; p < k; p++)
+				s += (o->trans_a ? a.v[p * a.ld + i] : a.v[i * a.ld + p]) *
+				     (o->trans_b ? b.v[j * b.ld + p] : b.v[p * b.ld + j]);
+			want[i * n + j] = o->beta == 0 ? o->alpha * s
+						       : o->alpha * s + o->beta * c.v[i * c.ld + j];
+		}
+	assert_int_equal(td_gemm(c.v, c.ld, a.v, a.ld, b.v, b.ld, m, n, k, o), 0);
+	for (size_t i = 0; i < m * n; i++)
+		bad += memcmp(&c.v[(i / n) * c.ld + i % n], &want[i], sizeof *want) != 0;
+	free(want), free(a.v), free(b.v), free(c.v);
+	return bad;
+}
+
+static void test_gemm_every_element_is_its_sum_in_k_order_bitwise(void **state)
+{
+	/* register blocks of 4 rows x 2 vectors, their row and column remainders, k-panels */
+	static const size_t sizes[][3] = {{4, 8, 1},	  {5, 9, 7},	 {3, 3, 3},   {33, 129, 2},
+					  {67, 131, 129}, {31, 16, 257}, {8, 10, 300}};
+	int bad = 0;
+
+	(void)state;
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (int t = 0; t < 8; t++) {
+			td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+			o.trans_a = t & 1, o.trans_b = (t >> 1) & 1;
+			o.alpha = t & 4 ? (td_real)-0.5 : 1, o.beta = t & 4 ? 2 : 0;
+			bad += check_order(sizes[s][0], sizes[s][1], sizes[s][2], &o);
+		}
+	assert_int_equal(bad, 0);
+}
+
 static void test_gemm_results_are_bitwise_equal_for_any_thread_count(void **state)
 {
 	const size_t m = 100, n = 300, k = 300; /* 4 x 3 output blocks, 3 k-panels */
@@ -192,6 +249,7 @@ static void test_gemm_bad_arguments_are_refused_with_a_message(void **state)
 
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gemm_matches_a_naive_triple_loop),
+    cmocka_unit_test(test_gemm_every_element_is_its_sum_in_k_order_bitwise),
     cmocka_unit_test(test_gemm_results_are_bitwise_equal_for_any_thread_count),
     cmocka_unit_test(test_gemm_with_beta_zero_the_old_c_is_never_read),
     cmocka_unit_test(test_gemm_leaves_the_padding_outside_the_matrix_untouched),
