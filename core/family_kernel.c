@@ -31,7 +31,13 @@
  *   deg  [S][n_cells]  1 where the line is degenerate (saved)
  *   t1, t2 [P]         scratch (time fold, gradients)
  *   dk   [max n^2]     dL/dK summed whole before it is added (scratch)
+ *   row  [(max n + 2) * width]  one line's input transposed, and one output
+ *                      position's r and out (backward scratch)
  *   mix  [...]         the mixer's chunk workspaces (saved)
+ *
+ * The loops run across channels (or, for dK, across j) innermost, where
+ * the compiler vectorises them; no loop order changes the order in which
+ * any one sum receives its terms (each function says which order that is).
  *
  * Must never: clamp a signed denominator, compare it with an absolute
  * epsilon, or launder a NaN.
@@ -52,6 +58,7 @@ typedef struct {
 	size_t koff[TD_LATTICE_MAX_RANK];	   /* kernel s starts at params[koff[s]] */
 	td_fold *time;				   /* around the time axis, or NULL */
 	size_t p, kmax, n_params;		   /* P; the largest n^2; kernel values */
+	size_t nmax;				   /* the largest spatial axis */
 	size_t group;				   /* the kernels' parameter group: kernel s is
 						      value[koff[s] .. + n^2], n x n row-major */
 } kern_state;
@@ -68,7 +75,7 @@ static td_real *kgrads(const td_block *b)
 }
 
 typedef struct {
-	td_real *z, *zf, *of, *den, *deg, *t1, *t2, *dk, *mix;
+	td_real *z, *zf, *of, *den, *deg, *t1, *t2, *dk, *row, *mix;
 } kern_ws;
 
 static kern_ws carve(const td_block *b)
@@ -85,7 +92,8 @@ static kern_ws carve(const td_block *b)
 	w.t1 = w.deg + sp * b->n_cells;
 	w.t2 = w.t1 + s->p;
 	w.dk = w.t2 + s->p;
-	w.mix = w.dk + s->kmax;
+	w.row = w.dk + s->kmax;
+	w.mix = w.row + (s->nmax + 2) * b->width;
 	return w;
 }
 
@@ -114,6 +122,7 @@ static int setup_axes(td_block *b, kern_state *s)
 		s->koff[s->n_sp++] = s->n_params;
 		s->n_params += n * n;
 		s->kmax = n * n > s->kmax ? n * n : s->kmax;
+		s->nmax = n > s->nmax ? n : s->nmax;
 	}
 	return 0;
 }
@@ -138,7 +147,8 @@ static int kern_setup(td_block *b)
 					"the kernel buffers")) ||
 	    (err = td_block_mix_ws(&mix, b, lines, length)))
 		return err;
-	b->ws_len = (3 * sp + 3) * s->p + 2 * sp * b->n_cells + s->kmax + mix;
+	b->ws_len =
+	    (3 * sp + 3) * s->p + 2 * sp * b->n_cells + s->kmax + (s->nmax + 2) * b->width + mix;
 	return 0;
 }
 
@@ -180,9 +190,14 @@ static void masses(const td_block *b, const kern_state *s, int a, td_real *den, 
 		}
 }
 
-/* of = the renormalised contraction of zf along spatial axis a, absent outputs 0. */
-static void contract(const td_block *b, const kern_state *s, int a, td_real *of,
-		     const td_real *zf, const td_real *den, const td_real *deg, size_t batch)
+/*
+ * of = the renormalised contraction of zf along spatial axis a, absent
+ * outputs 0. Each numerator is summed over j ascending from 0, in the
+ * output row itself, all channels at once.
+ */
+static void contract(const td_block *b, const kern_state *s, int a, td_real *restrict of,
+		     const td_real *restrict zf, const td_real *den, const td_real *deg,
+		     size_t batch)
 {
 	const td_fold *f = s->fold[a];
 	const td_real *k = kparams(b) + s->koff[a];
@@ -191,14 +206,18 @@ static void contract(const td_block *b, const kern_state *s, int a, td_real *of,
 	for (size_t line = 0; line < batch * f->lines; line++)
 		for (size_t i = 0; i < n; i++) {
 			size_t at = (line % f->lines) * n + i; /* position within one example */
-			td_real *o = of + (line * n + i) * c;
+			td_real *restrict o = of + (line * n + i) * c;
 
+			memset(o, 0, c * sizeof *o);
+			for (size_t j = 0; j < n; j++) {
+				const td_real *restrict z = zf + (line * n + j) * c;
+				const td_real kij = k[i * n + j];
+
+				for (size_t ch = 0; ch < c; ch++)
+					o[ch] += kij * z[ch];
+			}
 			for (size_t ch = 0; ch < c; ch++) {
-				td_real num = 0;
-
-				for (size_t j = 0; j < n; j++)
-					num += k[i * n + j] * zf[(line * n + j) * c + ch];
-				o[ch] = deg[at] != 0 ? num : num / den[at];
+				o[ch] = deg[at] != 0 ? o[ch] : o[ch] / den[at];
 				o[ch] = s->mfold[a][at] ? o[ch] : 0;
 			}
 		}
@@ -255,6 +274,40 @@ static int kern_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
 	return 0;
 }
 
+/* zt[ch][j] = zf[line][j][ch]: one line's input with its channels as rows. */
+static void transpose_line(td_real *restrict zt, const td_real *restrict z, size_t n, size_t c)
+{
+	for (size_t j = 0; j < n; j++)
+		for (size_t ch = 0; ch < c; ch++)
+			zt[ch * n + j] = z[j * c + ch];
+}
+
+/*
+ * One output position i of one line, backwards, with r and o its channels'
+ * r_i g_i and out_i (0 when degenerate): dK[i][j] over j for each channel
+ * in turn, then dz over channels for each j in turn. A dK element receives
+ * its terms line by line, channel by channel; a dz element output by
+ * output: the orders of the loop this replaced, which ran j innermost.
+ */
+static void contract_back_at(td_real *restrict dk, td_real *restrict dzf, const td_real *k,
+			     const td_real *restrict r, const td_real *restrict o,
+			     const td_real *restrict zt, const uint8_t *restrict m, size_t n,
+			     size_t c)
+{
+	for (size_t ch = 0; ch < c; ch++) {
+		const td_real rc = r[ch], oc = o[ch];
+
+		for (size_t j = 0; j < n; j++) {
+			td_real mo = m[j] ? oc : 0; /* apart, so GCC if-converts and vectorises */
+
+			dk[j] += rc * (zt[ch * n + j] - mo);
+		}
+	}
+	for (size_t j = 0; j < n; j++)
+		for (size_t ch = 0; ch < c; ch++)
+			dzf[j * c + ch] += k[j] * r[ch];
+}
+
 /*
  * The adjoint of contract for axis a: gf (folded, zero at absent outputs)
  * to dzf, adding dL/dK to the slab once. With r_i = 1 (degenerate) or
@@ -269,27 +322,26 @@ static void contract_back(const td_block *b, kern_state *s, int a, const kern_ws
 	const td_real *k = kparams(b) + s->koff[a], *zf = w->zf + (size_t)a * s->p;
 	const td_real *of = w->of + (size_t)a * s->p, *den = w->den + (size_t)a * b->n_cells;
 	const td_real *deg = w->deg + (size_t)a * b->n_cells;
-	const uint8_t *m = s->mfold[a];
+	td_real *zt = w->row, *r = zt + n * c, *o = r + c;
 
 	memset(w->dk, 0, n * n * sizeof *w->dk);
 	memset(dzf, 0, batch * b->n_cells * c * sizeof *dzf);
-	for (size_t line = 0; line < batch * f->lines; line++)
+	for (size_t line = 0; line < batch * f->lines; line++) {
+		size_t base = (line % f->lines) * n; /* the line's first position in one example */
+
+		transpose_line(zt, zf + line * n * c, n, c);
 		for (size_t i = 0; i < n; i++) {
-			size_t at = (line % f->lines) * n + i, base = (line % f->lines) * n;
+			const td_real *g = gf + (line * n + i) * c, *oi = of + (line * n + i) * c;
+			const int dg = deg[base + i] != 0;
 
 			for (size_t ch = 0; ch < c; ch++) {
-				td_real g = gf[(line * n + i) * c + ch];
-				td_real r = deg[at] != 0 ? g : g / den[at];
-				td_real o = deg[at] != 0 ? 0 : of[(line * n + i) * c + ch];
-
-				for (size_t j = 0; j < n; j++) {
-					td_real zj = zf[(line * n + j) * c + ch];
-
-					w->dk[i * n + j] += r * (zj - (m[base + j] ? o : 0));
-					dzf[(line * n + j) * c + ch] += k[i * n + j] * r;
-				}
+				r[ch] = dg ? g[ch] : g[ch] / den[base + i];
+				o[ch] = dg ? 0 : oi[ch];
 			}
+			contract_back_at(w->dk + i * n, dzf + line * n * c, k + i * n, r, o, zt,
+					 s->mfold[a] + base, n, c);
 		}
+	}
 	for (size_t e = 0; e < n * n; e++)
 		kgrads(b)[s->koff[a] + e] += w->dk[e];
 }
