@@ -19,6 +19,9 @@
  *   dqkv  [P][3C]        dL/d(qkv) (backward scratch)
  *   dp    [T]            one row's dL/dp (backward scratch)
  *   db    [4C]           dL/dbqkv and dL/dbo summed before they reach the slab
+ *   kv    [d][T]         one line's keys (forward) or values (backward) of one
+ *                        head, transposed, so that a row's dot products run
+ *                        across keys where they vectorise (scratch)
  *
  * Must never: let a masked key reach a weight (with causal set, a query sees
  * only the keys its sweep has passed), or take exp of an unshifted score
@@ -59,9 +62,10 @@ static int attention_setup(td_mixer *m)
 }
 
 /*
- * 9C values per position, L * nh * T * T weights, T + 4C scratch; each
- * product checked (lines * heads fits: heads <= channels, and mixer.c has
- * checked that lines * length * channels fits).
+ * 9C values per position, L * nh * T * T weights, (d + 1) T + 4C scratch;
+ * each product checked (lines * heads fits: heads <= channels, and
+ * mixer.c has checked that lines * length * channels fits, so (d + 1) T
+ * does too).
  */
 static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
@@ -71,14 +75,14 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	if ((err = td_mixer_size_muladd(&tt, length, length, 0, "the attention weights")) ||
 	    (err = td_mixer_size_muladd(&weights, lines * m->o.heads, tt, 0,
 					"the attention weights")) ||
-	    (err = td_mixer_size_muladd(&rest, 1, weights, length + 4 * c,
+	    (err = td_mixer_size_muladd(&rest, 1, weights, (c / m->o.heads + 1) * length + 4 * c,
 					"the attention workspace")))
 		return err;
 	return td_mixer_size_muladd(out, lines * length, 9 * c, rest, "the attention workspace");
 }
 
 typedef struct {
-	td_real *x, *qkv, *att, *ctx, *dctx, *dqkv, *dp, *db;
+	td_real *x, *qkv, *att, *ctx, *dctx, *dqkv, *dp, *db, *kv;
 } att_ws;
 
 static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -94,6 +98,7 @@ static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.dqkv = w.dctx + p * c;
 	w.dp = w.dqkv + p * 3 * c;
 	w.db = w.dp + length;
+	w.kv = w.db + 4 * c;
 	return w;
 }
 
@@ -109,13 +114,40 @@ static size_t n_keys(const td_mixer *m, size_t i, size_t length)
 	return m->o.causal ? i + 1 : length;
 }
 
-static td_real dot(const td_real *a, const td_real *b, size_t n)
+/*
+ * kv[k][s] = qkv[line l][s][part * C + h * d + k]: head h's keys (part 1)
+ * or values (part 2) of line l, one row per component.
+ */
+static void transpose_head(const td_mixer *m, att_ws *w, size_t l, size_t h, size_t part,
+			   size_t length)
 {
-	td_real s = 0;
+	const size_t c = m->o.channels, d = c / m->o.heads;
+	const td_real *src = w->qkv + l * length * 3 * c + part * c + h * d;
 
-	for (size_t k = 0; k < n; k++)
-		s += a[k] * b[k];
-	return s;
+	for (size_t s = 0; s < length; s++)
+		for (size_t k = 0; k < d; k++)
+			w->kv[k * length + s] = src[s * 3 * c + k];
+}
+
+/*
+ * out[s] = sum over k < d of a[k] * kv[k][s] for the keys query step i
+ * sees (whichever way the line is swept they are one range of positions),
+ * 0 elsewhere. Each sum starts at 0 and adds k = 0, 1, ... in order: the
+ * dot product it replaces, computed for all keys at once.
+ */
+static void dot_keys(const td_mixer *m, td_real *restrict out, const td_real *restrict a,
+		     const td_real *restrict kv, size_t i, size_t length)
+{
+	const size_t d = m->o.channels / m->o.heads, nk = n_keys(m, i, length);
+	const size_t lo = m->o.reverse ? length - nk : 0, hi = lo + nk;
+
+	memset(out, 0, length * sizeof *out);
+	for (size_t k = 0; k < d; k++) {
+		const td_real ak = a[k], *restrict row = kv + k * length;
+
+		for (size_t s = lo; s < hi; s++)
+			out[s] += ak * row[s];
+	}
 }
 
 /* One query row: the weights p over its keys (0 elsewhere), then its output o. */
@@ -128,11 +160,11 @@ static void attend_row(const td_mixer *m, att_ws *w, size_t l, size_t h, size_t 
 	td_real *p = w->att + ((l * m->o.heads + h) * length + t) * length;
 	td_real *o = w->ctx + (l * length + t) * c + h * d, mx = -INFINITY, sum = 0;
 
-	memset(p, 0, length * sizeof *p);
+	dot_keys(m, p, q, w->kv, i, length); /* with the keys transposed */
 	for (size_t j = 0; j < nk; j++) {
 		size_t s = at(j, length, m->o.reverse);
 
-		p[s] = scale * dot(q, w->qkv + (l * length + s) * 3 * c + c + h * d, d);
+		p[s] = scale * p[s];
 		mx = p[s] > mx ? p[s] : mx;
 	}
 	for (size_t j = 0; j < nk; j++) {
@@ -172,9 +204,11 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 		for (size_t k = 0; k < 3 * c; k++)
 			w.qkv[i * 3 * c + k] += b[k];
 	for (size_t l = 0; l < lines; l++)
-		for (size_t h = 0; h < m->o.heads; h++)
+		for (size_t h = 0; h < m->o.heads; h++) {
+			transpose_head(m, &w, l, h, 1, length);
 			for (size_t i = 0; i < length; i++)
 				attend_row(m, &w, l, h, i, length);
+		}
 	/* y = ctx Wo^T + bo: [P x C] [C x C] */
 	if ((err = td_gemm(y, c, w.ctx, c, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c, &o)))
 		return err;
@@ -199,12 +233,11 @@ static void attend_row_backward(const td_mixer *m, att_ws *w, size_t l, size_t h
 	const td_real *dout = w->dctx + (l * length + t) * c + h * d;
 	td_real *dq = w->dqkv + (l * length + t) * 3 * c + h * d, pdp = 0;
 
+	dot_keys(m, w->dp, dout, w->kv, i, length); /* dp[s] = dout . v_s, values transposed */
 	for (size_t j = 0; j < nk; j++) {
 		size_t s = at(j, length, m->o.reverse);
-		const td_real *v = w->qkv + (l * length + s) * 3 * c + 2 * c + h * d;
 		td_real *dv = w->dqkv + (l * length + s) * 3 * c + 2 * c + h * d;
 
-		w->dp[s] = dot(dout, v, d);
 		pdp += p[s] * w->dp[s];
 		for (size_t k = 0; k < d; k++)
 			dv[k] += p[s] * dout[k];
@@ -259,9 +292,11 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 		return err;
 	memset(w.dqkv, 0, p * 3 * c * sizeof *w.dqkv);
 	for (size_t l = 0; l < lines; l++)
-		for (size_t h = 0; h < m->o.heads; h++)
+		for (size_t h = 0; h < m->o.heads; h++) {
+			transpose_head(m, &w, l, h, 2, length);
 			for (size_t i = 0; i < length; i++)
 				attend_row_backward(m, &w, l, h, i, length);
+		}
 	bias_grads(m, &w, dy, p);
 	/* dWqkv += dqkv^T x: [3C x P] [P x C]; dx = dqkv Wqkv: [P x 3C] [3C x C] */
 	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_WQKV), c, w.dqkv, 3 * c, w.x, c, 3 * c,
