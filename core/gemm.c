@@ -46,6 +46,7 @@ typedef struct {
 	td_real acc[MC * NC]; /* [mc][NC]: row i at acc + i * NC */
 	td_real ap[MC * KC];  /* [mc][kc]: op(A)[i0 + i][p0 + p] */
 	td_real bp[KC * NC];  /* [kc][nc]: op(B)[p0 + p][j0 + j] */
+	size_t bp_bj;	      /* bp holds column block bj's only k-panel; SIZE_MAX: nothing */
 } gemm_scratch;
 
 static size_t min_size(size_t x, size_t y)
@@ -200,7 +201,9 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 		size_t kc = min_size(KC, g->k - p0);
 
 		pack_a(g, s->ap, i0, mc, p0, kc);
-		pack_b(g, s->bp, p0, kc, j0, nc);
+		if (g->k > KC || s->bp_bj != bj) /* with one k-panel, a row block reuses it */
+			pack_b(g, s->bp, p0, kc, j0, nc);
+		s->bp_bj = g->k > KC ? SIZE_MAX : bj;
 		kernel(s->acc, s->ap, s->bp, mc, nc, kc);
 	}
 	store(g, s->acc, i0, mc, j0, nc);
@@ -211,6 +214,7 @@ static void run_share(const gemm_job *g, size_t w)
 {
 	gemm_scratch s; /* ~100-200 KB of stack: fine for the main and pthread stacks */
 
+	s.bp_bj = SIZE_MAX;
 	for (size_t b = w; b < g->n_bi * g->n_bj; b += g->workers)
 		do_block(g, &s, b / g->n_bj, b % g->n_bj);
 }
