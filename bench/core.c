@@ -18,14 +18,18 @@
  * optimizer), timed as the best of REPS, with 1 and with 2 threads; the
  * outputs, input gradients and parameter gradients of the two thread
  * counts are compared bitwise, and any difference fails the run (exit 1).
+ * The last column hashes the 1-thread results, so that two builds (or two
+ * versions of the code) can be compared bitwise too.
  *
  * Roofline: the program measures this build's peak arithmetic rate (a
  * multiply-add loop on 16-byte vectors, what the baseline x86-64 flags
- * the Makefile uses can issue) and the memory bandwidth (memcpy of 128
- * MiB), counts each case's floating-point operations and bytes moved per
- * step from the shapes (estimates of the dominant terms, written out in
- * cost_of and the functions it calls), and prints the achieved rates at
- * 1 thread against the roof min(peak, intensity x bandwidth).
+ * the Makefile uses can issue), the memory bandwidth (memcpy of 128 MiB)
+ * and, for reference, the cache bandwidth (memcpy of 4 MiB); counts each
+ * case's floating-point operations and bytes moved per step from the
+ * shapes (estimates of the dominant terms, written out in cost_of and the
+ * functions it calls); and prints the achieved rates at 1 thread against
+ * the roof min(peak, intensity x memory bandwidth), with which of the two
+ * bounds it. A case whose data stays in the caches can pass that roof.
  *
  *   make && build/bench/core [REPS] [--only SUBSTRING]
  *
@@ -96,10 +100,13 @@ static double peak_flops(void)
 	return 2.0 * 8 * (double)(sizeof(vec) / sizeof(td_real)) * (double)iters / best;
 }
 
-/* Bytes read plus bytes written per second by memcpy of 128 MiB, best of 3. */
-static double peak_bandwidth(void)
+/*
+ * Bytes read plus bytes written per second by memcpy of n bytes, `times`
+ * copies per timing, best of 3: 128 MiB measures memory, 4 MiB the caches
+ * (this machine's L3 is 32 MiB).
+ */
+static double peak_bandwidth(size_t n, int times)
 {
-	const size_t n = (size_t)128 << 20;
 	char *src = malloc(n), *dst = malloc(n);
 	double best = 1e30;
 
@@ -111,13 +118,13 @@ static double peak_bandwidth(void)
 	for (int r = 0; r < 3; r++) {
 		double t = now();
 
-		memcpy(dst, src, n);
+		for (int k = 0; k < times; k++)
+			memcpy(k % 2 ? src : dst, k % 2 ? dst : src, n);
 		t = now() - t;
 		best = t < best ? t : best;
-		src[r] = dst[n - 1 - (size_t)r];
 	}
 	free(src), free(dst);
-	return 2.0 * (double)n / best;
+	return 2.0 * (double)n * times / best;
 }
 
 /* ---- cases ---------------------------------------------------------------- */
@@ -445,7 +452,7 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 	const double bytes_per = (double)sizeof(td_real);
 	result r1, r2;
 	cost k = cost_of(c);
-	double gflops, gbs, roof;
+	double gflops, gbs, roof, intensity;
 	int eq;
 
 	if (run(&r1, c, lat, 1, reps, x, dy) || run(&r2, c, lat, 2, reps, x, dy)) {
@@ -455,14 +462,14 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 	}
 	eq = same(&r1, &r2);
 	gflops = k.flops / r1.seconds * 1e-9, gbs = k.values * bytes_per / r1.seconds * 1e-9;
-	roof = k.flops / (k.values * bytes_per) * bw_peak; /* intensity x bandwidth */
-	roof = roof < flops_peak ? roof : flops_peak;
-	printf("%-22s %9.1f ms %9.1f ms %6.2fx  %-13s %7.2f %7.1f %8.2f %7.2f %6.1f%%  %-7s  "
+	intensity = k.flops / (k.values * bytes_per);
+	roof = intensity * bw_peak < flops_peak ? intensity * bw_peak : flops_peak;
+	printf("%-22s %9.1f ms %9.1f ms %6.2fx  %-13s %6.2f %7.1f %6.2f %8.2f %6.2f %6.1f%%  %-7s  "
 	       "%08x\n",
 	       c->name, r1.seconds * 1e3, r2.seconds * 1e3, r1.seconds / r2.seconds,
-	       eq ? "bitwise equal" : "DIFFER", k.flops * 1e-9, k.values * bytes_per * 1e-6, gflops,
-	       gbs, 100 * gflops / (roof * 1e-9), roof < flops_peak ? "memory" : "compute",
-	       result_hash(&r1));
+	       eq ? "bitwise equal" : "DIFFER", k.flops * 1e-9, k.values * bytes_per * 1e-6,
+	       intensity, gflops, gbs, 100 * gflops / (roof * 1e-9),
+	       roof < flops_peak ? "memory" : "compute", result_hash(&r1));
 	fflush(stdout);
 	result_free(&r1), result_free(&r2);
 	return !eq;
@@ -476,7 +483,7 @@ int main(int argc, char **argv)
 	int reps = 3, failed = 0;
 	td_real *x = malloc(N_VALUES * sizeof *x), *dy = malloc(N_VALUES * sizeof *dy);
 	td_lattice *lat = NULL;
-	double fp, bw;
+	double fp, bw, bw_cache;
 
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--only") && i + 1 < argc) {
@@ -491,15 +498,18 @@ int main(int argc, char **argv)
 		return 2;
 	td_rng_fill_normal(1, 1, 0, N_VALUES, 0, 1, x);
 	td_rng_fill_normal(1, 2, 0, N_VALUES, 0, 1, dy);
-	fp = peak_flops(), bw = peak_bandwidth();
+	fp = peak_flops(), bw = peak_bandwidth((size_t)128 << 20, 1);
+	bw_cache = peak_bandwidth((size_t)4 << 20, 16);
 	printf("forward+backward, batch %d, %dx%d lattice, width %d, td_real = %s, best of %d\n",
 	       BATCH, SIDE, SIDE, WIDTH, TD_REAL_NAME, reps);
-	printf("peak (1 thread): %.1f GFLOP/s (16-byte vector multiply+add loop), %.1f GB/s "
-	       "(memcpy of 128 MiB, read + write)\n",
-	       fp * 1e-9, bw * 1e-9);
-	printf("%-22s %12s %12s %7s  %-13s %7s %7s %8s %7s %7s  %-7s  %s\n", "case", "1 thread",
-	       "2 threads", "speedup", "1 vs 2", "GFLOP", "MB", "GFLOP/s", "GB/s", "of roof",
-	       "roof", "hash");
+	printf("peak, 1 thread: %.1f GFLOP/s (16-byte vector multiply+add loop); memory %.1f GB/s "
+	       "(memcpy of 128 MiB, read + write), caches %.1f GB/s (4 MiB); balance %.1f flop/B\n",
+	       fp * 1e-9, bw * 1e-9, bw_cache * 1e-9, fp / bw);
+	printf("roof = min(peak, flop/B x memory bandwidth); a case whose data stays in cache can "
+	       "pass it\n");
+	printf("%-22s %12s %12s %7s  %-13s %6s %7s %6s %8s %6s %7s  %-7s  %s\n", "case", "1 thread",
+	       "2 threads", "speedup", "1 vs 2", "GFLOP", "MB", "flop/B", "GFLOP/s", "GB/s",
+	       "of roof", "bound", "hash");
 	for (size_t i = 0; i < n_cases; i++)
 		if (!only || strstr(cases[i].name, only))
 			failed |= bench_one(&cases[i], lat, reps, x, dy, fp, bw);
