@@ -362,6 +362,14 @@ static cost mixer_cost(td_mixer_kind kind, double lines, double length)
 		k.flops = 36 * p * c * c - 12 * lines * c * c + 50 * p * c;
 		k.values = 71 * p * c;
 		break;
+	case TD_MIXER_LSTM: /* as the GRU with 4 gates: 8 GEMMs of 8PH^2 less the first steps */
+		k.flops = 48 * p * c * c - 16 * lines * c * c + 60 * p * c;
+		k.values = 90 * p * c;
+		break;
+	case TD_MIXER_CLRU: /* the LRU with real and imaginary halves: twice its GEMMs */
+		k.flops = 24 * p * c * c + 20 * p * c;
+		k.values = 30 * p * c + 24 * p * c;
+		break;
 	case TD_MIXER_ATTENTION: /* projections 24PC^2; scores, mixing and their adjoints 12LT^2C */
 		k.flops =
 		    24 * p * c * c + 12 * lines * t * t * c + 8 * lines * nh * t * t + 10 * p * c;
