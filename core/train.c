@@ -469,11 +469,16 @@ static int log_weights(trainer *t, td_jsonl *log, int64_t step, int quiet)
 	return td_jsonl_end(log);
 }
 
-static int progress(trainer *t, td_jsonl *log, int64_t step, double loss, double t0, int64_t first,
-		    int quiet)
+/*
+ * A progress line: loss is the mean over the steps since the last line;
+ * speed and ETA come from busy, the seconds spent in training steps since
+ * the run (or resume) began: evaluations and checkpoints are not steps.
+ */
+static int progress(trainer *t, td_jsonl *log, int64_t step, double loss, double busy,
+		    int64_t first, int quiet)
 {
 	const td_adamw_stats *st = td_adamw_last(t->opt);
-	double el = now() - t0, per = el / (double)(step - first);
+	double per = busy / (double)(step - first);
 	td_json_buf line = TD_JSON_BUF_INIT;
 
 	if (!quiet) {
@@ -507,17 +512,23 @@ static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first
 {
 	td_firewall fw = TD_FIREWALL_INIT;
 	char ckpt[4096];
-	double t0 = now(), loss = 0;
+	double busy = 0, loss = 0, window = 0;
 	int64_t end = o->stop_after > 0 && o->stop_after < t->steps ? o->stop_after : t->steps;
 	int err = 0;
 
 	snprintf(ckpt, sizeof ckpt, "%s/checkpoint.bin", o->out_dir);
 	for (int64_t s = first; !err && s < end; s++) {
-		int64_t done = s + 1;
+		int64_t done = s + 1, since = (done - 1) % t->log_every + 1;
+		double t0 = now();
 
 		err = step_once(t, &fw, s, &loss);
+		busy += now() - t0;
+		window += loss;
 		if (!err && td_log_due(done, t->steps, t->log_every)) {
-			err = progress(t, log, done, loss, t0, first, o->quiet);
+			/* the window is shorter after a resume or at the last step */
+			since = since < done - first ? since : done - first;
+			err = progress(t, log, done, window / (double)since, busy, first, o->quiet);
+			window = 0;
 			if (!err)
 				err = td_firewall_window_end(&fw, t->ctr, done);
 		}

@@ -120,3 +120,13 @@ mutant {
   designed_against = "an example's absent cells must come from the example, not a stale buffer",
   why = "leaves every cell absent: the logits stay exactly 0",
 }
+
+mutant {
+  name = "train-progress-reports-the-last-batch",
+  file = "core/train.c",
+  find = "err = progress(t, log, done, window / (double)since, busy, first, o->quiet);",
+  replace = "err = progress(t, log, done, loss, busy, first, o->quiet);",
+  guards = { "test_a_progress_line_reports_the_mean_loss_of_its_window" },
+  designed_against = "a progress loss must describe the steps it summarises, not the last batch",
+  why = "prints the last step's batch loss as the window's",
+}

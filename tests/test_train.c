@@ -185,6 +185,43 @@ static void test_the_final_eval_is_logged_and_scores_what_eval_scores(void **sta
 	assert_true(fabs(loss - logged) < 1e-6);
 }
 
+/* The loss a step line of dir's log.jsonl reports for step, or NAN when there is none. */
+static double step_loss(const char *dir, int step)
+{
+	char path[256], key[64];
+	const char *p;
+
+	snprintf(path, sizeof path, "%s/log.jsonl", dir);
+	snprintf(key, sizeof key, "{\"kind\":\"step\",\"step\":%d,\"loss\":", step);
+	p = strstr(fx_slurp(path), key);
+	return p ? strtod(p + strlen(key), NULL) : NAN;
+}
+
+/*
+ * A progress line's loss is the mean over the steps since the line before
+ * (log_every changes no weight, so the run with log_every = 1 gives each
+ * step's loss), not the last batch's alone. The last window is shorter.
+ */
+static void test_a_progress_line_reports_the_mean_loss_of_its_window(void **state)
+{
+#define WINDOW_RUN(every, dir)                                                                      \
+	{"train", "--set", "dataset=synth-row", "--set", "width=8", "--set", "steps=10", "--set",  \
+	 "warmup=2", "--set", "batch=8", "--set", "log_every=" every, "--quiet", "--out", dir, NULL}
+	const char *each[] = WINDOW_RUN("1", "each"), *four[] = WINDOW_RUN("4", "four");
+	double l[11];
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(each), 0);
+	assert_int_equal(tdtrain(four), 0);
+	for (int i = 1; i <= 10; i++)
+		assert_false(isnan(l[i] = step_loss("each", i)));
+	assert_true(fabs(step_loss("four", 4) - (l[1] + l[2] + l[3] + l[4]) / 4) < 1e-12);
+	assert_true(fabs(step_loss("four", 8) - (l[5] + l[6] + l[7] + l[8]) / 4) < 1e-12);
+	assert_true(fabs(step_loss("four", 10) - (l[9] + l[10]) / 2) < 1e-12);
+#undef WINDOW_RUN
+}
+
 /* The loss against hand-computed numbers: the mean runs over the example's present cells only. */
 static void test_the_loss_averages_over_the_cells_present_in_the_example(void **state)
 {
@@ -441,6 +478,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_final_eval_is_logged_and_scores_what_eval_scores),
 	cmocka_unit_test(test_the_resolved_config_is_written_beside_the_run),
 	cmocka_unit_test(test_the_loss_averages_over_the_cells_present_in_the_example),
+	cmocka_unit_test(test_a_progress_line_reports_the_mean_loss_of_its_window),
 	cmocka_unit_test(test_absent_pixels_are_a_seeded_fraction_fixed_per_image),
 	cmocka_unit_test(test_a_task_with_absent_cells_per_example_trains),
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
