@@ -148,15 +148,6 @@ static int setup_data(trainer *t)
 	return td_lattice_new(&t->lat, &s);
 }
 
-void td_train_absent_mask(uint8_t *mask, uint64_t seed, int test, uint64_t image, size_t n_cells,
-			  double fraction)
-{
-	uint64_t stream = TD_TRAIN_ABSENT_STREAM + (test != 0);
-
-	for (size_t p = 0; p < n_cells; p++)
-		mask[p] = td_rng_uniform(seed, stream, image * n_cells + p) >= fraction;
-}
-
 /* Example i of the training order (or of the evaluation range) into x and mask. */
 static int fetch(trainer *t, int eval, uint64_t i, td_real *x, uint8_t *mask, int *label)
 {
@@ -170,9 +161,8 @@ static int fetch(trainer *t, int eval, uint64_t i, td_real *x, uint8_t *mask, in
 					   (double)td_fmnist_count(ds));
 
 		*label = td_fmnist_label(ds, k);
-		if (t->masked)
-			td_train_absent_mask(mask, (uint64_t)t->seed, eval, k, t->n_cells, t->absent);
-		return td_fmnist_image(ds, k, x);
+		return t->masked ? td_fmnist_image_absent(x, mask, ds, k, (uint64_t)t->seed, t->absent)
+				 : td_fmnist_image(ds, k, x);
 	}
 	err = td_synth_example_new(&ex, t->family, (uint64_t)t->seed,
 				   eval ? TD_SYNTH_EVAL_FIRST + i : i);

@@ -32,8 +32,6 @@
 #include "real.h"
 
 #define TD_TRAIN_DATA_STREAM UINT64_C(0x44415441) /* "DATA": the training order */
-/* "ABSN": Fashion-MNIST's absent pixels; the test images draw from stream + 1 */
-#define TD_TRAIN_ABSENT_STREAM UINT64_C(0x4142534e)
 
 typedef struct {
 	const char *out_dir; /* the run directory (created); required for td_train */
@@ -57,14 +55,6 @@ typedef struct {
 double td_train_xent(td_real *dy, int *best, const td_real *y, const uint8_t *present,
 		     size_t n_cells, size_t k, int label, double scale);
 
-/*
- * The absent pixels of Fashion-MNIST image `image` of the training set
- * (test 0) or the test set (test 1) for absent_fraction = fraction:
- * mask[p] = 0 (absent) when draw p of the seed's stream for that set is
- * below fraction, else 1. Fixed per image: the same every epoch and run.
- */
-void td_train_absent_mask(uint8_t *mask, uint64_t seed, int test, uint64_t image, size_t n_cells,
-			  double fraction);
 
 /*
  * Trains as cfg says. Returns 0, or a TD_E* code with the reason in

@@ -243,33 +243,6 @@ static void test_the_loss_averages_over_the_cells_present_in_the_example(void **
 	assert_true(fabs(loss - 1.3132616875182228) < 1e-6); /* ln(1 + e) */
 }
 
-/* Fashion-MNIST's absent pixels: the asked fraction, fixed per image, other per set and seed. */
-static void test_absent_pixels_are_a_seeded_fraction_fixed_per_image(void **state)
-{
-	uint8_t a[784], b[784];
-	size_t absent = 0;
-
-	(void)state;
-	for (uint64_t k = 0; k < 10; k++) {
-		td_train_absent_mask(a, 1, 0, k, 784, 0.3);
-		for (size_t p = 0; p < 784; p++)
-			absent += !a[p];
-	}
-	assert_in_range(absent, 7840 * 27 / 100, 7840 * 33 / 100); /* 30% of 7840 pixels */
-	td_train_absent_mask(a, 1, 0, 3, 784, 0.3);
-	td_train_absent_mask(b, 1, 0, 3, 784, 0.3);
-	assert_memory_equal(a, b, 784); /* the same image: the same pixels */
-	td_train_absent_mask(b, 1, 0, 4, 784, 0.3);
-	assert_memory_not_equal(a, b, 784); /* another image */
-	td_train_absent_mask(b, 1, 1, 3, 784, 0.3);
-	assert_memory_not_equal(a, b, 784); /* the test set's image 3 */
-	td_train_absent_mask(b, 2, 0, 3, 784, 0.3);
-	assert_memory_not_equal(a, b, 784); /* another seed */
-	td_train_absent_mask(b, 2, 0, 3, 784, 0);
-	for (size_t p = 0; p < 784; p++)
-		assert_int_equal(b[p], 1); /* fraction 0: nothing absent */
-}
-
 /*
  * synth-absent trains with each example's own mask: deterministic, its
  * eval rewinds, and it learns from present cells (a mask left all-absent
@@ -479,7 +452,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_resolved_config_is_written_beside_the_run),
 	cmocka_unit_test(test_the_loss_averages_over_the_cells_present_in_the_example),
 	cmocka_unit_test(test_a_progress_line_reports_the_mean_loss_of_its_window),
-	cmocka_unit_test(test_absent_pixels_are_a_seeded_fraction_fixed_per_image),
 	cmocka_unit_test(test_a_task_with_absent_cells_per_example_trains),
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
 	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
