@@ -602,8 +602,8 @@ mutant {
 mutant {
   name = "kernel-clamped-signed-denominator",
   file = "core/family_kernel.c",
-  find = "o[ch] = deg[at] != 0 ? num : num / den[at];",
-  replace = "o[ch] = num / (den[at] > (td_real)1e-6 ? den[at] : (td_real)1e-6) + 0 * deg[at];",
+  find = "o[ch] = deg[at] != 0 ? o[ch] : o[ch] / den[at];",
+  replace = "o[ch] = o[ch] / (den[at] > (td_real)1e-6 ? den[at] : (td_real)1e-6) + 0 * deg[at];",
   guards = { "test_a_near_cancelled_kernel_line_is_not_amplified" },
   designed_against = "clamp_min on a signed denominator (torch-dimensions DEBUG.md #3)",
   why = "divides by the signed mass clamped below at 1e-6",
@@ -612,8 +612,8 @@ mutant {
 mutant {
   name = "kernel-nan-laundered",
   file = "core/family_kernel.c",
-  find = "o[ch] = deg[at] != 0 ? num : num / den[at];",
-  replace = "o[ch] = num != num ? 0 : deg[at] != 0 ? num : num / den[at];",
+  find = "o[ch] = deg[at] != 0 ? o[ch] : o[ch] / den[at];",
+  replace = "o[ch] = o[ch] != o[ch] ? 0 : deg[at] != 0 ? o[ch] : o[ch] / den[at];",
   guards = { "test_a_nan_in_a_present_cell_leaves_the_kernel_contraction" },
   designed_against = "nan_to_num style laundering: a NaN that arrives must leave (torch-dimensions DEBUG.md #11)",
   why = "maps a NaN numerator to 0",
@@ -622,8 +622,8 @@ mutant {
 mutant {
   name = "kernel-degenerate-line-divided",
   file = "core/family_kernel.c",
-  find = "o[ch] = deg[at] != 0 ? num : num / den[at];",
-  replace = "o[ch] = num / den[at] + 0 * deg[at];",
+  find = "o[ch] = deg[at] != 0 ? o[ch] : o[ch] / den[at];",
+  replace = "o[ch] = o[ch] / den[at] + 0 * deg[at];",
   guards = { "test_a_kernel_row_that_sees_no_present_cell_gives_zero" },
   designed_against = "a renormaliser that makes a fresh NaN (0/0) where a row sees no present mass (torch-dimensions DEBUG.md #3)",
   why = "divides even when the line is degenerate",
@@ -704,7 +704,7 @@ mutant {
 mutant {
   name = "model-stream-not-reselected-after-embedding",
   file = "core/model.c",
-  find = "td_select_present(m->mask, m->n_cells, batch, w, s.h);",
+  find = "model_select(m, batch, w, s.h);",
   replace = "",
   guards = { "test_the_residual_stream_is_zero_at_absent_cells_after_every_layer" },
   designed_against = "the residual path not re-masked: absent cells carry the embedding bias down the stream (torch-dimensions DEBUG.md #27)",
@@ -714,11 +714,41 @@ mutant {
 mutant {
   name = "model-input-saved-unselected",
   file = "core/model.c",
-  find = "td_select_present(m->mask, m->n_cells, batch, m->o.in, s.xs);",
+  find = "model_select(m, batch, m->o.in, s.xs);",
   replace = "",
   guards = { "test_every_scan_model_passes_the_conformance_suite" },
   designed_against = "a NaN in an absent input reaching the weight gradient through NaN * 0",
   why = "keeps the raw input for the backward, absent cells included",
+}
+
+mutant {
+  name = "model-example-mask-not-applied",
+  file = "core/model.c",
+  find = "\tif (m->emask)\n\t\ttd_select_present_each(m->emask, m->n_cells, batch, channels, buf);",
+  replace = "",
+  guards = { "test_a_cell_absent_from_its_example_cannot_reach_any_output" },
+  designed_against = "a cell absent from its example must reach no output, whatever it holds",
+  why = "the model selects by the lattice's mask alone: NaN in an example's hole reaches the head",
+}
+
+mutant {
+  name = "block-example-mask-not-applied",
+  file = "core/block.c",
+  find = "\tif (b->emask)\n\t\ttd_select_present_each(b->emask, b->n_cells, batch, channels, buf);",
+  replace = "",
+  guards = { "test_a_scan_block_obeys_a_mask_per_example" },
+  designed_against = "a block used alone must obey the example's mask too, not rely on its caller",
+  why = "the scan block mixes the values of cells absent from their example",
+}
+
+mutant {
+  name = "block-example-mask-accepted-by-every-family",
+  file = "core/block.c",
+  find = "if (mask && b->ops != &td_family_scan_ops)",
+  replace = "if (0)",
+  guards = { "test_families_that_cannot_take_a_mask_per_example_refuse_it" },
+  designed_against = "a family that cannot honour a mask must refuse it, not ignore it",
+  why = "the kernel and flatten families accept a mask they never read",
 }
 
 mutant {
