@@ -58,9 +58,11 @@ single-threaded, unblocked. With nn.Linear the channel MLP's GEMMs
 80% of a torch step (torch.profiler: aten::mm). --linear conv1x1 runs the
 same weights as 1x1 conv2d on the channels-last view, which torch sends to
 oneDNN (MKL-DNN, built in) instead: the same function (--check passes with
-either), about 5x faster per step here. A torch linked to OpenBLAS or MKL
-would sit near the conv1x1 figure with plain nn.Linear. The header prints
-torch.__config__'s BLAS lines so a run says which it had.
+either), about 5x faster per step with the reference BLAS. With Debian's
+libopenblas0 installed (`apt-get install libopenblas0`: libblas.so.3
+then resolves to OpenBLAS), plain nn.Linear is fast too; the issue asks
+for that setup. The header prints torch.__config__'s BLAS lines and the
+BLAS library actually mapped into the process, so a run says which it had.
 
 Modes (run them under nice on a shared machine):
 
@@ -87,8 +89,8 @@ one layer swept the wrong way moves it by 1e-2. --side-by-side runs
 `tdtrain train` with the same recipe for --steps steps (--stop-after, so
 the schedule is the same), then torch with nn.Linear and with 1x1 convs,
 and prints C ms/step, torch ms/step and their ratio; C's figure is its own
-progress line's ex/s over its loop (its per-step data fetch, a copy of
-784 bytes per example, included). With all 3000 steps both evaluate and
+progress line's ex/s, which times the training steps alone (the batch
+fetch, a copy of 784 bytes per example, included; evaluations not). With all 3000 steps both evaluate and
 the table shows their test accuracies too.
 
 The data order is the same kind of draw, not the same draws: accuracy after
@@ -388,6 +390,13 @@ def header(threads):
         if any(k in l for k in ("MKL", "LAPACK", "BLAS", "OpenMP")) and "Build settings" not in l:
             print("  " + l.strip())
     print("  " + ", ".join(re.findall(r"(?:BLAS_INFO|LAPACK_INFO|USE_MKLDNN|USE_OPENMP)=[^,]*", show)))
+    torch.randn(64, 64) @ torch.randn(64, 64)  # so that the BLAS is mapped
+    with open("/proc/self/maps") as maps:
+        libs = sorted({l.split()[-1] for l in maps if len(l.split()) >= 6 and
+                       "blas" in os.path.basename(l.split()[-1]).lower()})
+    print(f"BLAS mapped into this process: {', '.join(libs) or 'none found'}"
+          + ("" if any("openblas" in l for l in libs) else
+             "  (NOT OpenBLAS: `apt-get install libopenblas0` makes libblas.so.3 OpenBLAS)"))
     print(f"torch.get_num_threads() = {torch.get_num_threads()}")
     print(f"load average: {' '.join(f'{v:.2f}' for v in os.getloadavg())}")
 
