@@ -182,10 +182,9 @@ static void add_group(td_model *m, const char *name, size_t off, size_t count)
 static int build_slabs(td_model *m)
 {
 	const size_t w = m->o.width, l = (size_t)m->n_layers;
+	const size_t f = m->o.ffn, heads = m->o.head_per_cell ? m->n_cells : 1;
 	size_t at;
 	int err;
-
-	const size_t f = m->o.ffn, heads = m->o.head_per_cell ? m->n_cells : 1;
 
 	m->we = 0, m->be = w * m->o.in, m->gain = m->be + w, m->wo = m->gain + l * w;
 	m->bo = m->wo + heads * m->o.out * w, m->g2 = m->bo + m->o.out;
@@ -227,9 +226,7 @@ static int build_slabs(td_model *m)
 
 static int build_ws(td_model *m)
 {
-	const size_t r = m->rows, w = m->o.width, l = (size_t)m->n_layers;
-
-	const size_t f = m->o.ffn;
+	const size_t r = m->rows, w = m->o.width, l = (size_t)m->n_layers, f = m->o.ffn;
 
 	m->ws_len = r * m->o.in + (l + 1) * r * w + l * r + 4 * r * w + r * m->o.out +
 		    max3(w, m->o.out, f) + l * r * w * (f > 0) + l * r * (f > 0) + l * r * f +
@@ -283,7 +280,7 @@ void td_model_free(td_model *m)
 
 void td_model_init(td_model *m, uint64_t seed)
 {
-	const size_t w = m->o.width, l = (size_t)m->n_layers;
+	const size_t w = m->o.width, l = (size_t)m->n_layers, f = m->o.ffn;
 
 	td_rng_fill_normal(seed, 1, 0, w * m->o.in, 0, (td_real)(1 / sqrt((double)m->o.in)),
 			   m->params + m->we);
@@ -291,8 +288,6 @@ void td_model_init(td_model *m, uint64_t seed)
 	td_rng_fill_normal(seed, 2, 0, w, 0, 1, m->params + m->be);
 	for (size_t i = 0; i < l * w; i++)
 		m->params[m->gain + i] = 1;
-	const size_t f = m->o.ffn;
-
 	td_rng_fill_normal(seed, 4, 0, m->bo - m->wo, 0, (td_real)(1 / sqrt((double)w)),
 			   m->params + m->wo);
 	memset(m->params + m->bo, 0, m->o.out * sizeof *m->params);
