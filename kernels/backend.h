@@ -29,4 +29,19 @@ int td_cuda_device_count(int *count);
  */
 int td_cuda_axpy(size_t n, float a, const float *x, float *y);
 
+/*
+ * C = alpha * op(A) op(B) + beta * C in single precision on device 0
+ * through cuBLAS, with td_gemm's row-major layout and arguments (gemm.h):
+ * C is m x n with leading dimension ldc, op(A) m x k, op(B) k x n, A and B
+ * stored transposed when trans_a / trans_b is nonzero. Host pointers in and
+ * out. cuBLAS runs in pedantic math mode (no TF32, IEEE float products and
+ * sums), and a given GPU architecture, SM count and toolkit give the same
+ * bits every run; its summation order is not td_gemm's, so results agree
+ * with the CPU to rounding, not bitwise. Refused with TD_EINVAL, before any
+ * device work: a leading dimension below its row length, a NULL matrix
+ * with m, n and k nonzero.
+ */
+int td_cuda_sgemm(float *c, size_t ldc, const float *a, size_t lda, const float *b, size_t ldb,
+		  size_t m, size_t n, size_t k, int trans_a, int trans_b, float alpha, float beta);
+
 #endif

@@ -2,11 +2,18 @@
  * test_cuda.c - the GPU backend: compiled where nvcc exists, run where a
  * device exists, skipped visibly (with the reason) everywhere else.
  *
- * Independent reference: a naive host loop for the placeholder kernel.
- * Edit that breaks it: `y[i] = a * x[i]` (dropping + y[i]) in axpy_kernel,
- * on a machine with a GPU.
+ * Independent reference: a naive host loop for the placeholder kernel and
+ * a naive double-precision loop for cuBLAS's GEMM. The GEMM's inputs are
+ * small multiples of 1/4, so every product and sum is exact in float: the
+ * GPU must agree bitwise whatever its summation order.
+ * Edits that break them, seen on an H200 (ci/gpu-check.sh runs the same
+ * checks without cmocka): `y[i] = a * x[i]` (dropping + y[i]) in
+ * axpy_kernel; swapping the two operands' transpose flags in
+ * td_cuda_sgemm.
  */
 #include "tdtest.h"
+
+#include <stdlib.h>
 
 #include "../core/error.h"
 #include "../kernels/backend.h"
@@ -31,6 +38,56 @@ static void test_the_cuda_axpy_kernel_matches_a_host_loop(void **state)
 		assert_true(y[i] == want[i]);
 }
 
+/* C = 1.5 op(A) op(B) + 0.5 C against a double loop, each transpose case, odd sizes. */
+static void test_cublas_sgemm_matches_a_host_loop_in_every_transpose_case(void **state)
+{
+	enum { M = 37, N = 45, K = 129, LD = 131 };
+	float *a = malloc(K * LD * sizeof *a), *b = malloc(K * LD * sizeof *b);
+	float *c = malloc(M * LD * sizeof *c), *c2 = malloc(M * LD * sizeof *c2);
+	int count = 0;
+
+	(void)state;
+	if (!td_cuda_compiled())
+		TD_SKIP("built without CUDA (no nvcc found, or CUDA=0)");
+	if (td_cuda_device_count(&count) != 0 || count == 0)
+		TD_SKIP("no CUDA device here: %s", td_error_last());
+	for (int i = 0; i < K * LD; i++) {
+		a[i] = (float)(i * 7 % 9 - 4) / 4;
+		b[i] = (float)(i * 5 % 9 - 4) / 4;
+	}
+	for (int t = 0; t < 4; t++) {
+		int ta = t & 1, tb = t >> 1;
+
+		for (int i = 0; i < M * LD; i++)
+			c[i] = c2[i] = (float)(i % 11 - 5) / 4;
+		assert_int_equal(td_cuda_sgemm(c, LD, a, LD, b, LD, M, N, K, ta, tb, 1.5f, 0.5f), 0);
+		for (int i = 0; i < M; i++)
+			for (int j = 0; j < N; j++) {
+				double s = 0;
+
+				for (int p = 0; p < K; p++)
+					s += (double)(ta ? a[p * LD + i] : a[i * LD + p]) *
+					     (double)(tb ? b[j * LD + p] : b[p * LD + j]);
+				assert_true((double)c[i * LD + j] == 1.5 * s + 0.5 * (double)c2[i * LD + j]);
+			}
+		for (int i = 0; i < M; i++) /* the padding beyond n is not written */
+			for (int j = N; j < LD; j++)
+				assert_true(c[i * LD + j] == c2[i * LD + j]);
+	}
+	free(a), free(b), free(c), free(c2);
+}
+
+static void test_cublas_sgemm_refuses_a_short_leading_dimension(void **state)
+{
+	float a[4] = {0}, b[4] = {0}, c[4] = {0};
+
+	(void)state;
+	if (!td_cuda_compiled())
+		TD_SKIP("built without CUDA (no nvcc found, or CUDA=0)");
+	TD_ASSERT_REFUSED(td_cuda_sgemm(c, 2, a, 1, b, 2, 2, 2, 2, 0, 0, 1, 0), TD_EINVAL,
+			  "leading dimension");
+}
+
 static void test_a_build_without_cuda_says_so(void **state)
 {
 	int count = -1;
@@ -44,6 +101,8 @@ static void test_a_build_without_cuda_says_so(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_cuda_axpy_kernel_matches_a_host_loop),
+	cmocka_unit_test(test_cublas_sgemm_matches_a_host_loop_in_every_transpose_case),
+	cmocka_unit_test(test_cublas_sgemm_refuses_a_short_leading_dimension),
 	cmocka_unit_test(test_a_build_without_cuda_says_so),
 };
 TD_TEST_GROUP(cuda, tests);
