@@ -42,8 +42,7 @@ static void test_the_cuda_axpy_kernel_matches_a_host_loop(void **state)
 static void test_cublas_sgemm_matches_a_host_loop_in_every_transpose_case(void **state)
 {
 	enum { M = 37, N = 45, K = 129, LD = 131 };
-	float *a = malloc(K * LD * sizeof *a), *b = malloc(K * LD * sizeof *b);
-	float *c = malloc(M * LD * sizeof *c), *c2 = malloc(M * LD * sizeof *c2);
+	float *a, *b, *c, *c2;
 	int count = 0;
 
 	(void)state;
@@ -51,6 +50,10 @@ static void test_cublas_sgemm_matches_a_host_loop_in_every_transpose_case(void *
 		TD_SKIP("built without CUDA (no nvcc found, or CUDA=0)");
 	if (td_cuda_device_count(&count) != 0 || count == 0)
 		TD_SKIP("no CUDA device here: %s", td_error_last());
+	/* allocated after the skips: a skip returns from the test */
+	a = malloc(K * LD * sizeof *a), b = malloc(K * LD * sizeof *b);
+	c = malloc(M * LD * sizeof *c), c2 = malloc(M * LD * sizeof *c2);
+	assert_true(a && b && c && c2);
 	for (int i = 0; i < K * LD; i++) {
 		a[i] = (float)(i * 7 % 9 - 4) / 4;
 		b[i] = (float)(i * 5 % 9 - 4) / 4;
