@@ -18,6 +18,21 @@
 #include "mixer_int.h"
 #include "rng.h"
 
+void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t length,
+			 size_t width, int reverse)
+{
+	for (size_t l = 0; l < lines; l++)
+		for (size_t s = 0; s < length; s++) {
+			size_t t = reverse ? length - 1 - s : s, before = reverse ? t + 1 : t - 1;
+			td_real *dst = prev + (l * length + t) * width;
+
+			if (s == 0)
+				memset(dst, 0, width * sizeof *dst);
+			else
+				memcpy(dst, x + (l * length + before) * width, width * sizeof *dst);
+		}
+}
+
 int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what)
 {
 	if (y != 0 && x > (SIZE_MAX - z) / y)

@@ -66,4 +66,13 @@ td_real *td_mixer_slab_at(const td_mixer *m, td_real *slab, size_t i);
 /* *out = x * y + z, or TD_ENOMEM naming what overflowed. */
 int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what);
 
+/*
+ * prev[pos] = x at the position one step earlier in the sweep (later when
+ * reverse), and 0 at each line's first swept position: the h_{t-1} that a
+ * recurrence read, for a backward's weight gradient. Buffers are
+ * [lines][length][width]; they must not overlap.
+ */
+void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t length,
+			 size_t width, int reverse);
+
 #endif

@@ -218,24 +218,6 @@ static int recurrence_backward(td_mixer *m, lstm_ws *w, const td_real *dy, size_
 	return 0;
 }
 
-/* hp[pos] = h_{t-1} of that position, zero at the start of each sweep. */
-static void shift_h(const td_mixer *m, lstm_ws *w, size_t lines, size_t length)
-{
-	const size_t h = m->o.channels;
-
-	for (size_t l = 0; l < lines; l++)
-		for (size_t s = 0; s < length; s++) {
-			td_real *dst = w->hp + (l * length + at(s, length, m->o.reverse)) * h;
-
-			if (s == 0)
-				memset(dst, 0, h * sizeof *dst);
-			else
-				memcpy(dst,
-				       w->h + (l * length + at(s - 1, length, m->o.reverse)) * h,
-				       h * sizeof *dst);
-		}
-}
-
 /* db = column sums of dg (fixed order), added once to both bias gradients. */
 static void bias_grads(td_mixer *m, lstm_ws *w, size_t p)
 {
@@ -262,7 +244,7 @@ static int lstm_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lin
 	acc.beta = 1, acc.trans_a = 1;
 	if ((err = recurrence_backward(m, &w, dy, lines, length)))
 		return err;
-	shift_h(m, &w, lines, length);
+	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
 	bias_grads(m, &w, p);
 	/* dW += dg^T x and dU += dg^T hp: [4H x P] [P x H] */
 	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_W), h, w.dg, 4 * h, w.x, h, 4 * h, h, p,

@@ -910,9 +910,20 @@ mutant {
 
 -- The 1-D mixers ------------------------------------------------------------------
 -- Gradient-only bugs (lru dw sign, lru adjoint start, lru skip D, conv dbias,
--- gru dn * r, gru early exit, gru shift_h direction) are caught only by the
--- double-precision gradcheck, which skips in the float build mutate uses:
--- they have no entry here.
+-- gru dn * r, gru early exit) are caught by the double-precision gradcheck,
+-- which skips in the float build mutate uses, and have no entry here; the
+-- PyTorch fixture tests (float too) catch some, such as the one below.
+
+mutant {
+  name = "mixer-shift-prev-ignores-reverse",
+  file = "core/mixer.c",
+  find = "before = reverse ? t + 1 : t - 1;",
+  replace = "before = t - 1;",
+  guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward",
+             "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a reverse sweep's h_{t-1} is the next position, not the previous one",
+  why = "the recurrent weight gradient of a reverse GRU or LSTM pairs each step with the wrong state",
+}
 
 mutant {
   name = "mixer-lru-reverse-ignored",
