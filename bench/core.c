@@ -21,9 +21,9 @@
  * The last column hashes the 1-thread results, so that two builds (or two
  * versions of the code) can be compared bitwise too.
  *
- * Roofline: the program measures this build's peak arithmetic rate (a
- * multiply-add loop on 16-byte vectors, what the baseline x86-64 flags
- * the Makefile uses can issue), the memory bandwidth (memcpy of 128 MiB)
+ * Roofline: the program measures the peak arithmetic rate of the vector
+ * width its GEMM kernel issues (a multiply-add loop on 32-byte vectors for
+ * the avx2 kernel, 16-byte ones for the baseline), the memory bandwidth (memcpy of 128 MiB)
  * and, for reference, the cache bandwidth (memcpy of 4 MiB); counts each
  * case's floating-point operations and bytes moved per step from the
  * shapes (estimates of the dominant terms, written out in cost_of and the
@@ -31,7 +31,10 @@
  * the roof min(peak, intensity x memory bandwidth), with which of the two
  * bounds it. A case whose data stays in the caches can pass that roof.
  *
- *   make && build/bench/core [REPS] [--only SUBSTRING]
+ *   make && build/bench/core [REPS] [--only SUBSTRING] [--kernel GEMM_KERNEL]
+ *
+ * --kernel baseline runs every case on the baseline GEMM kernel instead of
+ * the widest the CPU has (gemm.h); the hashes must not change.
  *
  * Prints figures; asserts nothing about speed.
  */
@@ -41,6 +44,8 @@
 #include <time.h>
 
 #include "../core/block.h"
+#include "../core/error.h"
+#include "../core/gemm.h"
 #include "../core/hash.h"
 #include "../core/mixer.h"
 #include "../core/model.h"
@@ -61,43 +66,62 @@ static double now(void)
 
 /* ---- the machine ---------------------------------------------------------- */
 
-typedef td_real vec __attribute__((vector_size(16)));
-
 /*
  * Operations per second of a multiply-add loop: 8 independent vector
  * accumulators, each acc = acc * m + a, so neither latency nor memory
- * limits it. With this build's flags (no -mfma) that is a multiply and an
- * add per lane, as the core's own loops compile.
+ * limits it. C11 mode never fuses the two, so that is a multiply and an
+ * add per lane, as the core's own loops compile. PEAK_LOOP(name, bytes,
+ * target) defines name() for vectors of that many bytes.
  */
-static double peak_flops(void)
-{
-	const long iters = 20 * 1000 * 1000;
-	volatile td_real seed_m = (td_real)0.999999, seed_a = (td_real)1e-7;
-	const vec zero = {0}, m = zero + seed_m, a = zero + seed_a;
-	vec acc[8];
-	double best = 1e30;
-	td_real sink = 0;
-
-	for (int r = 0; r < 3; r++) {
-		double t;
-
-		for (int k = 0; k < 8; k++)
-			acc[k] = zero + (td_real)(k + 1);
-		t = now();
-		for (long i = 0; i < iters; i++) {
-			acc[0] = acc[0] * m + a, acc[1] = acc[1] * m + a;
-			acc[2] = acc[2] * m + a, acc[3] = acc[3] * m + a;
-			acc[4] = acc[4] * m + a, acc[5] = acc[5] * m + a;
-			acc[6] = acc[6] * m + a, acc[7] = acc[7] * m + a;
-		}
-		t = now() - t;
-		best = t < best ? t : best;
-		for (int k = 0; k < 8; k++)
-			sink += acc[k][0];
+#define PEAK_LOOP(name, bytes, target)                                                             \
+	typedef td_real name##_vec __attribute__((vector_size(bytes)));                            \
+	target static double name(void)                                                            \
+	{                                                                                          \
+		const long iters = 20 * 1000 * 1000;                                               \
+		volatile td_real seed_m = (td_real)0.999999, seed_a = (td_real)1e-7;               \
+		const name##_vec zero = {0}, m = zero + seed_m, a = zero + seed_a;                 \
+		name##_vec acc[8];                                                                 \
+		double best = 1e30;                                                                \
+		td_real sink = 0;                                                                  \
+                                                                                                   \
+		for (int r = 0; r < 3; r++) {                                                      \
+			double t;                                                                  \
+                                                                                                   \
+			for (int k = 0; k < 8; k++)                                                \
+				acc[k] = zero + (td_real)(k + 1);                                  \
+			t = now();                                                                 \
+			for (long i = 0; i < iters; i++) {                                         \
+				acc[0] = acc[0] * m + a, acc[1] = acc[1] * m + a;                  \
+				acc[2] = acc[2] * m + a, acc[3] = acc[3] * m + a;                  \
+				acc[4] = acc[4] * m + a, acc[5] = acc[5] * m + a;                  \
+				acc[6] = acc[6] * m + a, acc[7] = acc[7] * m + a;                  \
+			}                                                                          \
+			t = now() - t;                                                             \
+			best = t < best ? t : best;                                                \
+			for (int k = 0; k < 8; k++)                                                \
+				sink += acc[k][0];                                                 \
+		}                                                                                  \
+		if (sink == 42) /* keeps the loop */                                               \
+			printf(" ");                                                               \
+		return 2.0 * 8 * (double)(bytes / sizeof(td_real)) * (double)iters / best;         \
 	}
-	if (sink == 42) /* keeps the loop */
-		printf(" ");
-	return 2.0 * 8 * (double)(sizeof(vec) / sizeof(td_real)) * (double)iters / best;
+
+PEAK_LOOP(peak_16, 16, )
+#if defined(__x86_64__) && defined(__GNUC__)
+PEAK_LOOP(peak_32, 32, __attribute__((target("avx2"))))
+#endif
+
+/* The peak of the vector width the GEMM kernel in use issues; *what names it. */
+static double peak_flops(const char **what)
+{
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (!strcmp(td_gemm_kernel(), "avx2")) {
+		*what = "32-byte (AVX2) vector multiply+add loop, as the avx2 GEMM kernel";
+		return peak_32();
+	}
+#endif
+	*what = "16-byte vector multiply+add loop, as the baseline GEMM kernel";
+	return peak_16();
 }
 
 /*
@@ -487,7 +511,7 @@ int main(int argc, char **argv)
 {
 	bench_case cases[4 + 2 * 3 * 4];
 	size_t n_cases = make_cases(cases);
-	const char *only = NULL;
+	const char *only = NULL, *peak_what = NULL;
 	int reps = 3, failed = 0;
 	td_real *x = malloc(N_VALUES * sizeof *x), *dy = malloc(N_VALUES * sizeof *dy);
 	td_lattice *lat = NULL;
@@ -496,23 +520,29 @@ int main(int argc, char **argv)
 	for (int i = 1; i < argc; i++)
 		if (!strcmp(argv[i], "--only") && i + 1 < argc) {
 			only = argv[++i];
+		} else if (!strcmp(argv[i], "--kernel") && i + 1 < argc) {
+			if (td_gemm_use_kernel(argv[++i])) {
+				fprintf(stderr, "%s: %s\n", argv[0], td_error_last());
+				return 2;
+			}
 		} else if (atoi(argv[i]) > 0) {
 			reps = atoi(argv[i]);
 		} else {
-			fprintf(stderr, "usage: %s [REPS] [--only SUBSTRING]\n", argv[0]);
+			fprintf(stderr, "usage: %s [REPS] [--only SUBSTRING] [--kernel GEMM_KERNEL]\n", argv[0]);
 			return 2;
 		}
 	if (!x || !dy || lattice_28x28(&lat))
 		return 2;
 	td_rng_fill_normal(1, 1, 0, N_VALUES, 0, 1, x);
 	td_rng_fill_normal(1, 2, 0, N_VALUES, 0, 1, dy);
-	fp = peak_flops(), bw = peak_bandwidth((size_t)128 << 20, 1);
+	fp = peak_flops(&peak_what), bw = peak_bandwidth((size_t)128 << 20, 1);
 	bw_cache = peak_bandwidth((size_t)4 << 20, 16);
 	printf("forward+backward, batch %d, %dx%d lattice, width %d, td_real = %s, best of %d\n",
 	       BATCH, SIDE, SIDE, WIDTH, TD_REAL_NAME, reps);
-	printf("peak, 1 thread: %.1f GFLOP/s (16-byte vector multiply+add loop); memory %.1f GB/s "
+	printf("GEMM kernel: %s\n", td_gemm_kernel());
+	printf("peak, 1 thread: %.1f GFLOP/s (%s); memory %.1f GB/s "
 	       "(memcpy of 128 MiB, read + write), caches %.1f GB/s (4 MiB); balance %.1f flop/B\n",
-	       fp * 1e-9, bw * 1e-9, bw_cache * 1e-9, fp / bw);
+	       fp * 1e-9, peak_what, bw * 1e-9, bw_cache * 1e-9, fp / bw);
 	printf("roof = min(peak, flop/B x memory bandwidth); a case whose data stays in cache can "
 	       "pass it\n");
 	printf("%-22s %12s %12s %7s  %-13s %6s %7s %6s %8s %6s %7s  %-7s  %s\n", "case", "1 thread",

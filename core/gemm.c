@@ -2,11 +2,13 @@
  * gemm.c - cache-blocked GEMM with a fixed reduction order (see gemm.h).
  *
  * C is cut into MC x NC output blocks. For one block, a zeroed accumulator
- * tile receives the k-panels in ascending order; each panel packs its slice
- * of op(A) (MC x KC) and op(B) (KC x NC) into contiguous buffers, so one
- * kernel serves all four transpose cases and its inner loop runs over
- * contiguous memory the compiler can vectorise. The tile is written to C
- * once, at the end.
+ * tile receives the k-panels (KC deep) in ascending order, and is written
+ * to C once, at the end. The kernel reads op(A) in place through two
+ * strides, whichever way A is stored (its elements are broadcast one at a
+ * time, so they need not be contiguous), and op(B) in place when its rows
+ * are B's rows; a transposed B is first packed into contiguous rows, once
+ * per column block when k fits one panel, so that the kernel's inner loop
+ * always runs over contiguous columns the compiler can vectorise.
  *
  * What this file must never do: let the summation order of an element depend
  * on anything but k. Threads take whole output blocks (block b goes to
@@ -31,6 +33,20 @@ enum {
 /* Below this many multiply-adds a thread costs more than it saves. */
 #define GEMM_SERIAL_WORK ((size_t)1 << 18)
 
+/*
+ * One k-panel of an output block as the kernel reads it: A(i, p) =
+ * a[i * ars + p * aps] and B(p, j) = b[p * brs + j] for i < mc, j < nc,
+ * p < kc.
+ */
+typedef struct {
+	const td_real *a, *b;
+	size_t ars, aps, brs;
+	size_t mc, nc, kc;
+} panel;
+
+/* acc[i][j] += sum over p ascending of A(i, p) B(p, j) (gemm_kernel.inc). */
+typedef void (*kernel_fn)(td_real *acc, const panel *pn);
+
 /* One call's arguments, shared read-only by its workers. */
 typedef struct {
 	td_real *c;
@@ -39,13 +55,13 @@ typedef struct {
 	td_gemm_opts o;
 	size_t n_bi, n_bj; /* output blocks down and across */
 	size_t workers;	   /* worker w computes blocks w, w + workers, ... */
+	kernel_fn kernel;  /* the panel kernel (all give the same bits) */
 } gemm_job;
 
-/* A worker's scratch: the accumulator tile and the two packed panels. */
+/* A worker's scratch: the accumulator tile and a transposed B's packed panel. */
 typedef struct {
 	td_real acc[MC * NC]; /* [mc][NC]: row i at acc + i * NC */
-	td_real ap[MC * KC];  /* [mc][kc]: op(A)[i0 + i][p0 + p] */
-	td_real bp[KC * NC];  /* [kc][nc]: op(B)[p0 + p][j0 + j] */
+	td_real bp[KC * NC];  /* [kc][nc]: op(B)[p0 + p][j0 + j], with trans_b only */
 	size_t bp_bj;	      /* bp holds column block bj's only k-panel; SIZE_MAX: nothing */
 } gemm_scratch;
 
@@ -54,137 +70,118 @@ static size_t min_size(size_t x, size_t y)
 	return x < y ? x : y;
 }
 
-/* Packs op(A)[i0 .. i0+mc)[p0 .. p0+kc) into ap, row by row. */
-static void pack_a(const gemm_job *g, td_real *ap, size_t i0, size_t mc, size_t p0, size_t kc)
+/* Packs op(B)[p0 .. p0+kc)[j0 .. j0+nc) = B^T's into bp, row by row (trans_b only). */
+static void pack_bt(const gemm_job *g, td_real *restrict bp, size_t p0, size_t kc, size_t j0,
+		    size_t nc)
 {
-	for (size_t i = 0; i < mc; i++)
+	for (size_t j = 0; j < nc; j++) {
+		const td_real *restrict brow = g->b + (j0 + j) * g->ldb + p0;
+
 		for (size_t p = 0; p < kc; p++)
-			ap[i * kc + p] = g->o.trans_a ? g->a[(p0 + p) * g->lda + i0 + i]
-						      : g->a[(i0 + i) * g->lda + p0 + p];
-}
-
-/* Packs op(B)[p0 .. p0+kc)[j0 .. j0+nc) into bp, row by row. */
-static void pack_b(const gemm_job *g, td_real *bp, size_t p0, size_t kc, size_t j0, size_t nc)
-{
-	for (size_t p = 0; p < kc; p++)
-		for (size_t j = 0; j < nc; j++)
-			bp[p * nc + j] = g->o.trans_b ? g->b[(j0 + j) * g->ldb + p0 + p]
-						      : g->b[(p0 + p) * g->ldb + j0 + j];
-}
-
-/*
- * A 16-byte vector of td_real (4 floats or 2 doubles), the width the
- * baseline x86-64 and arm64 instruction sets have everywhere. Loads and
- * stores go through memcpy: the packed panels and the tile are only
- * td_real-aligned.
- */
-typedef td_real vec __attribute__((vector_size(16)));
-
-#define LANES (sizeof(vec) / sizeof(td_real))
-
-static vec vload(const td_real *p)
-{
-	vec v;
-
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
-static void vstore(td_real *p, vec v)
-{
-	memcpy(p, &v, sizeof v);
-}
-
-/*
- * acc[i][j .. j + 2 LANES) += sum over p ascending of ap[i][p] * bp[p][j ..]
- * for the four rows i, with the 4 x 2 vectors of sums held in registers
- * for the whole panel (the loop that kept them in the tile spent its time
- * on loads and stores). Each element still gets its products added one p
- * at a time, in order, a multiply then an add: bitwise the scalar sum.
- */
-static void micro_4x2(td_real *restrict acc, const td_real *restrict ap, const td_real *restrict bp,
-		      size_t nc, size_t kc)
-{
-	vec c00 = vload(acc), c01 = vload(acc + LANES);
-	vec c10 = vload(acc + NC), c11 = vload(acc + NC + LANES);
-	vec c20 = vload(acc + 2 * NC), c21 = vload(acc + 2 * NC + LANES);
-	vec c30 = vload(acc + 3 * NC), c31 = vload(acc + 3 * NC + LANES);
-
-	for (size_t p = 0; p < kc; p++) {
-		const vec b0 = vload(bp + p * nc), b1 = vload(bp + p * nc + LANES);
-		const td_real a0 = ap[p], a1 = ap[kc + p], a2 = ap[2 * kc + p], a3 = ap[3 * kc + p];
-
-		c00 += a0 * b0, c01 += a0 * b1;
-		c10 += a1 * b0, c11 += a1 * b1;
-		c20 += a2 * b0, c21 += a2 * b1;
-		c30 += a3 * b0, c31 += a3 * b1;
-	}
-	vstore(acc, c00), vstore(acc + LANES, c01);
-	vstore(acc + NC, c10), vstore(acc + NC + LANES, c11);
-	vstore(acc + 2 * NC, c20), vstore(acc + 2 * NC + LANES, c21);
-	vstore(acc + 3 * NC, c30), vstore(acc + 3 * NC + LANES, c31);
-}
-
-/*
- * acc[i][j] += sum over p ascending of ap[i][p] * bp[p][j] for four rows:
- * column blocks of 2 LANES in registers (micro_4x2), the last nc mod
- * 2 LANES columns by the loop below. For each element the additions happen
- * one p at a time, in order; which elements share a loop or a register
- * never changes the order of one element's sum.
- */
-static void kernel_rows4(td_real *restrict acc, const td_real *restrict ap,
-			 const td_real *restrict bp, size_t nc, size_t kc)
-{
-	size_t j0 = 0;
-
-	for (; j0 + 2 * LANES <= nc; j0 += 2 * LANES)
-		micro_4x2(acc + j0, ap, bp + j0, nc, kc);
-	for (size_t p = 0; j0 < nc && p < kc; p++) {
-		const td_real a0 = ap[p], a1 = ap[kc + p], a2 = ap[2 * kc + p], a3 = ap[3 * kc + p];
-		const td_real *restrict bpp = bp + p * nc;
-
-		for (size_t j = j0; j < nc; j++) {
-			acc[j] += a0 * bpp[j];
-			acc[NC + j] += a1 * bpp[j];
-			acc[2 * NC + j] += a2 * bpp[j];
-			acc[3 * NC + j] += a3 * bpp[j];
-		}
+			bp[p * nc + j] = brow[p];
 	}
 }
 
-static void kernel_row(td_real *restrict row, const td_real *restrict ap,
-		       const td_real *restrict bp, size_t nc, size_t kc)
-{
-	for (size_t p = 0; p < kc; p++) {
-		const td_real aip = ap[p];
-		const td_real *restrict bpp = bp + p * nc;
+/*
+ * The kernel, once per vector width (gemm_kernel.inc): 16 bytes, which the
+ * baseline x86-64 and arm64 instruction sets have everywhere, and on x86-64
+ * 32 bytes with AVX2 (no FMA), chosen at run time where the CPU has it.
+ * Both give bitwise the same results (see the .inc's header).
+ */
+#define KERNEL_VEC_BYTES 16
+#define KERNEL_SUFFIX baseline
+#define KERNEL_TARGET
+#include "gemm_kernel.inc"
+#undef KERNEL_VEC_BYTES
+#undef KERNEL_SUFFIX
+#undef KERNEL_TARGET
 
-		for (size_t j = 0; j < nc; j++)
-			row[j] += aip * bpp[j];
-	}
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_AVX2_KERNEL 1
+#define KERNEL_VEC_BYTES 32
+#define KERNEL_SUFFIX avx2
+#define KERNEL_TARGET __attribute__((target("avx2")))
+#include "gemm_kernel.inc"
+#undef KERNEL_VEC_BYTES
+#undef KERNEL_SUFFIX
+#undef KERNEL_TARGET
+#endif
+
+typedef struct {
+	const char *name;
+	kernel_fn fn;
+} kernel_entry;
+
+static const kernel_entry kernels[] = {
+    {"baseline", kernel_baseline},
+#ifdef HAVE_AVX2_KERNEL
+    {"avx2", kernel_avx2},
+#endif
+};
+
+enum { N_KERNELS = sizeof kernels / sizeof kernels[0] };
+
+/* The kernel td_gemm_use_kernel chose; -1: the widest this CPU can run. */
+static int kernel_chosen = -1;
+
+static int cpu_can_run(size_t i)
+{
+#ifdef HAVE_AVX2_KERNEL
+	if (!strcmp(kernels[i].name, "avx2"))
+		return __builtin_cpu_supports("avx2");
+#endif
+	return i == 0;
 }
 
-static void kernel(td_real *acc, const td_real *ap, const td_real *bp, size_t mc, size_t nc,
-		   size_t kc)
+static size_t kernel_index(void)
 {
-	size_t i = 0;
+	size_t i = N_KERNELS - 1;
 
-	for (; i + 4 <= mc; i += 4)
-		kernel_rows4(acc + i * NC, ap + i * kc, bp, nc, kc);
-	for (; i < mc; i++)
-		kernel_row(acc + i * NC, ap + i * kc, bp, nc, kc);
+	if (kernel_chosen >= 0)
+		return (size_t)kernel_chosen;
+	while (i > 0 && !cpu_can_run(i))
+		i--;
+	return i;
+}
+
+const char *td_gemm_kernel(void)
+{
+	return kernels[kernel_index()].name;
+}
+
+int td_gemm_use_kernel(const char *name)
+{
+	if (!name) {
+		kernel_chosen = -1;
+		return 0;
+	}
+	for (size_t i = 0; i < N_KERNELS; i++) {
+		if (strcmp(kernels[i].name, name))
+			continue;
+		if (!cpu_can_run(i))
+			return TD_FAIL(TD_ENOTSUP, "GEMM kernel \"%s\" needs an instruction set this CPU lacks", name);
+		kernel_chosen = (int)i;
+		return 0;
+	}
+	return TD_FAIL(TD_EINVAL, "no GEMM kernel is called \"%s\"; this build has baseline%s", name,
+		       N_KERNELS > 1 ? " and avx2" : "");
 }
 
 /* C block = alpha * acc + beta * C block; with beta 0, C is not read. */
 static void store(const gemm_job *g, const td_real *acc, size_t i0, size_t mc, size_t j0, size_t nc)
 {
-	for (size_t i = 0; i < mc; i++) {
-		td_real *crow = g->c + (i0 + i) * g->ldc + j0;
-		const td_real *arow = acc + i * NC;
+	const td_real alpha = g->o.alpha, beta = g->o.beta;
 
-		for (size_t j = 0; j < nc; j++)
-			crow[j] = g->o.beta == 0 ? g->o.alpha * arow[j]
-						 : g->o.alpha * arow[j] + g->o.beta * crow[j];
+	for (size_t i = 0; i < mc; i++) {
+		td_real *restrict crow = g->c + (i0 + i) * g->ldc + j0;
+		const td_real *restrict arow = acc + i * NC;
+
+		if (beta == 0)
+			for (size_t j = 0; j < nc; j++)
+				crow[j] = alpha * arow[j];
+		else
+			for (size_t j = 0; j < nc; j++)
+				crow[j] = alpha * arow[j] + beta * crow[j];
 	}
 }
 
@@ -194,17 +191,25 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 	size_t i0 = bi * MC, j0 = bj * NC;
 	size_t mc = min_size(MC, g->m - i0), nc = min_size(NC, g->n - j0);
 
-	for (size_t i = 0; i < mc; i++)
-		for (size_t j = 0; j < nc; j++)
-			s->acc[i * NC + j] = 0;
-	for (size_t p0 = 0; p0 < g->k; p0 += KC) {
-		size_t kc = min_size(KC, g->k - p0);
+	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0};
 
-		pack_a(g, s->ap, i0, mc, p0, kc);
-		if (g->k > KC || s->bp_bj != bj) /* with one k-panel, a row block reuses it */
-			pack_b(g, s->bp, p0, kc, j0, nc);
-		s->bp_bj = g->k > KC ? SIZE_MAX : bj;
-		kernel(s->acc, s->ap, s->bp, mc, nc, kc);
+	for (size_t i = 0; i < mc; i++)
+		memset(s->acc + i * NC, 0, nc * sizeof *s->acc);
+	for (size_t p0 = 0; p0 < g->k; p0 += KC) {
+		pn.kc = min_size(KC, g->k - p0);
+		if (g->o.trans_a) /* A is stored k x m: A(i, p) = a[(p0 + p) lda + i0 + i] */
+			pn.a = g->a + p0 * g->lda + i0, pn.ars = 1, pn.aps = g->lda;
+		else
+			pn.a = g->a + i0 * g->lda + p0, pn.ars = g->lda, pn.aps = 1;
+		if (!g->o.trans_b) {
+			pn.b = g->b + p0 * g->ldb + j0, pn.brs = g->ldb;
+		} else {
+			if (g->k > KC || s->bp_bj != bj) /* with one k-panel, a row block reuses it */
+				pack_bt(g, s->bp, p0, pn.kc, j0, nc);
+			s->bp_bj = g->k > KC ? SIZE_MAX : bj;
+			pn.b = s->bp, pn.brs = nc;
+		}
+		g->kernel(s->acc, &pn);
 	}
 	store(g, s->acc, i0, mc, j0, nc);
 }
@@ -303,7 +308,7 @@ int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real 
 	if (err || m == 0 || n == 0)
 		return err;
 	g = (gemm_job){c, a, b, ldc, lda, ldb, m, n, k, *o, (m + MC - 1) / MC, (n + NC - 1) / NC,
-		       1};
+		       1, kernels[kernel_index()].fn};
 	g.workers = pick_workers(&g);
 	if (g.workers == 1)
 		run_share(&g, 0);

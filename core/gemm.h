@@ -49,4 +49,22 @@ typedef struct {
 int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real *b, size_t ldb,
 	    size_t m, size_t n, size_t k, const td_gemm_opts *opts);
 
+/*
+ * The panel kernel td_gemm runs: "avx2" (32-byte vectors, a multiply then
+ * an add; x86-64 builds on a CPU that has AVX2) or "baseline" (16-byte
+ * vectors, any x86-64 or arm64). The kernels differ in speed only: each
+ * follows the determinism contract above, so their results are bitwise
+ * equal. By default td_gemm runs the widest one the CPU has.
+ */
+const char *td_gemm_kernel(void);
+
+/*
+ * Makes td_gemm run the kernel called name from now on (NULL: back to the
+ * default), so that tests and benchmarks can compare kernels in one
+ * process. Refused with TD_EINVAL for a name this build does not have and
+ * with TD_ENOTSUP for one this CPU cannot run; the choice is then
+ * unchanged. Not to be called while another thread is inside td_gemm.
+ */
+int td_gemm_use_kernel(const char *name);
+
 #endif

@@ -7,9 +7,14 @@
  * here from the definition C = alpha * op(A) * op(B) + beta * C, reading the
  * stored matrices through their leading dimensions.
  *
+ * Every test that computes runs each kernel (baseline, avx2) the CPU has;
+ * one that could not run turns the test into a visible skip.
+ *
  * Edits that break these tests (each seen failing):
- *   - pack_b ignoring trans_b (`g->o.trans_b ?` -> `0 ?`)
+ *   - do_block reading B as stored whatever trans_b says
+ *     (`if (!g->o.trans_b) {` -> `if (1) {`)
  *       -> matches_a_naive_triple_loop (the trans_b cases)
+ *   - do_block swapping a transposed A's strides -> matches_a_naive_...
  *   - do_block dropping the last partial k-panel (`p0 < g->k` ->
  *     `p0 + KC <= g->k`) -> matches_a_naive_triple_loop, and
  *     with_beta_zero_the_old_c_is_never_read (k = 1 < KC: no panel at all)
@@ -18,15 +23,15 @@
  *     traffic") -> results_are_bitwise_equal_for_any_thread_count, and
  *     test_mixer_results_are_bitwise_equal_for_any_thread_count; the naive
  *     comparison stays green: only the thread-count test guards the order
- *   - store() reading C when beta == 0 (`beta == 0 ?` -> `0 ?`)
+ *   - store() reading C when beta == 0 (`if (beta == 0)` -> `if (0)`)
  *       -> with_beta_zero_the_old_c_is_never_read
  *   - store() writing one past the block (`j < nc` -> `j <= nc`)
  *       -> leaves_the_padding_outside_the_matrix_untouched (and the naive
  *          and thread-count tests, through stale tile values)
  *   - dropping the ldb check -> bad_arguments_are_refused_with_a_message
- *   - micro_4x2 running its panel's k steps backwards (`p = 0; p < kc;
- *     p++` -> `p = kc; p-- > 0;`), which the naive comparison and the
- *     thread-count test both tolerate
+ *   - micro_4x2 (gemm_kernel.inc) running its panel's k steps backwards
+ *     (`p = 0; p < kc; p++` -> `p = kc; p-- > 0;`), which the naive
+ *     comparison and the thread-count test both tolerate
  *       -> every_element_is_its_sum_in_k_order_bitwise
  *
  * Second reference: the contract of gemm.h itself, the sum in k order in
@@ -41,6 +46,33 @@
 #include "../core/error.h"
 #include "../core/gemm.h"
 #include "../core/rng.h"
+
+/* Every kernel gemm.c has; a test runs each one this CPU can run. */
+static const char *const kernels[] = {"baseline", "avx2"};
+
+enum { N_KERNELS = sizeof kernels / sizeof kernels[0] };
+
+/*
+ * Makes td_gemm run kernel i; returns 0 when this build or CPU lacks it
+ * (the caller counts it and skips visibly at the end: a kernel that did
+ * not run is never a pass).
+ */
+static int use_kernel(size_t i)
+{
+	int err = td_gemm_use_kernel(kernels[i]);
+
+	if (err)
+		print_message("[  NOTE    ] %s\n", td_error_last());
+	return err == 0;
+}
+
+/* Ends a test that looped over the kernels: back to the default; a skip if one did not run. */
+static void kernels_done(int ran)
+{
+	td_gemm_use_kernel(NULL);
+	if (ran < N_KERNELS)
+		TD_SKIP("%d of %d GEMM kernels ran on this CPU\n", ran, N_KERNELS);
+}
 
 /* A stored matrix with padded rows, filled from a stream. */
 typedef struct {
@@ -110,20 +142,27 @@ static void test_gemm_matches_a_naive_triple_loop(void **state)
 					  {13, 17, 1},	{33, 129, 2}, {67, 131, 129},
 					  {31, 5, 257}, {2, 0, 3},    {5, 4, 0}};
 	static const td_real ab[][2] = {{1, 0}, {(td_real)-0.5, 2}, {2, 1}};
-	int bad = 0;
+	int bad = 0, ran = 0;
 
 	(void)state;
-	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-		for (int t = 0; t < 4; t++)
-			for (size_t v = 0; v < 3; v++) {
-				td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	for (size_t kn = 0; kn < N_KERNELS; kn++) {
+		if (!use_kernel(kn))
+			continue;
+		ran++;
+		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+			for (int t = 0; t < 4; t++)
+				for (size_t v = 0; v < 3; v++) {
+					td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
-				o.trans_a = t & 1, o.trans_b = t >> 1;
-				o.alpha = ab[v][0], o.beta = ab[v][1];
-				o.threads = 2;
-				bad += check_case(sizes[s][0], sizes[s][1], sizes[s][2], &o);
-			}
+					o.trans_a = t & 1, o.trans_b = t >> 1;
+					o.alpha = ab[v][0], o.beta = ab[v][1];
+					o.threads = 2;
+					bad += check_case(sizes[s][0], sizes[s][1], sizes[s][2], &o);
+				}
+	}
+	td_gemm_use_kernel(NULL);
 	assert_int_equal(bad, 0);
+	kernels_done(ran);
 }
 
 /*
@@ -159,21 +198,45 @@ static int check_order(size_t m, size_t n, size_t k, const td_gemm_opts *o)
 
 static void test_gemm_every_element_is_its_sum_in_k_order_bitwise(void **state)
 {
-	/* register blocks of 4 rows x 2 vectors, their row and column remainders, k-panels */
-	static const size_t sizes[][3] = {{4, 8, 1},	  {5, 9, 7},	 {3, 3, 3},   {33, 129, 2},
+	/*
+	 * register blocks of 4 rows x 2 vectors of either width (8 or 16
+	 * floats), their row and column remainders, k-panels
+	 */
+	static const size_t sizes[][3] = {{4, 8, 1},	{5, 9, 7},	{3, 3, 3},
+					  {4, 16, 5},	{9, 35, 4},	{33, 129, 2},
 					  {67, 131, 129}, {31, 16, 257}, {8, 10, 300}};
-	int bad = 0;
+	int bad = 0, ran = 0;
 
 	(void)state;
-	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-		for (int t = 0; t < 8; t++) {
-			td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	for (size_t kn = 0; kn < N_KERNELS; kn++) {
+		if (!use_kernel(kn))
+			continue;
+		ran++;
+		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+			for (int t = 0; t < 8; t++) {
+				td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
-			o.trans_a = t & 1, o.trans_b = (t >> 1) & 1;
-			o.alpha = t & 4 ? (td_real)-0.5 : 1, o.beta = t & 4 ? 2 : 0;
-			bad += check_order(sizes[s][0], sizes[s][1], sizes[s][2], &o);
-		}
+				o.trans_a = t & 1, o.trans_b = (t >> 1) & 1;
+				o.alpha = t & 4 ? (td_real)-0.5 : 1, o.beta = t & 4 ? 2 : 0;
+				bad += check_order(sizes[s][0], sizes[s][1], sizes[s][2], &o);
+			}
+	}
+	td_gemm_use_kernel(NULL);
 	assert_int_equal(bad, 0);
+	kernels_done(ran);
+}
+
+static void test_gemm_kernels_are_chosen_by_name_and_unknown_names_refused(void **state)
+{
+	const char *def = td_gemm_kernel();
+
+	(void)state;
+	assert_int_equal(td_gemm_use_kernel("baseline"), 0);
+	assert_string_equal(td_gemm_kernel(), "baseline");
+	TD_ASSERT_REFUSED(td_gemm_use_kernel("avx9"), TD_EINVAL, "no GEMM kernel is called \"avx9\"");
+	assert_string_equal(td_gemm_kernel(), "baseline"); /* a refusal changes nothing */
+	assert_int_equal(td_gemm_use_kernel(NULL), 0);
+	assert_string_equal(td_gemm_kernel(), def);
 }
 
 static void test_gemm_results_are_bitwise_equal_for_any_thread_count(void **state)
@@ -251,6 +314,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gemm_matches_a_naive_triple_loop),
     cmocka_unit_test(test_gemm_every_element_is_its_sum_in_k_order_bitwise),
     cmocka_unit_test(test_gemm_results_are_bitwise_equal_for_any_thread_count),
+    cmocka_unit_test(test_gemm_kernels_are_chosen_by_name_and_unknown_names_refused),
     cmocka_unit_test(test_gemm_with_beta_zero_the_old_c_is_never_read),
     cmocka_unit_test(test_gemm_leaves_the_padding_outside_the_matrix_untouched),
     cmocka_unit_test(test_gemm_bad_arguments_are_refused_with_a_message),
