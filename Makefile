@@ -33,7 +33,15 @@ BUILDROOT ?= build
 # the core's - stayed scalar. The dynamic model is -O3's. Vectorising never
 # reorders a floating-point sum (that would take -ffast-math) and C11 mode
 # never contracts a multiply-add, so results are bitwise the same.
-OPT := -O2 -g -fvect-cost-model=dynamic
+#
+# ARCH is the instruction set the compiler may use everywhere: x86-64-v3
+# (AVX2, 32-byte vectors) when the building CPU has AVX2, else the
+# compiler's default. The binary then runs on CPUs like the one that built
+# it; `make ARCH=` builds one for any x86-64 (the GEMM still picks its AVX2
+# kernel at run time, gemm.h). Results are bitwise the same either way, for
+# the two reasons above: bench/core's hashes compare the two builds.
+ARCH ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo x86-64-v3)
+OPT := -O2 -g -fvect-cost-model=dynamic $(if $(ARCH),-march=$(ARCH))
 ifeq ($(VARIANT),release)
   BUILD := $(BUILDROOT)
   VFLAGS := $(OPT)
