@@ -1,6 +1,13 @@
 /*
  * norm.c - RMSNorm forward and backward (see norm.h).
  *
+ * A row's sums (of x^2, and of g dy x) run in double over 8 partial sums,
+ * partial q taking the elements j = q mod 8 in ascending order, which are
+ * then added in one fixed tree: an order that does not depend on the
+ * compiler or the vector width, and one that the compiler can keep in
+ * vector registers (a single running sum is a chain of dependent adds, a
+ * few cycles each, and was most of this file's time).
+ *
  * Must never: let a gradient's summation order depend on anything but the
  * row order (fixed, serial).
  */
@@ -9,24 +16,41 @@
 #include <math.h>
 #include <string.h>
 
+enum { PARTS = 8 };
+
+/* sum over j of a[j] b[j] in double, in the fixed order above. */
+static double dot_fixed(const td_real *restrict a, const td_real *restrict b, size_t n)
+{
+	double part[PARTS] = {0};
+	size_t j = 0;
+
+	for (; j + PARTS <= n; j += PARTS)
+		for (size_t q = 0; q < PARTS; q++)
+			part[q] += (double)a[j + q] * (double)b[j + q];
+	for (; j < n; j++)
+		part[j % PARTS] += (double)a[j] * (double)b[j];
+	return ((part[0] + part[4]) + (part[2] + part[6])) +
+	       ((part[1] + part[5]) + (part[3] + part[7]));
+}
+
 void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
 			size_t rows, size_t width)
 {
 	for (size_t r = 0; r < rows; r++) {
 		const td_real *xr = x + r * width;
-		double ss = 0;
+		const td_real ivr = (td_real)(1 / sqrt(dot_fixed(xr, xr, width) / (double)width +
+						       TD_RMSNORM_EPS));
 
+		inv[r] = ivr;
 		for (size_t j = 0; j < width; j++)
-			ss += (double)xr[j] * (double)xr[j];
-		inv[r] = (td_real)(1 / sqrt(ss / (double)width + TD_RMSNORM_EPS));
-		for (size_t j = 0; j < width; j++)
-			y[r * width + j] = xr[j] * inv[r] * gain[j];
+			y[r * width + j] = xr[j] * ivr * gain[j];
 	}
 }
 
 /*
  * With n_j = x_j * inv * g_j and inv = (mean x^2 + eps)^-1/2:
- *   dx_j = inv * g_j * dy_j - inv^3 * x_j * (sum_k g_k dy_k x_k) / width.
+ *   dx_j = inv * g_j * dy_j - inv^3 * x_j * (sum_k g_k dy_k x_k) / width,
+ * with g_j dy_j formed once in td_real (in dx's row, before dx is written).
  */
 void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td_real *dy,
 			 const td_real *x, const td_real *inv, const td_real *gain, size_t rows,
@@ -35,16 +59,18 @@ void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td
 	memset(scratch, 0, width * sizeof *scratch);
 	for (size_t r = 0; r < rows; r++) {
 		const td_real *xr = x + r * width, *dyr = dy + r * width;
-		double dot = 0, iv = (double)inv[r];
+		td_real *restrict dxr = dx + r * width;
+		const td_real ivr = inv[r];
+		const double iv = (double)ivr;
+		double c;
 
 		for (size_t j = 0; j < width; j++) {
-			dot += (double)gain[j] * (double)dyr[j] * (double)xr[j];
-			scratch[j] += dyr[j] * xr[j] * inv[r];
+			scratch[j] += dyr[j] * xr[j] * ivr;
+			dxr[j] = gain[j] * dyr[j];
 		}
+		c = iv * iv * iv * dot_fixed(dxr, xr, width) / (double)width;
 		for (size_t j = 0; j < width; j++)
-			dx[r * width + j] = (td_real)(iv * (double)gain[j] * (double)dyr[j] -
-						      iv * iv * iv * (double)xr[j] * dot /
-							  (double)width);
+			dxr[j] = (td_real)(iv * (double)dxr[j] - c * (double)xr[j]);
 	}
 	for (size_t j = 0; j < width; j++)
 		dgain[j] += scratch[j];
