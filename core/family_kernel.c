@@ -31,13 +31,14 @@
  *   deg  [S][n_cells]  1 where the line is degenerate (saved)
  *   t1, t2 [P]         scratch (time fold, gradients)
  *   dk   [max n^2]     dL/dK summed whole before it is added (scratch)
- *   row  [(max n + 2) * width]  one line's input transposed, and one output
- *                      position's r and out (backward scratch)
+ *   row  [max n * (width + 1)]  one line's rows r_i g_i, then its q_i
+ *                      (backward scratch)
  *   mix  [...]         the mixer's chunk workspaces (saved)
  *
- * The loops run across channels (or, for dK, across j) innermost, where
- * the compiler vectorises them; no loop order changes the order in which
- * any one sum receives its terms (each function says which order that is).
+ * The contractions are GEMMs (gemm.h: each sum in a fixed order), one per
+ * line; the loops around them run across channels innermost, where the
+ * compiler vectorises them. Each function says in which order its sums
+ * receive their terms.
  *
  * Must never: clamp a signed denominator, compare it with an absolute
  * epsilon, or launder a NaN.
@@ -48,6 +49,8 @@
 
 #include "block_int.h"
 #include "error.h"
+#include "fixedsum.h"
+#include "gemm.h"
 #include "rng.h"
 
 typedef struct {
@@ -93,7 +96,7 @@ static kern_ws carve(const td_block *b)
 	w.t2 = w.t1 + s->p;
 	w.dk = w.t2 + s->p;
 	w.row = w.dk + s->kmax;
-	w.mix = w.row + (s->nmax + 2) * b->width;
+	w.mix = w.row + s->nmax * (b->width + 1);
 	return w;
 }
 
@@ -148,7 +151,7 @@ static int kern_setup(td_block *b)
 	    (err = td_block_mix_ws(&mix, b, lines, length)))
 		return err;
 	b->ws_len =
-	    (3 * sp + 3) * s->p + 2 * sp * b->n_cells + s->kmax + (s->nmax + 2) * b->width + mix;
+	    (3 * sp + 3) * s->p + 2 * sp * b->n_cells + s->kmax + s->nmax * (b->width + 1) + mix;
 	return 0;
 }
 
@@ -192,41 +195,40 @@ static void masses(const td_block *b, const kern_state *s, int a, td_real *den, 
 
 /*
  * of = the renormalised contraction of zf along spatial axis a, absent
- * outputs 0. Each numerator is summed over j ascending from 0, in the
- * output row itself, all channels at once.
+ * outputs 0. Each line's numerators are one GEMM, K [n x n] times the
+ * line [n x c], whose sums run over j ascending from 0.
  */
-static void contract(const td_block *b, const kern_state *s, int a, td_real *restrict of,
-		     const td_real *restrict zf, const td_real *den, const td_real *deg,
-		     size_t batch)
+static int contract(const td_block *b, const kern_state *s, int a, td_real *restrict of,
+		    const td_real *restrict zf, const td_real *den, const td_real *deg,
+		    size_t batch)
 {
 	const td_fold *f = s->fold[a];
 	const td_real *k = kparams(b) + s->koff[a];
 	const size_t n = f->length, c = b->width;
+	const td_gemm_opts one = TD_GEMM_OPTS_INIT; /* one thread: the lines are many and small */
+	int err;
 
-	for (size_t line = 0; line < batch * f->lines; line++)
+	for (size_t line = 0; line < batch * f->lines; line++) {
+		if ((err = td_gemm(of + line * n * c, c, k, n, zf + line * n * c, c, n, c, n, &one)))
+			return err;
 		for (size_t i = 0; i < n; i++) {
 			size_t at = (line % f->lines) * n + i; /* position within one example */
 			td_real *restrict o = of + (line * n + i) * c;
 
-			memset(o, 0, c * sizeof *o);
-			for (size_t j = 0; j < n; j++) {
-				const td_real *restrict z = zf + (line * n + j) * c;
-				const td_real kij = k[i * n + j];
-
-				for (size_t ch = 0; ch < c; ch++)
-					o[ch] += kij * z[ch];
-			}
 			for (size_t ch = 0; ch < c; ch++) {
 				o[ch] = deg[at] != 0 ? o[ch] : o[ch] / den[at];
 				o[ch] = s->mfold[a][at] ? o[ch] : 0;
 			}
 		}
+	}
+	return 0;
 }
 
 /* The spatial contractions, z[0] (selected input) to z[S]. */
-static void contract_all(td_block *b, const kern_ws *w, size_t batch)
+static int contract_all(td_block *b, const kern_ws *w, size_t batch)
 {
 	const kern_state *s = b->fam;
+	int err;
 
 	for (int a = 0; a < s->n_sp; a++) {
 		td_real *zf = w->zf + (size_t)a * s->p, *of = w->of + (size_t)a * s->p;
@@ -234,9 +236,11 @@ static void contract_all(td_block *b, const kern_ws *w, size_t batch)
 
 		masses(b, s, a, den, deg);
 		td_fold_apply(s->fold[a], batch, b->width, w->z + (size_t)a * s->p, zf);
-		contract(b, s, a, of, zf, den, deg, batch);
+		if ((err = contract(b, s, a, of, zf, den, deg, batch)))
+			return err;
 		td_fold_undo(s->fold[a], batch, b->width, of, w->z + (size_t)(a + 1) * s->p);
 	}
+	return 0;
 }
 
 /* The mixer along time (or per cell), dense in to dense out; dir 1 is backward. */
@@ -267,83 +271,60 @@ static int kern_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
 
 	memcpy(w.z, x, batch * b->n_cells * b->width * sizeof *x);
 	td_select_present(b->mask, b->n_cells, batch, b->width, w.z);
-	contract_all(b, &w, batch);
-	if ((err = time_mix(b, &w, 0, y, w.z + (size_t)s->n_sp * s->p, batch)))
+	if ((err = contract_all(b, &w, batch)) ||
+	    (err = time_mix(b, &w, 0, y, w.z + (size_t)s->n_sp * s->p, batch)))
 		return err;
 	td_select_present(b->mask, b->n_cells, batch, b->width, y);
 	return 0;
 }
 
-/* zt[ch][j] = zf[line][j][ch]: one line's input with its channels as rows. */
-static void transpose_line(td_real *restrict zt, const td_real *restrict z, size_t n, size_t c)
-{
-	for (size_t j = 0; j < n; j++)
-		for (size_t ch = 0; ch < c; ch++)
-			zt[ch * n + j] = z[j * c + ch];
-}
-
-/*
- * One output position i of one line, backwards, with r and o its channels'
- * r_i g_i and out_i (0 when degenerate): dK[i][j] over j for each channel
- * in turn, then dz over channels for each j in turn. A dK element receives
- * its terms line by line, channel by channel; a dz element output by
- * output: the orders of the loop this replaced, which ran j innermost.
- */
-static void contract_back_at(td_real *restrict dk, td_real *restrict dzf, const td_real *k,
-			     const td_real *restrict r, const td_real *restrict o,
-			     const td_real *restrict zt, const uint8_t *restrict m, size_t n,
-			     size_t c)
-{
-	for (size_t ch = 0; ch < c; ch++) {
-		const td_real rc = r[ch], oc = o[ch];
-
-		for (size_t j = 0; j < n; j++) {
-			td_real mo = m[j] ? oc : 0; /* apart, so GCC if-converts and vectorises */
-
-			dk[j] += rc * (zt[ch * n + j] - mo);
-		}
-	}
-	for (size_t j = 0; j < n; j++)
-		for (size_t ch = 0; ch < c; ch++)
-			dzf[j * c + ch] += k[j] * r[ch];
-}
-
 /*
  * The adjoint of contract for axis a: gf (folded, zero at absent outputs)
  * to dzf, adding dL/dK to the slab once. With r_i = 1 (degenerate) or
- * 1/den_i:  dz_j = sum_i K_ij r_i g_i,
- *           dK_ij = sum r_i g_i (z_j - out_i m_j)   (out_i m_j only when not degenerate).
+ * 1/den_i, R the line's rows r_i g_i and q_i = sum_ch R_i,ch out_i,ch
+ * (0 when degenerate):
+ *   dz = K^T R                                 (a GEMM, sums over i ascending)
+ *   dK += R Z^T - q m^T, i.e. dK_ij += sum_ch R_i,ch z_j,ch - q_i m_j
+ * (a GEMM adding into dK, sums over channels ascending, then the q term),
+ * line after line in order: no sum's order depends on the thread count.
  */
-static void contract_back(const td_block *b, kern_state *s, int a, const kern_ws *w,
-			  td_real *dzf, const td_real *gf, size_t batch)
+static int contract_back(const td_block *b, kern_state *s, int a, const kern_ws *w,
+			 td_real *dzf, const td_real *gf, size_t batch)
 {
 	const td_fold *f = s->fold[a];
 	const size_t n = f->length, c = b->width;
 	const td_real *k = kparams(b) + s->koff[a], *zf = w->zf + (size_t)a * s->p;
 	const td_real *of = w->of + (size_t)a * s->p, *den = w->den + (size_t)a * b->n_cells;
 	const td_real *deg = w->deg + (size_t)a * b->n_cells;
-	td_real *zt = w->row, *r = zt + n * c, *o = r + c;
+	td_real *rows = w->row, *q = rows + n * c;
+	td_gemm_opts dz = TD_GEMM_OPTS_INIT, dk = TD_GEMM_OPTS_INIT; /* one thread each */
+	int err;
 
+	dz.trans_a = 1, dk.trans_b = 1, dk.beta = 1;
 	memset(w->dk, 0, n * n * sizeof *w->dk);
-	memset(dzf, 0, batch * b->n_cells * c * sizeof *dzf);
 	for (size_t line = 0; line < batch * f->lines; line++) {
-		size_t base = (line % f->lines) * n; /* the line's first position in one example */
+		const size_t base = (line % f->lines) * n; /* the line's first position in one example */
+		const uint8_t *m = s->mfold[a] + base;
 
-		transpose_line(zt, zf + line * n * c, n, c);
 		for (size_t i = 0; i < n; i++) {
 			const td_real *g = gf + (line * n + i) * c, *oi = of + (line * n + i) * c;
+			td_real *restrict r = rows + i * c;
 			const int dg = deg[base + i] != 0;
 
-			for (size_t ch = 0; ch < c; ch++) {
+			for (size_t ch = 0; ch < c; ch++)
 				r[ch] = dg ? g[ch] : g[ch] / den[base + i];
-				o[ch] = dg ? 0 : oi[ch];
-			}
-			contract_back_at(w->dk + i * n, dzf + line * n * c, k + i * n, r, o, zt,
-					 s->mfold[a] + base, n, c);
+			q[i] = dg ? 0 : (td_real)td_dot_fixed(r, oi, c);
 		}
+		if ((err = td_gemm(dzf + line * n * c, c, k, n, rows, c, n, c, n, &dz)) ||
+		    (err = td_gemm(w->dk, n, rows, c, zf + line * n * c, c, n, n, c, &dk)))
+			return err;
+		for (size_t i = 0; i < n; i++)
+			for (size_t j = 0; j < n; j++)
+				w->dk[i * n + j] -= m[j] ? q[i] : 0;
 	}
 	for (size_t e = 0; e < n * n; e++)
 		kgrads(b)[s->koff[a] + e] += w->dk[e];
+	return 0;
 }
 
 static int kern_backward(td_block *b, td_real *dx, const td_real *dy, size_t batch)
@@ -361,7 +342,8 @@ static int kern_backward(td_block *b, td_real *dx, const td_real *dy, size_t bat
 	td_select_present(b->mask, b->n_cells, batch, b->width, g);
 	for (int a = s->n_sp; a-- > 0;) {
 		td_fold_apply(s->fold[a], batch, b->width, g, w.t1);
-		contract_back(b, s, a, &w, w.t2, w.t1, batch);
+		if ((err = contract_back(b, s, a, &w, w.t2, w.t1, batch)))
+			return err;
 		td_fold_undo(s->fold[a], batch, b->width, w.t2, g);
 		td_select_present(b->mask, b->n_cells, batch, b->width, g);
 	}

@@ -1,12 +1,9 @@
 /*
  * norm.c - RMSNorm forward and backward (see norm.h).
  *
- * A row's sums (of x^2, and of g dy x) run in double over 8 partial sums,
- * partial q taking the elements j = q mod 8 in ascending order, which are
- * then added in one fixed tree: an order that does not depend on the
- * compiler or the vector width, and one that the compiler can keep in
- * vector registers (a single running sum is a chain of dependent adds, a
- * few cycles each, and was most of this file's time).
+ * A row's sums (of x^2, and of g dy x) are td_dot_fixed's (fixedsum.h):
+ * double, in a fixed order that vectorises (one running sum, a chain of
+ * dependent adds, was most of this file's time).
  *
  * Must never: let a gradient's summation order depend on anything but the
  * row order (fixed, serial).
@@ -16,29 +13,14 @@
 #include <math.h>
 #include <string.h>
 
-enum { PARTS = 8 };
-
-/* sum over j of a[j] b[j] in double, in the fixed order above. */
-static double dot_fixed(const td_real *restrict a, const td_real *restrict b, size_t n)
-{
-	double part[PARTS] = {0};
-	size_t j = 0;
-
-	for (; j + PARTS <= n; j += PARTS)
-		for (size_t q = 0; q < PARTS; q++)
-			part[q] += (double)a[j + q] * (double)b[j + q];
-	for (; j < n; j++)
-		part[j % PARTS] += (double)a[j] * (double)b[j];
-	return ((part[0] + part[4]) + (part[2] + part[6])) +
-	       ((part[1] + part[5]) + (part[3] + part[7]));
-}
+#include "fixedsum.h"
 
 void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
 			size_t rows, size_t width)
 {
 	for (size_t r = 0; r < rows; r++) {
 		const td_real *xr = x + r * width;
-		const td_real ivr = (td_real)(1 / sqrt(dot_fixed(xr, xr, width) / (double)width +
+		const td_real ivr = (td_real)(1 / sqrt(td_dot_fixed(xr, xr, width) / (double)width +
 						       TD_RMSNORM_EPS));
 
 		inv[r] = ivr;
@@ -68,7 +50,7 @@ void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td
 			scratch[j] += dyr[j] * xr[j] * ivr;
 			dxr[j] = gain[j] * dyr[j];
 		}
-		c = iv * iv * iv * dot_fixed(dxr, xr, width) / (double)width;
+		c = iv * iv * iv * td_dot_fixed(dxr, xr, width) / (double)width;
 		for (size_t j = 0; j < width; j++)
 			dxr[j] = (td_real)(iv * (double)dxr[j] - c * (double)xr[j]);
 	}
