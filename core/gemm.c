@@ -42,6 +42,7 @@ typedef struct {
 	const td_real *a, *b;
 	size_t ars, aps, brs;
 	size_t mc, nc, kc;
+	int first; /* the block's first k-panel: the tile's old values are not read */
 } panel;
 
 /* acc[i][j] += sum over p ascending of A(i, p) B(p, j) (gemm_kernel.inc). */
@@ -191,11 +192,11 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 	size_t i0 = bi * MC, j0 = bj * NC;
 	size_t mc = min_size(MC, g->m - i0), nc = min_size(NC, g->n - j0);
 
-	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0};
+	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0, 1};
 
-	for (size_t i = 0; i < mc; i++)
+	for (size_t i = 0; g->k == 0 && i < mc; i++) /* no panel: the sums are 0 */
 		memset(s->acc + i * NC, 0, nc * sizeof *s->acc);
-	for (size_t p0 = 0; p0 < g->k; p0 += KC) {
+	for (size_t p0 = 0; p0 < g->k; p0 += KC, pn.first = 0) {
 		pn.kc = min_size(KC, g->k - p0);
 		if (g->o.trans_a) /* A is stored k x m: A(i, p) = a[(p0 + p) lda + i0 + i] */
 			pn.a = g->a + p0 * g->lda + i0, pn.ars = 1, pn.aps = g->lda;

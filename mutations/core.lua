@@ -859,8 +859,8 @@ mutant {
 mutant {
   name = "gemm-last-partial-k-panel-dropped",
   file = "core/gemm.c",
-  find = "for (size_t p0 = 0; p0 < g->k; p0 += KC) {",
-  replace = "for (size_t p0 = 0; p0 + KC <= g->k; p0 += KC) {",
+  find = "for (size_t p0 = 0; p0 < g->k; p0 += KC, pn.first = 0) {",
+  replace = "for (size_t p0 = 0; p0 + KC <= g->k; p0 += KC, pn.first = 0) {",
   guards = { "test_gemm_matches_a_naive_triple_loop",
              "test_gemm_with_beta_zero_the_old_c_is_never_read" },
   designed_against = "a blocked loop that only visits whole panels silently drops the tail of every sum",
@@ -870,8 +870,8 @@ mutant {
 mutant {
   name = "gemm-k-panels-in-worker-order",
   file = "core/gemm.c",
-  find = "\tfor (size_t p0 = 0; p0 < g->k; p0 += KC) {\n\t\tpn.kc = min_size(KC, g->k - p0);",
-  replace = "\tfor (size_t q = 0, panels = (g->k + KC - 1) / KC; q < panels; q++) {\n\t\tsize_t p0 = (q + (bi * g->n_bj + bj) % g->workers) % panels * KC;\n\t\tpn.kc = min_size(KC, g->k - p0);",
+  find = "\tfor (size_t p0 = 0; p0 < g->k; p0 += KC, pn.first = 0) {\n\t\tpn.kc = min_size(KC, g->k - p0);",
+  replace = "\tfor (size_t q = 0, panels = (g->k + KC - 1) / KC; q < panels; q++, pn.first = 0) {\n\t\tsize_t p0 = (q + (bi * g->n_bj + bj) % g->workers) % panels * KC;\n\t\tpn.kc = min_size(KC, g->k - p0);",
   guards = { "test_gemm_results_are_bitwise_equal_for_any_thread_count",
              "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
   designed_against = "a summation order that depends on the thread count makes results differ in the last bits between runs",
@@ -916,6 +916,16 @@ mutant {
   guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
   designed_against = "a faster kernel that reorders a sum: results agree to rounding with a reference, and differ in the last bits from the documented order and from other kernels",
   why = "runs the register block's k loop from the end of the panel",
+}
+
+mutant {
+  name = "gemm-k-zero-tile-not-cleared",
+  file = "core/gemm.c",
+  find = "for (size_t i = 0; g->k == 0 && i < mc; i++)",
+  replace = "for (size_t i = 0; 0 && i < mc; i++)",
+  guards = { "test_gemm_matches_a_naive_triple_loop" },
+  designed_against = "a kernel that starts its sums in registers leaves the tile unwritten when there is nothing to sum",
+  why = "with k = 0 no panel runs, so C = alpha * (stale stack) + beta * C instead of beta * C",
 }
 
 mutant {
