@@ -224,11 +224,43 @@ static int check_call(const td_block *b, const void *out, const void *in, size_t
 	return 0;
 }
 
-void td_block_select(const td_block *b, size_t batch, size_t channels, td_real *buf)
+/* Whether cell c of example e is present: on the lattice, and in the example's own mask if set. */
+static int present(const td_block *b, size_t e, size_t c)
 {
-	td_select_present(b->mask, b->n_cells, batch, channels, buf);
-	if (b->emask)
-		td_select_present_each(b->emask, b->n_cells, batch, channels, buf);
+	return b->mask[c] && (!b->emask || b->emask[e * b->n_cells + c]);
+}
+
+/* dst = src, or 0 when !keep: a selection, never a multiplication. */
+static void copy_or_zero(td_real *restrict dst, const td_real *restrict src, size_t n, int keep)
+{
+	if (keep)
+		for (size_t i = 0; i < n; i++)
+			dst[i] = src[i];
+	else
+		for (size_t i = 0; i < n; i++)
+			dst[i] = 0;
+}
+
+void td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
+			  const td_real *x, td_real *xf)
+{
+	const size_t n = f->n_cells;
+
+	for (size_t e = 0; e < batch; e++)
+		for (size_t k = 0; k < n; k++)
+			copy_or_zero(xf + (e * n + k) * channels, x + (e * n + f->fold[k]) * channels,
+				     channels, present(b, e, f->fold[k]));
+}
+
+void td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
+			    const td_real *xf, td_real *x)
+{
+	const size_t n = f->n_cells;
+
+	for (size_t e = 0; e < batch; e++)
+		for (size_t c = 0; c < n; c++)
+			copy_or_zero(x + (e * n + c) * channels, xf + (e * n + f->unfold[c]) * channels,
+				     channels, present(b, e, c));
 }
 
 int td_block_set_example_mask(td_block *b, const uint8_t *mask)

@@ -42,8 +42,18 @@ struct td_block {
 	void *fam;	     /* the family's state, freed by ops->free_fam */
 };
 
-/* buf [batch][n_cells][channels]: cells absent on the lattice or in their example become 0. */
-void td_block_select(const td_block *b, size_t batch, size_t channels, td_real *buf);
+/*
+ * xf = fold(select(x)) in one pass: xf [batch][n_cells][channels] gets, at
+ * folded position k, cell f->fold[k]'s row of x, or 0 when that cell is
+ * absent on the lattice or in its example. Selection, not multiplication:
+ * an absent cell's NaN or infinity never reaches xf.
+ */
+void td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
+			  const td_real *x, td_real *xf);
+
+/* x = select(unfold(xf)) in one pass: the inverse of the above, absent cells written as 0. */
+void td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
+			    const td_real *xf, td_real *x);
 
 extern const td_block_ops td_family_scan_ops;
 extern const td_block_ops td_family_kernel_ops;

@@ -2,15 +2,14 @@
  * family_scan.c - the axial scan: one plan step of an axial model.
  *
  * Forward, for the step's axis a and direction:
- *   sel = select_present(x)              absent cells become 0
- *   xf  = fold_a(sel)                    [batch * lines][size_a][width]
+ *   xf  = fold_a(select_present(x))      [batch * lines][size_a][width],
+ *                                        absent cells 0
  *   yf  = mixer(xf)                      along a, reversed if the step is
  *   y   = select_present(unfold_a(yf))   absent cells written as 0
- * Backward runs the same chain adjoint: select, fold, mixer backward,
- * unfold, select.
+ * Backward runs the same chain adjoint: select and fold, mixer backward,
+ * unfold and select. Each select-and-(un)fold is one pass (block.c).
  *
  * Workspace, for P = max_batch * n_cells * width values:
- *   sel [P]    the selected input, then the selected gradient (scratch)
  *   xf  [P]    folded input / gradient (scratch: the mixer saves its own copy)
  *   yf  [P]    folded output / input gradient (scratch)
  *   mix [...]  the mixer's chunk workspaces (saved for the backward)
@@ -19,7 +18,6 @@
  * direction from anywhere but the step.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "block_int.h"
 #include "error.h"
@@ -30,7 +28,7 @@ typedef struct {
 } scan_state;
 
 typedef struct {
-	td_real *sel, *xf, *yf, *mix;
+	td_real *xf, *yf, *mix;
 } scan_ws;
 
 static scan_ws carve(const td_block *b)
@@ -38,8 +36,7 @@ static scan_ws carve(const td_block *b)
 	const scan_state *s = b->fam;
 	scan_ws w;
 
-	w.sel = b->ws;
-	w.xf = w.sel + s->p;
+	w.xf = b->ws;
 	w.yf = w.xf + s->p;
 	w.mix = w.yf + s->p;
 	return w;
@@ -60,24 +57,20 @@ static int scan_setup(td_block *b)
 					"the scan buffers")) ||
 	    (err = td_block_mix_ws(&mix, b, b->o.max_batch * s->fold->lines, s->fold->length)))
 		return err;
-	return td_mixer_size_muladd(&b->ws_len, 3, s->p, mix, "the scan workspace");
+	return td_mixer_size_muladd(&b->ws_len, 2, s->p, mix, "the scan workspace");
 }
 
 static int scan_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
 {
 	const scan_state *s = b->fam;
 	scan_ws w = carve(b);
-	size_t n = batch * b->n_cells * b->width;
 	int err;
 
-	memcpy(w.sel, x, n * sizeof *x);
-	td_block_select(b, batch, b->width, w.sel);
-	td_fold_apply(s->fold, batch, b->width, w.sel, w.xf);
+	td_block_fold_select(b, s->fold, batch, b->width, x, w.xf);
 	if ((err = td_block_mix_forward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
 					w.mix)))
 		return err;
-	td_fold_undo(s->fold, batch, b->width, w.yf, y);
-	td_block_select(b, batch, b->width, y);
+	td_block_unfold_select(b, s->fold, batch, b->width, w.yf, y);
 	return 0;
 }
 
@@ -85,17 +78,13 @@ static int scan_backward(td_block *b, td_real *dx, const td_real *dy, size_t bat
 {
 	const scan_state *s = b->fam;
 	scan_ws w = carve(b);
-	size_t n = batch * b->n_cells * b->width;
 	int err;
 
-	memcpy(w.sel, dy, n * sizeof *dy);
-	td_block_select(b, batch, b->width, w.sel);
-	td_fold_apply(s->fold, batch, b->width, w.sel, w.xf);
+	td_block_fold_select(b, s->fold, batch, b->width, dy, w.xf);
 	if ((err = td_block_mix_backward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
 					 w.mix)))
 		return err;
-	td_fold_undo(s->fold, batch, b->width, w.yf, dx);
-	td_block_select(b, batch, b->width, dx);
+	td_block_unfold_select(b, s->fold, batch, b->width, w.yf, dx);
 	return 0;
 }
 

@@ -734,8 +734,8 @@ mutant {
 mutant {
   name = "block-example-mask-not-applied",
   file = "core/block.c",
-  find = "\tif (b->emask)\n\t\ttd_select_present_each(b->emask, b->n_cells, batch, channels, buf);",
-  replace = "",
+  find = "return b->mask[c] && (!b->emask || b->emask[e * b->n_cells + c]);",
+  replace = "return b->mask[c] && (!b->emask || b->emask[e * b->n_cells + c] || 1);",
   guards = { "test_a_scan_block_obeys_a_mask_per_example" },
   designed_against = "a block used alone must obey the example's mask too, not rely on its caller",
   why = "the scan block mixes the values of cells absent from their example",
