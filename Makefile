@@ -123,17 +123,17 @@ $(BUILD)/.pkgcheck:
 	@mkdir -p $(@D) && touch $@
 
 $(BUILD)/core/%.o $(BUILD)/harness/%.o $(BUILD)/ledger/%.o: | $(BUILD)/.pkgcheck
-$(BUILD)/core/%.o: core/%.c
+$(BUILD)/core/%.o: core/%.c $(BUILD)/.flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
-$(BUILD)/harness/%.o: harness/%.c
+$(BUILD)/harness/%.o: harness/%.c $(BUILD)/.flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
-$(BUILD)/ledger/%.o: ledger/%.c
+$(BUILD)/ledger/%.o: ledger/%.c $(BUILD)/.flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
 
-$(BUILD)/kernels/nocuda.o: kernels/nocuda.c | $(BUILD)/.pkgcheck
+$(BUILD)/kernels/nocuda.o: kernels/nocuda.c $(BUILD)/.flags | $(BUILD)/.pkgcheck
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
 
@@ -150,6 +150,13 @@ $(BUILD)/.cuda: FORCE
 	@echo "$(CUDA)" > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
+# The compiler flags this build directory was last built with: changing
+# them (ARCH, CFLAGS) rebuilds every object, not only the edited ones.
+$(BUILD)/.flags: FORCE
+	@mkdir -p $(@D)
+	@echo '$(CC) $(CFLAGS_ALL) $(CONV)' > $@.tmp
+	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
+
 $(LIBCORE): $(CORE_OBJ) $(KERN_OBJ) $(BUILD)/.cuda
 	@rm -f $@
 	$(AR) rcs $@ $(CORE_OBJ) $(KERN_OBJ)
@@ -164,7 +171,7 @@ $(BUILD)/%: $(BUILD)/harness/%_main.o $(LIBAUDIT) $(LIBCORE)
 	$(CC) $(VFLAGS) $^ -o $@ $(LDLIBS_ALL)
 
 # Benchmark programs (bench/*.c): built with everything, so they cannot rot.
-$(BUILD)/bench/%: bench/%.c $(LIBCORE) | $(BUILD)/.pkgcheck
+$(BUILD)/bench/%: bench/%.c $(LIBCORE) $(BUILD)/.flags | $(BUILD)/.pkgcheck
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CONV) $< $(LIBCORE) -o $@ $(LDLIBS_ALL)
 
@@ -175,7 +182,7 @@ $(BUILD)/tests/groups.h: FORCE
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
 $(BUILD)/tests/tdtest.o: $(BUILD)/tests/groups.h
-$(BUILD)/tests/%.o: tests/%.c | $(BUILD)/.pkgcheck
+$(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(BUILD)/.pkgcheck
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -I$(BUILD)/tests -DTD_SOURCE_DIR='"$(CURDIR)"' -DTD_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -c $< -o $@
 
