@@ -10,7 +10,13 @@ loop, the kernel family's renormalised contractions as einsum, RMSNorm and
 the residual stream as model.c computes them. It runs build/bench/core in
 the same invocation (first, so the two never share the machine), prints its
 output (with its roofline columns), then one table of both times and the
-ratio PyTorch / C per case and thread count.
+ratio PyTorch / C per case and thread count, and against the target of a
+C core 3x faster than PyTorch: the time 3x needs (PyTorch's / 3), the
+floor this machine puts under the case (its operations, as bench/core
+counts them, at bench/core's measured peak for that many threads), and
+a verdict - "met", "not met", or "beyond peak" where even the floor is
+above the time 3x needs, so that no implementation of those operations on
+this machine could meet it.
 
 It shows which BLAS PyTorch really calls: torch.__config__.show()'s BLAS
 line and the BLAS library mapped into this process. Debian's python3-torch
@@ -247,12 +253,23 @@ def c_figures(argv):
         sys.stdout.write(run.stderr)
         print("build/bench/core exited %d: outputs DIFFER across thread counts or a case failed"
               % run.returncode)
-    figs = {}
+    figs, peak = {}, None
     for line in run.stdout.splitlines():
-        m = re.match(r"(\S+)\s+([\d.]+) ms\s+([\d.]+) ms", line)
+        m = re.match(r"(\S+)\s+([\d.]+) ms\s+([\d.]+) ms\s+\S+\s+bitwise equal\s+([\d.]+)", line)
         if m:
-            figs[m.group(1)] = (float(m.group(2)) / 1e3, float(m.group(3)) / 1e3)
-    return figs, run.returncode
+            figs[m.group(1)] = (float(m.group(2)) / 1e3, float(m.group(3)) / 1e3,
+                                float(m.group(4)) * 1e9)
+        m = re.match(r"peak, 1 thread: ([\d.]+) GFLOP/s", line)
+        if m:
+            peak = float(m.group(1)) * 1e9
+    return figs, peak, run.returncode
+
+
+def verdict(c, torch_time, floor):
+    """Against the 3x target: met, not met, or beyond what the machine's peak allows."""
+    if c * 3 <= torch_time:
+        return "met"
+    return "beyond peak" if floor * 3 > torch_time else "not met"
 
 
 def main():
@@ -262,14 +279,23 @@ def main():
     print("eager PyTorch on the CPU, forward+backward, float32, best of %d; "
           "ratio = PyTorch / C core (above 1: the C core is faster)" % reps)
     print()
-    c, rc = c_figures(argv)
+    c, peak, rc = c_figures(argv)
+    if peak is None:
+        print("build/bench/core printed no peak line; cannot place the cases against it")
+        return 1
     print()
-    print("%-24s %8s %11s %11s %8s" % ("case", "threads", "C core", "PyTorch", "ratio"))
+    print("3x needs = PyTorch / 3; floor = the case's operations at %.1f GFLOP/s per thread "
+          "(bench/core's peak)" % (peak * 1e-9))
+    print("%-24s %7s %10s %10s %7s %10s %10s  %s" % ("case", "threads", "C core", "PyTorch",
+                                                     "ratio", "3x needs", "floor",
+                                                     "3x target"))
     for name in c:
         for i, threads in enumerate((1, 2)):
             t = best(name, threads, reps)
-            print("%-24s %8d %8.1f ms %8.1f ms %7.2fx" % (name, threads, c[name][i] * 1e3,
-                                                          t * 1e3, t / c[name][i]))
+            floor = c[name][2] / (peak * threads)
+            print("%-24s %7d %7.1f ms %7.1f ms %6.2fx %7.1f ms %7.1f ms  %s"
+                  % (name, threads, c[name][i] * 1e3, t * 1e3, t / c[name][i], t / 3 * 1e3,
+                     floor * 1e3, verdict(c[name][i], t, floor)))
             sys.stdout.flush()
     return rc
 
