@@ -929,6 +929,26 @@ mutant {
 }
 
 mutant {
+  name = "gemm-pool-kept-across-fork",
+  file = "core/gemm.c",
+  find = "\tpthread_atfork(NULL, NULL, pool_after_fork);",
+  replace = "\t(void)pool_after_fork;",
+  guards = { "test_gemm_with_threads_works_in_a_child_after_fork" },
+  designed_against = "a process-wide thread pool copied by fork(): the child inherits the bookkeeping of workers that do not exist in it",
+  why = "a child that multiplies with threads waits for the parent's workers forever",
+}
+
+mutant {
+  name = "gemm-pool-shared-by-two-calls",
+  file = "core/gemm.c",
+  find = "if (pthread_mutex_trylock(&pool.use) != 0) {",
+  replace = "if (pthread_mutex_trylock(&pool.use) != 0 && 0) {",
+  guards = { "test_gemm_called_from_two_threads_at_once_gives_the_same_bits" },
+  designed_against = "shared state behind a library call that two threads may make at once",
+  why = "a second caller posts its job over the first's: shares run on the wrong matrices, or a caller waits forever",
+}
+
+mutant {
   name = "gemm-ldb-unchecked",
   file = "core/gemm.c",
   find = "if (ldb < b_cols)",

@@ -34,14 +34,25 @@
  *     comparison and the thread-count test both tolerate
  *       -> every_element_is_its_sum_in_k_order_bitwise
  *
+ *   - the worker pool not reset in a child after fork (no pthread_atfork)
+ *       -> with_threads_works_in_a_child_after_fork (the child hangs and
+ *          its alarm fires)
+ *   - two callers posting jobs to the pool at once (the busy check
+ *     dropped) -> called_from_two_threads_at_once_gives_the_same_bits (it
+ *     hangs: the guard fails by the runner's timeout)
+ *
  * Second reference: the contract of gemm.h itself, the sum in k order in
  * td_real, held bitwise (every_element_is_its_sum_in_k_order_bitwise).
  */
 #include "tdtest.h"
 
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "../core/error.h"
 #include "../core/gemm.h"
@@ -226,6 +237,84 @@ static void test_gemm_every_element_is_its_sum_in_k_order_bitwise(void **state)
 	kernels_done(ran);
 }
 
+/* One caller of the concurrency test: its own C, computed `rounds` times with 2 threads. */
+typedef struct {
+	const mat *a, *b;
+	td_real *c;
+	size_t m, n, k;
+	int rounds, err;
+	pthread_barrier_t *start; /* both callers begin together, so that their calls overlap */
+} caller;
+
+static void *caller_main(void *arg)
+{
+	caller *cl = arg;
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+	o.threads = 2;
+	pthread_barrier_wait(cl->start);
+	for (int r = 0; r < cl->rounds && !cl->err; r++)
+		cl->err = td_gemm(cl->c, cl->n, cl->a->v, cl->k, cl->b->v, cl->n, cl->m, cl->n, cl->k,
+				  &o);
+	return NULL;
+}
+
+static void test_gemm_called_from_two_threads_at_once_gives_the_same_bits(void **state)
+{
+	const size_t m = 100, n = 300, k = 40; /* enough blocks for 2 workers */
+	mat a = mat_new(m, k, 0, 1), b = mat_new(k, n, 0, 2);
+	td_real *want = calloc(m * n, sizeof *want);
+	caller cl[2];
+	pthread_t tid[2];
+	pthread_barrier_t start;
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+	(void)state;
+	assert_non_null(want);
+	assert_int_equal(pthread_barrier_init(&start, NULL, 2), 0);
+	assert_int_equal(td_gemm(want, n, a.v, k, b.v, n, m, n, k, &o), 0); /* 1 thread */
+	for (int t = 0; t < 2; t++) {
+		cl[t] = (caller){&a, &b, calloc(m * n, sizeof(td_real)), m, n, k, 1000, 0, &start};
+		assert_non_null(cl[t].c);
+		assert_int_equal(pthread_create(&tid[t], NULL, caller_main, &cl[t]), 0);
+	}
+	for (int t = 0; t < 2; t++) {
+		pthread_join(tid[t], NULL);
+		assert_int_equal(cl[t].err, 0);
+		assert_memory_equal(cl[t].c, want, m * n * sizeof *want);
+		free(cl[t].c);
+	}
+	pthread_barrier_destroy(&start);
+	free(want), free(a.v), free(b.v);
+}
+
+static void test_gemm_with_threads_works_in_a_child_after_fork(void **state)
+{
+	const size_t m = 100, n = 300, k = 40;
+	mat a = mat_new(m, k, 0, 1), b = mat_new(k, n, 0, 2);
+	td_real *c = calloc(m * n, sizeof *c), *want = calloc(m * n, sizeof *want);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int status = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_true(c && want);
+	o.threads = 2; /* the parent's workers exist from here on */
+	assert_int_equal(td_gemm(want, n, a.v, k, b.v, n, m, n, k, &o), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) { /* the child: a hang (waiting for workers it lacks) ends at the alarm */
+		alarm(3);
+		_exit(td_gemm(c, n, a.v, k, b.v, n, m, n, k, &o) != 0 ||
+		      memcmp(c, want, m * n * sizeof *c) != 0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("the child died of signal %d (SIGALRM: it hung in td_gemm)", WTERMSIG(status));
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	free(c), free(want), free(a.v), free(b.v);
+}
+
 static void test_gemm_kernels_are_chosen_by_name_and_unknown_names_refused(void **state)
 {
 	const char *def = td_gemm_kernel();
@@ -315,6 +404,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gemm_every_element_is_its_sum_in_k_order_bitwise),
     cmocka_unit_test(test_gemm_results_are_bitwise_equal_for_any_thread_count),
     cmocka_unit_test(test_gemm_kernels_are_chosen_by_name_and_unknown_names_refused),
+    cmocka_unit_test(test_gemm_called_from_two_threads_at_once_gives_the_same_bits),
+    cmocka_unit_test(test_gemm_with_threads_works_in_a_child_after_fork),
     cmocka_unit_test(test_gemm_with_beta_zero_the_old_c_is_never_read),
     cmocka_unit_test(test_gemm_leaves_the_padding_outside_the_matrix_untouched),
     cmocka_unit_test(test_gemm_bad_arguments_are_refused_with_a_message),
