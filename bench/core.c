@@ -168,6 +168,7 @@ static const struct {
 } kinds[] = {{"lru", TD_MIXER_LRU},
 	     {"conv", TD_MIXER_CONV},
 	     {"gru", TD_MIXER_GRU},
+	     {"lstm", TD_MIXER_LSTM},
 	     {"attention", TD_MIXER_ATTENTION}};
 static const char *const family_names[] = {"", "scan", "kernel", "flatten"};
 
@@ -509,7 +510,7 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 
 int main(int argc, char **argv)
 {
-	bench_case cases[4 + 2 * 3 * 4];
+	bench_case cases[N_KINDS + 2 * 3 * N_KINDS];
 	size_t n_cases = make_cases(cases);
 	const char *only = NULL, *peak_what = NULL;
 	int reps = 3, failed = 0;
