@@ -26,6 +26,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fastmath.h"
 #include "gemm.h"
 #include "mixer_int.h"
 
@@ -86,11 +87,6 @@ static size_t at(size_t s, size_t length, int reverse)
 	return reverse ? length - 1 - s : s;
 }
 
-static td_real sigmoid(td_real v)
-{
-	return (td_real)(1 / (1 + exp(-(double)v)));
-}
-
 /* gh = h_{t-1} U^T + c for every line at step s (just c at s = 0). */
 static int step_gh(td_mixer *m, gru_ws *w, size_t lines, size_t length, size_t s)
 {
@@ -107,10 +103,45 @@ static int step_gh(td_mixer *m, gru_ws *w, size_t lines, size_t length, size_t s
 				   td_mixer_slab_at(m, m->params, T_U), h, lines, 3 * h, h, &o)))
 			return err;
 	}
-	for (size_t l = 0; l < lines; l++)
-		for (size_t k = 0; k < 3 * h; k++)
-			w->gh[l * 3 * h + k] = (s > 0 ? w->gh[l * 3 * h + k] : 0) + c[k];
+	for (size_t l = 0; l < lines; l++) {
+		td_real *row = w->gh + l * 3 * h;
+
+		if (s > 0)
+			for (size_t k = 0; k < 3 * h; k++)
+				row[k] += c[k];
+		else
+			memcpy(row, c, 3 * h * sizeof *row);
+	}
 	return 0;
+}
+
+/*
+ * One line's gates: rz holds the r and z pre-activations from x (2H) and
+ * gets the gates, n holds n's from x (H) and gets n, ghn gets Un h_{t-1} + cn;
+ * gh is the line's h_{t-1} U^T + c (3H). A simple loop per gate over the
+ * row, so that each vectorises (td_sigmoid and td_tanh are inline).
+ */
+static void gates_row(td_real *restrict rz, td_real *restrict n, td_real *restrict ghn,
+		      const td_real *restrict gh, size_t h)
+{
+	for (size_t k = 0; k < 2 * h; k++)
+		rz[k] = td_sigmoid(rz[k] + gh[k]);
+	for (size_t k = 0; k < h; k++) {
+		ghn[k] = gh[2 * h + k];
+		n[k] = td_tanh(n[k] + rz[k] * gh[2 * h + k]);
+	}
+}
+
+/* h_t = (1 - z) n + z h_{t-1} for one line; hp NULL at the sweep's first step (h_{-1} = 0). */
+static void state_row(td_real *restrict ht, const td_real *restrict z, const td_real *restrict n,
+		      const td_real *restrict hp, size_t h)
+{
+	if (hp)
+		for (size_t k = 0; k < h; k++)
+			ht[k] = (1 - z[k]) * n[k] + z[k] * hp[k];
+	else
+		for (size_t k = 0; k < h; k++)
+			ht[k] = (1 - z[k]) * n[k];
 }
 
 /* Step s of every line: gates from gx (already in gates) and gh, then h_t. */
@@ -120,17 +151,11 @@ static void step_forward(td_mixer *m, gru_ws *w, size_t lines, size_t length, si
 
 	for (size_t l = 0; l < lines; l++) {
 		td_real *g = w->gates + (l * length + t) * 4 * h, *ht = w->h + (l * length + t) * h;
-		const td_real *gh = w->gh + l * 3 * h;
 		const td_real *hp =
 		    s ? w->h + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
 
-		for (size_t k = 0; k < h; k++) {
-			td_real r = sigmoid(g[k] + gh[k]), z = sigmoid(g[h + k] + gh[h + k]);
-			td_real n = (td_real)tanh((double)(g[2 * h + k] + r * gh[2 * h + k]));
-
-			ht[k] = (1 - z) * n + z * (hp ? hp[k] : 0);
-			g[k] = r, g[h + k] = z, g[2 * h + k] = n, g[3 * h + k] = gh[2 * h + k];
-		}
+		gates_row(g, g + 2 * h, g + 3 * h, w->gh + l * 3 * h, h);
+		state_row(ht, g + h, g + 2 * h, hp, h);
 	}
 }
 
@@ -162,9 +187,29 @@ static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, 
 }
 
 /*
- * Step s of every line, backwards: from dh = dy_t + carry, the gate
- * adjoints into dgx and dgh, and carry = dh * z (the direct path to h_{t-1}).
+ * One position of one line, backwards: from dh = dy + carry, the gate
+ * adjoints into dgx and dgh (3H each), and carry = dh * z (the direct path
+ * to h_{t-1}). g is the position's saved r, z, n and Un h_{t-1} + cn, hp
+ * its h_{t-1} (zeros at the sweep's first step).
  */
+static void back_row(td_real *restrict dgx, td_real *restrict dgh, td_real *restrict carry,
+		     const td_real *restrict g, const td_real *restrict dy,
+		     const td_real *restrict hp, size_t h)
+{
+	for (size_t k = 0; k < h; k++) {
+		td_real r = g[k], z = g[h + k], n = g[2 * h + k], ghn = g[3 * h + k];
+		td_real dh = dy[k] + carry[k];
+		td_real dz = dh * (hp[k] - n) * z * (1 - z);
+		td_real dn = dh * (1 - z) * (1 - n * n);
+		td_real dr = dn * ghn * r * (1 - r);
+
+		dgx[k] = dr, dgx[h + k] = dz, dgx[2 * h + k] = dn;
+		dgh[k] = dr, dgh[h + k] = dz, dgh[2 * h + k] = dn * r;
+		carry[k] = dh * z;
+	}
+}
+
+/* Step s of every line, backwards; needs w->hp (td_mixer_shift_prev of w->h). */
 static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_t lines,
 			  size_t length, size_t s)
 {
@@ -172,22 +217,9 @@ static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_
 
 	for (size_t l = 0; l < lines; l++) {
 		size_t pos = l * length + t;
-		const td_real *g = w->gates + pos * 4 * h;
-		const td_real *hp =
-		    s ? w->h + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
-		td_real *dgx = w->dgx + pos * 3 * h, *dgh = w->dgh + pos * 3 * h;
 
-		for (size_t k = 0; k < h; k++) {
-			td_real r = g[k], z = g[h + k], n = g[2 * h + k], ghn = g[3 * h + k];
-			td_real dh = dy[pos * h + k] + w->carry[l * h + k];
-			td_real dz = dh * ((hp ? hp[k] : 0) - n) * z * (1 - z);
-			td_real dn = dh * (1 - z) * (1 - n * n);
-			td_real dr = dn * ghn * r * (1 - r);
-
-			dgx[k] = dr, dgx[h + k] = dz, dgx[2 * h + k] = dn;
-			dgh[k] = dr, dgh[h + k] = dz, dgh[2 * h + k] = dn * r;
-			w->carry[l * h + k] = dh * z;
-		}
+		back_row(w->dgx + pos * 3 * h, w->dgh + pos * 3 * h, w->carry + l * h,
+			 w->gates + pos * 4 * h, dy + pos * h, w->hp + pos * h, h);
 	}
 }
 
@@ -241,9 +273,9 @@ static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t line
 
 	acc.threads = put.threads = m->o.threads;
 	acc.beta = 1, acc.trans_a = 1;
+	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
 	if ((err = recurrence_backward(m, &w, dy, lines, length)))
 		return err;
-	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
 	bias_grads(m, &w, p);
 	/* dW += dgx^T x and dU += dgh^T hp: [3H x P] [P x H] */
 	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_W), h, w.dgx, 3 * h, w.x, h, 3 * h, h, p,

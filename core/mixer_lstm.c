@@ -16,7 +16,8 @@
  *   s      [P][H]    the cell states (saved)
  *   gates  [P][4H]   pre-activations, then i, f, g, o per position (saved)
  *   dg     [P][4H]   dL/d(pre-activations) (backward scratch)
- *   hp     [P][H]    h_{t-1} per position, 0 at a line's start (backward scratch)
+ *   hp     [P][H]    s_{t-1} per position during the recurrence, then h_{t-1};
+ *                    0 at a line's start (backward scratch)
  *   dh, ds [L][H]    dL/dh_{t-1} and dL/ds_{t-1} flowing to the previous step
  *                    (backward scratch)
  *   db     [4H]      dL/db (= dL/dc) summed before it reaches the slab (scratch)
@@ -29,6 +30,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fastmath.h"
 #include "gemm.h"
 #include "mixer_int.h"
 
@@ -89,16 +91,6 @@ static size_t at(size_t s, size_t length, int reverse)
 	return reverse ? length - 1 - s : s;
 }
 
-static td_real sigmoid(td_real v)
-{
-	return (td_real)(1 / (1 + exp(-(double)v)));
-}
-
-static td_real tanh_r(td_real v)
-{
-	return (td_real)tanh((double)v);
-}
-
 /* gates[t] += h_{t-1} U^T for every line at step s >= 1: [lines x H] [H x 4H]. */
 static int step_recurrent(td_mixer *m, lstm_ws *w, size_t lines, size_t length, size_t s)
 {
@@ -109,6 +101,40 @@ static int step_recurrent(td_mixer *m, lstm_ws *w, size_t lines, size_t length, 
 	return td_gemm(w->gates + at(s, length, m->o.reverse) * 4 * h, length * 4 * h,
 		       w->h + at(s - 1, length, m->o.reverse) * h, length * h,
 		       td_mixer_slab_at(m, m->params, T_U), h, lines, 4 * h, h, &o);
+}
+
+/*
+ * One line's gates in place: g holds the pre-activations of i, f, g, o
+ * (H each) and gets the gates. A simple loop per activation over the row,
+ * so that each vectorises (td_sigmoid and td_tanh are inline).
+ */
+static void gates_row(td_real *restrict ifg, td_real *restrict gg, td_real *restrict o, size_t h)
+{
+	for (size_t k = 0; k < 2 * h; k++)
+		ifg[k] = td_sigmoid(ifg[k]);
+	for (size_t k = 0; k < h; k++)
+		gg[k] = td_tanh(gg[k]);
+	for (size_t k = 0; k < h; k++)
+		o[k] = td_sigmoid(o[k]);
+}
+
+/*
+ * s_t = f s_{t-1} + i g and h_t = o tanh(s_t) for one line, from its gates
+ * g (i, f, g, o); sp is s_{t-1}, NULL at the sweep's first step (s_{-1} = 0).
+ */
+static void state_row(td_real *restrict st, td_real *restrict ht, const td_real *restrict g,
+		      const td_real *restrict sp, size_t h)
+{
+	const td_real *i = g, *f = g + h, *gg = g + 2 * h, *o = g + 3 * h;
+
+	if (sp)
+		for (size_t k = 0; k < h; k++)
+			st[k] = f[k] * sp[k] + i[k] * gg[k];
+	else
+		for (size_t k = 0; k < h; k++)
+			st[k] = i[k] * gg[k];
+	for (size_t k = 0; k < h; k++)
+		ht[k] = o[k] * td_tanh(st[k]);
 }
 
 /* Step s of every line: the gates from their pre-activations, then s_t and h_t. */
@@ -122,15 +148,8 @@ static void step_forward(td_mixer *m, lstm_ws *w, size_t lines, size_t length, s
 		const td_real *sp =
 		    s ? w->s + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
 
-		for (size_t k = 0; k < h; k++) {
-			td_real i = sigmoid(g[k]), f = sigmoid(g[h + k]);
-			td_real gg = tanh_r(g[2 * h + k]), o = sigmoid(g[3 * h + k]);
-			td_real st = f * (sp ? sp[k] : 0) + i * gg;
-
-			w->s[pos * h + k] = st;
-			w->h[pos * h + k] = o * tanh_r(st);
-			g[k] = i, g[h + k] = f, g[2 * h + k] = gg, g[3 * h + k] = o;
-		}
+		gates_row(g, g + 2 * h, g + 3 * h, h);
+		state_row(w->s + pos * h, w->h + pos * h, g, sp, h);
 	}
 }
 
@@ -163,9 +182,33 @@ static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines,
 }
 
 /*
- * Step s of every line, backwards: from dh = dy_t + (dL/dh_t through
- * step s+1) and ds (dL/ds_t through step s+1), the gate adjoints into dg,
- * and ds = ds_t * f, the cell's direct path to s_{t-1}.
+ * One position of one line, backwards: from dh = dy_t + (dL/dh_t through
+ * step s+1) and ds (dL/ds_t through step s+1), the gate adjoints into dg
+ * (4H), and ds = ds_t * f, the cell's direct path to s_{t-1}. g is the
+ * position's saved gates, st its s_t, sp its s_{t-1} (zeros at the sweep's
+ * first step).
+ */
+static void back_row(td_real *restrict dg, td_real *restrict dh_next, td_real *restrict ds_next,
+		     const td_real *restrict g, const td_real *restrict st,
+		     const td_real *restrict sp, const td_real *restrict dy, size_t h)
+{
+	for (size_t k = 0; k < h; k++) {
+		td_real i = g[k], f = g[h + k], gg = g[2 * h + k], o = g[3 * h + k];
+		td_real ts = td_tanh(st[k]);
+		td_real dh = dy[k] + dh_next[k];
+		td_real ds = dh * o * (1 - ts * ts) + ds_next[k];
+
+		dg[k] = ds * gg * i * (1 - i);
+		dg[h + k] = ds * sp[k] * f * (1 - f);
+		dg[2 * h + k] = ds * i * (1 - gg * gg);
+		dg[3 * h + k] = dh * ts * o * (1 - o);
+		ds_next[k] = ds * f;
+	}
+}
+
+/*
+ * Step s of every line, backwards. w->hp holds s_{t-1} here (the
+ * recurrence's td_mixer_shift_prev of w->s), not yet h_{t-1}.
  */
 static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size_t lines,
 			  size_t length, size_t s)
@@ -174,23 +217,9 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size
 
 	for (size_t l = 0; l < lines; l++) {
 		size_t pos = l * length + t;
-		const td_real *g = w->gates + pos * 4 * h;
-		const td_real *sp =
-		    s ? w->s + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
-		td_real *dg = w->dg + pos * 4 * h;
 
-		for (size_t k = 0; k < h; k++) {
-			td_real i = g[k], f = g[h + k], gg = g[2 * h + k], o = g[3 * h + k];
-			td_real ts = tanh_r(w->s[pos * h + k]);
-			td_real dh = dy[pos * h + k] + w->dh[l * h + k];
-			td_real ds = dh * o * (1 - ts * ts) + w->ds[l * h + k];
-
-			dg[k] = ds * gg * i * (1 - i);
-			dg[h + k] = ds * (sp ? sp[k] : 0) * f * (1 - f);
-			dg[2 * h + k] = ds * i * (1 - gg * gg);
-			dg[3 * h + k] = dh * ts * o * (1 - o);
-			w->ds[l * h + k] = ds * f;
-		}
+		back_row(w->dg + pos * 4 * h, w->dh + l * h, w->ds + l * h, w->gates + pos * 4 * h,
+			 w->s + pos * h, w->hp + pos * h, dy + pos * h, h);
 	}
 }
 
@@ -203,6 +232,7 @@ static int recurrence_backward(td_mixer *m, lstm_ws *w, const td_real *dy, size_
 	int err;
 
 	o.threads = m->o.threads;
+	td_mixer_shift_prev(w->hp, w->s, lines, length, h, m->o.reverse); /* s_{t-1} for now */
 	memset(w->dh, 0, lines * h * sizeof *w->dh);
 	memset(w->ds, 0, lines * h * sizeof *w->ds);
 	for (size_t s = length; s-- > 0;) {
