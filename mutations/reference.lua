@@ -15,8 +15,8 @@ mutant {
 mutant {
   name = "reference-gru-reset-gate-placement",
   file = "core/mixer_gru.c",
-  find = "td_real n = (td_real)tanh((double)(g[2 * h + k] + r * gh[2 * h + k]));",
-  replace = "td_real n = (td_real)tanh((double)(g[2 * h + k] + gh[2 * h + k]));",
+  find = "n[k] = td_tanh(n[k] + rz[k] * gh[2 * h + k]);",
+  replace = "n[k] = td_tanh(n[k] + gh[2 * h + k]);",
   guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward" },
   designed_against = "the GRU's reset gate applies to the recurrent term (PyTorch's convention)",
   why = "forgets the reset gate on the candidate state",
@@ -56,8 +56,8 @@ mutant {
 mutant {
   name = "reference-lstm-forget-gate-wrong-slice",
   file = "core/mixer_lstm.c",
-  find = "td_real i = sigmoid(g[k]), f = sigmoid(g[h + k]);",
-  replace = "td_real i = sigmoid(g[k]), f = sigmoid(g[k]);",
+  find = "const td_real *i = g, *f = g + h, *gg = g + 2 * h, *o = g + 3 * h;",
+  replace = "const td_real *i = g, *f = g, *gg = g + 2 * h, *o = g + 3 * h;",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "torch.nn.LSTM's gate blocks are i, f, g, o: a slice off by one block is still a plausible LSTM",
   why = "reads the forget gate from the input gate's block",
@@ -66,11 +66,21 @@ mutant {
 mutant {
   name = "reference-lstm-df-without-the-sigmoid-derivative",
   file = "core/mixer_lstm.c",
-  find = "dg[h + k] = ds * (sp ? sp[k] : 0) * f * (1 - f);",
-  replace = "dg[h + k] = ds * (sp ? sp[k] : 0) * f;",
+  find = "dg[h + k] = ds * sp[k] * f * (1 - f);",
+  replace = "dg[h + k] = ds * sp[k] * f;",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a gate's adjoint goes through its nonlinearity: sigmoid' = s (1 - s)",
   why = "drops (1 - f) from the forget gate's gradient",
+}
+
+mutant {
+  name = "reference-lstm-backward-reads-h-for-s",
+  file = "core/mixer_lstm.c",
+  find = "td_mixer_shift_prev(w->hp, w->s, lines, length, h, m->o.reverse);",
+  replace = "td_mixer_shift_prev(w->hp, w->h, lines, length, h, m->o.reverse);",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "the hp scratch holds s_{t-1} during the recurrence and h_{t-1} after it: the two are the same shape and easy to swap",
+  why = "gives the forget gate's adjoint h_{t-1} where it needs s_{t-1}",
 }
 
 mutant {
