@@ -65,8 +65,8 @@
  *       -> never_writes_past_the_workspace_it_asked_for
  *   - attention's bias_grads writing dbo with `=`, or the backward not
  *     zeroing dqkv -> backward_adds_parameter_gradients_and_overwrites_dx
- *   - lstm forget gate read from the input gate's slice (`sigmoid(g[h + k])`
- *     -> `sigmoid(g[k])`), or df without f(1 - f)
+ *   - lstm forget gate read from the input gate's slice (`f = g + h` ->
+ *     `f = g` in state_row), or df without f(1 - f)
  *       -> gradients_agree_with_finite_differences (lstm dx)
  *   - lstm step_forward reading s_{t-1} at t-1 whatever reverse says
  *       -> reverse_is_forward_of_the_flipped_line_flipped_back (lstm reverse)
