@@ -5,30 +5,46 @@
  * bo its out_proj.
  *
  * The projections in and out are one GEMM each over every line and
- * position; the attention itself is a serial loop per line, head and query
- * whose sums over keys run in sweep order (so reverse is exactly the
- * mirror of forward) and never depend on the thread count.
+ * position. The attention itself is a few GEMMs per (line, head) pair:
+ * scores q k^T, then o = p v forward; dp = do v^T, dv = p^T do, dq = ds k
+ * and dk = ds^T q backward (dv and dk as their transposes, which the GEMM
+ * packs cheaply), with the softmax row by row in between. A pair
+ * works on its rows in sweep order: in place in the [P][3C] buffers when
+ * the sweep runs forward, on copies in reverse sweep order otherwise, so
+ * every sum over keys or queries (the GEMMs' and the softmax's) runs in
+ * sweep order and reverse is exactly the mirror of forward. Threads split
+ * the pairs (pair b goes to worker b mod workers) and call the GEMM with
+ * one thread; a pair is computed the same way whichever worker takes it,
+ * so the result is bitwise independent of the thread count.
  *
  * Workspace, for P = lines * length positions, T = length, L = lines,
- * C = channels, nh = heads:
+ * C = channels, nh = heads, d = C / nh, W = workers (threads, at most
+ * L * nh and MAX_WORKERS):
  *   x     [P][C]         a copy of the input (saved)
  *   qkv   [P][3C]        x Wqkv^T + bqkv (saved)
- *   att   [L][nh][T][T]  the softmax weights p_ts, 0 where masked (saved)
+ *   att   [L][nh][T][T]  the softmax weights, row i query step i and
+ *                        column j key step j of the sweep, 0 where masked
+ *                        (saved)
  *   ctx   [P][C]         the heads' outputs o_t side by side (saved)
  *   dctx  [P][C]         dL/d(ctx) (backward scratch)
  *   dqkv  [P][3C]        dL/d(qkv) (backward scratch)
- *   dp    [T]            one row's dL/dp (backward scratch)
  *   db    [4C]           dL/dbqkv and dL/dbo summed before they reach the slab
- *   kv    [d][T]         one line's keys (forward) or values (backward) of one
- *                        head, transposed, so that a row's dot products run
- *                        across keys where they vectorise (scratch)
+ *   per worker, [W] of (scratch):
+ *     ds  [T][T]         one pair's dL/dp, then dL/ds (backward)
+ *     dt  [d][T]         its dv, then dk, transposed (backward)
+ *     hq  [T][3d]        its q, k, v in sweep order (reverse only)
+ *     ho  [T][d]         its o (forward) or dL/do (backward) in sweep order
+ *                        (reverse only)
+ *     hd  [T][3d]        its dq, dk, dv in sweep order (reverse only)
  *
  * Must never: let a masked key reach a weight (with causal set, a query sees
  * only the keys its sweep has passed), or take exp of an unshifted score
  * (each row's maximum is subtracted first, so a large score cannot overflow).
  */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "error.h"
@@ -36,6 +52,8 @@
 #include "mixer_int.h"
 
 enum { T_WQKV, T_BQKV, T_WO, T_BO };
+
+enum { MAX_WORKERS = 64 }; /* more threads than this are not started */
 
 static int attention_setup(td_mixer *m)
 {
@@ -61,28 +79,45 @@ static int attention_setup(td_mixer *m)
 	return 0;
 }
 
+/* How many workers share the (line, head) pairs: threads, at most the pairs and MAX_WORKERS. */
+static size_t n_workers(const td_mixer *m, size_t lines)
+{
+	size_t w = (size_t)m->o.threads, pairs = lines * m->o.heads;
+
+	if (w > pairs)
+		w = pairs;
+	return w < MAX_WORKERS ? w : MAX_WORKERS;
+}
+
+/* One worker's scratch: T^2 + 8 T d values (the product fits: see attention_ws_size). */
+static size_t scratch_size(const td_mixer *m, size_t length)
+{
+	return length * length + 8 * (m->o.channels / m->o.heads) * length;
+}
+
 /*
- * 9C values per position, L * nh * T * T weights, (d + 1) T + 4C scratch;
- * each product checked (lines * heads fits: heads <= channels, and
- * mixer.c has checked that lines * length * channels fits, so (d + 1) T
- * does too).
+ * 9C values per position, L * nh * T * T weights, W (T^2 + 8 T d) + 4C
+ * scratch; each product checked (lines * heads fits: heads <= channels,
+ * and mixer.c has checked that lines * length * channels fits).
  */
 static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
-	size_t c = m->o.channels, tt, weights, rest;
+	size_t c = m->o.channels, d = c / m->o.heads, tt, weights, per, scratch, rest;
 	int err;
 
 	if ((err = td_mixer_size_muladd(&tt, length, length, 0, "the attention weights")) ||
 	    (err = td_mixer_size_muladd(&weights, lines * m->o.heads, tt, 0,
 					"the attention weights")) ||
-	    (err = td_mixer_size_muladd(&rest, 1, weights, (c / m->o.heads + 1) * length + 4 * c,
-					"the attention workspace")))
+	    (err = td_mixer_size_muladd(&per, 8 * d, length, tt, "the attention scratch")) ||
+	    (err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c,
+					"the attention scratch")) ||
+	    (err = td_mixer_size_muladd(&rest, 1, weights, scratch, "the attention workspace")))
 		return err;
 	return td_mixer_size_muladd(out, lines * length, 9 * c, rest, "the attention workspace");
 }
 
 typedef struct {
-	td_real *x, *qkv, *att, *ctx, *dctx, *dqkv, *dp, *db, *kv;
+	td_real *x, *qkv, *att, *ctx, *dctx, *dqkv, *db, *scratch;
 } att_ws;
 
 static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -96,9 +131,8 @@ static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.ctx = w.att + lines * m->o.heads * length * length;
 	w.dctx = w.ctx + p * c;
 	w.dqkv = w.dctx + p * c;
-	w.dp = w.dqkv + p * 3 * c;
-	w.db = w.dp + length;
-	w.kv = w.db + 4 * c;
+	w.db = w.dqkv + p * 3 * c;
+	w.scratch = w.db + 4 * c;
 	return w;
 }
 
@@ -115,73 +149,311 @@ static size_t n_keys(const td_mixer *m, size_t i, size_t length)
 }
 
 /*
- * kv[k][s] = qkv[line l][s][part * C + h * d + k]: head h's keys (part 1)
- * or values (part 2) of line l, one row per component.
+ * dst row i = src row at(i) for the length rows of one line, width values
+ * each. at() is its own inverse, so this both gathers a line into sweep
+ * order and scatters it back.
  */
-static void transpose_head(const td_mixer *m, att_ws *w, size_t l, size_t h, size_t part,
-			   size_t length)
+static void sweep_copy(td_real *dst, size_t ldd, const td_real *src, size_t lds, size_t length,
+		       size_t width, int reverse)
 {
-	const size_t c = m->o.channels, d = c / m->o.heads;
-	const td_real *src = w->qkv + l * length * 3 * c + part * c + h * d;
+	for (size_t i = 0; i < length; i++)
+		memcpy(dst + i * ldd, src + at(i, length, reverse) * lds, width * sizeof *dst);
+}
 
-	for (size_t s = 0; s < length; s++)
-		for (size_t k = 0; k < d; k++)
-			w->kv[k * length + s] = src[s * 3 * c + k];
+/* The pairs' work, shared read-only by the workers, with what every pair needs once. */
+typedef struct {
+	const td_mixer *m;
+	const att_ws *w;
+	size_t lines, length, workers;
+	size_t c, d;   /* channels, and channels per head */
+	td_real scale; /* 1 / sqrt(d), the scores' scale */
+	int backward;
+} pair_job;
+
+/* A block of one line's rows, row i the sweep's step i: base + i * ld. */
+typedef struct {
+	td_real *base;
+	size_t ld;
+} rows;
+
+/*
+ * Head h's columns of line l of a [P][width] buffer in sweep order: the
+ * rows in place when the sweep runs forward; when reverse, a copy of its d
+ * columns in spare ([T][d] with rows of stride ld_spare), filled from buf
+ * when fill is set.
+ */
+static rows head_rows(const pair_job *j, td_real *buf, size_t width, size_t l, size_t h,
+		      td_real *spare, size_t ld_spare, int fill)
+{
+	td_real *line = buf + l * j->length * width + h * j->d;
+
+	if (!j->m->o.reverse)
+		return (rows){line, width};
+	if (fill)
+		sweep_copy(spare, ld_spare, line, width, j->length, j->d, 1);
+	return (rows){spare, ld_spare};
+}
+
+/* Writes a copy made by head_rows back into buf (nothing to do in place). */
+static void head_rows_put(const pair_job *j, td_real *buf, size_t width, size_t l, size_t h, rows r)
+{
+	if (j->m->o.reverse)
+		sweep_copy(buf + l * j->length * width + h * j->d, width, r.base, r.ld, j->length,
+			   j->d, 1);
+}
+
+/* One pair's q, k, v (or dq, dk, dv) in sweep order, and its o (or do). */
+typedef struct {
+	rows q, k, v;
+} qkv_rows;
+
+static qkv_rows pair_qkv(const pair_job *j, td_real *buf, size_t l, size_t h, td_real *spare,
+			 int fill)
+{
+	const size_t c = j->c, d = j->d;
+	qkv_rows r;
+
+	r.q = head_rows(j, buf, 3 * c, l, h, spare, 3 * d, fill);
+	r.k = head_rows(j, buf + c, 3 * c, l, h, spare + d, 3 * d, fill);
+	r.v = head_rows(j, buf + 2 * c, 3 * c, l, h, spare + 2 * d, 3 * d, fill);
+	return r;
+}
+
+/* e^v in td_real's precision: expf in the float build, exp in the double one. */
+static td_real att_exp(td_real v)
+{
+#ifdef TD_REAL_DOUBLE
+	return exp(v);
+#else
+	return expf(v);
+#endif
+}
+
+/* The eight running sums of sum_lanes and dot_lanes, combined pairwise. */
+static td_real lanes_total(const td_real *lane)
+{
+	return ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
+	       ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
 /*
- * out[s] = sum over k < d of a[k] * kv[k][s] for the keys query step i
- * sees (whichever way the line is swept they are one range of positions),
- * 0 elsewhere. Each sum starts at 0 and adds k = 0, 1, ... in order: the
- * dot product it replaces, computed for all keys at once.
+ * Sum of a[j] for j < n in a fixed order: eight running sums over j mod 8,
+ * then combined pairwise. The order depends on n alone, and the eight sums
+ * vectorise where one running sum would wait on each addition.
  */
-static void dot_keys(const td_mixer *m, td_real *restrict out, const td_real *restrict a,
-		     const td_real *restrict kv, size_t i, size_t length)
+static td_real sum_lanes(const td_real *a, size_t n)
 {
-	const size_t d = m->o.channels / m->o.heads, nk = n_keys(m, i, length);
-	const size_t lo = m->o.reverse ? length - nk : 0, hi = lo + nk;
+	td_real lane[8] = {0};
+	size_t j = 0;
 
-	memset(out, 0, length * sizeof *out);
-	for (size_t k = 0; k < d; k++) {
-		const td_real ak = a[k], *restrict row = kv + k * length;
-
-		for (size_t s = lo; s < hi; s++)
-			out[s] += ak * row[s];
-	}
+	for (; j + 8 <= n; j += 8)
+		for (size_t k = 0; k < 8; k++)
+			lane[k] += a[j + k];
+	for (size_t k = 0; j + k < n; k++)
+		lane[k] += a[j + k];
+	return lanes_total(lane);
 }
 
-/* One query row: the weights p over its keys (0 elsewhere), then its output o. */
-static void attend_row(const td_mixer *m, att_ws *w, size_t l, size_t h, size_t i, size_t length)
+/* Sum of a[j] * b[j] for j < n, in sum_lanes' order. */
+static td_real dot_lanes(const td_real *restrict a, const td_real *restrict b, size_t n)
 {
-	const size_t c = m->o.channels, d = c / m->o.heads, nk = n_keys(m, i, length);
-	const size_t t = at(i, length, m->o.reverse);
-	const td_real scale = (td_real)(1 / sqrt((double)d));
-	const td_real *q = w->qkv + (l * length + t) * 3 * c + h * d;
-	td_real *p = w->att + ((l * m->o.heads + h) * length + t) * length;
-	td_real *o = w->ctx + (l * length + t) * c + h * d, mx = -INFINITY, sum = 0;
+	td_real lane[8] = {0};
+	size_t j = 0;
 
-	dot_keys(m, p, q, w->kv, i, length); /* with the keys transposed */
-	for (size_t j = 0; j < nk; j++) {
-		size_t s = at(j, length, m->o.reverse);
+	for (; j + 8 <= n; j += 8)
+		for (size_t k = 0; k < 8; k++)
+			lane[k] += a[j + k] * b[j + k];
+	for (size_t k = 0; j + k < n; k++)
+		lane[k] += a[j + k] * b[j + k];
+	return lanes_total(lane);
+}
 
-		p[s] = scale * p[s];
-		mx = p[s] > mx ? p[s] : mx;
-	}
-	for (size_t j = 0; j < nk; j++) {
-		size_t s = at(j, length, m->o.reverse);
+/*
+ * The largest of a[0 .. n) (-INFINITY for n 0): eight running maxima over
+ * j mod 8, as sum_lanes, so that the comparisons vectorise. The result is
+ * the maximum whatever the order.
+ */
+static td_real max_lanes(const td_real *a, size_t n)
+{
+	td_real lane[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY,
+			   -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+	size_t j = 0;
 
-		p[s] = (td_real)exp((double)(p[s] - mx));
-		sum += p[s];
-	}
-	memset(o, 0, d * sizeof *o);
-	for (size_t j = 0; j < nk; j++) {
-		size_t s = at(j, length, m->o.reverse);
-		const td_real *v = w->qkv + (l * length + s) * 3 * c + 2 * c + h * d;
+	for (; j + 8 <= n; j += 8)
+		for (size_t k = 0; k < 8; k++)
+			lane[k] = a[j + k] > lane[k] ? a[j + k] : lane[k];
+	for (size_t k = 0; j + k < n; k++)
+		lane[k] = a[j + k] > lane[k] ? a[j + k] : lane[k];
+	for (size_t k = 1; k < 8; k++)
+		lane[0] = lane[k] > lane[0] ? lane[k] : lane[0];
+	return lane[0];
+}
 
-		p[s] /= sum;
+/*
+ * Query step i's scores p[0 .. length) (keys in sweep order) become its
+ * weights: softmax over the keys it sees, each shifted by their maximum,
+ * and 0 for the masked rest.
+ */
+static void softmax_row(const td_mixer *m, td_real *p, size_t i, size_t length)
+{
+	const size_t nk = n_keys(m, i, length);
+	const td_real mx = max_lanes(p, nk);
+	td_real sum;
+
+	for (size_t j = 0; j < nk; j++)
+		p[j] = att_exp(p[j] - mx);
+	sum = sum_lanes(p, nk);
+	for (size_t j = 0; j < nk; j++)
+		p[j] /= sum;
+	memset(p + nk, 0, (length - nk) * sizeof *p);
+}
+
+/* Pair (l, h) forward: p = softmax(scale q k^T) into att, o = p v into ctx. */
+static int attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
+{
+	const size_t c = j->c, d = j->d, t = j->length;
+	td_real *p = j->w->att + (l * j->m->o.heads + h) * t * t, *spare = s + t * t + d * t;
+	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
+	rows o = head_rows(j, j->w->ctx, c, l, h, spare + 3 * d * t, d, 0);
+	td_gemm_opts nt = TD_GEMM_OPTS_INIT, nn = TD_GEMM_OPTS_INIT;
+	int err;
+
+	nt.trans_b = 1, nt.alpha = j->scale;
+	/* scores = scale q k^T: [T x d] [d x T] */
+	if ((err = td_gemm(p, t, in.q.base, in.q.ld, in.k.base, in.k.ld, t, t, d, &nt)))
+		return err;
+	for (size_t i = 0; i < t; i++)
+		softmax_row(j->m, p + i * t, i, t);
+	/* o = p v: [T x T] [T x d] */
+	if ((err = td_gemm(o.base, o.ld, p, t, in.v.base, in.v.ld, t, d, t, &nn)))
+		return err;
+	head_rows_put(j, j->w->ctx, c, l, h, o);
+	return 0;
+}
+
+/*
+ * Query step i backwards through the softmax: ds = scale p (dp - sum_j p_j
+ * dp_j) over the keys it sees, in place of dp; 0 for the masked rest.
+ */
+static void softmax_row_backward(const td_mixer *m, td_real *dp, const td_real *p, size_t i,
+				 size_t length, td_real scale)
+{
+	const size_t nk = n_keys(m, i, length);
+	const td_real pdp = dot_lanes(p, dp, nk);
+
+	for (size_t j = 0; j < nk; j++)
+		dp[j] = scale * p[j] * (dp[j] - pdp);
+	memset(dp + nk, 0, (length - nk) * sizeof *dp);
+}
+
+/*
+ * dst row i = column i of src ([d][T]): a gradient the GEMM computed
+ * transposed (see attend_pair_backward) into its rows.
+ */
+static void untranspose(rows dst, const td_real *src, size_t d, size_t length)
+{
+	for (size_t i = 0; i < length; i++)
 		for (size_t k = 0; k < d; k++)
-			o[k] += p[s] * v[k];
+			dst.base[i * dst.ld + k] = src[k * length + i];
+}
+
+/*
+ * Pair (l, h) backward: from dctx and the saved weights, its dq, dk, dv
+ * into dqkv. dv and dk sum over queries; computed as dv^T = do^T p and
+ * dk^T = q^T ds, the GEMM packs the small [T][d] matrix transposed rather
+ * than the [T][T] one (a column-wise walk over T x T values, one cache
+ * line per value), with the same order of each sum.
+ */
+static int attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t h)
+{
+	const size_t c = j->c, d = j->d, t = j->length;
+	const td_real *p = j->w->att + (l * j->m->o.heads + h) * t * t;
+	td_real *ds = s, *dt = s + t * t, *spare = dt + d * t;
+	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
+	rows dout = head_rows(j, j->w->dctx, c, l, h, spare + 3 * d * t, d, 1);
+	qkv_rows g = pair_qkv(j, j->w->dqkv, l, h, spare + 4 * d * t, 0);
+	td_gemm_opts nt = TD_GEMM_OPTS_INIT, tn = TD_GEMM_OPTS_INIT, nn = TD_GEMM_OPTS_INIT;
+	int err;
+
+	nt.trans_b = 1, tn.trans_a = 1;
+	/* dp = do v^T: [T x d] [d x T]; dv^T = do^T p: [d x T] [T x T] */
+	if ((err = td_gemm(ds, t, dout.base, dout.ld, in.v.base, in.v.ld, t, t, d, &nt)) ||
+	    (err = td_gemm(dt, t, dout.base, dout.ld, p, t, d, t, t, &tn)))
+		return err;
+	untranspose(g.v, dt, d, t);
+	for (size_t i = 0; i < t; i++)
+		softmax_row_backward(j->m, ds + i * t, p + i * t, i, t, j->scale);
+	/* dq = ds k: [T x T] [T x d]; dk^T = q^T ds: [d x T] [T x T] */
+	if ((err = td_gemm(g.q.base, g.q.ld, ds, t, in.k.base, in.k.ld, t, d, t, &nn)) ||
+	    (err = td_gemm(dt, t, in.q.base, in.q.ld, ds, t, d, t, t, &tn)))
+		return err;
+	untranspose(g.k, dt, d, t);
+	head_rows_put(j, j->w->dqkv, 3 * c, l, h, g.q);
+	head_rows_put(j, j->w->dqkv + c, 3 * c, l, h, g.k);
+	head_rows_put(j, j->w->dqkv + 2 * c, 3 * c, l, h, g.v);
+	return 0;
+}
+
+typedef struct {
+	const pair_job *job;
+	size_t w;
+	int err;       /* the first failure of this worker's share, 0 if none */
+	char msg[256]; /* its message, read in the worker's thread */
+} pair_worker;
+
+/* Runs worker w's share of the pairs (pairs w, w + workers, ...) on its own scratch. */
+static void *run_pairs(void *arg)
+{
+	pair_worker *pw = arg;
+	const pair_job *j = pw->job;
+	td_real *s = j->w->scratch + pw->w * scratch_size(j->m, j->length);
+
+	for (size_t b = pw->w; b < j->lines * j->m->o.heads && !pw->err; b += j->workers) {
+		size_t l = b / j->m->o.heads, h = b % j->m->o.heads;
+
+		pw->err = j->backward ? attend_pair_backward(j, s, l, h) : attend_pair(j, s, l, h);
 	}
+	if (pw->err)
+		snprintf(pw->msg, sizeof pw->msg, "%s", td_error_last());
+	return NULL;
+}
+
+/*
+ * Every pair forward (or backward): workers 1.. on threads, worker 0 and
+ * any that failed to start here. Returns the first failure, its message
+ * carried over from the thread that met it.
+ */
+static int each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t length, int backward)
+{
+	const size_t d = m->o.channels / m->o.heads;
+	pair_job job = {m,
+			w,
+			lines,
+			length,
+			n_workers(m, lines),
+			m->o.channels,
+			d,
+			(td_real)(1 / sqrt((double)d)),
+			backward};
+	pthread_t tid[MAX_WORKERS];
+	pair_worker wk[MAX_WORKERS];
+	int started[MAX_WORKERS] = {0};
+
+	for (size_t i = 0; i < job.workers; i++)
+		wk[i] = (pair_worker){&job, i, 0, ""};
+	for (size_t i = 1; i < job.workers; i++)
+		started[i] = pthread_create(&tid[i], NULL, run_pairs, &wk[i]) == 0;
+	run_pairs(&wk[0]);
+	for (size_t i = 1; i < job.workers; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		else
+			run_pairs(&wk[i]);
+	}
+	for (size_t i = 0; i < job.workers; i++)
+		if (wk[i].err)
+			return TD_FAIL(wk[i].err, "%s", wk[i].msg);
+	return 0;
 }
 
 static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
@@ -203,12 +475,8 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 	for (size_t i = 0; i < p; i++)
 		for (size_t k = 0; k < 3 * c; k++)
 			w.qkv[i * 3 * c + k] += b[k];
-	for (size_t l = 0; l < lines; l++)
-		for (size_t h = 0; h < m->o.heads; h++) {
-			transpose_head(m, &w, l, h, 1, length);
-			for (size_t i = 0; i < length; i++)
-				attend_row(m, &w, l, h, i, length);
-		}
+	if ((err = each_pair(m, &w, lines, length, 0)))
+		return err;
 	/* y = ctx Wo^T + bo: [P x C] [C x C] */
 	if ((err = td_gemm(y, c, w.ctx, c, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c, &o)))
 		return err;
@@ -216,43 +484,6 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 		for (size_t k = 0; k < c; k++)
 			y[i * c + k] += bo[k];
 	return 0;
-}
-
-/*
- * One query row backwards, from dctx: dv_s += p_s do, and through the
- * softmax ds_s = p_s (dp_s - sum_j p_j dp_j) into dq_t and dk_s.
- */
-static void attend_row_backward(const td_mixer *m, att_ws *w, size_t l, size_t h, size_t i,
-				size_t length)
-{
-	const size_t c = m->o.channels, d = c / m->o.heads, nk = n_keys(m, i, length);
-	const size_t t = at(i, length, m->o.reverse);
-	const td_real scale = (td_real)(1 / sqrt((double)d));
-	const td_real *q = w->qkv + (l * length + t) * 3 * c + h * d;
-	const td_real *p = w->att + ((l * m->o.heads + h) * length + t) * length;
-	const td_real *dout = w->dctx + (l * length + t) * c + h * d;
-	td_real *dq = w->dqkv + (l * length + t) * 3 * c + h * d, pdp = 0;
-
-	dot_keys(m, w->dp, dout, w->kv, i, length); /* dp[s] = dout . v_s, values transposed */
-	for (size_t j = 0; j < nk; j++) {
-		size_t s = at(j, length, m->o.reverse);
-		td_real *dv = w->dqkv + (l * length + s) * 3 * c + 2 * c + h * d;
-
-		pdp += p[s] * w->dp[s];
-		for (size_t k = 0; k < d; k++)
-			dv[k] += p[s] * dout[k];
-	}
-	for (size_t j = 0; j < nk; j++) {
-		size_t s = at(j, length, m->o.reverse);
-		const td_real *k_s = w->qkv + (l * length + s) * 3 * c + c + h * d;
-		td_real *dk = w->dqkv + (l * length + s) * 3 * c + c + h * d;
-		td_real ds = scale * p[s] * (w->dp[s] - pdp);
-
-		for (size_t k = 0; k < d; k++) {
-			dq[k] += ds * k_s[k];
-			dk[k] += ds * q[k];
-		}
-	}
 }
 
 /* dbqkv = column sums of dqkv, dbo = those of dy (fixed order), added to the slab once. */
@@ -290,13 +521,9 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 			   &put)) ||
 	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_WO), c, dy, c, w.ctx, c, c, c, p, &acc)))
 		return err;
-	memset(w.dqkv, 0, p * 3 * c * sizeof *w.dqkv);
-	for (size_t l = 0; l < lines; l++)
-		for (size_t h = 0; h < m->o.heads; h++) {
-			transpose_head(m, &w, l, h, 2, length);
-			for (size_t i = 0; i < length; i++)
-				attend_row_backward(m, &w, l, h, i, length);
-		}
+	/* every pair writes its own columns of its line's rows: dqkv is written whole */
+	if ((err = each_pair(m, &w, lines, length, 1)))
+		return err;
 	bias_grads(m, &w, dy, p);
 	/* dWqkv += dqkv^T x: [3C x P] [P x C]; dx = dqkv Wqkv: [P x 3C] [3C x C] */
 	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_WQKV), c, w.dqkv, 3 * c, w.x, c, 3 * c,

@@ -1622,8 +1622,8 @@ mutant {
 mutant {
   name = "mixer-attention-softmax-unshifted",
   file = "core/mixer_attention.c",
-  find = "p[s] = (td_real)exp((double)(p[s] - mx));",
-  replace = "p[s] = (td_real)exp((double)p[s]);",
+  find = "p[j] = att_exp(p[j] - mx);",
+  replace = "p[j] = att_exp(p[j]), (void)mx;",
   guards = { "test_mixer_attention_softmax_stays_finite_for_large_scores" },
   designed_against = "exp of a raw score overflows to inf for large scores, and inf / inf is NaN",
   why = "takes exp of the score without subtracting the row maximum",
@@ -1638,4 +1638,24 @@ mutant {
              "test_mixer_causal_attention_never_reads_the_future" },
   designed_against = "with reverse and causal, the past is the later positions; a dropped flag looks the wrong way",
   why = "attention sweeps forward whatever reverse says",
+}
+
+mutant {
+  name = "mixer-attention-masked-scores-kept",
+  file = "core/mixer_attention.c",
+  find = "memset(p + nk, 0, (length - nk) * sizeof *p);",
+  replace = "(void)0;",
+  guards = { "test_mixer_causal_attention_never_reads_the_future" },
+  designed_against = "the score GEMM computes every key's score, masked or not; a masked key must still get weight 0",
+  why = "leaves the masked keys' raw scores in the weights that o = p v reads",
+}
+
+mutant {
+  name = "mixer-attention-ws-scratch-short",
+  file = "core/mixer_attention.c",
+  find = "(err = td_mixer_size_muladd(&per, 8 * d, length, tt, \"the attention scratch\"))",
+  replace = "(err = td_mixer_size_muladd(&per, 7 * d, length, tt, \"the attention scratch\"))",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "each worker's scratch is carved past the saved tensors; a size that forgets a slice writes past the workspace",
+  why = "asks for T d fewer values per worker than attend_pair_backward uses (the reverse copies of dq, dk, dv)",
 }

@@ -35,8 +35,8 @@ mutant {
 mutant {
   name = "reference-attention-softmax-backward-drops-the-mean",
   file = "core/mixer_attention.c",
-  find = "td_real ds = scale * p[s] * (w->dp[s] - pdp);",
-  replace = "td_real ds = scale * p[s] * w->dp[s];",
+  find = "dp[j] = scale * p[j] * (dp[j] - pdp);",
+  replace = "dp[j] = scale * p[j] * dp[j], (void)pdp;",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "a softmax's Jacobian is diag(p) - p p^T: the second term is easy to forget",
   why = "back-propagates through the softmax as if it were an elementwise exp",
@@ -51,6 +51,16 @@ mutant {
              "test_mixer_causal_attention_never_reads_the_future" },
   designed_against = "a causal mixer must read only the past (a mask applied to the wrong side, or not at all)",
   why = "lets every query attend to the whole line whatever causal says",
+}
+
+mutant {
+  name = "reference-attention-masked-score-gradient-kept",
+  file = "core/mixer_attention.c",
+  find = "memset(dp + nk, 0, (length - nk) * sizeof *dp);",
+  replace = "(void)0;",
+  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
+  designed_against = "dp = do v^T is computed for every key; a masked key's dp must not flow into dq and dk",
+  why = "leaves the masked keys' dL/dp where dL/ds belongs, so dq and dk gather gradient from the future",
 }
 
 mutant {

@@ -52,19 +52,22 @@
  *   - dropping the ws_len check -> bad_calls_are_refused_with_a_message
  *   - attention's setup without its heads check (`c % m->o.heads != 0` ->
  *     `0`) -> attention_heads_that_do_not_divide_channels_are_refused
- *   - attention's exp without the row maximum (`p[s] - mx` -> `p[s]`)
+ *   - attention's exp without the row maximum (`p[j] - mx` -> `p[j]`)
  *       -> attention_softmax_stays_finite_for_large_scores (NaN, both builds)
- *   - attention's n_keys ignoring causal (always `length`)
+ *   - attention's n_keys ignoring causal (always `length`), or softmax_row
+ *     leaving the masked keys' scores in the weights (no memset)
  *       -> causal_attention_never_reads_the_future
  *   - attention's at() ignoring reverse -> reverse_is_forward_..., and
  *     causal_attention_never_reads_the_future (causal reverse)
- *   - attend_row_backward without p in dv (`p[s] * dout[k]` -> `dout[k]`),
- *     or without the softmax's mean term (`w->dp[s] - pdp` -> `w->dp[s]`)
- *       -> gradients_agree_with_finite_differences (attention dx)
- *   - attention_ws_size counting 3C of bias scratch instead of 4C
+ *   - softmax_row_backward without the mean term (`dp[j] - pdp` ->
+ *     `dp[j]`) -> gradients_agree_with_finite_differences (attention dx);
+ *     attend_pair_backward computing dv^T from dp instead of p -> the
+ *     PyTorch fixture test (test_fixtures.c, float build)
+ *   - attention_ws_size counting 3C of bias scratch instead of 4C, or 7 T d
+ *     of scratch per worker instead of 8 T d
  *       -> never_writes_past_the_workspace_it_asked_for
- *   - attention's bias_grads writing dbo with `=`, or the backward not
- *     zeroing dqkv -> backward_adds_parameter_gradients_and_overwrites_dx
+ *   - attention's bias_grads writing dbo with `=`
+ *       -> backward_adds_parameter_gradients_and_overwrites_dx
  *   - lstm forget gate read from the input gate's slice (`f = g + h` ->
  *     `f = g` in state_row), or df without f(1 - f)
  *       -> gradients_agree_with_finite_differences (lstm dx)
