@@ -48,6 +48,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "fastmath.h"
 #include "gemm.h"
 #include "mixer_int.h"
 
@@ -219,16 +220,6 @@ static qkv_rows pair_qkv(const pair_job *j, td_real *buf, size_t l, size_t h, td
 	return r;
 }
 
-/* e^v in td_real's precision: expf in the float build, exp in the double one. */
-static td_real att_exp(td_real v)
-{
-#ifdef TD_REAL_DOUBLE
-	return exp(v);
-#else
-	return expf(v);
-#endif
-}
-
 /* The eight running sums of sum_lanes and dot_lanes, combined pairwise. */
 static td_real lanes_total(const td_real *lane)
 {
@@ -301,7 +292,7 @@ static void softmax_row(const td_mixer *m, td_real *p, size_t i, size_t length)
 	td_real sum;
 
 	for (size_t j = 0; j < nk; j++)
-		p[j] = att_exp(p[j] - mx);
+		p[j] = td_exp(p[j] - mx);
 	sum = sum_lanes(p, nk);
 	for (size_t j = 0; j < nk; j++)
 		p[j] /= sum;

@@ -1622,8 +1622,8 @@ mutant {
 mutant {
   name = "mixer-attention-softmax-unshifted",
   file = "core/mixer_attention.c",
-  find = "p[j] = att_exp(p[j] - mx);",
-  replace = "p[j] = att_exp(p[j]), (void)mx;",
+  find = "p[j] = td_exp(p[j] - mx);",
+  replace = "p[j] = td_exp(p[j]), (void)mx;",
   guards = { "test_mixer_attention_softmax_stays_finite_for_large_scores" },
   designed_against = "exp of a raw score overflows to inf for large scores, and inf / inf is NaN",
   why = "takes exp of the score without subtracting the row maximum",
