@@ -8,7 +8,9 @@
  * time, so they need not be contiguous), and op(B) in place when its rows
  * are B's rows; a transposed B is first packed into contiguous rows, once
  * per column block when k fits one panel, so that the kernel's inner loop
- * always runs over contiguous columns the compiler can vectorise.
+ * always runs over contiguous columns the compiler can vectorise. A
+ * product of at most GEMM_SMALL_WORK multiply-adds skips all that and is
+ * computed element by element (small_product).
  *
  * What this file must never do: let the summation order of an element depend
  * on anything but k. Threads take whole output blocks (block b goes to
@@ -32,6 +34,9 @@ enum {
 
 /* Below this many multiply-adds a thread costs more than it saves. */
 #define GEMM_SERIAL_WORK ((size_t)1 << 18)
+
+/* At most this many multiply-adds: small_product, without blocks. */
+#define GEMM_SMALL_WORK 64
 
 /*
  * One k-panel of an output block as the kernel reads it: A(i, p) =
@@ -215,6 +220,26 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 	store(g, s->acc, i0, mc, j0, nc);
 }
 
+/*
+ * The whole product element by element, as gemm.h's contract writes it:
+ * for a product this small (the attention's per-head products on lines of
+ * length 1 are 1 x 1 x 8) the blocked path's fixed costs outweigh the
+ * work. The same sums in the same order, so bitwise what the blocked path
+ * computes.
+ */
+static void small_product(const gemm_job *g)
+{
+	for (size_t i = 0; i < g->m; i++)
+		for (size_t j = 0; j < g->n; j++) {
+			td_real s = 0, *cij = g->c + i * g->ldc + j;
+
+			for (size_t p = 0; p < g->k; p++)
+				s += (g->o.trans_a ? g->a[p * g->lda + i] : g->a[i * g->lda + p]) *
+				     (g->o.trans_b ? g->b[j * g->ldb + p] : g->b[p * g->ldb + j]);
+			*cij = g->o.beta == 0 ? g->o.alpha * s : g->o.alpha * s + g->o.beta * *cij;
+		}
+}
+
 /* Runs worker w's share of the blocks. */
 static void run_share(const gemm_job *g, size_t w)
 {
@@ -385,7 +410,10 @@ int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real 
 	g = (gemm_job){c, a, b, ldc, lda, ldb, m, n, k, *o, (m + MC - 1) / MC, (n + NC - 1) / NC,
 		       1, kernels[kernel_index()].fn};
 	g.workers = pick_workers(&g);
-	if (g.workers == 1)
+	if (m <= GEMM_SMALL_WORK && n <= GEMM_SMALL_WORK && k <= GEMM_SMALL_WORK &&
+	    m * n * k <= GEMM_SMALL_WORK)
+		small_product(&g);
+	else if (g.workers == 1)
 		run_share(&g, 0);
 	else
 		run_threads(&g);

@@ -879,6 +879,26 @@ mutant {
 }
 
 mutant {
+  name = "gemm-small-product-k-backwards",
+  file = "core/gemm.c",
+  find = "for (size_t p = 0; p < g->k; p++)",
+  replace = "for (size_t p = g->k; p-- > 0;)",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "the small-product shortcut must keep the contract's order, or a product's bits depend on its size class",
+  why = "sums a small product's k terms from the last to the first",
+}
+
+mutant {
+  name = "gemm-small-product-beta-zero-reads-c",
+  file = "core/gemm.c",
+  find = "*cij = g->o.beta == 0 ?",
+  replace = "*cij = 0 ?",
+  guards = { "test_gemm_with_beta_zero_the_old_c_is_never_read" },
+  designed_against = "BLAS semantics hold for every product size: with beta 0 the old C is not read",
+  why = "computes a small product as alpha * s + 0 * C, reading C (NaN * 0 is NaN)",
+}
+
+mutant {
   name = "gemm-beta-zero-reads-c",
   file = "core/gemm.c",
   find = "if (beta == 0)\n\t\t\tfor (size_t j = 0; j < nc; j++)",

@@ -23,12 +23,15 @@
  *     traffic") -> results_are_bitwise_equal_for_any_thread_count, and
  *     test_mixer_results_are_bitwise_equal_for_any_thread_count; the naive
  *     comparison stays green: only the thread-count test guards the order
- *   - store() reading C when beta == 0 (`if (beta == 0)` -> `if (0)`)
+ *   - store() reading C when beta == 0 (`if (beta == 0)` -> `if (0)`), or
+ *     small_product doing so (`g->o.beta == 0 ?` -> `0 ?`)
  *       -> with_beta_zero_the_old_c_is_never_read
  *   - store() writing one past the block (`j < nc` -> `j <= nc`)
  *       -> leaves_the_padding_outside_the_matrix_untouched (and the naive
  *          and thread-count tests, through stale tile values)
  *   - dropping the ldb check -> bad_arguments_are_refused_with_a_message
+ *   - small_product summing k backwards (`p = 0; p < g->k; p++` ->
+ *     `p = g->k; p-- > 0;`) -> every_element_is_its_sum_in_k_order_bitwise
  *   - micro_4x2 (gemm_kernel.inc) running its panel's k steps backwards
  *     (`p = 0; p < kc; p++` -> `p = kc; p-- > 0;`), which the naive
  *     comparison and the thread-count test both tolerate
@@ -211,11 +214,13 @@ static void test_gemm_every_element_is_its_sum_in_k_order_bitwise(void **state)
 {
 	/*
 	 * register blocks of 4 rows x 2 vectors of either width (8 or 16
-	 * floats), their row and column remainders, k-panels
+	 * floats), their row and column remainders, k-panels; products small
+	 * enough for small_product (at most 64 multiply-adds), one a long sum
 	 */
-	static const size_t sizes[][3] = {{4, 8, 1},	{5, 9, 7},	{3, 3, 3},
+	static const size_t sizes[][3] = {{4, 8, 3},	{5, 9, 7},	{3, 3, 8},
 					  {4, 16, 5},	{9, 35, 4},	{33, 129, 2},
-					  {67, 131, 129}, {31, 16, 257}, {8, 10, 300}};
+					  {67, 131, 129}, {31, 16, 257}, {8, 10, 300},
+					  {8, 8, 1},	{2, 3, 10},	{1, 1, 64}};
 	int bad = 0, ran = 0;
 
 	(void)state;
@@ -353,12 +358,17 @@ static void test_gemm_results_are_bitwise_equal_for_any_thread_count(void **stat
 static void test_gemm_with_beta_zero_the_old_c_is_never_read(void **state)
 {
 	const td_real a[] = {1, 2}, b[] = {3, 4};
-	td_real c[] = {(td_real)NAN, (td_real)INFINITY};
+	td_real c[] = {(td_real)NAN, (td_real)INFINITY}, ones[80], big[80];
 	td_gemm_opts o = TD_GEMM_OPTS_INIT; /* beta 0 */
 
 	(void)state;
-	assert_int_equal(td_gemm(c, 1, a, 1, b, 1, 2, 1, 1, &o), 0); /* A 2x1, B 1x1 */
+	assert_int_equal(td_gemm(c, 1, a, 1, b, 1, 2, 1, 1, &o), 0); /* small_product */
 	assert_true(c[0] == 3 && c[1] == 6);
+	for (size_t i = 0; i < 80; i++)
+		ones[i] = 1, big[i] = (td_real)NAN;
+	assert_int_equal(td_gemm(big, 1, ones, 1, b, 1, 80, 1, 1, &o), 0); /* 80 > 64: blocks */
+	for (size_t i = 0; i < 80; i++)
+		assert_true(big[i] == 3);
 }
 
 static void test_gemm_leaves_the_padding_outside_the_matrix_untouched(void **state)
