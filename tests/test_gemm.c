@@ -151,10 +151,11 @@ static int check_case(size_t m, size_t n, size_t k, const td_gemm_opts *o)
 
 static void test_gemm_matches_a_naive_triple_loop(void **state)
 {
-	/* 1, primes, and sizes around and past the block sizes (32, 128) */
+	/* 1, primes, sizes around and past the block sizes (32, 128), k = 0 on both paths */
 	static const size_t sizes[][3] = {{1, 1, 1},	{1, 7, 3},    {7, 1, 5},
 					  {13, 17, 1},	{33, 129, 2}, {67, 131, 129},
-					  {31, 5, 257}, {2, 0, 3},    {5, 4, 0}};
+					  {31, 5, 257}, {2, 0, 3},    {5, 4, 0},
+					  {70, 3, 0}};
 	static const td_real ab[][2] = {{1, 0}, {(td_real)-0.5, 2}, {2, 1}};
 	int bad = 0, ran = 0;
 
