@@ -37,7 +37,7 @@ import torch.nn.functional as F
 
 BATCH, SIDE, WIDTH, LAYERS, OUT, HEADS, TAPS = 32, 28, 32, 4, 10, 4, 4
 CELLS = SIDE * SIDE
-KINDS = ("lru", "conv", "gru", "attention")
+KINDS = ("lru", "conv", "gru", "lstm", "attention")
 FAMILIES = ("scan", "kernel", "flatten")
 CANCEL = 1e-2  # TD_BLOCK_CANCEL_DEFAULT
 
@@ -83,6 +83,15 @@ class GRU(nn.Module):
         return self.gru(x)[0]
 
 
+class LSTM(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.lstm = nn.LSTM(c, c, batch_first=True)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
+
+
 class Attention(nn.Module):
     """HEADS heads, not causal, with bias: what core/mixer_attention.c computes."""
 
@@ -94,7 +103,7 @@ class Attention(nn.Module):
         return self.att(x, x, x, need_weights=False)[0]
 
 
-MIXERS = {"lru": LRU, "conv": CausalConv, "gru": GRU, "attention": Attention}
+MIXERS = {"lru": LRU, "conv": CausalConv, "gru": GRU, "lstm": LSTM, "attention": Attention}
 
 
 class Mixer(nn.Module):
