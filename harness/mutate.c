@@ -718,6 +718,7 @@ int td_mutate_list_tests(char ***names, td_project *proj)
 	int err, lock_fd = -1;
 
 	*names = NULL;
+	snprintf(r.src, sizeof r.src, "%s", proj->root); /* the tree to list: the working tree */
 	err = claim_dir(&r, &lock_fd);
 	snprintf(w.tree, sizeof w.tree, "%s/work/0", r.dir);
 	snprintf(w.log, sizeof w.log, "%s/logs/worker-0.log", r.dir);

@@ -35,6 +35,9 @@
  *     -> guards_and_pins_come_from_debug_md
  *   - scan_line() reading removed lines as added and the other way round
  *     -> without_citations_the_commits_own_tests_are_run
+ *   - td_mutate_list_tests() syncing its scratch copy from "" instead of the
+ *     repository (DEBUG.md #17) [cat]
+ *     -> ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_copy
  *   - reproduce_one() without the root-commit check; load_doc() returning
  *     0 for a missing DEBUG.md; td_repo_open() without the shallow check
  *     [cat] -> bad_input_exits_2_with_a_clear_message
@@ -634,6 +637,24 @@ static void test_a_repository_owned_by_another_user_is_refused_saying_what_to_do
 	assert_non_null(strstr(fx_slurp("t.log"), "nothing to revert"));
 }
 
+static void test_ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_copy(void **state)
+{
+	const char *chk[] = {"ledger", "check", NULL};
+	const char *gone = "guard test_add_neg is not a test the runners list";
+
+	(void)state;
+	make_history();
+	write_debug_md("**Guarded by** `test_add_neg`", ids[2], "**Guarded by** `test_mul`");
+	td("c1.log", chk); /* builds the scratch copy that lists the tests */
+	if (!strstr(fx_slurp("c1.log"), "ledger check: 2 findings"))
+		fail_msg("ledger check did not run to its summary:\n%s", fx_slurp("c1.log"));
+	assert_null(strstr(fx_slurp("c1.log"), gone));
+	write_t(5); /* the guard is deleted from the working tree */
+	td("c2.log", chk);
+	if (!strstr(fx_slurp("c2.log"), gone))
+		fail_msg("ledger check still lists a deleted test:\n%s", fx_slurp("c2.log"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_guard_fails_before_the_fix_and_passes_after),
 	cmocka_unit_test(test_a_test_that_passes_both_ways_is_a_pin_not_a_guard),
@@ -652,5 +673,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_at_head_a_fix_that_no_longer_reverts_is_a_conflict_never_a_pass),
 	cmocka_unit_test(test_at_head_writes_no_object_and_leaves_the_users_index_tree_and_head),
 	cmocka_unit_test(test_a_repository_owned_by_another_user_is_refused_saying_what_to_do),
+	cmocka_unit_test(test_ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_copy),
 };
 TD_TEST_GROUP(reproduce, tests);
