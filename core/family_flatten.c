@@ -11,6 +11,8 @@
  *   xs[b][p] = x[b][seq[p]]       (absent cells are never read)
  *   ys = mixer(xs)                one line of n_present per example
  *   y = 0; y[b][seq[p]] = ys[b][p]
+ * The copies go a run of consecutive cells at a time (one run per example
+ * on a dense lattice), and y is cleared only when some cell is absent.
  *
  * Workspace, for Q = max_batch * n_present * width:
  *   xs  [Q]    the gathered sequence, then its gradient (scratch)
@@ -30,6 +32,9 @@ typedef struct {
 	size_t n;    /* present cells: the sequence length */
 	size_t *seq; /* [n] sequence position -> cell */
 	size_t q;    /* max_batch * n * width */
+	size_t n_runs;
+	size_t *run; /* [n_runs][3]: position p, cell seq[p], length of a run of
+			consecutive cells at consecutive positions */
 } flat_state;
 
 /* The cell's row-major index over the axes in canonical order. */
@@ -66,6 +71,25 @@ static int build_seq(flat_state *s, const td_block *b)
 	return 0;
 }
 
+/* Cuts seq into runs of consecutive cells, so that a run is copied whole. */
+static int build_runs(flat_state *s)
+{
+	if (!(s->run = malloc((s->n ? s->n : 1) * 3 * sizeof *s->run)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for a flatten order");
+	for (size_t p = 0; p < s->n; p++) {
+		size_t *last = s->n_runs ? s->run + 3 * (s->n_runs - 1) : NULL;
+
+		if (last && s->seq[p] == last[1] + last[2]) {
+			last[2]++;
+		} else {
+			size_t *r = s->run + 3 * s->n_runs++;
+
+			r[0] = p, r[1] = s->seq[p], r[2] = 1;
+		}
+	}
+	return 0;
+}
+
 static int flat_setup(td_block *b)
 {
 	flat_state *s = calloc(1, sizeof *s);
@@ -78,7 +102,7 @@ static int flat_setup(td_block *b)
 	s->n = td_lattice_n_present(b->lat);
 	if (!(s->seq = malloc(s->n * sizeof *s->seq)))
 		return TD_FAIL(TD_ENOMEM, "out of memory for a flatten order");
-	if ((err = build_seq(s, b)) ||
+	if ((err = build_seq(s, b)) || (err = build_runs(s)) ||
 	    (err = td_mixer_size_muladd(&s->q, b->o.max_batch * s->n, b->width, 0,
 					"the flatten buffers")) ||
 	    (err = td_block_mix_ws(&mix, b, b->o.max_batch, s->n)))
@@ -86,29 +110,30 @@ static int flat_setup(td_block *b)
 	return td_mixer_size_muladd(&b->ws_len, 2, s->q, mix, "the flatten workspace");
 }
 
-/* dst[b][p] = src[b][seq[p]]. */
+/* dst[b][p] = src[b][seq[p]], a run at a time. */
 static void gather(const td_block *b, const flat_state *s, td_real *dst, const td_real *src,
 		   size_t batch)
 {
 	const size_t c = b->width;
 
 	for (size_t e = 0; e < batch; e++)
-		for (size_t p = 0; p < s->n; p++)
-			memcpy(dst + (e * s->n + p) * c, src + (e * b->n_cells + s->seq[p]) * c,
-			       c * sizeof *dst);
+		for (const size_t *r = s->run; r < s->run + 3 * s->n_runs; r += 3)
+			memcpy(dst + (e * s->n + r[0]) * c, src + (e * b->n_cells + r[1]) * c,
+			       r[2] * c * sizeof *dst);
 }
 
-/* dst = 0; dst[b][seq[p]] = src[b][p]. */
+/* dst = 0 (where some cell is absent); dst[b][seq[p]] = src[b][p], a run at a time. */
 static void scatter(const td_block *b, const flat_state *s, td_real *dst, const td_real *src,
 		    size_t batch)
 {
 	const size_t c = b->width;
 
-	memset(dst, 0, batch * b->n_cells * c * sizeof *dst);
+	if (s->n < b->n_cells)
+		memset(dst, 0, batch * b->n_cells * c * sizeof *dst);
 	for (size_t e = 0; e < batch; e++)
-		for (size_t p = 0; p < s->n; p++)
-			memcpy(dst + (e * b->n_cells + s->seq[p]) * c, src + (e * s->n + p) * c,
-			       c * sizeof *dst);
+		for (const size_t *r = s->run; r < s->run + 3 * s->n_runs; r += 3)
+			memcpy(dst + (e * b->n_cells + r[1]) * c, src + (e * s->n + r[0]) * c,
+			       r[2] * c * sizeof *dst);
 }
 
 static int flat_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
@@ -142,6 +167,7 @@ static void flat_free(td_block *b)
 	flat_state *s = b->fam;
 
 	free(s->seq);
+	free(s->run);
 	free(s);
 }
 

@@ -694,7 +694,7 @@ mutant {
 mutant {
   name = "flatten-absent-cells-left-stale",
   file = "core/family_flatten.c",
-  find = "memset(dst, 0, batch * b->n_cells * c * sizeof *dst);",
+  find = "\tif (s->n < b->n_cells)\n\t\tmemset(dst, 0, batch * b->n_cells * c * sizeof *dst);\n",
   replace = "",
   guards = { "test_flatten_runs_the_present_cells_only_in_canonical_order" },
   designed_against = "out of the sequence is not out of the output (torch-dimensions DEBUG.md #27)",
