@@ -30,6 +30,8 @@
  *       -> leaves_the_padding_outside_the_matrix_untouched (and the naive
  *          and thread-count tests, through stale tile values)
  *   - dropping the ldb check -> bad_arguments_are_refused_with_a_message
+ *   - micro_4x1, the one-vector column block (n = 8 on AVX2), summing k
+ *     backwards -> every_element_is_its_sum_in_k_order_bitwise
  *   - small_product summing k backwards (`p = 0; p < g->k; p++` ->
  *     `p = g->k; p-- > 0;`) -> every_element_is_its_sum_in_k_order_bitwise
  *   - micro_4x2 (gemm_kernel.inc) running its panel's k steps backwards
@@ -221,7 +223,8 @@ static void test_gemm_every_element_is_its_sum_in_k_order_bitwise(void **state)
 	static const size_t sizes[][3] = {{4, 8, 3},	{5, 9, 7},	{3, 3, 8},
 					  {4, 16, 5},	{9, 35, 4},	{33, 129, 2},
 					  {67, 131, 129}, {31, 16, 257}, {8, 10, 300},
-					  {8, 8, 1},	{2, 3, 10},	{1, 1, 64}};
+					  {4, 12, 5},	{6, 28, 9},	{8, 8, 1},
+					  {2, 3, 10},	{1, 1, 64}};
 	int bad = 0, ran = 0;
 
 	(void)state;
