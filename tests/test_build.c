@@ -27,20 +27,25 @@
  */
 static int make_error_o(const char *buildroot, const char *cflags)
 {
-	char cmd[8192], line[8192];
+	char cmd[8192], line[8192], out[16384] = "";
 	int compiled = 0, status;
 	FILE *p;
 
 	snprintf(cmd, sizeof cmd,
 		 "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C '%s' "
-		 "BUILDROOT='%s' CFLAGS='%s' '%s/core/error.o' 2>&1",
+		 "VARIANT=release BUILDROOT='%s' CFLAGS='%s' '%s/core/error.o' 2>&1",
 		 TD_SOURCE_DIR, buildroot, cflags, buildroot);
 	p = popen(cmd, "r");
 	assert_non_null(p);
-	while (fgets(line, sizeof line, p))
+	while (fgets(line, sizeof line, p)) {
 		if (strstr(line, "-c core/error.c"))
 			compiled = 1;
+		if (strlen(out) + strlen(line) < sizeof out)
+			strcat(out, line);
+	}
 	status = pclose(p);
+	if (status != 0)
+		print_message("make failed (status %d):\n%s", status, out);
 	return status == 0 ? compiled : -1;
 }
 
