@@ -48,6 +48,7 @@ typedef struct {
 	size_t ars, aps, brs;
 	size_t mc, nc, kc;
 	int first; /* the block's first k-panel: the tile's old values are not read */
+	size_t ts; /* the tile's row stride: NC, or ldc when the tile is C itself */
 } panel;
 
 /* acc[i][j] += sum over p ascending of A(i, p) B(p, j) (gemm_kernel.inc). */
@@ -191,13 +192,20 @@ static void store(const gemm_job *g, const td_real *acc, size_t i0, size_t mc, s
 	}
 }
 
-/* Computes output block (bi, bj) completely: every k-panel, then the store. */
+/* Computes output block (bi, bj) completely: every k-panel, then the store (if any). */
 static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 {
 	size_t i0 = bi * MC, j0 = bj * NC;
 	size_t mc = min_size(MC, g->m - i0), nc = min_size(NC, g->n - j0);
 
-	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0, 1};
+	/*
+	 * With one panel, alpha 1 and beta 0, C = the sums: the kernel writes
+	 * them into C itself (as the tile, row stride ldc), and the copy from
+	 * the tile is saved. Otherwise the sums collect in the tile.
+	 */
+	const int direct = g->k > 0 && g->k <= KC && g->o.alpha == 1 && g->o.beta == 0;
+	td_real *tile = direct ? g->c + i0 * g->ldc + j0 : s->acc;
+	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0, 1, direct ? g->ldc : NC};
 
 	for (size_t i = 0; g->k == 0 && i < mc; i++) /* no panel: the sums are 0 */
 		memset(s->acc + i * NC, 0, nc * sizeof *s->acc);
@@ -215,9 +223,10 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 			s->bp_bj = g->k > KC ? SIZE_MAX : bj;
 			pn.b = s->bp, pn.brs = nc;
 		}
-		g->kernel(s->acc, &pn);
+		g->kernel(tile, &pn);
 	}
-	store(g, s->acc, i0, mc, j0, nc);
+	if (!direct)
+		store(g, s->acc, i0, mc, j0, nc);
 }
 
 /*

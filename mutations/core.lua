@@ -949,6 +949,16 @@ mutant {
 }
 
 mutant {
+  name = "gemm-direct-write-ignores-beta",
+  file = "core/gemm.c",
+  find = "const int direct = g->k > 0 && g->k <= KC && g->o.alpha == 1 && g->o.beta == 0;",
+  replace = "const int direct = g->k > 0 && g->k <= KC && g->o.alpha == 1;",
+  guards = { "test_gemm_matches_a_naive_triple_loop" },
+  designed_against = "a shortcut taken under a weaker condition than the one that makes it exact",
+  why = "writes the sums straight into C when beta asks to add to it, dropping beta * C",
+}
+
+mutant {
   name = "gemm-k-zero-tile-not-cleared",
   file = "core/gemm.c",
   find = "for (size_t i = 0; g->k == 0 && i < mc; i++)",

@@ -158,7 +158,7 @@ static void test_gemm_matches_a_naive_triple_loop(void **state)
 					  {13, 17, 1},	{33, 129, 2}, {67, 131, 129},
 					  {31, 5, 257}, {2, 0, 3},    {5, 4, 0},
 					  {70, 3, 0}};
-	static const td_real ab[][2] = {{1, 0}, {(td_real)-0.5, 2}, {2, 1}};
+	static const td_real ab[][2] = {{1, 0}, {(td_real)-0.5, 2}, {2, 1}, {1, 1}};
 	int bad = 0, ran = 0;
 
 	(void)state;
@@ -168,7 +168,7 @@ static void test_gemm_matches_a_naive_triple_loop(void **state)
 		ran++;
 		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
 			for (int t = 0; t < 4; t++)
-				for (size_t v = 0; v < 3; v++) {
+				for (size_t v = 0; v < 4; v++) {
 					td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
 					o.trans_a = t & 1, o.trans_b = t >> 1;
@@ -373,6 +373,12 @@ static void test_gemm_with_beta_zero_the_old_c_is_never_read(void **state)
 	assert_int_equal(td_gemm(big, 1, ones, 1, b, 1, 80, 1, 1, &o), 0); /* 80 > 64: blocks */
 	for (size_t i = 0; i < 80; i++)
 		assert_true(big[i] == 3);
+	for (size_t i = 0; i < 80; i++)
+		big[i] = (td_real)NAN;
+	o.alpha = 2; /* not written straight into C: the tile and the store */
+	assert_int_equal(td_gemm(big, 1, ones, 1, b, 1, 80, 1, 1, &o), 0);
+	for (size_t i = 0; i < 80; i++)
+		assert_true(big[i] == 6);
 }
 
 static void test_gemm_leaves_the_padding_outside_the_matrix_untouched(void **state)
@@ -383,12 +389,17 @@ static void test_gemm_leaves_the_padding_outside_the_matrix_untouched(void **sta
 
 	(void)state;
 	assert_non_null(c);
-	for (size_t i = 0; i < m * ldc; i++)
-		c[i] = 99;
-	assert_int_equal(td_gemm(c, ldc, a.v, k, b.v, n, m, n, k, NULL), 0);
-	for (size_t i = 0; i < m; i++)
-		for (size_t j = n; j < ldc; j++)
-			assert_true(c[i * ldc + j] == 99);
+	for (int t = 0; t < 2; t++) { /* alpha 1: written straight into C; 2: the store */
+		td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+		o.alpha = (td_real)(t + 1);
+		for (size_t i = 0; i < m * ldc; i++)
+			c[i] = 99;
+		assert_int_equal(td_gemm(c, ldc, a.v, k, b.v, n, m, n, k, &o), 0);
+		for (size_t i = 0; i < m; i++)
+			for (size_t j = n; j < ldc; j++)
+				assert_true(c[i * ldc + j] == 99);
+	}
 	free(c), free(a.v), free(b.v);
 }
 
