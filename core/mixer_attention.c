@@ -385,6 +385,45 @@ static int attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t 
 	return 0;
 }
 
+/*
+ * Pair (l, h) of a line of one step, forward: attend_pair's arithmetic for
+ * T = 1 without its two GEMM calls (over every cell of a lattice as its own
+ * line, as the kernel family runs the mixer, those are a few hundred
+ * thousand calls a step). The score is scale (0 + sum_e q_e k_e), its
+ * softmax over the one key 1 (NaN when the score is not finite), o_e = 0 +
+ * p v_e: what the GEMMs and softmax_row compute for T = 1, bit for bit.
+ */
+static void attend_one(const pair_job *j, size_t l, size_t h)
+{
+	const size_t c = j->c, d = j->d;
+	const td_real *q = j->w->qkv + l * 3 * c + h * d, *k = q + c, *v = q + 2 * c;
+	td_real *p = j->w->att + l * j->m->o.heads + h, *o = j->w->ctx + l * c + h * d, s = 0;
+
+	for (size_t e = 0; e < d; e++)
+		s += q[e] * k[e];
+	*p = j->scale * s;
+	softmax_row(j->m, p, 0, 1);
+	for (size_t e = 0; e < d; e++)
+		o[e] = 0 + *p * v[e];
+}
+
+/* attend_pair_backward for T = 1, the same way: dp, then ds through softmax_row_backward. */
+static void attend_one_backward(const pair_job *j, size_t l, size_t h)
+{
+	const size_t c = j->c, d = j->d;
+	const td_real *q = j->w->qkv + l * 3 * c + h * d, *k = q + c, *v = q + 2 * c;
+	const td_real *p = j->w->att + l * j->m->o.heads + h, *dout = j->w->dctx + l * c + h * d;
+	td_real *dq = j->w->dqkv + l * 3 * c + h * d, *dk = dq + c, *dv = dq + 2 * c, ds = 0;
+
+	for (size_t e = 0; e < d; e++)
+		ds += dout[e] * v[e];
+	for (size_t e = 0; e < d; e++)
+		dv[e] = 0 + dout[e] * *p;
+	softmax_row_backward(j->m, &ds, p, 0, 1, j->scale);
+	for (size_t e = 0; e < d; e++)
+		dq[e] = 0 + ds * k[e], dk[e] = 0 + q[e] * ds;
+}
+
 typedef struct {
 	const pair_job *job;
 	size_t w;
@@ -402,7 +441,13 @@ static void *run_pairs(void *arg)
 	for (size_t b = pw->w; b < j->lines * j->m->o.heads && !pw->err; b += j->workers) {
 		size_t l = b / j->m->o.heads, h = b % j->m->o.heads;
 
-		pw->err = j->backward ? attend_pair_backward(j, s, l, h) : attend_pair(j, s, l, h);
+		if (j->length == 1 && j->backward)
+			attend_one_backward(j, l, h);
+		else if (j->length == 1)
+			attend_one(j, l, h);
+		else
+			pw->err = j->backward ? attend_pair_backward(j, s, l, h)
+					      : attend_pair(j, s, l, h);
 	}
 	if (pw->err)
 		snprintf(pw->msg, sizeof pw->msg, "%s", td_error_last());

@@ -1650,6 +1650,26 @@ mutant {
 }
 
 mutant {
+  name = "mixer-attention-one-step-softmax-skipped",
+  file = "core/mixer_attention.c",
+  find = "\tsoftmax_row(j->m, p, 0, 1);\n",
+  replace = "",
+  guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
+  designed_against = "a shortcut for a special shape must compute what the general path computes there",
+  why = "on one-step lines weighs the value by the raw score instead of its softmax (1)",
+}
+
+mutant {
+  name = "mixer-attention-one-step-softmax-backward-skipped",
+  file = "core/mixer_attention.c",
+  find = "\tsoftmax_row_backward(j->m, &ds, p, 0, 1, j->scale);\n",
+  replace = "",
+  guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
+  designed_against = "a shortcut for a special shape must compute what the general path computes there",
+  why = "on one-step lines sends dp itself to q and k, where the softmax over one key sends 0",
+}
+
+mutant {
   name = "mixer-attention-heads-not-checked",
   file = "core/mixer_attention.c",
   find = "if (c % m->o.heads != 0)",

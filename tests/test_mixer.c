@@ -523,6 +523,59 @@ static void test_mixer_attention_softmax_stays_finite_for_large_scores(void **st
 	}
 }
 
+/*
+ * On lines of one step every softmax is over one key, so attention is its
+ * value path, y = Wo (Wv x + bv) + bo, and q and k get no gradient at all
+ * (ds = p (dp - p dp) = 0 exactly). Checked against that formula in double
+ * for the one-step path of attention (attend_one), causal and not, both
+ * directions; and a NaN that reaches a score still leaves through y.
+ */
+static void test_mixer_attention_on_one_step_lines_is_its_value_path(void **state)
+{
+	(void)state;
+	for (int i = 6; i < 10; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 5, 1, 11);
+		const size_t c = o.channels;
+		const td_real *w = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
+		const td_real *b = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 1)->offset;
+		const td_real *wo = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 2)->offset;
+		const td_real *bo = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 3)->offset;
+		const td_real *gw = td_mixer_grads(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
+		const td_real *gb = td_mixer_grads(r.m) + td_mixer_tensor_at(r.m, 1)->offset;
+
+		forward(&r);
+		backward(&r);
+		for (size_t l = 0; l < r.lines; l++)
+			for (size_t k = 0; k < c; k++) {
+				double want = (double)bo[k];
+
+				for (size_t e = 0; e < c; e++) {
+					double v = (double)b[2 * c + e];
+
+					for (size_t f = 0; f < c; f++)
+						v += (double)w[(2 * c + e) * c + f] * (double)r.x[l * c + f];
+					want += (double)wo[k * c + e] * v;
+				}
+				if (fabs((double)r.y[l * c + k] - want) > 1e-5 * (1 + fabs(want)))
+					fail_msg("%s: y[%zu][%zu] = %.9g, the value path gives %.9g",
+						 label(&r), l, k, (double)r.y[l * c + k], want);
+			}
+		for (size_t k = 0; k < 2 * c * c; k++) /* Wq and Wk */
+			if (gw[k] != 0)
+				fail_msg("%s: dWqk[%zu] = %g, not 0", label(&r), k, (double)gw[k]);
+		for (size_t k = 0; k < 2 * c; k++)
+			if (gb[k] != 0)
+				fail_msg("%s: dbqk[%zu] = %g, not 0", label(&r), k, (double)gb[k]);
+		td_mixer_params(r.m)[td_mixer_tensor_at(r.m, 0)->offset] = (td_real)INFINITY;
+		r.x[0] = 1; /* line 0's score: inf * 1 * k: not finite */
+		forward(&r);
+		if (!isnan((double)r.y[0]))
+			fail_msg("%s: a score of inf gave y[0] = %g, not NaN", label(&r), (double)r.y[0]);
+		rig_free(&r);
+	}
+}
+
 static void test_mixer_bad_calls_are_refused_with_a_message(void **state)
 {
 	td_mixer_opts o = config(0);
@@ -551,6 +604,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_attention_heads_that_do_not_divide_channels_are_refused),
     cmocka_unit_test(test_mixer_causal_attention_never_reads_the_future),
     cmocka_unit_test(test_mixer_attention_softmax_stays_finite_for_large_scores),
+    cmocka_unit_test(test_mixer_attention_on_one_step_lines_is_its_value_path),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
 };
 TD_TEST_GROUP(mixer, tests);
