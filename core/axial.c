@@ -40,9 +40,27 @@ static void fill_fold(td_fold *f, const td_lattice *lat, int axis)
 	}
 }
 
+int td_axial_runs(td_run **out, size_t *n_runs, const size_t *map, size_t n)
+{
+	td_run *run = malloc((n ? n : 1) * sizeof *run);
+	size_t k = 0;
+
+	*out = NULL, *n_runs = 0;
+	if (!run)
+		return TD_FAIL(TD_ENOMEM, "out of memory for the runs of a map of %zu cells", n);
+	for (size_t p = 0; p < n; p++)
+		if (k > 0 && map[p] == run[k - 1].cell + run[k - 1].len)
+			run[k - 1].len++;
+		else
+			run[k++] = (td_run){p, map[p], 1};
+	*out = run, *n_runs = k;
+	return 0;
+}
+
 int td_fold_new(td_fold **out, const td_lattice *lat, int axis)
 {
 	td_fold *f;
+	int err;
 
 	*out = NULL;
 	if (axis < 0 || axis >= td_lattice_rank(lat))
@@ -63,6 +81,10 @@ int td_fold_new(td_fold **out, const td_lattice *lat, int axis)
 	fill_fold(f, lat, axis);
 	for (size_t k = 0; k < f->n_cells; k++)
 		f->unfold[f->fold[k]] = k;
+	if ((err = td_axial_runs(&f->run, &f->n_runs, f->fold, f->n_cells))) {
+		td_fold_free(f);
+		return err;
+	}
 	*out = f;
 	return 0;
 }
@@ -73,6 +95,7 @@ void td_fold_free(td_fold *f)
 		return;
 	free(f->fold);
 	free(f->unfold);
+	free(f->run);
 	free(f);
 }
 
@@ -81,9 +104,9 @@ void td_fold_apply(const td_fold *f, size_t batch, size_t channels, const td_rea
 	const size_t n = f->n_cells;
 
 	for (size_t b = 0; b < batch; b++)
-		for (size_t k = 0; k < n; k++)
-			memcpy(xf + (b * n + k) * channels, x + (b * n + f->fold[k]) * channels,
-			       channels * sizeof *x);
+		for (const td_run *r = f->run; r < f->run + f->n_runs; r++)
+			memcpy(xf + (b * n + r->pos) * channels, x + (b * n + r->cell) * channels,
+			       r->len * channels * sizeof *x);
 }
 
 void td_fold_undo(const td_fold *f, size_t batch, size_t channels, const td_real *xf, td_real *x)
@@ -91,9 +114,9 @@ void td_fold_undo(const td_fold *f, size_t batch, size_t channels, const td_real
 	const size_t n = f->n_cells;
 
 	for (size_t b = 0; b < batch; b++)
-		for (size_t c = 0; c < n; c++)
-			memcpy(x + (b * n + c) * channels, xf + (b * n + f->unfold[c]) * channels,
-			       channels * sizeof *x);
+		for (const td_run *r = f->run; r < f->run + f->n_runs; r++)
+			memcpy(x + (b * n + r->cell) * channels, xf + (b * n + r->pos) * channels,
+			       r->len * channels * sizeof *x);
 }
 
 void td_select_present(const uint8_t *mask, size_t n_cells, size_t batch, size_t channels,

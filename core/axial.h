@@ -23,12 +23,28 @@
 #include "lattice.h"
 #include "real.h"
 
+/* Positions pos .. pos + len - 1 of a map hold cells cell .. cell + len - 1. */
+typedef struct {
+	size_t pos, cell, len;
+} td_run;
+
+/*
+ * Cuts map[0 .. n) (position -> cell) into its maximal runs of consecutive
+ * cells at consecutive positions, in position order, so that a copy along
+ * the map is one memcpy per run. *out (the caller frees it with free) gets
+ * the runs and *n_runs their count; on failure *out is NULL.
+ */
+int td_axial_runs(td_run **out, size_t *n_runs, const size_t *map, size_t n);
+
 typedef struct {
 	size_t n_cells; /* cells of one example */
 	size_t length;  /* the size of the folded axis */
 	size_t lines;   /* n_cells / length */
 	size_t *fold;   /* [n_cells] folded position -> cell */
 	size_t *unfold; /* [n_cells] cell -> folded position: the inverse of fold */
+	td_run *run;	/* [n_runs] fold's runs (one per example when the axis is the
+			   innermost: the fold is then the identity) */
+	size_t n_runs;
 } td_fold;
 
 /*

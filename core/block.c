@@ -230,15 +230,25 @@ static int present(const td_block *b, size_t e, size_t c)
 	return b->mask[c] && (!b->emask || b->emask[e * b->n_cells + c]);
 }
 
-/* dst = src, or 0 when !keep: a selection, never a multiplication. */
-static void copy_or_zero(td_real *restrict dst, const td_real *restrict src, size_t n, int keep)
+/*
+ * dst row i = src row i for i < len where cell + i is present in example
+ * e, a stretch of consecutive present cells per memcpy; 0 where it is
+ * absent: a selection, never a multiplication.
+ */
+static void select_rows(const td_block *b, size_t e, size_t cell, size_t len, size_t channels,
+			td_real *dst, const td_real *src)
 {
-	if (keep)
-		for (size_t i = 0; i < n; i++)
-			dst[i] = src[i];
-	else
-		for (size_t i = 0; i < n; i++)
-			dst[i] = 0;
+	for (size_t i = 0, j; i < len; i = j) {
+		const int keep = present(b, e, cell + i);
+
+		for (j = i + 1; j < len && present(b, e, cell + j) == keep;)
+			j++;
+		if (keep)
+			memcpy(dst + i * channels, src + i * channels,
+			       (j - i) * channels * sizeof *dst);
+		else
+			memset(dst + i * channels, 0, (j - i) * channels * sizeof *dst);
+	}
 }
 
 void td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
@@ -247,9 +257,9 @@ void td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, siz
 	const size_t n = f->n_cells;
 
 	for (size_t e = 0; e < batch; e++)
-		for (size_t k = 0; k < n; k++)
-			copy_or_zero(xf + (e * n + k) * channels, x + (e * n + f->fold[k]) * channels,
-				     channels, present(b, e, f->fold[k]));
+		for (const td_run *r = f->run; r < f->run + f->n_runs; r++)
+			select_rows(b, e, r->cell, r->len, channels, xf + (e * n + r->pos) * channels,
+				    x + (e * n + r->cell) * channels);
 }
 
 void td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
@@ -258,9 +268,9 @@ void td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, s
 	const size_t n = f->n_cells;
 
 	for (size_t e = 0; e < batch; e++)
-		for (size_t c = 0; c < n; c++)
-			copy_or_zero(x + (e * n + c) * channels, xf + (e * n + f->unfold[c]) * channels,
-				     channels, present(b, e, c));
+		for (const td_run *r = f->run; r < f->run + f->n_runs; r++)
+			select_rows(b, e, r->cell, r->len, channels, x + (e * n + r->cell) * channels,
+				    xf + (e * n + r->pos) * channels);
 }
 
 int td_block_set_example_mask(td_block *b, const uint8_t *mask)

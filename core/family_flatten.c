@@ -32,9 +32,8 @@ typedef struct {
 	size_t n;    /* present cells: the sequence length */
 	size_t *seq; /* [n] sequence position -> cell */
 	size_t q;    /* max_batch * n * width */
+	td_run *run; /* [n_runs] seq's runs of consecutive cells (axial.h) */
 	size_t n_runs;
-	size_t *run; /* [n_runs][3]: position p, cell seq[p], length of a run of
-			consecutive cells at consecutive positions */
 } flat_state;
 
 /* The cell's row-major index over the axes in canonical order. */
@@ -71,25 +70,6 @@ static int build_seq(flat_state *s, const td_block *b)
 	return 0;
 }
 
-/* Cuts seq into runs of consecutive cells, so that a run is copied whole. */
-static int build_runs(flat_state *s)
-{
-	if (!(s->run = malloc((s->n ? s->n : 1) * 3 * sizeof *s->run)))
-		return TD_FAIL(TD_ENOMEM, "out of memory for a flatten order");
-	for (size_t p = 0; p < s->n; p++) {
-		size_t *last = s->n_runs ? s->run + 3 * (s->n_runs - 1) : NULL;
-
-		if (last && s->seq[p] == last[1] + last[2]) {
-			last[2]++;
-		} else {
-			size_t *r = s->run + 3 * s->n_runs++;
-
-			r[0] = p, r[1] = s->seq[p], r[2] = 1;
-		}
-	}
-	return 0;
-}
-
 static int flat_setup(td_block *b)
 {
 	flat_state *s = calloc(1, sizeof *s);
@@ -102,7 +82,7 @@ static int flat_setup(td_block *b)
 	s->n = td_lattice_n_present(b->lat);
 	if (!(s->seq = malloc(s->n * sizeof *s->seq)))
 		return TD_FAIL(TD_ENOMEM, "out of memory for a flatten order");
-	if ((err = build_seq(s, b)) || (err = build_runs(s)) ||
+	if ((err = build_seq(s, b)) || (err = td_axial_runs(&s->run, &s->n_runs, s->seq, s->n)) ||
 	    (err = td_mixer_size_muladd(&s->q, b->o.max_batch * s->n, b->width, 0,
 					"the flatten buffers")) ||
 	    (err = td_block_mix_ws(&mix, b, b->o.max_batch, s->n)))
@@ -117,9 +97,9 @@ static void gather(const td_block *b, const flat_state *s, td_real *dst, const t
 	const size_t c = b->width;
 
 	for (size_t e = 0; e < batch; e++)
-		for (const size_t *r = s->run; r < s->run + 3 * s->n_runs; r += 3)
-			memcpy(dst + (e * s->n + r[0]) * c, src + (e * b->n_cells + r[1]) * c,
-			       r[2] * c * sizeof *dst);
+		for (const td_run *r = s->run; r < s->run + s->n_runs; r++)
+			memcpy(dst + (e * s->n + r->pos) * c, src + (e * b->n_cells + r->cell) * c,
+			       r->len * c * sizeof *dst);
 }
 
 /* dst = 0 (where some cell is absent); dst[b][seq[p]] = src[b][p], a run at a time. */
@@ -131,9 +111,9 @@ static void scatter(const td_block *b, const flat_state *s, td_real *dst, const 
 	if (s->n < b->n_cells)
 		memset(dst, 0, batch * b->n_cells * c * sizeof *dst);
 	for (size_t e = 0; e < batch; e++)
-		for (const size_t *r = s->run; r < s->run + 3 * s->n_runs; r += 3)
-			memcpy(dst + (e * b->n_cells + r[1]) * c, src + (e * s->n + r[0]) * c,
-			       r[2] * c * sizeof *dst);
+		for (const td_run *r = s->run; r < s->run + s->n_runs; r++)
+			memcpy(dst + (e * b->n_cells + r->cell) * c, src + (e * s->n + r->pos) * c,
+			       r->len * c * sizeof *dst);
 }
 
 static int flat_forward(td_block *b, td_real *y, const td_real *x, size_t batch)

@@ -681,6 +681,16 @@ mutant {
 }
 
 mutant {
+  name = "axial-runs-span-a-jump",
+  file = "core/axial.c",
+  find = "if (k > 0 && map[p] == run[k - 1].cell + run[k - 1].len)",
+  replace = "if (k > 0 && map[p] >= run[k - 1].cell + run[k - 1].len)",
+  guards = { "test_fold_apply_and_undo_move_every_row_where_fold_says" },
+  designed_against = "a copy coalesced over a range the map does not cover moves the wrong rows",
+  why = "extends a run over any increasing cell, so a fold across rows copies neighbours instead",
+}
+
+mutant {
   name = "flatten-sequence-in-storage-order",
   file = "core/family_flatten.c",
   find = "by_key[canonical_index(b->lat, order, c)] = c;",

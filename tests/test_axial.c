@@ -112,6 +112,48 @@ static void test_a_folds_inverse_is_the_argsort_of_the_fold(void **state)
 	td_lattice_free(lat);
 }
 
+/*
+ * td_fold_apply moves each cell's row to its folded position and
+ * td_fold_undo moves it back, checked element by element against fold[]
+ * itself (the copies go a run at a time: td_axial_runs); and the runs
+ * cover every position once, each mapping consecutive positions to
+ * consecutive cells.
+ */
+static void test_fold_apply_and_undo_move_every_row_where_fold_says(void **state)
+{
+	td_lattice *lat = lattice(3, shape3, dhw, NULL);
+	enum { B = 2, C = 3, N = 24 };
+	td_real x[B * N * C], xf[B * N * C], back[B * N * C];
+
+	(void)state;
+	for (size_t i = 0; i < B * N * C; i++)
+		x[i] = (td_real)i;
+	for (int axis = 0; axis < 3; axis++) {
+		td_fold *f;
+		size_t covered = 0;
+
+		assert_int_equal(td_fold_new(&f, lat, axis), 0);
+		td_fold_apply(f, B, C, x, xf);
+		td_fold_undo(f, B, C, xf, back);
+		for (size_t e = 0; e < B; e++)
+			for (size_t k = 0; k < N; k++)
+				for (size_t ch = 0; ch < C; ch++)
+					if (xf[(e * N + k) * C + ch] != x[(e * N + f->fold[k]) * C + ch])
+						fail_msg("axis %d: example %zu position %zu is not cell %zu",
+							 axis, e, k, f->fold[k]);
+		assert_memory_equal(back, x, sizeof x);
+		for (size_t r = 0; r < f->n_runs; r++) {
+			assert_int_equal(f->run[r].pos, covered);
+			for (size_t i = 0; i < f->run[r].len; i++)
+				assert_int_equal(f->fold[f->run[r].pos + i], f->run[r].cell + i);
+			covered += f->run[r].len;
+		}
+		assert_int_equal(covered, N);
+		td_fold_free(f);
+	}
+	td_lattice_free(lat);
+}
+
 /* The coordinate of cell on axis in a 2 x 3 x 4 lattice. */
 static size_t coord(size_t cell, int axis)
 {
@@ -437,6 +479,7 @@ static void test_bad_block_options_are_refused_with_a_message(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_folds_inverse_is_the_argsort_of_the_fold),
     cmocka_unit_test(test_each_folded_line_runs_along_its_axis),
+    cmocka_unit_test(test_fold_apply_and_undo_move_every_row_where_fold_says),
     cmocka_unit_test(test_selection_zeroes_nan_and_infinities_in_absent_cells),
     cmocka_unit_test(test_the_canonical_axis_order_is_time_first_then_by_name),
     cmocka_unit_test(test_a_near_cancelled_kernel_line_is_not_amplified),
