@@ -1,9 +1,11 @@
 /*
  * gemm.c - cache-blocked GEMM with a fixed reduction order (see gemm.h).
  *
- * C is cut into MC x NC output blocks. For one block, a zeroed accumulator
- * tile receives the k-panels (KC deep) in ascending order, and is written
- * to C once, at the end. The kernel reads op(A) in place through two
+ * C is cut into MC x NC output blocks. For one block, the k-panels (KC
+ * deep) are summed in ascending order into an accumulator tile, the sums
+ * starting from zero in the kernel's registers, and the tile is written to
+ * C once, at the end; a block with one panel, alpha 1 and beta 0 uses C
+ * itself as the tile. The kernel reads op(A) in place through two
  * strides, whichever way A is stored (its elements are broadcast one at a
  * time, so they need not be contiguous), and op(B) in place when its rows
  * are B's rows; a transposed B is first packed into contiguous rows, once
@@ -252,7 +254,7 @@ static void small_product(const gemm_job *g)
 /* Runs worker w's share of the blocks. */
 static void run_share(const gemm_job *g, size_t w)
 {
-	gemm_scratch s; /* ~100-200 KB of stack: fine for the main and pthread stacks */
+	gemm_scratch s; /* 80 KB of stack (160 KB in double): fine for main and pthread stacks */
 
 	s.bp_bj = SIZE_MAX;
 	for (size_t b = w; b < g->n_bi * g->n_bj; b += g->workers)
