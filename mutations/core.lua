@@ -854,6 +854,18 @@ mutant {
   why = "trains on the same batch every step",
 }
 
+-- The build --------------------------------------------------------------------------
+
+mutant {
+  name = "build-objects-ignore-their-flags",
+  file = "Makefile",
+  find = "$(BUILD)/core/%.o: core/%.c $(BUILD)/.flags",
+  replace = "$(BUILD)/core/%.o: core/%.c",
+  guards = { "test_changing_the_compiler_flags_rebuilds_an_object" },
+  finding = 16,
+  why = "a core object is rebuilt when its source changes, not when ARCH or CFLAGS do",
+}
+
 -- The deterministic GEMM ---------------------------------------------------------
 
 mutant {

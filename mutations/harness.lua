@@ -452,6 +452,6 @@ mutant {
   find = "\tsnprintf(r.src, sizeof r.src, \"%s\", proj->root); /* the tree to list: the working tree */\n",
   replace = "",
   guards = { "test_ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_copy" },
-  designed_against = "a check that reads a cached copy answers for the state the cache was made from",
+  finding = 17,
   why = "ledger check lists the tests of whatever scratch copy the last mutate left (and cannot build one where none exists)",
 }
