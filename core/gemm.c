@@ -21,14 +21,13 @@
  */
 #include "gemm.h"
 
-#include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "error.h"
+#include "pool.h"
 
 enum {
-	MAX_THREADS = 64, /* more threads than this are not started */
 	MC = 32,	  /* rows of an output block */
 	NC = 128,	  /* columns of an output block */
 	KC = 128,	  /* depth of one packed panel */
@@ -261,111 +260,10 @@ static void run_share(const gemm_job *g, size_t w)
 		do_block(g, &s, b / g->n_bj, b % g->n_bj);
 }
 
-/*
- * The worker pool. Workers are started on first need and kept, so that a
- * parallel call costs a wake-up, not thread starts: a thread per call also
- * paid for its stack, whose pages glibc releases when a thread ends and the
- * next thread faults back in (a fifth of a 2-thread model step went to the
- * kernel clearing those pages). One parallel call owns the pool at a time;
- * a call that finds it busy (td_gemm from two threads at once) runs its
- * shares itself, which gives the same bits. Worker w (1 ..) takes share w.
- */
-static struct {
-	pthread_mutex_t use;	     /* held by the call that owns the pool */
-	pthread_mutex_t lock;	     /* guards everything below */
-	pthread_cond_t wake, done;   /* a job was posted; the last worker finished */
-	const gemm_job *job;	     /* read only by workers w < n_workers */
-	size_t n_workers;	     /* the job's workers, the caller included */
-	unsigned long gen;	     /* bumped for every job */
-	unsigned long birth[MAX_THREADS]; /* gen when worker w was started */
-	size_t started;		     /* workers 1 .. started are running */
-	size_t pending;		     /* started workers still on the job */
-} pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-	  PTHREAD_COND_INITIALIZER, NULL, 0, 0, {0}, 0, 0};
-
-static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
-
-/* In a child after fork(): none of the parent's workers exist here. */
-static void pool_after_fork(void)
+/* Share w of a parallel call (pool.h). */
+static void share_main(void *arg, size_t w)
 {
-	pthread_mutex_init(&pool.use, NULL);
-	pthread_mutex_init(&pool.lock, NULL);
-	pthread_cond_init(&pool.wake, NULL);
-	pthread_cond_init(&pool.done, NULL);
-	pool.started = pool.pending = 0;
-}
-
-static void pool_register_fork(void)
-{
-	pthread_atfork(NULL, NULL, pool_after_fork);
-}
-
-static void *pool_main(void *arg)
-{
-	const size_t w = (size_t)(uintptr_t)arg;
-	unsigned long seen;
-
-	pthread_mutex_lock(&pool.lock);
-	seen = pool.birth[w];
-	for (;;) {
-		const gemm_job *job;
-
-		while (pool.gen == seen)
-			pthread_cond_wait(&pool.wake, &pool.lock);
-		seen = pool.gen;
-		if (w >= pool.n_workers)
-			continue; /* not this job's: its pointer may be gone already */
-		job = pool.job;
-		pthread_mutex_unlock(&pool.lock);
-		run_share(job, w);
-		pthread_mutex_lock(&pool.lock);
-		if (--pool.pending == 0)
-			pthread_cond_signal(&pool.done);
-	}
-	return NULL;
-}
-
-/* Starts workers up to w = want - 1 (pool.lock held); some may fail to start. */
-static void pool_grow(size_t want)
-{
-	pthread_once(&pool_once, pool_register_fork);
-	while (pool.started + 1 < want) {
-		pthread_t tid;
-		size_t w = pool.started + 1;
-
-		pool.birth[w] = pool.gen;
-		if (pthread_create(&tid, NULL, pool_main, (void *)(uintptr_t)w) != 0)
-			return;
-		pthread_detach(tid);
-		pool.started = w;
-	}
-}
-
-/* Runs every share: 1 .. on the pool's workers, 0 (and any the pool lacks) here. */
-static void run_threads(const gemm_job *g)
-{
-	size_t on_pool;
-
-	if (pthread_mutex_trylock(&pool.use) != 0) {
-		for (size_t w = 0; w < g->workers; w++)
-			run_share(g, w);
-		return;
-	}
-	pthread_mutex_lock(&pool.lock);
-	pool_grow(g->workers);
-	on_pool = min_size(pool.started, g->workers - 1);
-	pool.job = g, pool.n_workers = on_pool + 1, pool.pending = on_pool;
-	pool.gen++;
-	pthread_cond_broadcast(&pool.wake);
-	pthread_mutex_unlock(&pool.lock);
-	run_share(g, 0);
-	for (size_t w = on_pool + 1; w < g->workers; w++)
-		run_share(g, w);
-	pthread_mutex_lock(&pool.lock);
-	while (pool.pending > 0)
-		pthread_cond_wait(&pool.done, &pool.lock);
-	pthread_mutex_unlock(&pool.lock);
-	pthread_mutex_unlock(&pool.use);
+	run_share(arg, w);
 }
 
 /* How many workers to use: never more than blocks, and one for small problems. */
@@ -373,8 +271,8 @@ static size_t pick_workers(const gemm_job *g)
 {
 	size_t blocks = g->n_bi * g->n_bj, w = (size_t)g->o.threads;
 
-	if (w > MAX_THREADS)
-		w = MAX_THREADS;
+	if (w > TD_POOL_MAX)
+		w = TD_POOL_MAX;
 	if (w > blocks)
 		w = blocks;
 	if (g->m * g->n > GEMM_SERIAL_WORK / (g->k ? g->k : 1))
@@ -427,6 +325,6 @@ int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real 
 	else if (g.workers == 1)
 		run_share(&g, 0);
 	else
-		run_threads(&g);
+		td_pool_run(g.workers, share_main, &g);
 	return 0;
 }

@@ -19,7 +19,7 @@
  *
  * Workspace, for P = lines * length positions, T = length, L = lines,
  * C = channels, nh = heads, d = C / nh, W = workers (threads, at most
- * L * nh and MAX_WORKERS):
+ * L * nh and TD_POOL_MAX):
  *   x     [P][C]         a copy of the input (saved)
  *   qkv   [P][3C]        x Wqkv^T + bqkv (saved)
  *   att   [L][nh][T][T]  the softmax weights, row i query step i and
@@ -42,7 +42,6 @@
  * (each row's maximum is subtracted first, so a large score cannot overflow).
  */
 #include <math.h>
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -51,10 +50,10 @@
 #include "fastmath.h"
 #include "gemm.h"
 #include "mixer_int.h"
+#include "pool.h"
 
 enum { T_WQKV, T_BQKV, T_WO, T_BO };
 
-enum { MAX_WORKERS = 64 }; /* more threads than this are not started */
 
 static int attention_setup(td_mixer *m)
 {
@@ -80,14 +79,14 @@ static int attention_setup(td_mixer *m)
 	return 0;
 }
 
-/* How many workers share the (line, head) pairs: threads, at most the pairs and MAX_WORKERS. */
+/* How many workers share the (line, head) pairs: threads, at most the pairs and TD_POOL_MAX. */
 static size_t n_workers(const td_mixer *m, size_t lines)
 {
 	size_t w = (size_t)m->o.threads, pairs = lines * m->o.heads;
 
 	if (w > pairs)
 		w = pairs;
-	return w < MAX_WORKERS ? w : MAX_WORKERS;
+	return w < TD_POOL_MAX ? w : TD_POOL_MAX;
 }
 
 /* One worker's scratch: T^2 + 8 T d values (the product fits: see attention_ws_size). */
@@ -432,9 +431,9 @@ typedef struct {
 } pair_worker;
 
 /* Runs worker w's share of the pairs (pairs w, w + workers, ...) on its own scratch. */
-static void *run_pairs(void *arg)
+static void pair_share(void *arg, size_t w)
 {
-	pair_worker *pw = arg;
+	pair_worker *pw = (pair_worker *)arg + w;
 	const pair_job *j = pw->job;
 	td_real *s = j->w->scratch + pw->w * scratch_size(j->m, j->length);
 
@@ -451,13 +450,12 @@ static void *run_pairs(void *arg)
 	}
 	if (pw->err)
 		snprintf(pw->msg, sizeof pw->msg, "%s", td_error_last());
-	return NULL;
 }
 
 /*
- * Every pair forward (or backward): workers 1.. on threads, worker 0 and
- * any that failed to start here. Returns the first failure, its message
- * carried over from the thread that met it.
+ * Every pair forward (or backward), a share of the pairs per worker on the
+ * core's workers (pool.h). Returns the first failure, its message carried
+ * over from the thread that met it.
  */
 static int each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t length, int backward)
 {
@@ -471,21 +469,11 @@ static int each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t le
 			d,
 			(td_real)(1 / sqrt((double)d)),
 			backward};
-	pthread_t tid[MAX_WORKERS];
-	pair_worker wk[MAX_WORKERS];
-	int started[MAX_WORKERS] = {0};
+	pair_worker wk[TD_POOL_MAX];
 
 	for (size_t i = 0; i < job.workers; i++)
 		wk[i] = (pair_worker){&job, i, 0, ""};
-	for (size_t i = 1; i < job.workers; i++)
-		started[i] = pthread_create(&tid[i], NULL, run_pairs, &wk[i]) == 0;
-	run_pairs(&wk[0]);
-	for (size_t i = 1; i < job.workers; i++) {
-		if (started[i])
-			pthread_join(tid[i], NULL);
-		else
-			run_pairs(&wk[i]);
-	}
+	td_pool_run(job.workers, pair_share, wk);
 	for (size_t i = 0; i < job.workers; i++)
 		if (wk[i].err)
 			return TD_FAIL(wk[i].err, "%s", wk[i].msg);

@@ -991,8 +991,8 @@ mutant {
 }
 
 mutant {
-  name = "gemm-pool-kept-across-fork",
-  file = "core/gemm.c",
+  name = "pool-kept-across-fork",
+  file = "core/pool.c",
   find = "\tpthread_atfork(NULL, NULL, pool_after_fork);",
   replace = "\t(void)pool_after_fork;",
   guards = { "test_gemm_with_threads_works_in_a_child_after_fork" },
@@ -1001,10 +1001,10 @@ mutant {
 }
 
 mutant {
-  name = "gemm-pool-shared-by-two-calls",
-  file = "core/gemm.c",
-  find = "if (pthread_mutex_trylock(&pool.use) != 0) {",
-  replace = "if (pthread_mutex_trylock(&pool.use) != 0 && 0) {",
+  name = "pool-shared-by-two-calls",
+  file = "core/pool.c",
+  find = "if (n <= 1 || pthread_mutex_trylock(&pool.use) != 0) {",
+  replace = "if (n <= 1 || (pthread_mutex_trylock(&pool.use) != 0 && 0)) {",
   guards = { "test_gemm_called_from_two_threads_at_once_gives_the_same_bits" },
   designed_against = "shared state behind a library call that two threads may make at once",
   why = "a second caller posts its job over the first's: shares run on the wrong matrices, or a caller waits forever",

@@ -1,0 +1,131 @@
+/*
+ * pool.c - the core's worker threads (see pool.h).
+ *
+ * Workers are started on first need and kept. A thread per call, as the
+ * GEMM had before, paid for its start and for its stack: glibc releases a
+ * finished thread's stack pages, the next thread faults them back in, and
+ * a quarter of a 2-thread model step went to the kernel clearing them.
+ *
+ * A call posts its job (fn, arg, how many shares the workers take) under
+ * the lock and bumps gen; worker w wakes, runs share w if the job has one
+ * for it, and the last to finish signals done. The job's pointers are
+ * read only by workers that take a share of it, while the caller waits: a
+ * worker that wakes late for a job that was not its own never follows a
+ * pointer into a call that has returned.
+ *
+ * Must never: let two calls post jobs at once (use is held by the call
+ * that owns the workers), or wait for workers that do not exist (after
+ * fork, the child forgets the parent's).
+ */
+#include "pool.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+static struct {
+	pthread_mutex_t use;			 /* held by the call that owns the workers */
+	pthread_mutex_t lock;			 /* guards everything below */
+	pthread_cond_t wake, done;		 /* a job was posted; its last share finished */
+	void (*fn)(void *arg, size_t w);	 /* the job: read only by workers w < n_shares */
+	void *arg;
+	size_t n_shares;			 /* shares of the job, the caller's included */
+	unsigned long gen;			 /* bumped for every job */
+	unsigned long birth[TD_POOL_MAX];	 /* gen when worker w was started */
+	size_t started;				 /* workers 1 .. started are running */
+	size_t pending;				 /* started workers still on the job */
+} pool = {PTHREAD_MUTEX_INITIALIZER,
+	  PTHREAD_MUTEX_INITIALIZER,
+	  PTHREAD_COND_INITIALIZER,
+	  PTHREAD_COND_INITIALIZER,
+	  NULL,
+	  NULL,
+	  0,
+	  0,
+	  {0},
+	  0,
+	  0};
+
+static pthread_once_t pool_once = PTHREAD_ONCE_INIT;
+
+/* In a child after fork(): none of the parent's workers exist here. */
+static void pool_after_fork(void)
+{
+	pthread_mutex_init(&pool.use, NULL);
+	pthread_mutex_init(&pool.lock, NULL);
+	pthread_cond_init(&pool.wake, NULL);
+	pthread_cond_init(&pool.done, NULL);
+	pool.started = pool.pending = 0;
+}
+
+static void pool_register_fork(void)
+{
+	pthread_atfork(NULL, NULL, pool_after_fork);
+}
+
+static void *worker_main(void *arg)
+{
+	const size_t w = (size_t)(uintptr_t)arg;
+	unsigned long seen;
+
+	pthread_mutex_lock(&pool.lock);
+	seen = pool.birth[w];
+	for (;;) {
+		void (*fn)(void *, size_t);
+		void *job_arg;
+
+		while (pool.gen == seen)
+			pthread_cond_wait(&pool.wake, &pool.lock);
+		seen = pool.gen;
+		if (w >= pool.n_shares)
+			continue; /* not this job's: its pointers may be gone already */
+		fn = pool.fn, job_arg = pool.arg;
+		pthread_mutex_unlock(&pool.lock);
+		fn(job_arg, w);
+		pthread_mutex_lock(&pool.lock);
+		if (--pool.pending == 0)
+			pthread_cond_signal(&pool.done);
+	}
+	return NULL;
+}
+
+/* Starts workers up to w = want - 1 (pool.lock held); some may fail to start. */
+static void grow(size_t want)
+{
+	pthread_once(&pool_once, pool_register_fork);
+	while (pool.started + 1 < want && pool.started + 1 < TD_POOL_MAX) {
+		pthread_t tid;
+		size_t w = pool.started + 1;
+
+		pool.birth[w] = pool.gen;
+		if (pthread_create(&tid, NULL, worker_main, (void *)(uintptr_t)w) != 0)
+			return;
+		pthread_detach(tid);
+		pool.started = w;
+	}
+}
+
+void td_pool_run(size_t n, void (*fn)(void *arg, size_t w), void *arg)
+{
+	size_t on_workers;
+
+	if (n <= 1 || pthread_mutex_trylock(&pool.use) != 0) {
+		for (size_t w = 0; w < n; w++)
+			fn(arg, w);
+		return;
+	}
+	pthread_mutex_lock(&pool.lock);
+	grow(n);
+	on_workers = pool.started < n - 1 ? pool.started : n - 1;
+	pool.fn = fn, pool.arg = arg, pool.n_shares = on_workers + 1, pool.pending = on_workers;
+	pool.gen++;
+	pthread_cond_broadcast(&pool.wake);
+	pthread_mutex_unlock(&pool.lock);
+	fn(arg, 0);
+	for (size_t w = on_workers + 1; w < n; w++)
+		fn(arg, w);
+	pthread_mutex_lock(&pool.lock);
+	while (pool.pending > 0)
+		pthread_cond_wait(&pool.done, &pool.lock);
+	pthread_mutex_unlock(&pool.lock);
+	pthread_mutex_unlock(&pool.use);
+}
