@@ -11,8 +11,9 @@
  *   xs[b][p] = x[b][seq[p]]       (absent cells are never read)
  *   ys = mixer(xs)                one line of n_present per example
  *   y = 0; y[b][seq[p]] = ys[b][p]
- * The copies go a run of consecutive cells at a time (one run per example
- * on a dense lattice), and y is cleared only when some cell is absent.
+ * The copies go a run of consecutive cells at a time, and y is cleared only
+ * when some cell is absent. When the sequence is every cell in storage
+ * order, the mixer reads x and writes y directly: no copy at all.
  *
  * Workspace, for Q = max_batch * n_present * width:
  *   xs  [Q]    the gathered sequence, then its gradient (scratch)
@@ -116,12 +117,24 @@ static void scatter(const td_block *b, const flat_state *s, td_real *dst, const 
 			       r->len * c * sizeof *dst);
 }
 
+/*
+ * Whether the sequence is every cell in storage order (a dense lattice
+ * whose canonical axis order is its storage order): then x is already the
+ * sequence, and gathering and scattering would only copy it.
+ */
+static int is_identity(const td_block *b, const flat_state *s)
+{
+	return s->n == b->n_cells && s->n_runs == 1;
+}
+
 static int flat_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
 {
 	const flat_state *s = b->fam;
 	td_real *xs = b->ws, *ys = xs + s->q;
 	int err;
 
+	if (is_identity(b, s))
+		return td_block_mix_forward(b, y, x, batch, s->n, ys + s->q);
 	gather(b, s, xs, x, batch);
 	if ((err = td_block_mix_forward(b, ys, xs, batch, s->n, ys + s->q)))
 		return err;
@@ -135,6 +148,8 @@ static int flat_backward(td_block *b, td_real *dx, const td_real *dy, size_t bat
 	td_real *gs = b->ws, *dxs = gs + s->q;
 	int err;
 
+	if (is_identity(b, s))
+		return td_block_mix_backward(b, dx, dy, batch, s->n, dxs + s->q);
 	gather(b, s, gs, dy, batch);
 	if ((err = td_block_mix_backward(b, dxs, gs, batch, s->n, dxs + s->q)))
 		return err;

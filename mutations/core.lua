@@ -702,6 +702,16 @@ mutant {
 }
 
 mutant {
+  name = "flatten-shortcut-ignores-the-order",
+  file = "core/family_flatten.c",
+  find = "return s->n == b->n_cells && s->n_runs == 1;",
+  replace = "return s->n == b->n_cells;",
+  guards = { "test_every_flatten_model_passes_the_conformance_suite" },
+  designed_against = "a no-copy shortcut taken for every dense lattice, not only the ones whose storage order is the sequence",
+  why = "a dense lattice stored in another axis order is mixed in storage order",
+}
+
+mutant {
   name = "flatten-absent-cells-left-stale",
   file = "core/family_flatten.c",
   find = "\tif (s->n < b->n_cells)\n\t\tmemset(dst, 0, batch * b->n_cells * c * sizeof *dst);\n",
