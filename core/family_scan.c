@@ -7,7 +7,9 @@
  *   yf  = mixer(xf)                      along a, reversed if the step is
  *   y   = select_present(unfold_a(yf))   absent cells written as 0
  * Backward runs the same chain adjoint: select and fold, mixer backward,
- * unfold and select. Each select-and-(un)fold is one pass (block.c).
+ * unfold and select. Each select-and-(un)fold is one pass (block.c), and
+ * none at all when it would only copy: a step along the innermost axis of
+ * a lattice with no absent cell mixes x into y directly.
  *
  * Workspace, for P = max_batch * n_cells * width values:
  *   xf  [P]    folded input / gradient (scratch: the mixer saves its own copy)
@@ -60,11 +62,25 @@ static int scan_setup(td_block *b)
 	return td_mixer_size_muladd(&b->ws_len, 2, s->p, mix, "the scan workspace");
 }
 
+/*
+ * Whether selecting and folding would only copy: the fold is the identity
+ * (the step's axis is the innermost in storage) and no cell can be absent,
+ * on the lattice or in an example. The mixer then reads x and writes y.
+ */
+static int is_plain_copy(const td_block *b, const scan_state *s)
+{
+	return s->fold->n_runs == 1 && td_lattice_n_present(b->lat) == b->n_cells && !b->emask;
+}
+
 static int scan_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
 {
 	const scan_state *s = b->fam;
 	scan_ws w = carve(b);
 	int err;
+
+	if (is_plain_copy(b, s))
+		return td_block_mix_forward(b, y, x, batch * s->fold->lines, s->fold->length,
+					    w.mix);
 
 	td_block_fold_select(b, s->fold, batch, b->width, x, w.xf);
 	if ((err = td_block_mix_forward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
@@ -80,6 +96,9 @@ static int scan_backward(td_block *b, td_real *dx, const td_real *dy, size_t bat
 	scan_ws w = carve(b);
 	int err;
 
+	if (is_plain_copy(b, s))
+		return td_block_mix_backward(b, dx, dy, batch * s->fold->lines, s->fold->length,
+					     w.mix);
 	td_block_fold_select(b, s->fold, batch, b->width, dy, w.xf);
 	if ((err = td_block_mix_backward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
 					 w.mix)))

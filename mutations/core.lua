@@ -702,6 +702,26 @@ mutant {
 }
 
 mutant {
+  name = "scan-shortcut-ignores-example-masks",
+  file = "core/family_scan.c",
+  find = "return s->fold->n_runs == 1 && td_lattice_n_present(b->lat) == b->n_cells && !b->emask;",
+  replace = "return s->fold->n_runs == 1 && td_lattice_n_present(b->lat) == b->n_cells;",
+  guards = { "test_a_scan_block_obeys_a_mask_per_example" },
+  designed_against = "a no-copy shortcut that skips the selection where a cell can still be absent",
+  why = "a step along the innermost axis mixes the values of cells absent from their example",
+}
+
+mutant {
+  name = "scan-shortcut-ignores-absent-cells",
+  file = "core/family_scan.c",
+  find = "return s->fold->n_runs == 1 && td_lattice_n_present(b->lat) == b->n_cells && !b->emask;",
+  replace = "return s->fold->n_runs == 1 && !b->emask;",
+  guards = { "test_every_scan_model_passes_the_conformance_suite" },
+  designed_against = "a no-copy shortcut that skips the selection where a cell can still be absent",
+  why = "a step along the innermost axis of a sparse lattice lets absent cells reach the mixer",
+}
+
+mutant {
   name = "flatten-shortcut-ignores-the-order",
   file = "core/family_flatten.c",
   find = "return s->n == b->n_cells && s->n_runs == 1;",
