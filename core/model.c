@@ -350,6 +350,28 @@ static void model_select(const td_model *m, size_t batch, size_t channels, td_re
 		td_select_present_each(m->emask, m->n_cells, batch, channels, buf);
 }
 
+/*
+ * dst [batch][n_cells][w] = a + b where the cell is present (on the
+ * lattice, and in its example's mask if there is one), else 0: the
+ * residual add and the selection after it in one pass. dst may be a.
+ */
+static void add_select(const td_model *m, size_t batch, size_t w, td_real *dst, const td_real *a,
+		       const td_real *b)
+{
+	for (size_t e = 0; e < batch; e++)
+		for (size_t c = 0; c < m->n_cells; c++) {
+			const size_t at = (e * m->n_cells + c) * w;
+			const int keep = m->mask[c] && (!m->emask || m->emask[e * m->n_cells + c]);
+
+			if (keep)
+				for (size_t k = 0; k < w; k++)
+					dst[at + k] = a[at + k] + b[at + k];
+			else
+				for (size_t k = 0; k < w; k++)
+					dst[at + k] = 0;
+		}
+}
+
 int td_model_set_example_mask(td_model *m, const uint8_t *mask)
 {
 	for (int l = 0; l < m->n_layers; l++) {
@@ -392,9 +414,7 @@ static int ffn_forward(td_model *m, const model_ws *s, int l, size_t batch, td_r
 	if ((err = linear(m, s->u, s->act, r, w, f, m->params + m->w2 + lu * w * f,
 			  m->params + m->b2 + lu * w)))
 		return err;
-	for (size_t i = 0; i < r * w; i++)
-		next[i] = hm[i] + s->u[i];
-	model_select(m, batch, w, next);
+	add_select(m, batch, w, next, hm, s->u);
 	return 0;
 }
 
@@ -410,9 +430,7 @@ static int layer_forward(td_model *m, const model_ws *s, int l, size_t batch)
 			   r, w);
 	if ((err = td_block_forward(m->block[l], s->u, s->n, batch)))
 		return err;
-	for (size_t i = 0; i < r * w; i++)
-		mid[i] = h[i] + s->u[i];
-	model_select(m, batch, w, mid);
+	add_select(m, batch, w, mid, h, s->u);
 	return m->o.ffn ? ffn_forward(m, s, l, batch, next) : 0;
 }
 
@@ -516,9 +534,7 @@ static int ffn_backward(td_model *m, const model_ws *s, int l, size_t batch)
 		return err;
 	td_rmsnorm_backward(s->u, m->grads + go, s->sum, s->gn, hm, s->inv2 + lu * m->rows,
 			    m->params + go, r, w);
-	for (size_t i = 0; i < r * w; i++)
-		s->g[i] += s->u[i];
-	model_select(m, batch, w, s->g);
+	add_select(m, batch, w, s->g, s->g, s->u);
 	return 0;
 }
 
@@ -535,9 +551,7 @@ static int layer_backward(td_model *m, const model_ws *s, int l, size_t batch)
 		return err;
 	td_rmsnorm_backward(s->u, m->grads + go, s->sum, s->gn, s->h + at,
 			    s->inv + (size_t)l * m->rows, m->params + go, r, w);
-	for (size_t i = 0; i < r * w; i++)
-		s->g[i] += s->u[i];
-	model_select(m, batch, w, s->g);
+	add_select(m, batch, w, s->g, s->g, s->u);
 	return 0;
 }
 

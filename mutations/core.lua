@@ -772,6 +772,16 @@ mutant {
 }
 
 mutant {
+  name = "model-residual-ignores-example-mask",
+  file = "core/model.c",
+  find = "const int keep = m->mask[c] && (!m->emask || m->emask[e * m->n_cells + c]);",
+  replace = "const int keep = m->mask[c] != 0;",
+  guards = { "test_a_cell_absent_from_its_example_cannot_reach_any_output" },
+  designed_against = "absent cells zeroed after every layer, residual path included, by each example's own mask",
+  why = "the residual stream keeps the values of cells absent from their example",
+}
+
+mutant {
   name = "block-example-mask-not-applied",
   file = "core/block.c",
   find = "return b->mask[c] && (!b->emask || b->emask[e * b->n_cells + c]);",

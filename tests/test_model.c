@@ -338,7 +338,8 @@ static void test_a_cell_absent_from_its_example_cannot_reach_any_output(void **s
 	(void)state;
 	o.plan = p, o.in = 3, o.width = 4, o.out = 2, o.max_batch = 2, o.ffn = 3, o.head_per_cell = 1;
 	assert_int_equal(td_model_new(&m, lat, &o), 0);
-	td_model_init(m, 9);
+	/* every parameter random, biases too: the MLP of a zeroed cell is then not 0 */
+	td_rng_fill_normal(9, 7, 0, td_model_n_params(m), 0, 0.5, td_model_params(m));
 	td_rng_fill_normal(9, 1, 0, 72, 0, 1, x);
 	assert_int_equal(td_model_forward(m, y, x, 2), 0); /* without the mask */
 	assert_int_equal(td_model_set_example_mask(m, each), 0);
@@ -351,6 +352,16 @@ static void test_a_cell_absent_from_its_example_cannot_reach_any_output(void **s
 				xp[i * 3 + c] = (td_real)poison[k];
 		assert_int_equal(td_model_forward(m, y, xp, 2), 0);
 		assert_memory_equal(y, yp, sizeof y);
+		for (int l = 0; l <= td_model_n_layers(m); l++) { /* the stream, residual included */
+			const td_real *h = td_model_stream(m, l);
+
+			for (size_t i = 0; i < 24; i++)
+				for (size_t c = 0; c < 4 && !each[i]; c++)
+					if (h[i * 4 + c] != 0)
+						fail_msg("poison %zu: the stream entering layer %d holds "
+							 "%g at cell %zu, absent from its example",
+							 k, l, (double)h[i * 4 + c], i);
+		}
 	}
 	for (size_t i = 0; i < 48; i++)
 		y[i] = 1;
