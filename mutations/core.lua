@@ -1051,6 +1051,16 @@ mutant {
 }
 
 mutant {
+  name = "gemm-unknown-kernel-accepted",
+  file = "core/gemm.c",
+  find = "\treturn TD_FAIL(TD_EINVAL, \"no GEMM kernel is called",
+  replace = "\treturn 0;\n\treturn TD_FAIL(TD_EINVAL, \"no GEMM kernel is called",
+  guards = { "test_gemm_kernels_are_chosen_by_name_and_unknown_names_refused" },
+  designed_against = "a setting that names nothing must be refused, not silently ignored",
+  why = "accepts a kernel name this build does not have and keeps running another",
+}
+
+mutant {
   name = "gemm-ldb-unchecked",
   file = "core/gemm.c",
   find = "if (ldb < b_cols)",

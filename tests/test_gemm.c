@@ -82,10 +82,23 @@ static int use_kernel(size_t i)
 	return err == 0;
 }
 
-/* Ends a test that looped over the kernels: back to the default; a skip if one did not run. */
-static void kernels_done(int ran)
+/*
+ * Runs cases (which returns how many elements were wrong) on every kernel
+ * this CPU can run, then goes back to the default kernel; asserts that none
+ * was wrong, and skips visibly if a kernel did not run.
+ */
+static void on_every_kernel(int (*cases)(void))
 {
+	int bad = 0, ran = 0;
+
+	for (size_t kn = 0; kn < N_KERNELS; kn++) {
+		if (!use_kernel(kn))
+			continue;
+		ran++;
+		bad += cases();
+	}
 	td_gemm_use_kernel(NULL);
+	assert_int_equal(bad, 0);
 	if (ran < N_KERNELS)
 		TD_SKIP("%d of %d GEMM kernels ran on this CPU\n", ran, N_KERNELS);
 }
@@ -151,7 +164,8 @@ static int check_case(size_t m, size_t n, size_t k, const td_gemm_opts *o)
 	return bad;
 }
 
-static void test_gemm_matches_a_naive_triple_loop(void **state)
+/* The naive comparison on the current kernel: every size, transpose and alpha/beta. */
+static int naive_cases(void)
 {
 	/* 1, primes, sizes around and past the block sizes (32, 128), k = 0 on both paths */
 	static const size_t sizes[][3] = {{1, 1, 1},	{1, 7, 3},    {7, 1, 5},
@@ -159,27 +173,25 @@ static void test_gemm_matches_a_naive_triple_loop(void **state)
 					  {31, 5, 257}, {2, 0, 3},    {5, 4, 0},
 					  {70, 3, 0}};
 	static const td_real ab[][2] = {{1, 0}, {(td_real)-0.5, 2}, {2, 1}, {1, 1}};
-	int bad = 0, ran = 0;
+	int bad = 0;
 
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (int t = 0; t < 4; t++)
+			for (size_t v = 0; v < 4; v++) {
+				td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+				o.trans_a = t & 1, o.trans_b = t >> 1;
+				o.alpha = ab[v][0], o.beta = ab[v][1];
+				o.threads = 2;
+				bad += check_case(sizes[s][0], sizes[s][1], sizes[s][2], &o);
+			}
+	return bad;
+}
+
+static void test_gemm_matches_a_naive_triple_loop(void **state)
+{
 	(void)state;
-	for (size_t kn = 0; kn < N_KERNELS; kn++) {
-		if (!use_kernel(kn))
-			continue;
-		ran++;
-		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-			for (int t = 0; t < 4; t++)
-				for (size_t v = 0; v < 4; v++) {
-					td_gemm_opts o = TD_GEMM_OPTS_INIT;
-
-					o.trans_a = t & 1, o.trans_b = t >> 1;
-					o.alpha = ab[v][0], o.beta = ab[v][1];
-					o.threads = 2;
-					bad += check_case(sizes[s][0], sizes[s][1], sizes[s][2], &o);
-				}
-	}
-	td_gemm_use_kernel(NULL);
-	assert_int_equal(bad, 0);
-	kernels_done(ran);
+	on_every_kernel(naive_cases);
 }
 
 /*
@@ -213,7 +225,8 @@ static int check_order(size_t m, size_t n, size_t k, const td_gemm_opts *o)
 	return bad;
 }
 
-static void test_gemm_every_element_is_its_sum_in_k_order_bitwise(void **state)
+/* The k-order check on the current kernel. */
+static int order_cases(void)
 {
 	/*
 	 * register blocks of 4 rows x 2 vectors of either width (8 or 16
@@ -225,25 +238,23 @@ static void test_gemm_every_element_is_its_sum_in_k_order_bitwise(void **state)
 					  {67, 131, 129}, {31, 16, 257}, {8, 10, 300},
 					  {4, 12, 5},	{6, 28, 9},	{8, 8, 1},
 					  {2, 3, 10},	{1, 1, 64}};
-	int bad = 0, ran = 0;
+	int bad = 0;
 
+	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
+		for (int t = 0; t < 8; t++) {
+			td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+			o.trans_a = t & 1, o.trans_b = (t >> 1) & 1;
+			o.alpha = t & 4 ? (td_real)-0.5 : 1, o.beta = t & 4 ? 2 : 0;
+			bad += check_order(sizes[s][0], sizes[s][1], sizes[s][2], &o);
+		}
+	return bad;
+}
+
+static void test_gemm_every_element_is_its_sum_in_k_order_bitwise(void **state)
+{
 	(void)state;
-	for (size_t kn = 0; kn < N_KERNELS; kn++) {
-		if (!use_kernel(kn))
-			continue;
-		ran++;
-		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
-			for (int t = 0; t < 8; t++) {
-				td_gemm_opts o = TD_GEMM_OPTS_INIT;
-
-				o.trans_a = t & 1, o.trans_b = (t >> 1) & 1;
-				o.alpha = t & 4 ? (td_real)-0.5 : 1, o.beta = t & 4 ? 2 : 0;
-				bad += check_order(sizes[s][0], sizes[s][1], sizes[s][2], &o);
-			}
-	}
-	td_gemm_use_kernel(NULL);
-	assert_int_equal(bad, 0);
-	kernels_done(ran);
+	on_every_kernel(order_cases);
 }
 
 /* One caller of the concurrency test: its own C, computed `rounds` times with 2 threads. */
