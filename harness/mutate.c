@@ -562,10 +562,13 @@ static int check_guards(const run_t *r)
 	return err;
 }
 
-/* Keeps only the mutants whose id matches pattern. */
-static void filter(td_mutants *m, const char *pattern)
+/*
+ * Keeps only the mutants whose id matches pattern; a pattern that matches
+ * none is refused, since a run of no mutants would report them all caught.
+ */
+static int filter(td_mutants *m, const char *pattern)
 {
-	size_t k = 0;
+	size_t k = 0, n = m->n;
 
 	for (size_t i = 0; i < m->n; i++) {
 		if (fnmatch(pattern, m->v[i].id, 0) == 0) {
@@ -575,6 +578,12 @@ static void filter(td_mutants *m, const char *pattern)
 		}
 	}
 	m->n = k;
+	if (k == 0)
+		return TD_FAIL(TD_EINVAL,
+			       "--only '%s' matches none of the %zu mutants; tdaudit mutate --list prints "
+			       "their ids (a shell pattern: add '*' to match a prefix)",
+			       pattern, n);
+	return 0;
 }
 
 /* --diff REV: keeps the mutants on lines changed since REV (and the stale ones). */
@@ -749,7 +758,7 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	if (!err)
 		err = td_catalogue_load(&r.muts, r.proj->root, r.proj->catalogues);
 	if (!err && opts->only)
-		filter(&r.muts, opts->only);
+		err = filter(&r.muts, opts->only);
 	if (!err && !(r.res = calloc(r.muts.n + 1, sizeof *r.res)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
 	snprintf(r.src, sizeof r.src, "%s", r.proj ? r.proj->root : "");

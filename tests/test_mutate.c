@@ -19,6 +19,8 @@
  *   - run_test() ignoring fail_text -> fail_text_marks_a_zero_exit_as_a_failure
  *   - generate_file() not counting skips -> generated_mutants_run_and_skip_...
  *   - filter_diff() keeping every mutant -> diff_keeps_only_mutants_on_changed_lines
+ *   - filter() accepting a pattern that matched nothing (DEBUG.md #20)
+ *       -> an_only_pattern_that_matches_no_mutant_is_refused
  *   - locate_all() reading the working tree instead of r->src
  *       -> rev_mutates_the_committed_revision_not_the_working_tree
  *   - td_mutant_locate() searching generated mutants by text (ambiguous)
@@ -145,6 +147,19 @@ static void test_all_caught_exits_0(void **state)
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
 	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by test_add"));
+}
+
+static void test_an_only_pattern_that_matches_no_mutant_is_refused(void **state)
+{
+	const char *args[] = {"mutate", "--only", "m-kill", NULL}; /* a prefix without its '*' */
+	const char *log;
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "--only 'm-kill' matches none of the 7 mutants"));
+	assert_null(strstr(log, "every mutant was caught"));
 }
 
 static void test_a_catalogue_entry_that_does_not_build_fails_the_run(void **state)
@@ -337,6 +352,7 @@ static void test_a_run_killed_halfway_leaves_the_tree_untouched(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_every_outcome_is_reported),
 	cmocka_unit_test(test_all_caught_exits_0),
+	cmocka_unit_test(test_an_only_pattern_that_matches_no_mutant_is_refused),
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
 	cmocka_unit_test(test_a_red_baseline_stops_the_run),
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
