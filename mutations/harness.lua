@@ -13,6 +13,16 @@ mutant {
 }
 
 mutant {
+  name = "mutate-only-matching-nothing-accepted",
+  file = "harness/mutate.c",
+  find = "\tif (k == 0)\n\t\treturn TD_FAIL(TD_EINVAL,",
+  replace = "\tif (k == 0 && 0)\n\t\treturn TD_FAIL(TD_EINVAL,",
+  guards = { "test_an_only_pattern_that_matches_no_mutant_is_refused" },
+  finding = 20,
+  why = "a mistyped --only runs no mutant and reports every mutant caught",
+}
+
+mutant {
   name = "mutate-build-failure-read-as-kill",
   file = "harness/mutate.c",
   find = "res->outcome = TD_BUILD_FAILED;",
