@@ -85,7 +85,8 @@ typedef struct {
 	size_t kernel_size; /* CONV: taps, >= 1 */
 	size_t dilation;    /* CONV: distance between taps, >= 1 */
 	int reverse;	    /* nonzero: sweep each line from its end to its start */
-	int threads;	    /* GEMM threads, >= 1 */
+	int threads;	    /* threads for the GEMMs, and for the lines of a recurrence
+			       (GRU, LSTM) or of attention; >= 1 */
 	size_t heads;	    /* ATTENTION: heads, must divide channels; 0 means 1 */
 	int causal;	    /* ATTENTION: nonzero: position t attends only to the past
 			       (s <= t; with reverse, s >= t) */

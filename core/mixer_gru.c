@@ -87,23 +87,35 @@ static size_t at(size_t s, size_t length, int reverse)
 	return reverse ? length - 1 - s : s;
 }
 
-/* gh = h_{t-1} U^T + c for every line at step s (just c at s = 0). */
-static int step_gh(td_mixer *m, gru_ws *w, size_t lines, size_t length, size_t s)
+/*
+ * The lines l0 .. l1-1 of one call, forward or backward: what a thread runs
+ * (td_mixer_each_lines). Every line's recurrence is its own; the GEMMs
+ * inside run on one thread, over the range's rows.
+ */
+typedef struct {
+	td_mixer *m;
+	gru_ws *w;
+	const td_real *dy; /* backward only */
+	size_t length;
+} gru_lines;
+
+/* gh = h_{t-1} U^T + c for lines l0 .. l1-1 at step s (just c at s = 0). */
+static int step_gh(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels;
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	o.threads = m->o.threads, o.trans_b = 1;
+	o.trans_b = 1;
 	if (s > 0) {
-		const td_real *prev = w->h + at(s - 1, length, m->o.reverse) * h;
+		const td_real *prev = w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h;
 
-		if ((err = td_gemm(w->gh, 3 * h, prev, length * h,
-				   td_mixer_slab_at(m, m->params, T_U), h, lines, 3 * h, h, &o)))
+		if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h,
+				   td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 3 * h, h, &o)))
 			return err;
 	}
-	for (size_t l = 0; l < lines; l++) {
+	for (size_t l = l0; l < l1; l++) {
 		td_real *row = w->gh + l * 3 * h;
 
 		if (s > 0)
@@ -144,12 +156,12 @@ static void state_row(td_real *restrict ht, const td_real *restrict z, const td_
 			ht[k] = (1 - z[k]) * n[k];
 }
 
-/* Step s of every line: gates from gx (already in gates) and gh, then h_t. */
-static void step_forward(td_mixer *m, gru_ws *w, size_t lines, size_t length, size_t s)
+/* Step s of lines l0 .. l1-1: gates from gx (already in gates) and gh, then h_t. */
+static void step_forward(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 
-	for (size_t l = 0; l < lines; l++) {
+	for (size_t l = l0; l < l1; l++) {
 		td_real *g = w->gates + (l * length + t) * 4 * h, *ht = w->h + (l * length + t) * h;
 		const td_real *hp =
 		    s ? w->h + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
@@ -159,29 +171,41 @@ static void step_forward(td_mixer *m, gru_ws *w, size_t lines, size_t length, si
 	}
 }
 
+/* Lines l0 .. l1-1 forward: + b on their gx, then the recurrence. */
+static int forward_lines(void *arg, size_t l0, size_t l1)
+{
+	const gru_lines *j = arg;
+	const size_t h = j->m->o.channels;
+	const td_real *b = td_mixer_slab_at(j->m, j->m->params, T_B);
+	int err;
+
+	for (size_t i = l0 * j->length; i < l1 * j->length; i++)
+		for (size_t k = 0; k < 3 * h; k++)
+			j->w->gates[i * 4 * h + k] += b[k];
+	for (size_t s = 0; s < j->length; s++) {
+		if ((err = step_gh(j->m, j->w, l0, l1, j->length, s)))
+			return err;
+		step_forward(j->m, j->w, l0, l1, j->length, s);
+	}
+	return 0;
+}
+
 static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
 		       td_real *ws)
 {
 	const size_t h = m->o.channels, p = lines * length;
-	const td_real *b = td_mixer_slab_at(m, m->params, T_B);
 	gru_ws w = carve(m, ws, lines, length);
+	gru_lines j = {m, &w, NULL, length};
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
 	o.threads = m->o.threads, o.trans_b = 1;
 	memcpy(w.x, x, p * h * sizeof *x);
-	/* gx = x W^T into the first 3H columns of gates, then + b */
+	/* gx = x W^T into the first 3H columns of gates */
 	if ((err = td_gemm(w.gates, 4 * h, x, h, td_mixer_slab_at(m, m->params, T_W), h, p, 3 * h,
-			   h, &o)))
+			   h, &o)) ||
+	    (err = td_mixer_each_lines(m, lines, forward_lines, &j)))
 		return err;
-	for (size_t i = 0; i < p; i++)
-		for (size_t k = 0; k < 3 * h; k++)
-			w.gates[i * 4 * h + k] += b[k];
-	for (size_t s = 0; s < length; s++) {
-		if ((err = step_gh(m, &w, lines, length, s)))
-			return err;
-		step_forward(m, &w, lines, length, s);
-	}
 	memcpy(y, w.h, p * h * sizeof *y);
 	return 0;
 }
@@ -209,13 +233,13 @@ static void back_row(td_real *restrict dgx, td_real *restrict dgh, td_real *rest
 	}
 }
 
-/* Step s of every line, backwards; needs w->hp (td_mixer_shift_prev of w->h). */
-static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_t lines,
+/* Step s of lines l0 .. l1-1, backwards; needs w->hp (td_mixer_shift_prev of w->h). */
+static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_t l0, size_t l1,
 			  size_t length, size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 
-	for (size_t l = 0; l < lines; l++) {
+	for (size_t l = l0; l < l1; l++) {
 		size_t pos = l * length + t;
 
 		back_row(w->dgx + pos * 3 * h, w->dgh + pos * 3 * h, w->carry + l * h,
@@ -223,23 +247,26 @@ static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_
 	}
 }
 
-/* The recurrence backwards: fills dgx and dgh for every position. */
-static int recurrence_backward(td_mixer *m, gru_ws *w, const td_real *dy, size_t lines,
-			       size_t length)
+/* The recurrence of lines l0 .. l1-1 backwards: fills their dgx and dgh. */
+static int backward_lines(void *arg, size_t l0, size_t l1)
 {
-	const size_t h = m->o.channels;
+	const gru_lines *j = arg;
+	td_mixer *m = j->m;
+	gru_ws *w = j->w;
+	const size_t h = m->o.channels, length = j->length;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	o.threads = m->o.threads, o.beta = 1;
-	memset(w->carry, 0, lines * h * sizeof *w->carry);
+	o.beta = 1;
+	memset(w->carry + l0 * h, 0, (l1 - l0) * h * sizeof *w->carry);
 	for (size_t s = length; s-- > 0;) {
-		step_backward(m, w, dy, lines, length, s);
+		step_backward(m, w, j->dy, l0, l1, length, s);
 		if (s == 0)
 			break; /* h_{-1} is a constant: nothing flows further */
 		/* carry += dgh_t U: [lines x 3H] [3H x H] */
-		err = td_gemm(w->carry, h, w->dgh + at(s, length, m->o.reverse) * 3 * h,
-			      length * 3 * h, td_mixer_slab_at(m, m->params, T_U), h, lines, h,
+		err = td_gemm(w->carry + l0 * h, h,
+			      w->dgh + (l0 * length + at(s, length, m->o.reverse)) * 3 * h,
+			      length * 3 * h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, h,
 			      3 * h, &o);
 		if (err)
 			return err;
@@ -268,13 +295,14 @@ static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t line
 {
 	const size_t h = m->o.channels, p = lines * length;
 	gru_ws w = carve(m, ws, lines, length);
+	gru_lines j = {m, &w, dy, length};
 	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
 	int err;
 
 	acc.threads = put.threads = m->o.threads;
 	acc.beta = 1, acc.trans_a = 1;
 	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
-	if ((err = recurrence_backward(m, &w, dy, lines, length)))
+	if ((err = td_mixer_each_lines(m, lines, backward_lines, &j)))
 		return err;
 	bias_grads(m, &w, p);
 	/* dW += dgx^T x and dU += dgh^T hp: [3H x P] [P x H] */

@@ -91,16 +91,28 @@ static size_t at(size_t s, size_t length, int reverse)
 	return reverse ? length - 1 - s : s;
 }
 
-/* gates[t] += h_{t-1} U^T for every line at step s >= 1: [lines x H] [H x 4H]. */
-static int step_recurrent(td_mixer *m, lstm_ws *w, size_t lines, size_t length, size_t s)
+/*
+ * The lines l0 .. l1-1 of one call, forward or backward: what a thread runs
+ * (td_mixer_each_lines). Every line's recurrence is its own; the GEMMs
+ * inside run on one thread, over the range's rows.
+ */
+typedef struct {
+	td_mixer *m;
+	lstm_ws *w;
+	const td_real *dy; /* backward only */
+	size_t length;
+} lstm_lines;
+
+/* gates[t] += h_{t-1} U^T for lines l0 .. l1-1 at step s >= 1: [lines x H] [H x 4H]. */
+static int step_recurrent(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
-	o.threads = m->o.threads, o.trans_b = 1, o.beta = 1;
-	return td_gemm(w->gates + at(s, length, m->o.reverse) * 4 * h, length * 4 * h,
-		       w->h + at(s - 1, length, m->o.reverse) * h, length * h,
-		       td_mixer_slab_at(m, m->params, T_U), h, lines, 4 * h, h, &o);
+	o.trans_b = 1, o.beta = 1;
+	return td_gemm(w->gates + (l0 * length + at(s, length, m->o.reverse)) * 4 * h,
+		       length * 4 * h, w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h,
+		       length * h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 4 * h, h, &o);
 }
 
 /*
@@ -137,12 +149,12 @@ static void state_row(td_real *restrict st, td_real *restrict ht, const td_real 
 		ht[k] = o[k] * td_tanh(st[k]);
 }
 
-/* Step s of every line: the gates from their pre-activations, then s_t and h_t. */
-static void step_forward(td_mixer *m, lstm_ws *w, size_t lines, size_t length, size_t s)
+/* Step s of lines l0 .. l1-1: the gates from their pre-activations, then s_t and h_t. */
+static void step_forward(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 
-	for (size_t l = 0; l < lines; l++) {
+	for (size_t l = l0; l < l1; l++) {
 		size_t pos = l * length + t;
 		td_real *g = w->gates + pos * 4 * h;
 		const td_real *sp =
@@ -153,13 +165,32 @@ static void step_forward(td_mixer *m, lstm_ws *w, size_t lines, size_t length, s
 	}
 }
 
+/* Lines l0 .. l1-1 forward: + b + c on their x W^T, then the recurrence. */
+static int forward_lines(void *arg, size_t l0, size_t l1)
+{
+	const lstm_lines *j = arg;
+	const size_t h = j->m->o.channels;
+	const td_real *b = td_mixer_slab_at(j->m, j->m->params, T_B);
+	const td_real *c = td_mixer_slab_at(j->m, j->m->params, T_C);
+	int err;
+
+	for (size_t i = l0 * j->length; i < l1 * j->length; i++)
+		for (size_t k = 0; k < 4 * h; k++)
+			j->w->gates[i * 4 * h + k] += b[k] + c[k];
+	for (size_t s = 0; s < j->length; s++) {
+		if (s > 0 && (err = step_recurrent(j->m, j->w, l0, l1, j->length, s)))
+			return err;
+		step_forward(j->m, j->w, l0, l1, j->length, s);
+	}
+	return 0;
+}
+
 static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
 			td_real *ws)
 {
 	const size_t h = m->o.channels, p = lines * length;
-	const td_real *b = td_mixer_slab_at(m, m->params, T_B);
-	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
 	lstm_ws w = carve(m, ws, lines, length);
+	lstm_lines j = {m, &w, NULL, length};
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
@@ -167,16 +198,9 @@ static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines,
 	memcpy(w.x, x, p * h * sizeof *x);
 	/* gates = x W^T + b + c: [P x H] [H x 4H] */
 	if ((err = td_gemm(w.gates, 4 * h, x, h, td_mixer_slab_at(m, m->params, T_W), h, p, 4 * h,
-			   h, &o)))
+			   h, &o)) ||
+	    (err = td_mixer_each_lines(m, lines, forward_lines, &j)))
 		return err;
-	for (size_t i = 0; i < p; i++)
-		for (size_t k = 0; k < 4 * h; k++)
-			w.gates[i * 4 * h + k] += b[k] + c[k];
-	for (size_t s = 0; s < length; s++) {
-		if (s > 0 && (err = step_recurrent(m, &w, lines, length, s)))
-			return err;
-		step_forward(m, &w, lines, length, s);
-	}
 	memcpy(y, w.h, p * h * sizeof *y);
 	return 0;
 }
@@ -210,12 +234,12 @@ static void back_row(td_real *restrict dg, td_real *restrict dh_next, td_real *r
  * Step s of every line, backwards. w->hp holds s_{t-1} here (the
  * recurrence's td_mixer_shift_prev of w->s), not yet h_{t-1}.
  */
-static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size_t lines,
-			  size_t length, size_t s)
+static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size_t l0,
+			  size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 
-	for (size_t l = 0; l < lines; l++) {
+	for (size_t l = l0; l < l1; l++) {
 		size_t pos = l * length + t;
 
 		back_row(w->dg + pos * 4 * h, w->dh + l * h, w->ds + l * h, w->gates + pos * 4 * h,
@@ -223,25 +247,30 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size
 	}
 }
 
-/* The recurrence backwards: fills dg for every position. */
-static int recurrence_backward(td_mixer *m, lstm_ws *w, const td_real *dy, size_t lines,
-			       size_t length)
+/*
+ * The recurrence of lines l0 .. l1-1 backwards: fills their dg. w->hp holds
+ * s_{t-1} (td_mixer_shift_prev of w->s) while it runs.
+ */
+static int backward_lines(void *arg, size_t l0, size_t l1)
 {
-	const size_t h = m->o.channels;
+	const lstm_lines *j = arg;
+	td_mixer *m = j->m;
+	lstm_ws *w = j->w;
+	const size_t h = m->o.channels, length = j->length;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	o.threads = m->o.threads;
-	td_mixer_shift_prev(w->hp, w->s, lines, length, h, m->o.reverse); /* s_{t-1} for now */
-	memset(w->dh, 0, lines * h * sizeof *w->dh);
-	memset(w->ds, 0, lines * h * sizeof *w->ds);
+	memset(w->dh + l0 * h, 0, (l1 - l0) * h * sizeof *w->dh);
+	memset(w->ds + l0 * h, 0, (l1 - l0) * h * sizeof *w->ds);
 	for (size_t s = length; s-- > 0;) {
-		step_backward(m, w, dy, lines, length, s);
+		step_backward(m, w, j->dy, l0, l1, length, s);
 		if (s == 0)
 			break; /* h_{-1} is a constant: nothing flows further */
 		/* dh_{t-1} = dg_t U: [lines x 4H] [4H x H]; h_{t-1} reaches nothing else */
-		err = td_gemm(w->dh, h, w->dg + at(s, length, m->o.reverse) * 4 * h, length * 4 * h,
-			      td_mixer_slab_at(m, m->params, T_U), h, lines, h, 4 * h, &o);
+		err = td_gemm(w->dh + l0 * h, h,
+			      w->dg + (l0 * length + at(s, length, m->o.reverse)) * 4 * h,
+			      length * 4 * h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, h,
+			      4 * h, &o);
 		if (err)
 			return err;
 	}
@@ -267,12 +296,14 @@ static int lstm_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lin
 {
 	const size_t h = m->o.channels, p = lines * length;
 	lstm_ws w = carve(m, ws, lines, length);
+	lstm_lines j = {m, &w, dy, length};
 	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
 	int err;
 
 	acc.threads = put.threads = m->o.threads;
 	acc.beta = 1, acc.trans_a = 1;
-	if ((err = recurrence_backward(m, &w, dy, lines, length)))
+	td_mixer_shift_prev(w.hp, w.s, lines, length, h, m->o.reverse); /* s_{t-1} for now */
+	if ((err = td_mixer_each_lines(m, lines, backward_lines, &j)))
 		return err;
 	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
 	bias_grads(m, &w, p);

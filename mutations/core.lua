@@ -1791,3 +1791,44 @@ mutant {
   designed_against = "each worker's scratch is carved past the saved tensors; a size that forgets a slice writes past the workspace",
   why = "asks for T d fewer values per worker than attend_pair_backward uses (the reverse copies of dq, dk, dv)",
 }
+
+mutant {
+  name = "line-ranges-drop-a-line",
+  file = "core/mixer.c",
+  find = "j->err[w] = j->fn(j->arg, j->lines * w / j->shares, j->lines * (w + 1) / j->shares);",
+  replace = "j->err[w] = j->fn(j->arg, j->lines * w / j->shares, j->lines * (w + 1) / j->shares - (w + 1 < j->shares));",
+  guards = { "test_mixer_line_ranges_cover_each_line_once_and_carry_a_failure_back",
+             "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
+  designed_against = "work split into ranges whose bounds leave a gap: an off-by-one between one range's end and the next's start",
+  why = "the last line of every range but the last is never computed when the mixer runs on several threads",
+}
+
+mutant {
+  name = "line-ranges-lose-a-workers-message",
+  file = "core/mixer.c",
+  find = "\t\tsnprintf(j->msg[w], sizeof j->msg[w], \"%s\", td_error_last());",
+  replace = "\t\t(void)0;",
+  guards = { "test_mixer_line_ranges_cover_each_line_once_and_carry_a_failure_back" },
+  designed_against = "an error message kept per thread, read in another thread than the one that failed",
+  why = "a failure on a worker reaches the caller with an empty message",
+}
+
+mutant {
+  name = "gru-step-gemm-writes-the-first-range",
+  file = "core/mixer_gru.c",
+  find = "if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h,",
+  replace = "if ((err = td_gemm(w->gh, 3 * h, prev, length * h,",
+  guards = { "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
+  designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
+  why = "every thread writes its lines' h U^T over the first range's rows",
+}
+
+mutant {
+  name = "lstm-step-gemm-reads-the-first-range",
+  file = "core/mixer_lstm.c",
+  find = "length * 4 * h, w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
+  replace = "length * 4 * h, w->h + at(s - 1, length, m->o.reverse) * h,",
+  guards = { "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
+  designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
+  why = "every thread's lines take h_{t-1} of the first range's lines",
+}
