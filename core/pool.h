@@ -6,7 +6,8 @@
  * 0 .. n-1 and returns when all have returned. Share 0, and any share
  * whose worker could not be started, runs in the calling thread; the
  * others run on workers started on first need and kept for later calls,
- * so a call costs a wake-up, not thread starts. Which thread runs a share
+ * so a call costs a wake-up, not thread starts; and no wake-up when the
+ * calls come close together (workers spin for 0.1 ms before they sleep). Which thread runs a share
  * must not change what it computes: callers make the shares independent
  * (the GEMM's blocks, each with its own accumulator), so results never
  * depend on the thread count.

@@ -1832,3 +1832,13 @@ mutant {
   designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
   why = "every thread's lines take h_{t-1} of the first range's lines",
 }
+
+mutant {
+  name = "pool-caller-stops-waiting-after-its-spin",
+  file = "core/pool.c",
+  find = "\twhile (atomic_load(&pool.pending) > 0)\n\t\tpthread_cond_wait(&pool.done, &pool.lock);",
+  replace = "\t(void)0;",
+  guards = { "test_pool_run_returns_after_every_share_has_finished" },
+  designed_against = "a bounded busy-wait taken for the wait itself: the spin ends, the work has not",
+  why = "td_pool_run returns while a worker still writes its share",
+}

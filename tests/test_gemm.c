@@ -48,6 +48,8 @@
  *     worker). called_from_two_threads_at_once_gives_the_same_bits hangs
  *     on it only when the two calls happen to overlap badly: it did here,
  *     and passed in a CI run (DEBUG.md #19), so it is not the guard
+ *   - the caller returning once its spin is over, without waiting for
+ *     pending to reach 0 -> pool_run_returns_after_every_share_has_finished
  *
  * Second reference: the contract of gemm.h itself, the sum in k order in
  * td_real, held bitwise (every_element_is_its_sum_in_k_order_bitwise).
@@ -386,6 +388,28 @@ static int busy_pool_child(void)
 	return s.a_gave_up || s.b_runs[0] != 1 || s.b_runs[1] != 1 || s.b_elsewhere != 0;
 }
 
+/* Share w sleeps 4 (w + 1) ms, longer than the pool's spin, then says it finished. */
+static void slow_share(void *arg, size_t w)
+{
+	struct timespec t = {0, 4000000 * (long)(w + 1)};
+
+	nanosleep(&t, NULL);
+	((int *)arg)[w] = 1;
+}
+
+static void test_pool_run_returns_after_every_share_has_finished(void **state)
+{
+	(void)state;
+	for (int round = 0; round < 3; round++) {
+		int finished[3] = {0, 0, 0};
+
+		td_pool_run(3, slow_share, finished);
+		for (int w = 0; w < 3; w++)
+			if (!finished[w])
+				fail_msg("round %d: td_pool_run returned before share %d finished", round, w);
+	}
+}
+
 static void test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller(void **state)
 {
 	int status = 0;
@@ -541,6 +565,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gemm_called_from_two_threads_at_once_gives_the_same_bits),
     cmocka_unit_test(test_gemm_with_threads_works_in_a_child_after_fork),
     cmocka_unit_test(test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller),
+    cmocka_unit_test(test_pool_run_returns_after_every_share_has_finished),
     cmocka_unit_test(test_gemm_with_beta_zero_the_old_c_is_never_read),
     cmocka_unit_test(test_gemm_leaves_the_padding_outside_the_matrix_untouched),
     cmocka_unit_test(test_gemm_bad_arguments_are_refused_with_a_message),
