@@ -1,16 +1,17 @@
 /*
  * pool.h - the core's worker threads, shared by its parallel loops (the
- * GEMM's output blocks, attention's (line, head) pairs).
+ * GEMM's output blocks, attention's (line, head) pairs, the lines of a
+ * recurrence).
  *
  * td_pool_run(n, fn, arg) calls fn(arg, w) once for every share w in
  * 0 .. n-1 and returns when all have returned. Share 0, and any share
  * whose worker could not be started, runs in the calling thread; the
  * others run on workers started on first need and kept for later calls,
- * so a call costs a wake-up, not thread starts; and no wake-up when the
- * calls come close together (workers spin for 0.1 ms before they sleep). Which thread runs a share
- * must not change what it computes: callers make the shares independent
- * (the GEMM's blocks, each with its own accumulator), so results never
- * depend on the thread count.
+ * so a call costs a wake-up, not thread starts, and none when calls come
+ * close together (workers spin for 0.1 ms before they sleep). Which thread
+ * runs a share must not change what it computes: callers make the shares
+ * independent (the GEMM's blocks, each with its own accumulator), so
+ * results never depend on the thread count.
  *
  * One call uses the workers at a time; a call that finds them busy (from
  * another thread) runs all its shares itself. After fork() the child
