@@ -10,14 +10,12 @@
 #include "mixer.h"
 
 #include <assert.h>
-#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "mixer_int.h"
-#include "pool.h"
 #include "rng.h"
 
 void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t length,
@@ -33,41 +31,6 @@ void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t l
 			else
 				memcpy(dst, x + (l * length + before) * width, width * sizeof *dst);
 		}
-}
-
-typedef struct {
-	int (*fn)(void *arg, size_t l0, size_t l1);
-	void *arg;
-	size_t lines, shares;
-	int err[TD_POOL_MAX];	   /* each share's failure, 0 if none */
-	char msg[TD_POOL_MAX][256]; /* its message, read in the share's thread */
-} lines_job;
-
-static void lines_share(void *arg, size_t w)
-{
-	lines_job *j = arg;
-
-	j->err[w] = j->fn(j->arg, j->lines * w / j->shares, j->lines * (w + 1) / j->shares);
-	if (j->err[w])
-		snprintf(j->msg[w], sizeof j->msg[w], "%s", td_error_last());
-}
-
-int td_mixer_each_lines(const td_mixer *m, size_t lines,
-			int (*fn)(void *arg, size_t l0, size_t l1), void *arg)
-{
-	lines_job j = {fn, arg, lines, (size_t)m->o.threads, {0}, {""}};
-
-	if (j.shares > lines)
-		j.shares = lines;
-	if (j.shares > TD_POOL_MAX)
-		j.shares = TD_POOL_MAX;
-	if (j.shares <= 1)
-		return fn(arg, 0, lines);
-	td_pool_run(j.shares, lines_share, &j);
-	for (size_t w = 0; w < j.shares; w++)
-		if (j.err[w])
-			return TD_FAIL(j.err[w], "%s", j.msg[w]);
-	return 0;
 }
 
 int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what)

@@ -29,6 +29,7 @@
 #include "fastmath.h"
 #include "gemm.h"
 #include "mixer_int.h"
+#include "pool.h"
 
 enum { T_W, T_U, T_B, T_C };
 
@@ -89,7 +90,7 @@ static size_t at(size_t s, size_t length, int reverse)
 
 /*
  * The lines l0 .. l1-1 of one call, forward or backward: what a thread runs
- * (td_mixer_each_lines). Every line's recurrence is its own; the GEMMs
+ * (td_pool_ranges). Every line's recurrence is its own; the GEMMs
  * inside run on one thread, over the range's rows.
  */
 typedef struct {
@@ -204,7 +205,7 @@ static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, 
 	/* gx = x W^T into the first 3H columns of gates */
 	if ((err = td_gemm(w.gates, 4 * h, x, h, td_mixer_slab_at(m, m->params, T_W), h, p, 3 * h,
 			   h, &o)) ||
-	    (err = td_mixer_each_lines(m, lines, forward_lines, &j)))
+	    (err = td_pool_ranges(m->o.threads, lines, forward_lines, &j)))
 		return err;
 	memcpy(y, w.h, p * h * sizeof *y);
 	return 0;
@@ -302,7 +303,7 @@ static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t line
 	acc.threads = put.threads = m->o.threads;
 	acc.beta = 1, acc.trans_a = 1;
 	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
-	if ((err = td_mixer_each_lines(m, lines, backward_lines, &j)))
+	if ((err = td_pool_ranges(m->o.threads, lines, backward_lines, &j)))
 		return err;
 	bias_grads(m, &w, p);
 	/* dW += dgx^T x and dU += dgh^T hp: [3H x P] [P x H] */

@@ -75,15 +75,4 @@ int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *
 void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t length,
 			 size_t width, int reverse);
 
-/*
- * Calls fn(arg, l0, l1) on consecutive ranges of lines that together cover
- * 0 .. lines-1: one range per thread (m->o.threads, at most one per line)
- * on the core's workers (pool.h), or fn(arg, 0, lines) with one thread. A
- * range's results must not depend on where its bounds fall, so that they
- * do not depend on the thread count. Returns the first failure, with the
- * message of the thread that met it.
- */
-int td_mixer_each_lines(const td_mixer *m, size_t lines,
-			int (*fn)(void *arg, size_t l0, size_t l1), void *arg);
-
 #endif

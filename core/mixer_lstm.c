@@ -33,6 +33,7 @@
 #include "fastmath.h"
 #include "gemm.h"
 #include "mixer_int.h"
+#include "pool.h"
 
 enum { T_W, T_U, T_B, T_C };
 
@@ -93,7 +94,7 @@ static size_t at(size_t s, size_t length, int reverse)
 
 /*
  * The lines l0 .. l1-1 of one call, forward or backward: what a thread runs
- * (td_mixer_each_lines). Every line's recurrence is its own; the GEMMs
+ * (td_pool_ranges). Every line's recurrence is its own; the GEMMs
  * inside run on one thread, over the range's rows.
  */
 typedef struct {
@@ -199,7 +200,7 @@ static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines,
 	/* gates = x W^T + b + c: [P x H] [H x 4H] */
 	if ((err = td_gemm(w.gates, 4 * h, x, h, td_mixer_slab_at(m, m->params, T_W), h, p, 4 * h,
 			   h, &o)) ||
-	    (err = td_mixer_each_lines(m, lines, forward_lines, &j)))
+	    (err = td_pool_ranges(m->o.threads, lines, forward_lines, &j)))
 		return err;
 	memcpy(y, w.h, p * h * sizeof *y);
 	return 0;
@@ -303,7 +304,7 @@ static int lstm_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lin
 	acc.threads = put.threads = m->o.threads;
 	acc.beta = 1, acc.trans_a = 1;
 	td_mixer_shift_prev(w.hp, w.s, lines, length, h, m->o.reverse); /* s_{t-1} for now */
-	if ((err = td_mixer_each_lines(m, lines, backward_lines, &j)))
+	if ((err = td_pool_ranges(m->o.threads, lines, backward_lines, &j)))
 		return err;
 	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
 	bias_grads(m, &w, p);

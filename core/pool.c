@@ -21,6 +21,9 @@
  * they still change only under the lock, and the conditions are waited on
  * only after a check under the lock, so no wake-up is lost.
  *
+ * td_pool_ranges cuts n items into one range per share and carries a
+ * share's failure, whose message lives in its thread, back to the caller.
+ *
  * Must never: let two calls post jobs at once (use is held by the call
  * that owns the workers), or wait for workers that do not exist (after
  * fork, the child forgets the parent's).
@@ -28,8 +31,11 @@
 #include "pool.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdint.h>
+
+#include "error.h"
 
 enum { SPIN = 4000 }; /* pauses a thread watches before it sleeps: 0.1 ms at 25 ns each */
 
@@ -168,4 +174,38 @@ void td_pool_run(size_t n, void (*fn)(void *arg, size_t w), void *arg)
 		pthread_cond_wait(&pool.done, &pool.lock);
 	pthread_mutex_unlock(&pool.lock);
 	pthread_mutex_unlock(&pool.use);
+}
+
+typedef struct {
+	int (*fn)(void *arg, size_t i0, size_t i1);
+	void *arg;
+	size_t n, shares;
+	int err[TD_POOL_MAX];	   /* each share's failure, 0 if none */
+	char msg[TD_POOL_MAX][256]; /* its message, read in the share's thread */
+} range_job;
+
+static void range_share(void *arg, size_t w)
+{
+	range_job *j = arg;
+
+	j->err[w] = j->fn(j->arg, j->n * w / j->shares, j->n * (w + 1) / j->shares);
+	if (j->err[w])
+		snprintf(j->msg[w], sizeof j->msg[w], "%s", td_error_last());
+}
+
+int td_pool_ranges(int threads, size_t n, int (*fn)(void *arg, size_t i0, size_t i1), void *arg)
+{
+	range_job j = {fn, arg, n, threads > 1 ? (size_t)threads : 1, {0}, {""}};
+
+	if (j.shares > n)
+		j.shares = n;
+	if (j.shares > TD_POOL_MAX)
+		j.shares = TD_POOL_MAX;
+	if (j.shares <= 1)
+		return fn(arg, 0, n);
+	td_pool_run(j.shares, range_share, &j);
+	for (size_t w = 0; w < j.shares; w++)
+		if (j.err[w])
+			return TD_FAIL(j.err[w], "%s", j.msg[w]);
+	return 0;
 }

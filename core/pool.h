@@ -27,4 +27,13 @@ enum { TD_POOL_MAX = 64 }; /* shares beyond this many workers run in the caller 
 
 void td_pool_run(size_t n, void (*fn)(void *arg, size_t w), void *arg);
 
+/*
+ * Calls fn(arg, i0, i1) on consecutive ranges that together cover
+ * 0 .. n-1, one range per thread (at most threads, at most one item
+ * each): fn(arg, 0, n) with one thread. The ranges' bounds depend on the
+ * thread count, so what fn computes for an item must not. Returns the
+ * first failure, with the message of the thread that met it (error.h).
+ */
+int td_pool_ranges(int threads, size_t n, int (*fn)(void *arg, size_t i0, size_t i1), void *arg);
+
 #endif

@@ -1793,22 +1793,22 @@ mutant {
 }
 
 mutant {
-  name = "line-ranges-drop-a-line",
-  file = "core/mixer.c",
-  find = "j->err[w] = j->fn(j->arg, j->lines * w / j->shares, j->lines * (w + 1) / j->shares);",
-  replace = "j->err[w] = j->fn(j->arg, j->lines * w / j->shares, j->lines * (w + 1) / j->shares - (w + 1 < j->shares));",
-  guards = { "test_mixer_line_ranges_cover_each_line_once_and_carry_a_failure_back",
+  name = "pool-ranges-drop-an-item",
+  file = "core/pool.c",
+  find = "j->err[w] = j->fn(j->arg, j->n * w / j->shares, j->n * (w + 1) / j->shares);",
+  replace = "j->err[w] = j->fn(j->arg, j->n * w / j->shares, j->n * (w + 1) / j->shares - (w + 1 < j->shares));",
+  guards = { "test_pool_ranges_cover_each_item_once_and_carry_a_failure_back",
              "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
   designed_against = "work split into ranges whose bounds leave a gap: an off-by-one between one range's end and the next's start",
-  why = "the last line of every range but the last is never computed when the mixer runs on several threads",
+  why = "the last item of every range but the last is never computed: a recurrence's lines, with several threads",
 }
 
 mutant {
-  name = "line-ranges-lose-a-workers-message",
-  file = "core/mixer.c",
+  name = "pool-ranges-lose-a-workers-message",
+  file = "core/pool.c",
   find = "\t\tsnprintf(j->msg[w], sizeof j->msg[w], \"%s\", td_error_last());",
   replace = "\t\t(void)0;",
-  guards = { "test_mixer_line_ranges_cover_each_line_once_and_carry_a_failure_back" },
+  guards = { "test_pool_ranges_cover_each_item_once_and_carry_a_failure_back" },
   designed_against = "an error message kept per thread, read in another thread than the one that failed",
   why = "a failure on a worker reaches the caller with an empty message",
 }

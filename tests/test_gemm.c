@@ -50,6 +50,9 @@
  *     and passed in a CI run (DEBUG.md #19), so it is not the guard
  *   - the caller returning once its spin is over, without waiting for
  *     pending to reach 0 -> pool_run_returns_after_every_share_has_finished
+ *   - td_pool_ranges ending each range but the last one item early, or
+ *     dropping a worker's failure message
+ *       -> pool_ranges_cover_each_item_once_and_carry_a_failure_back
  *
  * Second reference: the contract of gemm.h itself, the sum in k order in
  * td_real, held bitwise (every_element_is_its_sum_in_k_order_bitwise).
@@ -397,6 +400,34 @@ static void slow_share(void *arg, size_t w)
 	((int *)arg)[w] = 1;
 }
 
+/* What td_pool_ranges handed out: how many ranges held each item; the last range fails. */
+static int log_range(void *arg, size_t i0, size_t i1)
+{
+	int *seen = arg;
+
+	for (size_t i = i0; i < i1; i++)
+		seen[i]++;
+	if (i1 == 10) /* on a worker when there are several ranges */
+		return TD_FAIL(TD_EINVAL, "the range %zu .. %zu failed", i0, i1);
+	return 0;
+}
+
+static void test_pool_ranges_cover_each_item_once_and_carry_a_failure_back(void **state)
+{
+	(void)state;
+	for (int threads = 1; threads <= 12; threads += 2) {
+		int seen[10] = {0};
+
+		td_error_clear();
+		assert_int_equal(td_pool_ranges(threads, 10, log_range, seen), TD_EINVAL);
+		assert_non_null(strstr(td_error_last(), threads == 1 ? "the range 0 .. 10 failed"
+								      : " .. 10 failed"));
+		for (size_t i = 0; i < 10; i++)
+			if (seen[i] != 1)
+				fail_msg("%d threads: item %zu was in %d ranges", threads, i, seen[i]);
+	}
+}
+
 static void test_pool_run_returns_after_every_share_has_finished(void **state)
 {
 	(void)state;
@@ -566,6 +597,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gemm_with_threads_works_in_a_child_after_fork),
     cmocka_unit_test(test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller),
     cmocka_unit_test(test_pool_run_returns_after_every_share_has_finished),
+    cmocka_unit_test(test_pool_ranges_cover_each_item_once_and_carry_a_failure_back),
     cmocka_unit_test(test_gemm_with_beta_zero_the_old_c_is_never_read),
     cmocka_unit_test(test_gemm_leaves_the_padding_outside_the_matrix_untouched),
     cmocka_unit_test(test_gemm_bad_arguments_are_refused_with_a_message),

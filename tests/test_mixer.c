@@ -89,10 +89,9 @@
  *   - clru_ws_size counting 3N per position instead of 4N
  *       -> never_writes_past_the_workspace_it_asked_for
  *   - clru writing dD with `=` -> backward_adds_parameter_gradients_and_overwrites_dx
- *   - td_mixer_each_lines ending each range but the last one line early,
- *     or dropping a worker's failure message
- *       -> line_ranges_cover_each_line_once_and_carry_a_failure_back (the
- *          first also -> results_are_bitwise_equal_for_any_thread_count)
+ *   - td_pool_ranges ending each range but the last one line early
+ *       -> results_are_bitwise_equal_for_any_thread_count (and test_gemm.c's
+ *          pool_ranges_cover_each_item_once_and_carry_a_failure_back)
  *   - gru's step GEMM writing from the batch's first row whatever its
  *     range (`w->gh + l0 * 3 * h` -> `w->gh`), lstm's reading h_{t-1} so
  *       -> results_are_bitwise_equal_for_any_thread_count
@@ -106,7 +105,6 @@
 
 #include "../core/error.h"
 #include "../core/mixer.h"
-#include "../core/mixer_int.h"
 #include "../core/rng.h"
 
 /* A mixer with its buffers for one batch of lines x length. */
@@ -444,44 +442,6 @@ static void test_mixer_results_are_bitwise_equal_for_any_thread_count(void **sta
 	}
 }
 
-/* What td_mixer_each_lines handed out: the ranges, and a failure in the last. */
-typedef struct {
-	int seen[10]; /* how many ranges held each line */
-	size_t ranges;
-} range_log;
-
-static int log_range(void *arg, size_t l0, size_t l1)
-{
-	range_log *r = arg;
-
-	for (size_t l = l0; l < l1; l++)
-		r->seen[l]++;
-	if (l1 == 10) /* the last range: on a worker when there are several */
-		return TD_FAIL(TD_EINVAL, "the range %zu .. %zu failed", l0, l1);
-	return 0;
-}
-
-static void test_mixer_line_ranges_cover_each_line_once_and_carry_a_failure_back(void **state)
-{
-	(void)state;
-	for (int threads = 1; threads <= 12; threads += 2) {
-		td_mixer_opts o = config(4);
-		td_mixer *m;
-		range_log r = {{0}, 0};
-
-		o.threads = threads;
-		assert_int_equal(td_mixer_new(&m, &o), 0);
-		td_error_clear();
-		assert_int_equal(td_mixer_each_lines(m, 10, log_range, &r), TD_EINVAL);
-		assert_non_null(strstr(td_error_last(), threads == 1 ? "the range 0 .. 10 failed"
-								      : " .. 10 failed"));
-		for (size_t l = 0; l < 10; l++)
-			if (r.seen[l] != 1)
-				fail_msg("%d threads: line %zu was in %d ranges", threads, l, r.seen[l]);
-		td_mixer_free(m);
-	}
-}
-
 static void test_mixer_bad_options_are_refused_with_a_message(void **state)
 {
 	td_mixer *m = (td_mixer *)&m; /* must come back NULL */
@@ -645,7 +605,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_each_tensor_draws_from_its_own_stream),
     cmocka_unit_test(test_mixer_backward_adds_parameter_gradients_and_overwrites_dx),
     cmocka_unit_test(test_mixer_results_are_bitwise_equal_for_any_thread_count),
-    cmocka_unit_test(test_mixer_line_ranges_cover_each_line_once_and_carry_a_failure_back),
     cmocka_unit_test(test_mixer_never_writes_past_the_workspace_it_asked_for),
     cmocka_unit_test(test_mixer_bad_options_are_refused_with_a_message),
     cmocka_unit_test(test_mixer_attention_heads_that_do_not_divide_channels_are_refused),
