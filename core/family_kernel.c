@@ -31,14 +31,16 @@
  *   deg  [S][n_cells]  1 where the line is degenerate (saved)
  *   t1, t2 [P]         scratch (time fold, gradients)
  *   dk   [max n^2]     dL/dK summed whole before it is added (scratch)
- *   row  [max n * (width + 1)]  one line's rows r_i g_i, then its q_i
- *                      (backward scratch)
+ *   sk   [max_batch * n_cells * max n]  each line's R Z^T, n x n (backward
+ *                      scratch)
+ *   q    [max_batch * n_cells]  each line's q_i (backward scratch)
  *   mix  [...]         the mixer's chunk workspaces (saved)
  *
  * The contractions are GEMMs (gemm.h: each sum in a fixed order), one per
  * line; the loops around them run across channels innermost, where the
  * compiler vectorises them. Each function says in which order its sums
- * receive their terms.
+ * receive their terms. Lines are split across threads (td_pool_ranges);
+ * dL/dK, the one sum across lines, is reduced afterwards in line order.
  *
  * Must never: clamp a signed denominator, compare it with an absolute
  * epsilon, or launder a NaN.
@@ -51,6 +53,7 @@
 #include "error.h"
 #include "fixedsum.h"
 #include "gemm.h"
+#include "pool.h"
 #include "rng.h"
 
 typedef struct {
@@ -78,7 +81,7 @@ static td_real *kgrads(const td_block *b)
 }
 
 typedef struct {
-	td_real *z, *zf, *of, *den, *deg, *t1, *t2, *dk, *row, *mix;
+	td_real *z, *zf, *of, *den, *deg, *t1, *t2, *dk, *sk, *q, *mix;
 } kern_ws;
 
 static kern_ws carve(const td_block *b)
@@ -95,8 +98,9 @@ static kern_ws carve(const td_block *b)
 	w.t1 = w.deg + sp * b->n_cells;
 	w.t2 = w.t1 + s->p;
 	w.dk = w.t2 + s->p;
-	w.row = w.dk + s->kmax;
-	w.mix = w.row + s->nmax * (b->width + 1);
+	w.sk = w.dk + s->kmax;
+	w.q = w.sk + b->o.max_batch * b->n_cells * s->nmax;
+	w.mix = w.q + b->o.max_batch * b->n_cells;
 	return w;
 }
 
@@ -150,8 +154,8 @@ static int kern_setup(td_block *b)
 					"the kernel buffers")) ||
 	    (err = td_block_mix_ws(&mix, b, lines, length)))
 		return err;
-	b->ws_len =
-	    (3 * sp + 3) * s->p + 2 * sp * b->n_cells + s->kmax + s->nmax * (b->width + 1) + mix;
+	b->ws_len = (3 * sp + 3) * s->p + 2 * sp * b->n_cells + s->kmax +
+		    b->o.max_batch * b->n_cells * (s->nmax + 1) + mix;
 	return 0;
 }
 
@@ -193,22 +197,36 @@ static void masses(const td_block *b, const kern_state *s, int a, td_real *den, 
 		}
 }
 
+/* One contraction (axis a) over a range of folded lines: what a thread runs. */
+typedef struct {
+	const td_block *b;
+	const kern_state *s;
+	int a;
+	const kern_ws *w;
+	td_real *of, *dzf, *rows; /* forward output; backward output, and gf turned into R */
+	const td_real *zf, *den, *deg;
+	size_t lines; /* backward: folded lines in the batch */
+} contract_job;
+
 /*
  * of = the renormalised contraction of zf along spatial axis a, absent
- * outputs 0. Each line's numerators are one GEMM, K [n x n] times the
- * line [n x c], whose sums run over j ascending from 0.
+ * outputs 0, for lines l0 .. l1-1. Each line's numerators are one GEMM, K
+ * [n x n] times the line [n x c], whose sums run over j ascending from 0.
  */
-static int contract(const td_block *b, const kern_state *s, int a, td_real *restrict of,
-		    const td_real *restrict zf, const td_real *den, const td_real *deg,
-		    size_t batch)
+static int contract_lines(void *arg, size_t l0, size_t l1)
 {
+	const contract_job *j = arg;
+	const td_block *b = j->b;
+	const kern_state *s = j->s;
+	const int a = j->a;
 	const td_fold *f = s->fold[a];
-	const td_real *k = kparams(b) + s->koff[a];
+	const td_real *k = kparams(b) + s->koff[a], *zf = j->zf, *den = j->den, *deg = j->deg;
+	td_real *of = j->of;
 	const size_t n = f->length, c = b->width;
 	const td_gemm_opts one = TD_GEMM_OPTS_INIT; /* one thread: the lines are many and small */
 	int err;
 
-	for (size_t line = 0; line < batch * f->lines; line++) {
+	for (size_t line = l0; line < l1; line++) {
 		if ((err = td_gemm(of + line * n * c, c, k, n, zf + line * n * c, c, n, c, n, &one)))
 			return err;
 		for (size_t i = 0; i < n; i++) {
@@ -222,6 +240,14 @@ static int contract(const td_block *b, const kern_state *s, int a, td_real *rest
 		}
 	}
 	return 0;
+}
+
+static int contract(const td_block *b, const kern_state *s, int a, td_real *of, const td_real *zf,
+		    const td_real *den, const td_real *deg, size_t batch)
+{
+	contract_job j = {b, s, a, NULL, of, NULL, NULL, zf, den, deg, 0};
+
+	return td_pool_ranges(b->o.mixer.threads, batch * s->fold[a]->lines, contract_lines, &j);
 }
 
 /* The spatial contractions, z[0] (selected input) to z[S]. */
@@ -285,43 +311,88 @@ static int kern_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
  * (0 when degenerate):
  *   dz = K^T R                                 (a GEMM, sums over i ascending)
  *   dK += R Z^T - q m^T, i.e. dK_ij += sum_ch R_i,ch z_j,ch - q_i m_j
- * (a GEMM adding into dK, sums over channels ascending, then the q term),
- * line after line in order: no sum's order depends on the thread count.
+ * Lines are independent but for dK: each line's R Z^T (a GEMM, sums over
+ * channels ascending) and q are kept, and reduce_dk adds them line after
+ * line in order, so that no sum's order depends on the thread count.
  */
-static int contract_back(const td_block *b, kern_state *s, int a, const kern_ws *w,
-			 td_real *dzf, const td_real *gf, size_t batch)
+static int back_lines(void *arg, size_t l0, size_t l1)
 {
-	const td_fold *f = s->fold[a];
-	const size_t n = f->length, c = b->width;
-	const td_real *k = kparams(b) + s->koff[a], *zf = w->zf + (size_t)a * s->p;
-	const td_real *of = w->of + (size_t)a * s->p, *den = w->den + (size_t)a * b->n_cells;
-	const td_real *deg = w->deg + (size_t)a * b->n_cells;
-	td_real *rows = w->row, *q = rows + n * c;
-	td_gemm_opts dz = TD_GEMM_OPTS_INIT, dk = TD_GEMM_OPTS_INIT; /* one thread each */
+	const contract_job *j = arg;
+	const kern_state *s = j->s;
+	const td_fold *f = s->fold[j->a];
+	const size_t n = f->length, c = j->b->width;
+	const td_real *k = kparams(j->b) + s->koff[j->a], *den = j->den, *deg = j->deg;
+	const td_real *of = j->w->of + (size_t)j->a * s->p;
+	td_gemm_opts dz = TD_GEMM_OPTS_INIT, sk = TD_GEMM_OPTS_INIT; /* one thread each */
 	int err;
 
-	dz.trans_a = 1, dk.trans_b = 1, dk.beta = 1;
-	memset(w->dk, 0, n * n * sizeof *w->dk);
-	for (size_t line = 0; line < batch * f->lines; line++) {
+	dz.trans_a = 1, sk.trans_b = 1;
+	for (size_t line = l0; line < l1; line++) {
 		const size_t base = (line % f->lines) * n; /* the line's first position in one example */
-		const uint8_t *m = s->mfold[a] + base;
+		td_real *rows = j->rows + line * n * c, *q = j->w->q + line * n;
 
 		for (size_t i = 0; i < n; i++) {
-			const td_real *g = gf + (line * n + i) * c, *oi = of + (line * n + i) * c;
-			td_real *restrict r = rows + i * c;
+			const td_real *oi = of + (line * n + i) * c;
+			td_real *restrict r = rows + i * c; /* g_i, turned into r_i g_i in place */
 			const int dg = deg[base + i] != 0;
 
 			for (size_t ch = 0; ch < c; ch++)
-				r[ch] = dg ? g[ch] : g[ch] / den[base + i];
+				r[ch] = dg ? r[ch] : r[ch] / den[base + i];
 			q[i] = dg ? 0 : (td_real)td_dot_fixed(r, oi, c);
 		}
-		if ((err = td_gemm(dzf + line * n * c, c, k, n, rows, c, n, c, n, &dz)) ||
-		    (err = td_gemm(w->dk, n, rows, c, zf + line * n * c, c, n, n, c, &dk)))
+		if ((err = td_gemm(j->dzf + line * n * c, c, k, n, rows, c, n, c, n, &dz)) ||
+		    (err = td_gemm(j->w->sk + line * n * n, n, rows, c, j->zf + line * n * c, c, n, n,
+				   c, &sk)))
 			return err;
-		for (size_t i = 0; i < n; i++)
-			for (size_t j = 0; j < n; j++)
-				w->dk[i * n + j] -= m[j] ? q[i] : 0;
 	}
+	return 0;
+}
+
+/* Rows i0 .. i1-1 of dK = sum over lines, in order, of R Z^T then - q m^T. */
+static int reduce_dk(void *arg, size_t i0, size_t i1)
+{
+	const contract_job *j = arg;
+	const td_fold *f = j->s->fold[j->a];
+	const size_t n = f->length;
+
+	memset(j->w->dk + i0 * n, 0, (i1 - i0) * n * sizeof *j->w->dk);
+	for (size_t line = 0; line < j->lines; line++) {
+		const td_real *sl = j->w->sk + line * n * n, *q = j->w->q + line * n;
+		const uint8_t *m = j->s->mfold[j->a] + (line % f->lines) * n;
+
+		for (size_t i = i0; i < i1; i++) {
+			td_real *restrict d = j->w->dk + i * n;
+
+			for (size_t jj = 0; jj < n; jj++)
+				d[jj] += sl[i * n + jj];
+			for (size_t jj = 0; jj < n; jj++)
+				d[jj] -= m[jj] ? q[i] : 0;
+		}
+	}
+	return 0;
+}
+
+static int contract_back(const td_block *b, const kern_state *s, int a, const kern_ws *w,
+			 td_real *dzf, td_real *gf, size_t batch)
+{
+	const size_t n = s->fold[a]->length;
+	contract_job j = {b,
+			  s,
+			  a,
+			  w,
+			  NULL,
+			  dzf,
+			  gf,
+			  w->zf + (size_t)a * s->p,
+			  w->den + (size_t)a * b->n_cells,
+			  w->deg + (size_t)a * b->n_cells,
+			  batch * s->fold[a]->lines};
+	int err = td_pool_ranges(b->o.mixer.threads, j.lines, back_lines, &j);
+
+	if (!err)
+		err = td_pool_ranges(b->o.mixer.threads, n, reduce_dk, &j);
+	if (err)
+		return err;
 	for (size_t e = 0; e < n * n; e++)
 		kgrads(b)[s->koff[a] + e] += w->dk[e];
 	return 0;

@@ -1842,3 +1842,23 @@ mutant {
   designed_against = "a bounded busy-wait taken for the wait itself: the spin ends, the work has not",
   why = "td_pool_run returns while a worker still writes its share",
 }
+
+mutant {
+  name = "kernel-dk-rows-zeroed-from-the-first",
+  file = "core/family_kernel.c",
+  find = "memset(j->w->dk + i0 * n, 0, (i1 - i0) * n * sizeof *j->w->dk);",
+  replace = "memset(j->w->dk, 0, (i1 - i0) * n * sizeof *j->w->dk);",
+  guards = { "test_every_family_gives_the_same_bits_for_any_thread_count" },
+  designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
+  why = "with several threads the later rows of dK keep the previous call's sums",
+}
+
+mutant {
+  name = "kernel-line-sums-indexed-by-range",
+  file = "core/family_kernel.c",
+  find = "(err = td_gemm(j->w->sk + line * n * n, n, rows, c, j->zf + line * n * c, c, n, n,",
+  replace = "(err = td_gemm(j->w->sk + (line - l0) * n * n, n, rows, c, j->zf + line * n * c, c, n, n,",
+  guards = { "test_every_family_gives_the_same_bits_for_any_thread_count" },
+  designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
+  why = "threads write their lines' R Z^T over each other's, and dK sums the wrong lines",
+}

@@ -46,6 +46,10 @@
  *   - dropping the chunk check -> bad_block_options_are_refused_with_a_message
  *   - build_seq taking every cell (`if (b->mask[by_key[k]])` -> `if (1)`)
  *       -> flatten_runs_the_present_cells_only_in_canonical_order
+ *   - the kernel backward's dK reduction zeroing rows from the first
+ *     whatever its range, or its per-line sums stored by position in the
+ *     range instead of in the batch
+ *       -> every_family_gives_the_same_bits_for_any_thread_count
  */
 #include "tdtest.h"
 
@@ -453,6 +457,77 @@ static void test_flatten_runs_the_present_cells_only_in_canonical_order(void **s
 	td_lattice_free(lat);
 }
 
+/*
+ * y, dx and every parameter gradient of one block after two forward and
+ * backward passes (the second adds to the first's gradients), in one buffer.
+ */
+static td_real *run_block(const td_lattice *lat, td_block_family fam, td_mixer_kind kind,
+			  int threads, size_t *len)
+{
+	enum { B = 3, C = 4 };
+	const size_t n = B * td_lattice_n_cells(lat) * C;
+	td_block_opts o = TD_BLOCK_OPTS_INIT;
+	td_block *b;
+	td_real *x = malloc(n * sizeof *x), *dy = malloc(n * sizeof *dy), *out;
+	size_t at = 2 * n;
+
+	o.family = fam, o.axis = "w", o.max_batch = B, o.chunk = 4;
+	o.mixer.kind = kind, o.mixer.channels = C, o.mixer.threads = threads;
+	assert_true(x && dy);
+	if (td_block_new(&b, lat, &o))
+		fail_msg("td_block_new: %s", td_error_last());
+	td_block_init(b, 7, 1 << 20);
+	td_rng_fill_normal(3, 1, 0, n, 0, 1, x);
+	td_rng_fill_normal(3, 2, 0, n, 0, 1, dy);
+	*len = 2 * n;
+	for (size_t g = 0; g < td_block_n_groups(b); g++)
+		*len += td_block_group(b, g).count;
+	out = malloc(*len * sizeof *out);
+	assert_non_null(out);
+	for (int pass = 0; pass < 2; pass++) {
+		assert_int_equal(td_block_forward(b, out, x, B), 0);
+		assert_int_equal(td_block_backward(b, out + n, dy, B), 0);
+	}
+	for (size_t g = 0; g < td_block_n_groups(b); g++) {
+		td_param_group pg = td_block_group(b, g);
+
+		memcpy(out + at, pg.grad, pg.count * sizeof *out);
+		at += pg.count;
+	}
+	td_block_free(b);
+	free(x), free(dy);
+	return out;
+}
+
+static void test_every_family_gives_the_same_bits_for_any_thread_count(void **state)
+{
+	static const size_t hw[] = {5, 6};
+	static const char *const names[] = {"h", "w"};
+	static const td_block_family fams[] = {TD_BLOCK_SCAN, TD_BLOCK_KERNEL, TD_BLOCK_FLATTEN};
+	static const td_mixer_kind kinds[] = {TD_MIXER_GRU, TD_MIXER_LSTM, TD_MIXER_LRU};
+	uint8_t mask[30];
+	td_lattice *lat;
+
+	(void)state;
+	for (size_t k = 0; k < 30; k++)
+		mask[k] = k % 7 != 3; /* holes on every row and column */
+	lat = lattice(2, hw, names, mask);
+	for (int f = 0; f < 3; f++)
+		for (int k = 0; k < 3; k++) {
+			size_t n1, n3;
+			td_real *one = run_block(lat, fams[f], kinds[k], 1, &n1);
+			td_real *three = run_block(lat, fams[f], kinds[k], 3, &n3);
+
+			assert_int_equal(n1, n3);
+			for (size_t i = 0; i < n1; i++)
+				if (memcmp(&one[i], &three[i], sizeof *one) != 0)
+					fail_msg("family %d, mixer %d: value %zu of %zu differs between 1 "
+						 "and 3 threads", (int)fams[f], (int)kinds[k], i, n1);
+			free(one), free(three);
+		}
+	td_lattice_free(lat);
+}
+
 static void test_bad_block_options_are_refused_with_a_message(void **state)
 {
 	static const size_t s[] = {3};
@@ -490,6 +565,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_reverse_step_is_the_forward_step_over_the_flipped_axis),
     cmocka_unit_test(test_a_scan_step_runs_the_mixer_along_its_own_axis),
     cmocka_unit_test(test_flatten_runs_the_present_cells_only_in_canonical_order),
+    cmocka_unit_test(test_every_family_gives_the_same_bits_for_any_thread_count),
     cmocka_unit_test(test_bad_block_options_are_refused_with_a_message),
 };
 TD_TEST_GROUP(axial, tests);
