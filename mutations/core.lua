@@ -1185,8 +1185,8 @@ mutant {
 mutant {
   name = "mixer-lstm-reverse-reads-the-wrong-neighbour",
   file = "core/mixer_lstm.c",
-  find = "w->h + at(s - 1, length, m->o.reverse) * h, length * h,",
-  replace = "w->h + at(s - 1, length, 0) * h, length * h,",
+  find = "w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
+  replace = "w->h + (l0 * length + at(s - 1, length, 0)) * h,",
   guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back" },
   designed_against = "a reverse sweep must take h_{t-1} from t + 1, the step it just computed",
   why = "the lstm's recurrent GEMM reads h at t - 1 whatever reverse says",
@@ -1195,8 +1195,8 @@ mutant {
 mutant {
   name = "mixer-lstm-lines-read-each-other",
   file = "core/mixer_lstm.c",
-  find = "w->h + at(s - 1, length, m->o.reverse) * h, length * h,",
-  replace = "w->h + at(s - 1, length, m->o.reverse) * h, h,",
+  find = "\t\t       length * h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 4 * h, h, &o);",
+  replace = "\t\t       h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 4 * h, h, &o);",
   guards = { "test_every_scan_model_passes_the_conformance_suite",
              "test_every_kernel_model_passes_the_conformance_suite",
              "test_every_flatten_model_passes_the_conformance_suite" },
