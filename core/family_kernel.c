@@ -137,7 +137,7 @@ static int setup_axes(td_block *b, kern_state *s)
 static int kern_setup(td_block *b)
 {
 	kern_state *s = calloc(1, sizeof *s);
-	size_t mix = 0, sp, lines, length;
+	size_t mix = 0, sums = 0, sp, lines, length;
 	int err;
 
 	if (!s)
@@ -152,10 +152,11 @@ static int kern_setup(td_block *b)
 	length = s->time ? s->time->length : 1;
 	if ((err = td_mixer_size_muladd(&s->p, b->o.max_batch * b->n_cells, b->width, 0,
 					"the kernel buffers")) ||
+	    (err = td_mixer_size_muladd(&sums, b->o.max_batch * b->n_cells, s->nmax + 1, 0,
+					"the kernel backward's per-line sums")) ||
 	    (err = td_block_mix_ws(&mix, b, lines, length)))
 		return err;
-	b->ws_len = (3 * sp + 3) * s->p + 2 * sp * b->n_cells + s->kmax +
-		    b->o.max_batch * b->n_cells * (s->nmax + 1) + mix;
+	b->ws_len = (3 * sp + 3) * s->p + 2 * sp * b->n_cells + s->kmax + sums + mix;
 	return 0;
 }
 

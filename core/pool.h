@@ -15,8 +15,8 @@
  *
  * One call uses the workers at a time; a call that finds them busy (from
  * another thread) runs all its shares itself. After fork() the child
- * starts with no workers. Nothing here fails: at worst every share runs in
- * the caller.
+ * starts with no workers. td_pool_run never fails: at worst every share
+ * runs in the caller.
  */
 #ifndef TD_POOL_H
 #define TD_POOL_H
