@@ -14,6 +14,7 @@
 
 #include "block_int.h"
 #include "error.h"
+#include "pool.h"
 
 static const td_block_ops *ops_for(td_block_family f)
 {
@@ -251,26 +252,47 @@ static void select_rows(const td_block *b, size_t e, size_t cell, size_t len, si
 	}
 }
 
+/* One fold or unfold with selection; threads take ranges of examples. */
+typedef struct {
+	const td_block *b;
+	const td_fold *f;
+	size_t channels;
+	const td_real *src;
+	td_real *dst;
+	int unfold;
+} fold_job;
+
+static int fold_examples(void *arg, size_t e0, size_t e1)
+{
+	const fold_job *j = arg;
+	const size_t n = j->f->n_cells, ch = j->channels;
+
+	for (size_t e = e0; e < e1; e++)
+		for (const td_run *r = j->f->run; r < j->f->run + j->f->n_runs; r++) {
+			const size_t cell = (e * n + r->cell) * ch, pos = (e * n + r->pos) * ch;
+
+			if (j->unfold)
+				select_rows(j->b, e, r->cell, r->len, ch, j->dst + cell, j->src + pos);
+			else
+				select_rows(j->b, e, r->cell, r->len, ch, j->dst + pos, j->src + cell);
+		}
+	return 0;
+}
+
 void td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
 			  const td_real *x, td_real *xf)
 {
-	const size_t n = f->n_cells;
+	fold_job j = {b, f, channels, x, xf, 0};
 
-	for (size_t e = 0; e < batch; e++)
-		for (const td_run *r = f->run; r < f->run + f->n_runs; r++)
-			select_rows(b, e, r->cell, r->len, channels, xf + (e * n + r->pos) * channels,
-				    x + (e * n + r->cell) * channels);
+	(void)td_pool_ranges(b->o.mixer.threads, batch, fold_examples, &j); /* never fails */
 }
 
 void td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
 			    const td_real *xf, td_real *x)
 {
-	const size_t n = f->n_cells;
+	fold_job j = {b, f, channels, xf, x, 1};
 
-	for (size_t e = 0; e < batch; e++)
-		for (const td_run *r = f->run; r < f->run + f->n_runs; r++)
-			select_rows(b, e, r->cell, r->len, channels, x + (e * n + r->cell) * channels,
-				    xf + (e * n + r->pos) * channels);
+	(void)td_pool_ranges(b->o.mixer.threads, batch, fold_examples, &j);
 }
 
 int td_block_set_example_mask(td_block *b, const uint8_t *mask)

@@ -44,6 +44,7 @@
 #include "error.h"
 #include "gemm.h"
 #include "norm.h"
+#include "pool.h"
 #include "rng.h"
 
 #define MAX_GROUPS_PER_LAYER TD_BLOCK_MAX_GROUPS
@@ -342,12 +343,39 @@ static int linear_back(const td_model *m, td_real *din, const td_real *g, const 
 	return din ? td_gemm(din, k, g, n, m->params + w_off, k, rows, k, n, &put) : 0;
 }
 
+/* One pass over the cells of a batch, shared by threads in ranges of cells (flat e * n_cells + c). */
+typedef struct {
+	const td_model *m;
+	size_t w;
+	td_real *dst;
+	const td_real *a, *b; /* b NULL: select dst in place */
+} cells_job;
+
+static int select_cells(void *arg, size_t i0, size_t i1)
+{
+	const cells_job *j = arg;
+	const td_model *m = j->m;
+
+	for (size_t i = i0; i < i1; i++) {
+		const size_t at = i * j->w;
+		const int keep = m->mask[i % m->n_cells] && (!m->emask || m->emask[i]);
+
+		if (!keep)
+			for (size_t k = 0; k < j->w; k++)
+				j->dst[at + k] = 0;
+		else if (j->b)
+			for (size_t k = 0; k < j->w; k++)
+				j->dst[at + k] = j->a[at + k] + j->b[at + k];
+	}
+	return 0;
+}
+
 /* buf [batch][n_cells][channels]: cells absent on the lattice or in their example become 0. */
 static void model_select(const td_model *m, size_t batch, size_t channels, td_real *buf)
 {
-	td_select_present(m->mask, m->n_cells, batch, channels, buf);
-	if (m->emask)
-		td_select_present_each(m->emask, m->n_cells, batch, channels, buf);
+	cells_job j = {m, channels, buf, buf, NULL};
+
+	(void)td_pool_ranges(m->o.mixer.threads, batch * m->n_cells, select_cells, &j);
 }
 
 /*
@@ -358,18 +386,9 @@ static void model_select(const td_model *m, size_t batch, size_t channels, td_re
 static void add_select(const td_model *m, size_t batch, size_t w, td_real *dst, const td_real *a,
 		       const td_real *b)
 {
-	for (size_t e = 0; e < batch; e++)
-		for (size_t c = 0; c < m->n_cells; c++) {
-			const size_t at = (e * m->n_cells + c) * w;
-			const int keep = m->mask[c] && (!m->emask || m->emask[e * m->n_cells + c]);
+	cells_job j = {m, w, dst, a, b};
 
-			if (keep)
-				for (size_t k = 0; k < w; k++)
-					dst[at + k] = a[at + k] + b[at + k];
-			else
-				for (size_t k = 0; k < w; k++)
-					dst[at + k] = 0;
-		}
+	(void)td_pool_ranges(m->o.mixer.threads, batch * m->n_cells, select_cells, &j);
 }
 
 int td_model_set_example_mask(td_model *m, const uint8_t *mask)
@@ -405,7 +424,8 @@ static int ffn_forward(td_model *m, const model_ws *s, int l, size_t batch, td_r
 	td_real *pre = s->pre + lu * m->rows * f;
 	int err;
 
-	td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + m->g2 + lu * w, r, w);
+	td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + m->g2 + lu * w, r, w,
+			   m->o.mixer.threads);
 	if ((err = linear(m, pre, s->n, r, f, w, m->params + m->w1 + lu * f * w,
 			  m->params + m->b1 + lu * f)))
 		return err;
@@ -427,7 +447,7 @@ static int layer_forward(td_model *m, const model_ws *s, int l, size_t batch)
 	int err;
 
 	td_rmsnorm_forward(s->n, s->inv + (size_t)l * m->rows, h, m->params + m->gain + (size_t)l * w,
-			   r, w);
+			   r, w, m->o.mixer.threads);
 	if ((err = td_block_forward(m->block[l], s->u, s->n, batch)))
 		return err;
 	add_select(m, batch, w, mid, h, s->u);
@@ -528,12 +548,13 @@ static int ffn_backward(td_model *m, const model_ws *s, int l, size_t batch)
 	for (size_t i = 0; i < r * f; i++)
 		s->dact[i] = pre[i] > 0 ? s->dact[i] : 0;
 	/* the norm's output again, from the saved input: the forward's bytes */
-	td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + go, r, w);
+	td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + go, r, w,
+			   m->o.mixer.threads);
 	if ((err = linear_back(m, s->gn, s->dact, s->n, r, f, w, m->w1 + lu * f * w,
 			       m->b1 + lu * f, s->sum)))
 		return err;
 	td_rmsnorm_backward(s->u, m->grads + go, s->sum, s->gn, hm, s->inv2 + lu * m->rows,
-			    m->params + go, r, w);
+			    m->params + go, r, w, m->o.mixer.threads);
 	add_select(m, batch, w, s->g, s->g, s->u);
 	return 0;
 }
@@ -550,7 +571,7 @@ static int layer_backward(td_model *m, const model_ws *s, int l, size_t batch)
 	if ((err = td_block_backward(m->block[l], s->gn, s->g, batch)))
 		return err;
 	td_rmsnorm_backward(s->u, m->grads + go, s->sum, s->gn, s->h + at,
-			    s->inv + (size_t)l * m->rows, m->params + go, r, w);
+			    s->inv + (size_t)l * m->rows, m->params + go, r, w, m->o.mixer.threads);
 	add_select(m, batch, w, s->g, s->g, s->u);
 	return 0;
 }

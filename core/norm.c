@@ -5,8 +5,13 @@
  * double, in a fixed order that vectorises (one running sum, a chain of
  * dependent adds, was most of this file's time).
  *
+ * Threads take ranges of rows (td_pool_ranges), each row computed alone;
+ * dL/dgain, a sum over rows, is a second pass whose threads take ranges
+ * of channels, each channel summed over every row in row order (with one
+ * thread, the same sums are taken in the row pass, saving a second read).
+ *
  * Must never: let a gradient's summation order depend on anything but the
- * row order (fixed, serial).
+ * row order (fixed, serial), or on which thread sums it.
  */
 #include "norm.h"
 
@@ -14,19 +19,40 @@
 #include <string.h>
 
 #include "fixedsum.h"
+#include "pool.h"
 
-void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
-			size_t rows, size_t width)
+/* One call's arguments, shared read-only by the ranges. */
+typedef struct {
+	td_real *out, *inv, *dgain, *scratch;
+	const td_real *x, *dy, *gain, *inv_in;
+	size_t rows, width;
+	int fused; /* one thread: backward_rows sums dL/dgain too, while the row is in cache */
+} norm_job;
+
+static int forward_rows(void *arg, size_t r0, size_t r1)
 {
-	for (size_t r = 0; r < rows; r++) {
-		const td_real *xr = x + r * width;
+	const norm_job *j = arg;
+	const size_t width = j->width;
+
+	for (size_t r = r0; r < r1; r++) {
+		const td_real *xr = j->x + r * width;
 		const td_real ivr = (td_real)(1 / sqrt(td_dot_fixed(xr, xr, width) / (double)width +
 						       TD_RMSNORM_EPS));
+		td_real *restrict yr = j->out + r * width;
 
-		inv[r] = ivr;
-		for (size_t j = 0; j < width; j++)
-			y[r * width + j] = xr[j] * ivr * gain[j];
+		j->inv[r] = ivr;
+		for (size_t k = 0; k < width; k++)
+			yr[k] = xr[k] * ivr * j->gain[k];
 	}
+	return 0;
+}
+
+void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
+			size_t rows, size_t width, int threads)
+{
+	norm_job j = {y, inv, NULL, NULL, x, NULL, gain, NULL, rows, width, 0};
+
+	(void)td_pool_ranges(threads, rows, forward_rows, &j); /* ranges that never fail */
 }
 
 /*
@@ -34,26 +60,64 @@ void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_rea
  *   dx_j = inv * g_j * dy_j - inv^3 * x_j * (sum_k g_k dy_k x_k) / width,
  * with g_j dy_j formed once in td_real (in dx's row, before dx is written).
  */
-void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td_real *dy,
-			 const td_real *x, const td_real *inv, const td_real *gain, size_t rows,
-			 size_t width)
+static int backward_rows(void *arg, size_t r0, size_t r1)
 {
-	memset(scratch, 0, width * sizeof *scratch);
-	for (size_t r = 0; r < rows; r++) {
-		const td_real *xr = x + r * width, *dyr = dy + r * width;
-		td_real *restrict dxr = dx + r * width;
-		const td_real ivr = inv[r];
+	const norm_job *j = arg;
+	const size_t width = j->width;
+	const td_real *restrict gain = j->gain;
+	td_real *restrict sum = j->scratch;
+
+	for (size_t r = r0; r < r1; r++) {
+		const td_real *restrict xr = j->x + r * width, *restrict dyr = j->dy + r * width;
+		td_real *restrict dxr = j->out + r * width;
+		const td_real ivr = j->inv_in[r];
 		const double iv = (double)ivr;
 		double c;
 
-		for (size_t j = 0; j < width; j++) {
-			scratch[j] += dyr[j] * xr[j] * ivr;
-			dxr[j] = gain[j] * dyr[j];
-		}
+		if (j->fused) /* gain_channels' sums, in the same order */
+			for (size_t k = 0; k < width; k++)
+				sum[k] += dyr[k] * xr[k] * ivr;
+		for (size_t k = 0; k < width; k++)
+			dxr[k] = gain[k] * dyr[k];
 		c = iv * iv * iv * td_dot_fixed(dxr, xr, width) / (double)width;
-		for (size_t j = 0; j < width; j++)
-			dxr[j] = (td_real)(iv * (double)dxr[j] - c * (double)xr[j]);
+		for (size_t k = 0; k < width; k++)
+			dxr[k] = (td_real)(iv * (double)dxr[k] - c * (double)xr[k]);
 	}
-	for (size_t j = 0; j < width; j++)
-		dgain[j] += scratch[j];
+	return 0;
+}
+
+/* dgain[k] += sum over rows, in row order, of dy x inv, for channels k0 .. k1-1. */
+static int gain_channels(void *arg, size_t k0, size_t k1)
+{
+	const norm_job *j = arg;
+	td_real *restrict s = j->scratch;
+
+	memset(s + k0, 0, (k1 - k0) * sizeof *s);
+	for (size_t r = 0; r < j->rows; r++) {
+		const td_real *xr = j->x + r * j->width, *dyr = j->dy + r * j->width;
+		const td_real ivr = j->inv_in[r];
+
+		for (size_t k = k0; k < k1; k++)
+			s[k] += dyr[k] * xr[k] * ivr;
+	}
+	for (size_t k = k0; k < k1; k++)
+		j->dgain[k] += s[k];
+	return 0;
+}
+
+void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td_real *dy,
+			 const td_real *x, const td_real *inv, const td_real *gain, size_t rows,
+			 size_t width, int threads)
+{
+	norm_job j = {dx, NULL, dgain, scratch, x, dy, gain, inv, rows, width, threads <= 1};
+
+	if (j.fused) {
+		memset(scratch, 0, width * sizeof *scratch);
+		(void)backward_rows(&j, 0, rows);
+		for (size_t k = 0; k < width; k++)
+			dgain[k] += scratch[k];
+		return;
+	}
+	(void)td_pool_ranges(threads, rows, backward_rows, &j);
+	(void)td_pool_ranges(threads, width, gain_channels, &j);
 }

@@ -764,8 +764,8 @@ mutant {
 mutant {
   name = "model-example-mask-not-applied",
   file = "core/model.c",
-  find = "\tif (m->emask)\n\t\ttd_select_present_each(m->emask, m->n_cells, batch, channels, buf);",
-  replace = "",
+  find = "(!m->emask || m->emask[i]);",
+  replace = "(!m->emask || !j->b || m->emask[i]);",
   guards = { "test_a_cell_absent_from_its_example_cannot_reach_any_output" },
   designed_against = "a cell absent from its example must reach no output, whatever it holds",
   why = "the model selects by the lattice's mask alone: NaN in an example's hole reaches the head",
@@ -774,8 +774,8 @@ mutant {
 mutant {
   name = "model-residual-ignores-example-mask",
   file = "core/model.c",
-  find = "const int keep = m->mask[c] && (!m->emask || m->emask[e * m->n_cells + c]);",
-  replace = "const int keep = m->mask[c] != 0;",
+  find = "(!m->emask || m->emask[i]);",
+  replace = "(!m->emask || j->b || m->emask[i]);",
   guards = { "test_a_cell_absent_from_its_example_cannot_reach_any_output" },
   designed_against = "absent cells zeroed after every layer, residual path included, by each example's own mask",
   why = "the residual stream keeps the values of cells absent from their example",
@@ -1861,4 +1861,58 @@ mutant {
   guards = { "test_every_family_gives_the_same_bits_for_any_thread_count" },
   designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
   why = "threads write their lines' R Z^T over each other's, and dK sums the wrong lines",
+}
+
+-- The elementwise passes split across threads (norm, selection, folds, conv).
+
+mutant {
+  name = "conv-saves-every-range-at-the-start",
+  file = "core/mixer_conv.c",
+  find = "memcpy(j->ws + l0 * j->length * c, j->x + l0 * j->length * c,",
+  replace = "memcpy(j->ws, j->x + l0 * j->length * c,",
+  guards = { "test_mixer_results_are_bitwise_equal_for_any_thread_count",
+             "test_a_model_gives_the_same_bits_for_any_thread_count" },
+  designed_against = "a range of lines written where the whole call's data starts: right with one thread, wrong with several",
+  why = "every thread saves its lines' input over the first range's, so the weight gradients read stale input for all but one range",
+}
+
+mutant {
+  name = "conv-grad-group-taken-whole-at-the-end",
+  file = "core/mixer_conv.c",
+  find = "n = c - k0 < CONV_GROUP ? c - k0 : CONV_GROUP;",
+  replace = "n = CONV_GROUP;",
+  guards = { "test_mixer_results_are_bitwise_equal_for_any_thread_count",
+             "test_the_conv_matches_pytorch_conv1d_forward_and_backward" },
+  designed_against = "a short last block of channels treated as a whole one: reads past a row, writes past the block",
+  why = "the last channel group's sums read the next row and add into the next tap's gradients",
+}
+
+mutant {
+  name = "norm-rows-read-inv-by-range-offset",
+  file = "core/norm.c",
+  find = "const td_real ivr = j->inv_in[r];\n\t\tconst double iv",
+  replace = "const td_real ivr = j->inv_in[r - r0];\n\t\tconst double iv",
+  guards = { "test_a_model_gives_the_same_bits_for_any_thread_count" },
+  designed_against = "a per-row value indexed from the start of the thread's range instead of the array's",
+  why = "with several threads every range but the first normalises its dx with other rows' scales",
+}
+
+mutant {
+  name = "model-selects-by-range-offset",
+  file = "core/model.c",
+  find = "(!m->emask || m->emask[i]);",
+  replace = "(!m->emask || m->emask[i - i0]);",
+  guards = { "test_a_model_gives_the_same_bits_for_any_thread_count" },
+  designed_against = "a per-example mask indexed from the start of the thread's range",
+  why = "with several threads the later ranges keep and zero the cells of the first range's examples",
+}
+
+mutant {
+  name = "fold-selects-by-range-offset",
+  file = "core/block.c",
+  find = "select_rows(j->b, e, r->cell, r->len, ch, j->dst + pos, j->src + cell);",
+  replace = "select_rows(j->b, e - e0, r->cell, r->len, ch, j->dst + pos, j->src + cell);",
+  guards = { "test_a_model_gives_the_same_bits_for_any_thread_count" },
+  designed_against = "a per-example mask indexed from the start of the thread's range",
+  why = "with several threads a fold selects later examples' cells by the first example's mask",
 }

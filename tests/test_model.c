@@ -374,6 +374,60 @@ static void test_a_cell_absent_from_its_example_cannot_reach_any_output(void **s
 	td_lattice_free(lat);
 }
 
+/*
+ * y, dx and every gradient of a scan model with conv mixers and an MLP,
+ * after two forward and backward passes, with the given thread count: a
+ * lattice with a hole, a mask per example, and a width of 40 (three
+ * channel groups of the conv's weight gradients, the last one short).
+ */
+static td_real *run_model(int threads, size_t *len)
+{
+	static const uint8_t hole[12] = {1, 1, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1};
+	static const uint8_t each[24] = {1, 1, 0, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+					 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1, 1};
+	enum { W = 40, N_IN = 2 * 12 * 3, N_OUT = 2 * 12 * 2 };
+	td_lattice *lat = grid(hole);
+	td_plan *p = plan_hw(4);
+	td_model_opts o = TD_MODEL_OPTS_INIT;
+	td_real x[N_IN], dy[N_OUT], *out;
+	td_model *m;
+
+	o.plan = p, o.in = 3, o.width = W, o.out = 2, o.max_batch = 2, o.ffn = 5;
+	o.mixer.kind = TD_MIXER_CONV, o.mixer.kernel_size = 3, o.mixer.threads = threads;
+	assert_int_equal(td_model_new(&m, lat, &o), 0);
+	assert_int_equal(td_model_set_example_mask(m, each), 0);
+	td_rng_fill_normal(9, 7, 0, td_model_n_params(m), 0, 0.5, td_model_params(m));
+	td_rng_fill_normal(9, 1, 0, N_IN, 0, 1, x);
+	td_rng_fill_normal(9, 2, 0, N_OUT, 0, 1, dy);
+	*len = N_OUT + N_IN + td_model_n_params(m);
+	out = malloc(*len * sizeof *out);
+	assert_non_null(out);
+	for (int pass = 0; pass < 2; pass++) {
+		assert_int_equal(td_model_forward(m, out, x, 2), 0);
+		assert_int_equal(td_model_backward(m, out + N_OUT, dy, 2), 0);
+	}
+	memcpy(out + N_OUT + N_IN, td_model_grads(m), td_model_n_params(m) * sizeof *out);
+	td_model_free(m);
+	td_plan_free(p);
+	td_lattice_free(lat);
+	return out;
+}
+
+/* The norms, selections, folds and conv run split across threads: no bit may change. */
+static void test_a_model_gives_the_same_bits_for_any_thread_count(void **state)
+{
+	size_t n1, n3;
+	td_real *one = run_model(1, &n1), *three = run_model(3, &n3);
+
+	(void)state;
+	assert_int_equal(n1, n3);
+	for (size_t i = 0; i < n1; i++)
+		if (memcmp(&one[i], &three[i], sizeof *one) != 0)
+			fail_msg("value %zu of %zu (y, dx, then gradients) differs between 1 and 3 "
+				 "threads: %.9g vs %.9g", i, n1, (double)one[i], (double)three[i]);
+	free(one), free(three);
+}
+
 /* The same contract for a scan block alone: poison in, nothing out; exactly 0 at absent cells. */
 static void test_a_scan_block_obeys_a_mask_per_example(void **state)
 {
@@ -432,5 +486,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_cell_absent_from_its_example_cannot_reach_any_output),
     cmocka_unit_test(test_a_scan_block_obeys_a_mask_per_example),
     cmocka_unit_test(test_families_that_cannot_take_a_mask_per_example_refuse_it),
+    cmocka_unit_test(test_a_model_gives_the_same_bits_for_any_thread_count),
 };
 TD_TEST_GROUP(model, tests);
