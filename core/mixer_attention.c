@@ -219,82 +219,67 @@ static qkv_rows pair_qkv(const pair_job *j, td_real *buf, size_t l, size_t h, td
 	return r;
 }
 
-/* The eight running sums of sum_lanes and dot_lanes, combined pairwise. */
+/*
+ * The softmax's sums run in eight lanes, lane k taking the terms j = k mod
+ * 8 in ascending order, combined pairwise at the end: the order depends on
+ * n alone, and the lanes vectorise where one running sum would wait on
+ * each addition. A row is taken in whole groups of 8 and a last group
+ * padded to 8 in a copy (-infinity for a score, 0 for a weight), so that
+ * no loop has a scalar remainder: a padded lane adds exp(-inf) = 0 or
+ * 0 * 0 to its sum, which leaves it exactly as it was.
+ */
+enum { LANES = 8 };
+
 static td_real lanes_total(const td_real *lane)
 {
 	return ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
 	       ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
-/*
- * Sum of a[j] for j < n in a fixed order: eight running sums over j mod 8,
- * then combined pairwise. The order depends on n alone, and the eight sums
- * vectorise where one running sum would wait on each addition.
- */
-static td_real sum_lanes(const td_real *a, size_t n)
+/* dst[0 .. 8) = src[0 .. n), then pad: the last group of a row, n < 8. */
+static void pad_group(td_real *dst, const td_real *src, size_t n, td_real pad)
 {
-	td_real lane[8] = {0};
-	size_t j = 0;
-
-	for (; j + 8 <= n; j += 8)
-		for (size_t k = 0; k < 8; k++)
-			lane[k] += a[j + k];
-	for (size_t k = 0; j + k < n; k++)
-		lane[k] += a[j + k];
-	return lanes_total(lane);
-}
-
-/* Sum of a[j] * b[j] for j < n, in sum_lanes' order. */
-static td_real dot_lanes(const td_real *restrict a, const td_real *restrict b, size_t n)
-{
-	td_real lane[8] = {0};
-	size_t j = 0;
-
-	for (; j + 8 <= n; j += 8)
-		for (size_t k = 0; k < 8; k++)
-			lane[k] += a[j + k] * b[j + k];
-	for (size_t k = 0; j + k < n; k++)
-		lane[k] += a[j + k] * b[j + k];
-	return lanes_total(lane);
+	for (size_t k = 0; k < LANES; k++)
+		dst[k] = k < n ? src[k] : pad;
 }
 
 /*
- * The largest of a[0 .. n) (-INFINITY for n 0): eight running maxima over
- * j mod 8, as sum_lanes, so that the comparisons vectorise. The result is
- * the maximum whatever the order.
+ * Query step i's raw scores p[0 .. length) (q . k for the keys in sweep
+ * order) become its weights: softmax over the keys it sees of scale p,
+ * each shifted by the row's maximum, and 0 for the masked rest. scale p is
+ * the score, rounded once, wherever it is formed.
  */
-static td_real max_lanes(const td_real *a, size_t n)
+static void softmax_row(const td_mixer *m, td_real *p, size_t i, size_t length, td_real scale)
 {
-	td_real lane[8] = {-INFINITY, -INFINITY, -INFINITY, -INFINITY,
-			   -INFINITY, -INFINITY, -INFINITY, -INFINITY};
-	size_t j = 0;
+	const size_t nk = n_keys(m, i, length), full = nk - nk % LANES;
+	td_real tail[LANES], lane[LANES], mx = -INFINITY, sum;
 
-	for (; j + 8 <= n; j += 8)
-		for (size_t k = 0; k < 8; k++)
-			lane[k] = a[j + k] > lane[k] ? a[j + k] : lane[k];
-	for (size_t k = 0; j + k < n; k++)
-		lane[k] = a[j + k] > lane[k] ? a[j + k] : lane[k];
-	for (size_t k = 1; k < 8; k++)
-		lane[0] = lane[k] > lane[0] ? lane[k] : lane[0];
-	return lane[0];
-}
-
-/*
- * Query step i's scores p[0 .. length) (keys in sweep order) become its
- * weights: softmax over the keys it sees, each shifted by their maximum,
- * and 0 for the masked rest.
- */
-static void softmax_row(const td_mixer *m, td_real *p, size_t i, size_t length)
-{
-	const size_t nk = n_keys(m, i, length);
-	const td_real mx = max_lanes(p, nk);
-	td_real sum;
-
-	for (size_t j = 0; j < nk; j++)
+	for (size_t j = 0; j < full; j++)
+		p[j] *= scale;
+	pad_group(tail, p + full, nk - full, -INFINITY);
+	for (size_t k = 0; k < LANES; k++)
+		tail[k] *= scale;
+	for (size_t k = 0; k < LANES; k++)
+		lane[k] = tail[k];
+	for (size_t j = 0; j < full; j += LANES) /* the maximum: exact in any order */
+		for (size_t k = 0; k < LANES; k++)
+			lane[k] = p[j + k] > lane[k] ? p[j + k] : lane[k];
+	for (size_t k = 0; k < LANES; k++)
+		mx = lane[k] > mx ? lane[k] : mx;
+	for (size_t j = 0; j < full; j++)
 		p[j] = td_exp(p[j] - mx);
-	sum = sum_lanes(p, nk);
-	for (size_t j = 0; j < nk; j++)
+	for (size_t k = 0; k < LANES; k++)
+		tail[k] = td_exp(tail[k] - mx), lane[k] = 0;
+	for (size_t j = 0; j < full; j += LANES)
+		for (size_t k = 0; k < LANES; k++)
+			lane[k] += p[j + k];
+	for (size_t k = 0; k < LANES; k++)
+		lane[k] += tail[k];
+	sum = lanes_total(lane);
+	for (size_t j = 0; j < full; j++)
 		p[j] /= sum;
+	for (size_t k = 0; k < nk - full; k++)
+		p[full + k] = tail[k] / sum;
 	memset(p + nk, 0, (length - nk) * sizeof *p);
 }
 
@@ -308,12 +293,12 @@ static int attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 	td_gemm_opts nt = TD_GEMM_OPTS_INIT, nn = TD_GEMM_OPTS_INIT;
 	int err;
 
-	nt.trans_b = 1, nt.alpha = j->scale;
-	/* scores = scale q k^T: [T x d] [d x T] */
+	nt.trans_b = 1;
+	/* q k^T: [T x d] [d x T], scaled in softmax_row (the GEMM then writes it in place) */
 	if ((err = td_gemm(p, t, in.q.base, in.q.ld, in.k.base, in.k.ld, t, t, d, &nt)))
 		return err;
 	for (size_t i = 0; i < t; i++)
-		softmax_row(j->m, p + i * t, i, t);
+		softmax_row(j->m, p + i * t, i, t, j->scale);
 	/* o = p v: [T x T] [T x d] */
 	if ((err = td_gemm(o.base, o.ld, p, t, in.v.base, in.v.ld, t, d, t, &nn)))
 		return err;
@@ -328,11 +313,22 @@ static int attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 static void softmax_row_backward(const td_mixer *m, td_real *dp, const td_real *p, size_t i,
 				 size_t length, td_real scale)
 {
-	const size_t nk = n_keys(m, i, length);
-	const td_real pdp = dot_lanes(p, dp, nk);
+	const size_t nk = n_keys(m, i, length), full = nk - nk % LANES;
+	td_real tp[LANES], tdp[LANES], lane[LANES] = {0}, pdp;
 
-	for (size_t j = 0; j < nk; j++)
+	pad_group(tp, p + full, nk - full, 0);
+	pad_group(tdp, dp + full, nk - full, 0);
+	for (size_t j = 0; j < full; j += LANES)
+		for (size_t k = 0; k < LANES; k++)
+			lane[k] += p[j + k] * dp[j + k];
+	for (size_t k = 0; k < LANES; k++)
+		lane[k] += tp[k] * tdp[k];
+	pdp = lanes_total(lane);
+	for (size_t j = 0; j < full; j++)
 		dp[j] = scale * p[j] * (dp[j] - pdp);
+	for (size_t k = 0; k < LANES; k++)
+		tdp[k] = scale * tp[k] * (tdp[k] - pdp);
+	memcpy(dp + full, tdp, (nk - full) * sizeof *dp);
 	memset(dp + nk, 0, (length - nk) * sizeof *dp);
 }
 
@@ -388,7 +384,7 @@ static int attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t 
  * Pair (l, h) of a line of one step, forward: attend_pair's arithmetic for
  * T = 1 without its two GEMM calls (over every cell of a lattice as its own
  * line, as the kernel family runs the mixer, those are a few hundred
- * thousand calls a step). The score is scale (0 + sum_e q_e k_e), its
+ * thousand calls a step). The score is (0 + sum_e q_e k_e) scale, its
  * softmax over the one key 1 (NaN when the score is not finite), o_e = 0 +
  * p v_e: what the GEMMs and softmax_row compute for T = 1, bit for bit.
  */
@@ -396,17 +392,21 @@ static void attend_one(const pair_job *j, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d;
 	const td_real *q = j->w->qkv + l * 3 * c + h * d, *k = q + c, *v = q + 2 * c;
-	td_real *p = j->w->att + l * j->m->o.heads + h, *o = j->w->ctx + l * c + h * d, s = 0;
+	td_real *p = j->w->att + l * j->m->o.heads + h, *o = j->w->ctx + l * c + h * d, s = 0, z, e;
 
-	for (size_t e = 0; e < d; e++)
-		s += q[e] * k[e];
-	*p = j->scale * s;
-	softmax_row(j->m, p, 0, 1);
-	for (size_t e = 0; e < d; e++)
-		o[e] = 0 + *p * v[e];
+	for (size_t i = 0; i < d; i++)
+		s += q[i] * k[i];
+	z = s * j->scale;
+	e = td_exp(z - (z > -INFINITY ? z : -INFINITY)); /* less its maximum, as softmax_row */
+	*p = e / (0 + e);
+	for (size_t i = 0; i < d; i++)
+		o[i] = 0 + *p * v[i];
 }
 
-/* attend_pair_backward for T = 1, the same way: dp, then ds through softmax_row_backward. */
+/*
+ * attend_pair_backward for T = 1, the same way: dp, then ds as
+ * softmax_row_backward computes it for one key (its sum p dp is 0 + p dp).
+ */
 static void attend_one_backward(const pair_job *j, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d;
@@ -418,7 +418,7 @@ static void attend_one_backward(const pair_job *j, size_t l, size_t h)
 		ds += dout[e] * v[e];
 	for (size_t e = 0; e < d; e++)
 		dv[e] = 0 + dout[e] * *p;
-	softmax_row_backward(j->m, &ds, p, 0, 1, j->scale);
+	ds = j->scale * *p * (ds - (0 + *p * ds));
 	for (size_t e = 0; e < d; e++)
 		dq[e] = 0 + ds * k[e], dk[e] = 0 + q[e] * ds;
 }

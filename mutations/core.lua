@@ -1724,8 +1724,8 @@ mutant {
 mutant {
   name = "mixer-attention-one-step-softmax-skipped",
   file = "core/mixer_attention.c",
-  find = "\tsoftmax_row(j->m, p, 0, 1);\n",
-  replace = "",
+  find = "\t*p = e / (0 + e);\n",
+  replace = "\t*p = z, (void)e;\n",
   guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
   designed_against = "a shortcut for a special shape must compute what the general path computes there",
   why = "on one-step lines weighs the value by the raw score instead of its softmax (1)",
@@ -1734,7 +1734,7 @@ mutant {
 mutant {
   name = "mixer-attention-one-step-softmax-backward-skipped",
   file = "core/mixer_attention.c",
-  find = "\tsoftmax_row_backward(j->m, &ds, p, 0, 1, j->scale);\n",
+  find = "\tds = j->scale * *p * (ds - (0 + *p * ds));\n",
   replace = "",
   guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
   designed_against = "a shortcut for a special shape must compute what the general path computes there",
@@ -1915,4 +1915,46 @@ mutant {
   guards = { "test_a_model_gives_the_same_bits_for_any_thread_count" },
   designed_against = "a per-example mask indexed from the start of the thread's range",
   why = "with several threads a fold selects later examples' cells by the first example's mask",
+}
+
+-- The GEMM's last columns (nc mod the vector width) and the softmax's last group.
+
+mutant {
+  name = "gemm-tail-drops-its-last-column",
+  file = "core/gemm_kernel.inc",
+  find = "\t\tmemcpy(acc + i * pn->ts, t + i * KLANES, n * sizeof *t);",
+  replace = "\t\tmemcpy(acc + i * pn->ts, t + i * KLANES, (n - 1) * sizeof *t);",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a tail done through a padded copy must copy back exactly the columns it stands for",
+  why = "the last column of every product whose width is not a multiple of the vector width keeps its old value",
+}
+
+mutant {
+  name = "gemm-tail-forgets-the-earlier-panels",
+  file = "core/gemm_kernel.inc",
+  find = "\tfor (size_t i = 0; !pn->first && i < 4; i++)\n\t\tmemcpy(t + i * KLANES",
+  replace = "\tfor (size_t i = 0; 0 && i < 4; i++)\n\t\tmemcpy(t + i * KLANES",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a padded copy of an accumulator must start from the sums so far, not from zero, when k spans several panels",
+  why = "with k over one panel the tail columns hold only the last panel's sum",
+}
+
+mutant {
+  name = "attention-softmax-pads-scores-with-zero",
+  file = "core/mixer_attention.c",
+  find = "\tpad_group(tail, p + full, nk - full, -INFINITY);",
+  replace = "\tpad_group(tail, p + full, nk - full, 0);",
+  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
+  designed_against = "padding a row to the vector width must add nothing to its sums: exp of the pad must be 0",
+  why = "every padded lane adds exp(0 - max) to the softmax's denominator",
+}
+
+mutant {
+  name = "attention-softmax-backward-pads-with-one",
+  file = "core/mixer_attention.c",
+  find = "\tpad_group(tdp, dp + full, nk - full, 0);",
+  replace = "\tpad_group(tdp, dp + full, nk - full, 1);\n\tpad_group(tp, p + full, nk - full, 1);",
+  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
+  designed_against = "padding a row to the vector width must add nothing to its sums",
+  why = "every padded lane adds 1 x 1 to the sum of p dp",
 }
