@@ -18,8 +18,12 @@
  * A gradient is summed whole in scratch (or in a GEMM's accumulator) and then
  * added to the slab once, so a backward adds exactly this call's gradient.
  *
+ * Threads (td_pool_ranges) take ranges of lines for the recurrences and the
+ * skip path, and groups of GROUP states or channels for da and dD, each
+ * summed over every position in order.
+ *
  * Must never: let the sum behind any gradient depend on the thread count
- * (the GEMMs guarantee it; the loops here are serial in a fixed order).
+ * (the GEMMs guarantee it; the loops here sum in a fixed order).
  */
 #include <math.h>
 #include <string.h>
@@ -27,8 +31,11 @@
 #include "error.h"
 #include "gemm.h"
 #include "mixer_int.h"
+#include "pool.h"
 
 enum { T_B, T_W, T_C, T_D }; /* tensor order, also the rng stream offsets */
+
+enum { GROUP = 16 }; /* states or channels one thread sums a gradient for (64 bytes) */
 
 static int lru_setup(td_mixer *m)
 {
@@ -124,19 +131,101 @@ static void scan_adjoint(td_real *g, const td_real *a, size_t lines, size_t leng
 	}
 }
 
-/* da[k] = sum over lines and steps s >= 1 of g_s[k] * h_{s-1}[k], in a fixed order. */
+/*
+ * da[k] = sum over lines and steps s >= 1 of g_s[k] * h_{s-1}[k], in line
+ * then step order, for k0 <= k < k1 (at most GROUP): summed in a local
+ * accumulator, so that threads summing neighbouring ranges never write
+ * one cache line.
+ */
 static void decay_grad(td_real *da, const td_real *g, const td_real *h, size_t lines, size_t length,
-		       size_t n, int rev)
+		       size_t n, int rev, size_t k0, size_t k1)
 {
-	memset(da, 0, n * sizeof *da);
+	td_real acc[GROUP] = {0};
+
 	for (size_t l = 0; l < lines; l++)
 		for (size_t s = 1; s < length; s++) {
-			const td_real *gs = g + (l * length + at(s, length, rev)) * n;
-			const td_real *hp = h + (l * length + at(s - 1, length, rev)) * n;
+			const td_real *gs = g + (l * length + at(s, length, rev)) * n + k0;
+			const td_real *hp = h + (l * length + at(s - 1, length, rev)) * n + k0;
 
-			for (size_t k = 0; k < n; k++)
-				da[k] += gs[k] * hp[k];
+			for (size_t k = 0; k < k1 - k0; k++)
+				acc[k] += gs[k] * hp[k];
 		}
+	memcpy(da + k0, acc, (k1 - k0) * sizeof *da);
+}
+
+/* One call's arguments, shared by its threads' ranges. */
+typedef struct {
+	td_mixer *m;
+	const lru_ws *w;
+	td_real *y;	  /* forward: y; backward: dx */
+	const td_real *x; /* forward: x; backward: dy */
+	size_t lines, length;
+} lru_job;
+
+/* The groups of GROUP states, then of GROUP channels, that lru_sums splits. */
+static size_t n_groups(const td_mixer *m)
+{
+	return (m->o.state + GROUP - 1) / GROUP + (m->o.channels + GROUP - 1) / GROUP;
+}
+
+/*
+ * Forward, lines l0 .. l1-1: the recurrence over their states, and the skip
+ * path y = D x at their positions.
+ */
+static int forward_lines(void *arg, size_t l0, size_t l1)
+{
+	const lru_job *j = arg;
+	const size_t c = j->m->o.channels, n = j->m->o.state;
+	const td_real *dv = td_mixer_slab_at(j->m, j->m->params, T_D);
+
+	scan(j->w->h + l0 * j->length * n, j->w->a, l1 - l0, j->length, n, j->m->o.reverse);
+	for (size_t i = l0 * j->length; i < l1 * j->length; i++)
+		for (size_t k = 0; k < c; k++)
+			j->y[i * c + k] = dv[k] * j->x[i * c + k];
+	return 0;
+}
+
+/* Backward, lines l0 .. l1-1: the adjoint recurrence, and dx = D dy at their positions. */
+static int backward_lines(void *arg, size_t l0, size_t l1)
+{
+	const lru_job *j = arg;
+	const size_t c = j->m->o.channels, n = j->m->o.state;
+	const td_real *dv = td_mixer_slab_at(j->m, j->m->params, T_D);
+
+	scan_adjoint(j->w->g + l0 * j->length * n, j->w->a, l1 - l0, j->length, n,
+		     j->m->o.reverse);
+	for (size_t i = l0 * j->length; i < l1 * j->length; i++)
+		for (size_t k = 0; k < c; k++)
+			j->y[i * c + k] = dv[k] * j->x[i * c + k];
+	return 0;
+}
+
+/*
+ * Backward, groups q0 .. q1-1 of n_groups: a group of states gets its
+ * share of da, a group of channels its share of dD = sum over positions,
+ * in order, of dy x (the skip path's gradient, into w->dd).
+ */
+static int backward_sums(void *arg, size_t q0, size_t q1)
+{
+	const lru_job *j = arg;
+	const size_t c = j->m->o.channels, n = j->m->o.state, gn = (n + GROUP - 1) / GROUP;
+
+	for (size_t q = q0; q < q1; q++) {
+		const size_t k0 = (q < gn ? q : q - gn) * GROUP, end = q < gn ? n : c;
+		const size_t k1 = end - k0 < GROUP ? end : k0 + GROUP;
+		td_real acc[GROUP] = {0};
+
+		if (q < gn) {
+			decay_grad(j->w->da, j->w->g, j->w->h, j->lines, j->length, n,
+				   j->m->o.reverse, k0, k1);
+			continue;
+		}
+		for (size_t i = 0; i < j->lines * j->length; i++)
+			for (size_t k = 0; k < k1 - k0; k++)
+				acc[k] += j->x[i * c + k0 + k] * j->w->x[i * c + k0 + k];
+		memcpy(j->w->dd + k0, acc, (k1 - k0) * sizeof *acc);
+	}
+	return 0;
 }
 
 static int lru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
@@ -144,8 +233,8 @@ static int lru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, 
 {
 	const size_t c = m->o.channels, n = m->o.state, p = lines * length;
 	const td_real *wv = td_mixer_slab_at(m, m->params, T_W);
-	const td_real *dv = td_mixer_slab_at(m, m->params, T_D);
 	lru_ws w = carve(m, ws, p);
+	lru_job j = {m, &w, y, x, lines, length};
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
@@ -156,10 +245,8 @@ static int lru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, 
 	o.trans_b = 1; /* h = x B^T: [p x c] [c x n] */
 	if ((err = td_gemm(w.h, n, x, c, td_mixer_slab_at(m, m->params, T_B), c, p, n, c, &o)))
 		return err;
-	scan(w.h, w.a, lines, length, n, m->o.reverse);
-	for (size_t i = 0; i < p; i++)
-		for (size_t j = 0; j < c; j++)
-			y[i * c + j] = dv[j] * x[i * c + j];
+	if ((err = td_pool_ranges(m->o.threads, lines, forward_lines, &j)))
+		return err;
 	o.beta = 1; /* y += h C^T: [p x n] [n x c] */
 	return td_gemm(y, c, w.h, n, td_mixer_slab_at(m, m->params, T_C), n, p, c, n, &o);
 }
@@ -177,28 +264,13 @@ static void decay_to_w(td_mixer *m, const lru_ws *w)
 	}
 }
 
-/* dD[j] += sum_i dy[i][j] * x[i][j]; and dx = D * dy (the skip path). */
-static void skip_backward(td_mixer *m, td_real *dx, const td_real *dy, const lru_ws *w, size_t p)
-{
-	const size_t c = m->o.channels;
-	const td_real *dv = td_mixer_slab_at(m, m->params, T_D), *x = w->x;
-	td_real *gd = td_mixer_slab_at(m, m->grads, T_D);
-
-	memset(w->dd, 0, c * sizeof *w->dd);
-	for (size_t i = 0; i < p; i++)
-		for (size_t j = 0; j < c; j++) {
-			w->dd[j] += dy[i * c + j] * x[i * c + j];
-			dx[i * c + j] = dv[j] * dy[i * c + j];
-		}
-	for (size_t j = 0; j < c; j++)
-		gd[j] += w->dd[j];
-}
-
 static int lru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
 			td_real *ws)
 {
 	const size_t c = m->o.channels, n = m->o.state, p = lines * length;
 	lru_ws w = carve(m, ws, p);
+	lru_job j = {m, &w, dx, dy, lines, length};
+	td_real *gd = td_mixer_slab_at(m, m->grads, T_D);
 	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
 	int err;
 
@@ -210,13 +282,15 @@ static int lru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t line
 	/* g = dy C: [p x c] [c x n], then the adjoint recurrence */
 	if ((err = td_gemm(w.g, n, dy, c, td_mixer_slab_at(m, m->params, T_C), n, p, n, c, &put)))
 		return err;
-	scan_adjoint(w.g, w.a, lines, length, n, m->o.reverse);
-	decay_grad(w.da, w.g, w.h, lines, length, n, m->o.reverse);
+	if ((err = td_pool_ranges(m->o.threads, lines, backward_lines, &j)) ||
+	    (err = td_pool_ranges(m->o.threads, n_groups(m), backward_sums, &j)))
+		return err;
 	decay_to_w(m, &w);
+	for (size_t k = 0; k < c; k++)
+		gd[k] += w.dd[k];
 	/* dB += g^T x: [n x p] [p x c] */
 	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_B), c, w.g, n, w.x, c, n, c, p, &acc)))
 		return err;
-	skip_backward(m, dx, dy, &w, p);
 	acc.trans_a = 0; /* dx += g B: [p x n] [n x c] */
 	return td_gemm(dx, c, w.g, n, td_mixer_slab_at(m, m->params, T_B), c, p, c, n, &acc);
 }

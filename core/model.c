@@ -370,11 +370,16 @@ static int select_cells(void *arg, size_t i0, size_t i1)
 	return 0;
 }
 
-/* buf [batch][n_cells][channels]: cells absent on the lattice or in their example become 0. */
+/*
+ * buf [batch][n_cells][channels]: cells absent on the lattice or in their
+ * example become 0. Nothing to do when no cell can be absent.
+ */
 static void model_select(const td_model *m, size_t batch, size_t channels, td_real *buf)
 {
 	cells_job j = {m, channels, buf, buf, NULL};
 
+	if (!m->emask && td_lattice_n_present(m->lat) == m->n_cells)
+		return;
 	(void)td_pool_ranges(m->o.mixer.threads, batch * m->n_cells, select_cells, &j);
 }
 

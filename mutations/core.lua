@@ -1090,8 +1090,8 @@ mutant {
 mutant {
   name = "mixer-lru-reverse-ignored",
   file = "core/mixer_lru.c",
-  find = "scan(w.h, w.a, lines, length, n, m->o.reverse);",
-  replace = "scan(w.h, w.a, lines, length, n, 0);",
+  find = "scan(j->w->h + l0 * j->length * n, j->w->a, l1 - l0, j->length, n, j->m->o.reverse);",
+  replace = "scan(j->w->h + l0 * j->length * n, j->w->a, l1 - l0, j->length, n, 0);",
   guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back" },
   designed_against = "a direction flag dropped: a reverse sweep that runs forward halves the receptive field",
   why = "the lru forward scans forward whatever reverse says",
@@ -1131,8 +1131,8 @@ mutant {
 mutant {
   name = "mixer-lru-dd-overwrites-the-gradient",
   file = "core/mixer_lru.c",
-  find = "gd[j] += w->dd[j];",
-  replace = "gd[j] = w->dd[j];",
+  find = "gd[k] += w.dd[k];",
+  replace = "gd[k] = w.dd[k];",
   guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
   designed_against = "backward must add to the parameter gradients: accumulation over micro-batches depends on it",
   why = "the lru writes dD with = instead of +=",
@@ -1141,8 +1141,8 @@ mutant {
 mutant {
   name = "mixer-lru-dd-summed-into-the-slab",
   file = "core/mixer_lru.c",
-  find = "w->dd[j] += dy[i * c + j] * x[i * c + j];",
-  replace = "gd[j] += dy[i * c + j] * x[i * c + j];",
+  find = "acc[k] += j->x[i * c + k0 + k] * j->w->x[i * c + k0 + k];",
+  replace = "td_mixer_slab_at(j->m, j->m->grads, T_D)[k0 + k] += j->x[i * c + k0 + k] * j->w->x[i * c + k0 + k];",
   guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
   finding = 6,
   why = "sums dD term by term into the gradient slab, so a second backward adds a rounding-different amount",
@@ -1957,4 +1957,34 @@ mutant {
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums",
   why = "every padded lane adds 1 x 1 to the sum of p dp",
+}
+
+mutant {
+  name = "model-select-skipped-on-a-lattice-with-holes",
+  file = "core/model.c",
+  find = "if (!m->emask && td_lattice_n_present(m->lat) == m->n_cells)",
+  replace = "if (!m->emask)",
+  guards = { "test_the_residual_stream_is_zero_at_absent_cells_after_every_layer" },
+  designed_against = "a shortcut for dense lattices taken where cells are absent",
+  why = "with no per-example mask the model never selects on entry or exit, so absent cells carry their input",
+}
+
+mutant {
+  name = "lru-scans-every-range-from-the-first-line",
+  file = "core/mixer_lru.c",
+  find = "scan(j->w->h + l0 * j->length * n, j->w->a, l1 - l0,",
+  replace = "scan(j->w->h, j->w->a, l1 - l0,",
+  guards = { "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
+  designed_against = "a range of lines processed where the whole call's data starts: right with one thread, wrong with several",
+  why = "every thread runs the recurrence over the first lines, so the later lines keep their inputs as states",
+}
+
+mutant {
+  name = "lru-skip-gradient-groups-numbered-after-the-states",
+  file = "core/mixer_lru.c",
+  find = "const size_t k0 = (q < gn ? q : q - gn) * GROUP,",
+  replace = "const size_t k0 = q * GROUP,",
+  guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
+  designed_against = "two kinds of work items in one numbering: the second kind must count from its own start",
+  why = "dD's channel groups start after the state groups' count, so dD is never summed for the first channels",
 }

@@ -5,8 +5,8 @@
 mutant {
   name = "reference-lru-skip-path-dropped",
   file = "core/mixer_lru.c",
-  find = "y[i * c + j] = dv[j] * x[i * c + j];",
-  replace = "y[i * c + j] = 0 * dv[j] * x[i * c + j];",
+  find = "j->y[i * c + k] = dv[k] * j->x[i * c + k];\n\treturn 0;\n}\n\n/* Backward, lines",
+  replace = "j->y[i * c + k] = 0 * dv[k] * j->x[i * c + k];\n\treturn 0;\n}\n\n/* Backward, lines",
   guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
   designed_against = "a mixer that computes something plausible but not the published layer",
   why = "drops the D * x skip path from the LRU's output",
