@@ -40,6 +40,8 @@ const char td_usage_bisect[] =
 /* Parses the options; returns -1 when they parsed, else the exit status. */
 static int parse(td_bisect_opts *o, const char **root, int argc, char **argv)
 {
+	td_opts_seen seen = {{NULL}, 0};
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -52,6 +54,8 @@ static int parse(td_bisect_opts *o, const char **root, int argc, char **argv)
 			return td_usage_error("bisect", "unknown option or argument '%s'", a);
 		if (!v)
 			return td_usage_error("bisect", "%s needs a value", a);
+		if (td_option_once(&seen, "bisect", a))
+			return 2;
 		if (!strcmp(a, "--guard"))
 			o->guard = v;
 		else if (!strcmp(a, "--good"))

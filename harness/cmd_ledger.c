@@ -67,7 +67,9 @@ static int merge(int argc, char **argv)
 	int n_src = 0;
 
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+		if (!strcmp(argv[i], "-o") && i + 1 < argc && out)
+			return td_usage_error("ledger", "merge: -o is given twice; give it once%s", "");
+		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			out = argv[++i];
 		else if (argv[i][0] == '-')
 			return td_usage_error("ledger", "merge: unknown option '%s'", argv[i]);
@@ -95,6 +97,7 @@ static int merge(int argc, char **argv)
 int td_cmd_ledger(int argc, char **argv)
 {
 	const char *sub = argc > 1 ? argv[1] : "", *root_arg = NULL, *format = NULL, *out = NULL;
+	td_opts_seen seen = {{NULL}, 0};
 	char root[PATH_MAX];
 	int rc;
 
@@ -109,6 +112,10 @@ int td_cmd_ledger(int argc, char **argv)
 	for (int i = 2; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if ((!strcmp(argv[i], "--root") || !strcmp(argv[i], "--format") ||
+		     !strcmp(argv[i], "-o")) &&
+		    td_option_once(&seen, "ledger", argv[i]))
+			return 2;
 		if (!strcmp(argv[i], "--root") && v)
 			root_arg = v, i++;
 		else if (!strcmp(argv[i], "--format") && v && !strcmp(sub, "export"))

@@ -20,7 +20,8 @@ const char td_usage_mutate[] =
 	"under .tdaudit/ (the working tree, index and HEAD are never touched): build,\n"
 	"run the guards, then the rest of the suite.\n"
 	"\n"
-	"  --only PATTERN  only mutants whose id matches the shell pattern\n"
+	"  --only PATTERN  only mutants whose id matches the shell pattern (repeatable:\n"
+	"                  those matching any; a pattern that matches none is refused)\n"
 	"  --diff REV      only mutants on lines changed since REV (working tree included)\n"
 	"  --rev REV       mutate the committed revision REV instead of the working tree\n"
 	"                  (tdaudit.lua and the catalogues still come from the working tree)\n"
@@ -40,10 +41,12 @@ const char td_usage_mutate[] =
 int td_cmd_mutate(int argc, char **argv)
 {
 	td_mutate_opts o = TD_MUTATE_OPTS_INIT;
-	const char *root_arg = NULL;
+	td_opts_seen seen = {{NULL}, 0};
+	const char *root_arg = NULL, *only[32];
 	char root[PATH_MAX], command[1024];
 	int rc;
 
+	o.only = only;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		int takes = 1;
@@ -57,14 +60,20 @@ int td_cmd_mutate(int argc, char **argv)
 			o.cold = 1, takes = 0;
 		} else if (!strncmp(a, "-j", 2) && a[2]) { /* -j4 */
 			v = a + 2, takes = 0;
+			if (td_option_once(&seen, "mutate", "-j"))
+				return 2;
 			if (td_positive(v) < 1 || td_positive(v) > 64 || td_positive(v) != (int)td_positive(v))
 				return td_usage_error("mutate", "-j needs a whole number 1..64, not '%s'", v);
 			o.jobs = (int)td_positive(v);
 		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
+			if (td_option_once(&seen, "mutate", "-j"))
+				return 2;
 			if (td_positive(v) < 1 || td_positive(v) > 64 || td_positive(v) != (int)td_positive(v))
 				return td_usage_error("mutate", "-j needs a whole number 1..64, not '%s'", v ? v : "");
 			o.jobs = (int)td_positive(v);
 		} else if (!strcmp(a, "--timeout")) {
+			if (td_option_once(&seen, "mutate", "--timeout"))
+				return 2;
 			if ((o.timeout = td_positive(v)) < 0)
 				return td_usage_error("mutate", "--timeout needs a positive number of seconds, not '%s'",
 						   v ? v : "");
@@ -72,8 +81,14 @@ int td_cmd_mutate(int argc, char **argv)
 			   !strcmp(a, "--root") || !strcmp(a, "--diff") || !strcmp(a, "--rev")) {
 			if (!v)
 				return td_usage_error("mutate", "%s needs a value", a);
+			if (strcmp(a, "--only") && td_option_once(&seen, "mutate", a))
+				return 2;
+			if (!strcmp(a, "--only") && o.n_only == sizeof only / sizeof only[0])
+				return td_usage_error("mutate", "--only is given more than %zu times; "
+						  "one shell pattern can match many ids",
+						  sizeof only / sizeof only[0]);
 			if (!strcmp(a, "--only"))
-				o.only = v;
+				only[o.n_only++] = v;
 			else if (!strcmp(a, "--json"))
 				o.json = v;
 			else if (!strcmp(a, "--junit"))

@@ -52,6 +52,8 @@ const char td_usage_reproduce[] =
 static int parse(td_reproduce_opts *o, char ***guards, const char **commit, const char **root,
 		 int argc, char **argv)
 {
+	td_opts_seen seen = {{NULL}, 0};
+
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
@@ -75,6 +77,8 @@ static int parse(td_reproduce_opts *o, char ***guards, const char **commit, cons
 			continue;
 		} else if (!v) {
 			return td_usage_error("reproduce", "%s needs a value", a);
+		} else if (strcmp(a, "--guard") && td_option_once(&seen, "reproduce", a)) {
+			return 2;
 		} else if (!strcmp(a, "--guard")) {
 			if (td_strv_push(guards, v) != 0)
 				return 2;

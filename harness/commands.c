@@ -26,6 +26,16 @@ int td_usage_error(const char *cmd, const char *fmt, ...)
 	return 2;
 }
 
+int td_option_once(td_opts_seen *s, const char *cmd, const char *name)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->name[i], name))
+			return td_usage_error(cmd, "%s is given twice; give it once", name);
+	if (s->n < (int)(sizeof s->name / sizeof s->name[0]))
+		s->name[s->n++] = name;
+	return 0;
+}
+
 /* Parses a positive number; -1 if s is not one. */
 double td_positive(const char *s)
 {

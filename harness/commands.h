@@ -23,6 +23,19 @@ extern const char td_usage_ledger[];
 /* Prints "tdaudit CMD: <message>" and the help hint; returns 2. */
 int td_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The options one command's parser has seen, to refuse one given twice. */
+typedef struct {
+	const char *name[16];
+	int n;
+} td_opts_seen;
+
+/*
+ * Records option name (one spelling per option); returns 0, or 2 after a
+ * usage error when it was given before, since the last value would
+ * otherwise silently win.
+ */
+int td_option_once(td_opts_seen *s, const char *cmd, const char *name);
+
 /* s as a positive number, or -1 when it is not one (NULL included). */
 double td_positive(const char *s);
 

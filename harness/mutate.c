@@ -562,27 +562,44 @@ static int check_guards(const run_t *r)
 	return err;
 }
 
+/* Whether id matches one of the n patterns. */
+static int matches_any(const char *id, const char *const *pattern, size_t n)
+{
+	for (size_t p = 0; p < n; p++)
+		if (fnmatch(pattern[p], id, 0) == 0)
+			return 1;
+	return 0;
+}
+
 /*
- * Keeps only the mutants whose id matches pattern; a pattern that matches
- * none is refused, since a run of no mutants would report them all caught.
+ * Keeps only the mutants whose id matches one of the patterns; a pattern
+ * that matches none is refused, since a run of no mutants would report them
+ * all caught, and a run of the others would not say that one was dropped.
  */
-static int filter(td_mutants *m, const char *pattern)
+static int filter(td_mutants *m, const char *const *pattern, size_t n_pattern)
 {
 	size_t k = 0, n = m->n;
 
-	for (size_t i = 0; i < m->n; i++) {
-		if (fnmatch(pattern, m->v[i].id, 0) == 0) {
+	for (size_t p = 0; p < n_pattern; p++) {
+		size_t hits = 0;
+
+		for (size_t i = 0; i < n; i++)
+			hits += fnmatch(pattern[p], m->v[i].id, 0) == 0;
+		if (hits == 0)
+			return TD_FAIL(TD_EINVAL,
+				       "--only '%s' matches none of the %zu mutants; tdaudit mutate "
+				       "--list prints their ids (a shell pattern: add '*' to match a "
+				       "prefix)",
+				       pattern[p], n);
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (matches_any(m->v[i].id, pattern, n_pattern)) {
 			m->v[k++] = m->v[i];
 		} else {
 			td_mutant_free(&m->v[i]);
 		}
 	}
 	m->n = k;
-	if (k == 0)
-		return TD_FAIL(TD_EINVAL,
-			       "--only '%s' matches none of the %zu mutants; tdaudit mutate --list prints "
-			       "their ids (a shell pattern: add '*' to match a prefix)",
-			       pattern, n);
 	return 0;
 }
 
@@ -757,8 +774,8 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	err = td_project_load(&r.proj, root);
 	if (!err)
 		err = td_catalogue_load(&r.muts, r.proj->root, r.proj->catalogues);
-	if (!err && opts->only)
-		err = filter(&r.muts, opts->only);
+	if (!err && opts->n_only)
+		err = filter(&r.muts, opts->only, opts->n_only);
 	if (!err && !(r.res = calloc(r.muts.n + 1, sizeof *r.res)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
 	snprintf(r.src, sizeof r.src, "%s", r.proj ? r.proj->root : "");

@@ -21,6 +21,8 @@
 #ifndef TD_MUTATE_H
 #define TD_MUTATE_H
 
+#include <stddef.h>
+
 enum td_outcome {
 	TD_KILLED,
 	TD_KILLED_ELSEWHERE,
@@ -36,7 +38,8 @@ const char *td_outcome_name(enum td_outcome o);
 
 typedef struct {
 	int jobs;            /* scratch workers; 0: number of cores */
-	const char *only;    /* fnmatch(3) pattern on mutant ids; NULL: all */
+	const char *const *only; /* fnmatch(3) patterns on mutant ids, any may match */
+	size_t n_only;           /* how many; 0: every mutant */
 	int list;            /* print the mutants with their ids; run nothing */
 	double timeout;      /* seconds per test; 0: factor x baseline, with a floor */
 	const char *json;    /* write the JSON report here (atomically) */
@@ -49,7 +52,7 @@ typedef struct {
 				mutant, the whole suite without fail-fast */
 } td_mutate_opts;
 
-#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, 0}
+#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, 0}
 
 /*
  * Runs the project at root (which has a tdaudit.lua). Never writes outside

@@ -162,6 +162,44 @@ static void test_an_only_pattern_that_matches_no_mutant_is_refused(void **state)
 	assert_null(strstr(log, "every mutant was caught"));
 }
 
+/* --only given twice runs the mutants of both patterns (it used to keep the last one). */
+static void test_only_given_twice_keeps_the_mutants_of_both_patterns(void **state)
+{
+	const char *args[] = {"mutate", "--list", "--only", "m-killed", "--only", "m-stale", NULL};
+	const char *both[] = {"mutate", "--list", "--only", "m-killed", "--only", "m-none", NULL};
+	const char *log;
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "list.log", args), 0);
+	log = fx_slurp("list.log");
+	assert_non_null(strstr(log, "m-killed\t"));
+	assert_non_null(strstr(log, "m-stale\t"));
+	assert_null(strstr(log, "m-survived\t"));
+	assert_int_equal(fx_tdaudit("repo", "none.log", both), 2);
+	assert_non_null(strstr(fx_slurp("none.log"), "--only 'm-none' matches none of the 7 mutants"));
+}
+
+/* A value option given twice is refused in every command: the last one would silently win. */
+static void test_a_value_option_given_twice_is_refused(void **state)
+{
+	const char *mutate[] = {"mutate", "--list", "-j", "1", "-j2", NULL};
+	const char *reproduce[] = {"reproduce", "HEAD", "--runs", "2", "--runs", "3", NULL};
+	const char *bisect[] = {"bisect", "--guard", "test_add", "--guard", "test_sum", NULL};
+	const char *ledger[] = {"ledger", "export", "--format", "md", "--format", "json", NULL};
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "m.log", mutate), 2);
+	assert_non_null(strstr(fx_slurp("m.log"), "-j is given twice; give it once"));
+	assert_int_equal(fx_tdaudit("repo", "r.log", reproduce), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "--runs is given twice; give it once"));
+	assert_int_equal(fx_tdaudit("repo", "b.log", bisect), 2);
+	assert_non_null(strstr(fx_slurp("b.log"), "--guard is given twice; give it once"));
+	assert_int_equal(fx_tdaudit("repo", "l.log", ledger), 2);
+	assert_non_null(strstr(fx_slurp("l.log"), "--format is given twice; give it once"));
+}
+
 static void test_a_catalogue_entry_that_does_not_build_fails_the_run(void **state)
 {
 	const char *args[] = {"mutate", "--only", "m-build-failed", "--junit", "../r.xml", NULL};
@@ -353,6 +391,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_every_outcome_is_reported),
 	cmocka_unit_test(test_all_caught_exits_0),
 	cmocka_unit_test(test_an_only_pattern_that_matches_no_mutant_is_refused),
+	cmocka_unit_test(test_only_given_twice_keeps_the_mutants_of_both_patterns),
+	cmocka_unit_test(test_a_value_option_given_twice_is_refused),
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
 	cmocka_unit_test(test_a_red_baseline_stops_the_run),
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
