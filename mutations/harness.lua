@@ -15,11 +15,31 @@ mutant {
 mutant {
   name = "mutate-only-matching-nothing-accepted",
   file = "harness/mutate.c",
-  find = "\tif (k == 0)\n\t\treturn TD_FAIL(TD_EINVAL,",
-  replace = "\tif (k == 0 && 0)\n\t\treturn TD_FAIL(TD_EINVAL,",
+  find = "\t\tif (hits == 0)\n\t\t\treturn TD_FAIL(TD_EINVAL,",
+  replace = "\t\tif (hits == 0 && 0)\n\t\t\treturn TD_FAIL(TD_EINVAL,",
   guards = { "test_an_only_pattern_that_matches_no_mutant_is_refused" },
   finding = 20,
   why = "a mistyped --only runs no mutant and reports every mutant caught",
+}
+
+mutant {
+  name = "mutate-only-keeps-the-last-pattern",
+  file = "harness/cmd_mutate.c",
+  find = "\t\t\t\tonly[o.n_only++] = v;",
+  replace = "\t\t\t\tonly[0] = v, o.n_only = 1;",
+  guards = { "test_only_given_twice_keeps_the_mutants_of_both_patterns" },
+  finding = 21,
+  why = "a second --only replaces the first: half the mutants asked for never run, and the summary says all were caught",
+}
+
+mutant {
+  name = "option-given-twice-accepted",
+  file = "harness/commands.c",
+  find = "\t\tif (!strcmp(s->name[i], name))\n",
+  replace = "\t\tif (0 && !strcmp(s->name[i], name))\n",
+  guards = { "test_a_value_option_given_twice_is_refused" },
+  finding = 21,
+  why = "an option given twice keeps its last value without a word",
 }
 
 mutant {
