@@ -73,25 +73,31 @@ static int read_ints(trainer *t)
 	return err;
 }
 
+/* The float, string and boolean keys; the first failure's code passed up unchanged. */
+static int read_others(trainer *t)
+{
+	const char *fkeys[] = {"lr", "weight_decay", "adam_beta1", "adam_beta2", "adam_eps", "clip",
+			       "absent_fraction"};
+	double *fdst[] = {&t->lr, &t->wd, &t->b1, &t->b2, &t->eps, &t->clip, &t->absent};
+	const char *skeys[] = {"plan", "mixer", "composition", "head", "dataset"};
+	const char **sdst[] = {&t->plan, &t->mixer, &t->composition, &t->head, &t->dataset};
+	int err = 0;
+
+	for (size_t i = 0; !err && i < sizeof fkeys / sizeof fkeys[0]; i++)
+		err = td_config_float(fdst[i], t->cfg, fkeys[i]);
+	for (size_t i = 0; !err && i < sizeof skeys / sizeof skeys[0]; i++)
+		err = td_config_string(sdst[i], t->cfg, skeys[i]);
+	return err ? err : td_config_bool(&t->bidir, t->cfg, "bidirectional");
+}
+
 static int read_config(trainer *t)
 {
 	int err = read_ints(t);
 
 	if (!err)
-		err = td_config_float(&t->lr, t->cfg, "lr") || td_config_float(&t->wd, t->cfg, "weight_decay") ||
-		      td_config_float(&t->b1, t->cfg, "adam_beta1") ||
-		      td_config_float(&t->b2, t->cfg, "adam_beta2") ||
-		      td_config_float(&t->eps, t->cfg, "adam_eps") ||
-		      td_config_float(&t->clip, t->cfg, "clip") ||
-		      td_config_float(&t->absent, t->cfg, "absent_fraction") ||
-		      td_config_string(&t->plan, t->cfg, "plan") ||
-		      td_config_string(&t->mixer, t->cfg, "mixer") ||
-		      td_config_string(&t->composition, t->cfg, "composition") ||
-		      td_config_string(&t->head, t->cfg, "head") ||
-		      td_config_string(&t->dataset, t->cfg, "dataset") ||
-		      td_config_bool(&t->bidir, t->cfg, "bidirectional");
+		err = read_others(t);
 	if (err)
-		return err < 0 ? err : TD_EINVAL;
+		return err;
 	if (t->absent > 0 && strcmp(t->dataset, "fashion-mnist"))
 		return TD_FAIL(TD_EINVAL, "absent_fraction = %g applies to dataset = fashion-mnist "
 					  "only, not %s; remove it or set it to 0",
