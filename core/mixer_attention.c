@@ -22,15 +22,17 @@
  * L * nh and TD_POOL_MAX):
  *   x     [P][C]         a copy of the input (saved)
  *   qkv   [P][3C]        x Wqkv^T + bqkv (saved)
- *   att   [L][nh][T][T]  the softmax weights, row i query step i and
+ *   att   [L][nh][T][Tp] the softmax weights, row i query step i and
  *                        column j key step j of the sweep, 0 where masked
- *                        (saved)
+ *                        and in the padding (saved); Tp = stride(T), T
+ *                        rounded up to 8 (1 for T = 1)
  *   ctx   [P][C]         the heads' outputs o_t side by side (saved)
  *   dctx  [P][C]         dL/d(ctx) (backward scratch)
  *   dqkv  [P][3C]        dL/d(qkv) (backward scratch)
  *   db    [4C]           dL/dbqkv and dL/dbo summed before they reach the slab
  *   per worker, [W] of (scratch):
- *     ds  [T][T]         one pair's dL/dp, then dL/ds (backward)
+ *     ds  [T][Tp]        one pair's raw scores (forward), or its dL/dp, then
+ *                        dL/ds (backward)
  *     dt  [d][T]         its dv, then dk, transposed (backward)
  *     hq  [T][3d]        its q, k, v in sweep order (reverse only)
  *     ho  [T][d]         its o (forward) or dL/do (backward) in sweep order
@@ -89,14 +91,22 @@ static size_t n_workers(const td_mixer *m, size_t lines)
 	return w < TD_POOL_MAX ? w : TD_POOL_MAX;
 }
 
-/* One worker's scratch: T^2 + 8 T d values (the product fits: see attention_ws_size). */
+enum { LANES = 8 }; /* the softmax's lanes (see lanes_total) */
+
+/* The row stride of the weights and of a pair's scores: T rounded up to LANES, 1 for T = 1. */
+static size_t stride(size_t length)
+{
+	return length == 1 ? 1 : (length + LANES - 1) / LANES * LANES;
+}
+
+/* One worker's scratch: T Tp + 8 T d values (the product fits: see attention_ws_size). */
 static size_t scratch_size(const td_mixer *m, size_t length)
 {
-	return length * length + 8 * (m->o.channels / m->o.heads) * length;
+	return length * stride(length) + 8 * (m->o.channels / m->o.heads) * length;
 }
 
 /*
- * 9C values per position, L * nh * T * T weights, W (T^2 + 8 T d) + 4C
+ * 9C values per position, L * nh * T * Tp weights, W (T Tp + 8 T d) + 4C
  * scratch; each product checked (lines * heads fits: heads <= channels,
  * and mixer.c has checked that lines * length * channels fits).
  */
@@ -105,7 +115,9 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	size_t c = m->o.channels, d = c / m->o.heads, tt, weights, per, scratch, rest;
 	int err;
 
-	if ((err = td_mixer_size_muladd(&tt, length, length, 0, "the attention weights")) ||
+	if (length > SIZE_MAX / 2) /* so that stride() cannot wrap */
+		return TD_FAIL(TD_EINVAL, "length %zu is too large for attention", length);
+	if ((err = td_mixer_size_muladd(&tt, length, stride(length), 0, "the attention weights")) ||
 	    (err = td_mixer_size_muladd(&weights, lines * m->o.heads, tt, 0,
 					"the attention weights")) ||
 	    (err = td_mixer_size_muladd(&per, 8 * d, length, tt, "the attention scratch")) ||
@@ -128,7 +140,7 @@ static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.x = ws;
 	w.qkv = w.x + p * c;
 	w.att = w.qkv + p * 3 * c;
-	w.ctx = w.att + lines * m->o.heads * length * length;
+	w.ctx = w.att + lines * m->o.heads * length * stride(length);
 	w.dctx = w.ctx + p * c;
 	w.dqkv = w.dctx + p * c;
 	w.db = w.dqkv + p * 3 * c;
@@ -222,114 +234,167 @@ static qkv_rows pair_qkv(const pair_job *j, td_real *buf, size_t l, size_t h, td
 /*
  * The softmax's sums run in eight lanes, lane k taking the terms j = k mod
  * 8 in ascending order, combined pairwise at the end: the order depends on
- * n alone, and the lanes vectorise where one running sum would wait on
- * each addition. A row is taken in whole groups of 8 and a last group
- * padded to 8 in a copy (-infinity for a score, 0 for a weight), so that
- * no loop has a scalar remainder: a padded lane adds exp(-inf) = 0 or
- * 0 * 0 to its sum, which leaves it exactly as it was.
+ * the keys alone, and the lanes vectorise where one running sum would wait
+ * on each addition. Rows are stored with a stride of T rounded up to 8
+ * (stride()) and taken in whole groups of 8, so that no loop has a scalar
+ * remainder: the entries past a row's last key hold -infinity among the
+ * scores and 0 among the weights and gradients, which add exp(-inf) = 0 or
+ * 0 x 0 to their lane and leave it exactly as it was. The padding is
+ * written before the GEMM that fills the row, so that the row's vector
+ * loads never wait on narrower stores just made.
  */
-enum { LANES = 8 };
-
 static td_real lanes_total(const td_real *lane)
 {
 	return ((lane[0] + lane[1]) + (lane[2] + lane[3])) +
 	       ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 }
 
-/* dst[0 .. 8) = src[0 .. n), then pad: the last group of a row, n < 8. */
-static void pad_group(td_real *dst, const td_real *src, size_t n, td_real pad)
+/* The end of query step i's last group of LANES keys, within the row stride. */
+static size_t row_end(const td_mixer *m, size_t i, size_t length)
 {
-	for (size_t k = 0; k < LANES; k++)
-		dst[k] = k < n ? src[k] : pad;
+	return (n_keys(m, i, length) + LANES - 1) / LANES * LANES;
+}
+
+/* Sets the padding of t rows of stride tp, columns t .. tp-1, to v. */
+static void pad_rows(td_real *r, size_t t, size_t tp, td_real v)
+{
+	for (size_t i = 0; i < t; i++)
+		for (size_t j = t; j < tp; j++)
+			r[i * tp + j] = v;
 }
 
 /*
- * Query step i's raw scores p[0 .. length) (q . k for the keys in sweep
- * order) become its weights: softmax over the keys it sees of scale p,
- * each shifted by the row's maximum, and 0 for the masked rest. scale p is
- * the score, rounded once, wherever it is formed.
+ * Query step i's raw scores s[0 .. n) (q . k, keys in sweep order; n =
+ * row_end, -infinity past the keys it sees) become scale s in place;
+ * returns their maximum (exact in any order).
  */
-static void softmax_row(const td_mixer *m, td_real *p, size_t i, size_t length, td_real scale)
+static td_real scale_max(td_real *s, size_t n, td_real scale)
 {
-	const size_t nk = n_keys(m, i, length), full = nk - nk % LANES;
-	td_real tail[LANES], lane[LANES], mx = -INFINITY, sum;
+	td_real lane[LANES], mx = -INFINITY;
 
-	for (size_t j = 0; j < full; j++)
-		p[j] *= scale;
-	pad_group(tail, p + full, nk - full, -INFINITY);
+	for (size_t j = 0; j < n; j++)
+		s[j] *= scale;
 	for (size_t k = 0; k < LANES; k++)
-		tail[k] *= scale;
-	for (size_t k = 0; k < LANES; k++)
-		lane[k] = tail[k];
-	for (size_t j = 0; j < full; j += LANES) /* the maximum: exact in any order */
+		lane[k] = -INFINITY;
+	for (size_t j = 0; j < n; j += LANES)
 		for (size_t k = 0; k < LANES; k++)
-			lane[k] = p[j + k] > lane[k] ? p[j + k] : lane[k];
+			lane[k] = s[j + k] > lane[k] ? s[j + k] : lane[k];
 	for (size_t k = 0; k < LANES; k++)
 		mx = lane[k] > mx ? lane[k] : mx;
-	for (size_t j = 0; j < full; j++)
-		p[j] = td_exp(p[j] - mx);
-	for (size_t k = 0; k < LANES; k++)
-		tail[k] = td_exp(tail[k] - mx), lane[k] = 0;
-	for (size_t j = 0; j < full; j += LANES)
+	return mx;
+}
+
+/* w[j] = exp(s[j] - mx) for j < n; returns their sum in the lanes' order. */
+static td_real exp_sum(td_real *restrict w, const td_real *restrict s, size_t n, td_real mx)
+{
+	td_real lane[LANES] = {0};
+
+	for (size_t j = 0; j < n; j++)
+		w[j] = td_exp(s[j] - mx);
+	for (size_t j = 0; j < n; j += LANES)
 		for (size_t k = 0; k < LANES; k++)
-			lane[k] += p[j + k];
-	for (size_t k = 0; k < LANES; k++)
-		lane[k] += tail[k];
-	sum = lanes_total(lane);
-	for (size_t j = 0; j < full; j++)
-		p[j] /= sum;
-	for (size_t k = 0; k < nk - full; k++)
-		p[full + k] = tail[k] / sum;
-	memset(p + nk, 0, (length - nk) * sizeof *p);
+			lane[k] += w[j + k];
+	return lanes_total(lane);
+}
+
+enum { ROWS = 32 }; /* rows whose softmax steps run side by side (softmax_rows) */
+
+/*
+ * A pair's weights p [T][Tp] from its raw scores s [T][Tp] (padded by
+ * pad_rows): per query, softmax over the keys it sees of scale s, shifted
+ * by the row's maximum, and 0 for the rest. Taken in blocks of ROWS rows,
+ * one step at a time across the block (the maxima, then the exps and sums,
+ * then the divisions), so that the rows' chains of dependent steps overlap
+ * instead of running one row after another.
+ */
+static void softmax_rows(const td_mixer *m, td_real *p, td_real *s, size_t t, size_t tp,
+			 td_real scale)
+{
+	td_real mx[ROWS], sum[ROWS];
+
+	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
+		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
+
+		for (size_t i = i0; i < i1; i++) {
+			for (size_t j = n_keys(m, i, t); j < row_end(m, i, t) && j < t; j++)
+				s[i * tp + j] = -INFINITY; /* causal only: keys the GEMM filled */
+			mx[i - i0] = scale_max(s + i * tp, row_end(m, i, t), scale);
+		}
+		for (size_t i = i0; i < i1; i++)
+			sum[i - i0] = exp_sum(p + i * tp, s + i * tp, row_end(m, i, t), mx[i - i0]);
+		for (size_t i = i0; i < i1; i++) {
+			const size_t n = row_end(m, i, t);
+			td_real *w = p + i * tp;
+
+			for (size_t j = 0; j < n; j++)
+				w[j] /= sum[i - i0];
+			if (n < t)
+				memset(w + n, 0, (t - n) * sizeof *w);
+		}
+	}
 }
 
 /* Pair (l, h) forward: p = softmax(scale q k^T) into att, o = p v into ctx. */
 static int attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 {
-	const size_t c = j->c, d = j->d, t = j->length;
-	td_real *p = j->w->att + (l * j->m->o.heads + h) * t * t, *spare = s + t * t + d * t;
+	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
+	td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp, *spare = s + t * tp + d * t;
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows o = head_rows(j, j->w->ctx, c, l, h, spare + 3 * d * t, d, 0);
 	td_gemm_opts nt = TD_GEMM_OPTS_INIT, nn = TD_GEMM_OPTS_INIT;
 	int err;
 
 	nt.trans_b = 1;
-	/* q k^T: [T x d] [d x T], scaled in softmax_row (the GEMM then writes it in place) */
-	if ((err = td_gemm(p, t, in.q.base, in.q.ld, in.k.base, in.k.ld, t, t, d, &nt)))
+	pad_rows(s, t, tp, -INFINITY);
+	/* raw scores q k^T into s: [T x d] [d x T], scaled in softmax_rows */
+	if ((err = td_gemm(s, tp, in.q.base, in.q.ld, in.k.base, in.k.ld, t, t, d, &nt)))
 		return err;
-	for (size_t i = 0; i < t; i++)
-		softmax_row(j->m, p + i * t, i, t, j->scale);
+	softmax_rows(j->m, p, s, t, tp, j->scale);
 	/* o = p v: [T x T] [T x d] */
-	if ((err = td_gemm(o.base, o.ld, p, t, in.v.base, in.v.ld, t, d, t, &nn)))
+	if ((err = td_gemm(o.base, o.ld, p, tp, in.v.base, in.v.ld, t, d, t, &nn)))
 		return err;
 	head_rows_put(j, j->w->ctx, c, l, h, o);
 	return 0;
 }
 
 /*
- * Query step i backwards through the softmax: ds = scale p (dp - sum_j p_j
- * dp_j) over the keys it sees, in place of dp; 0 for the masked rest.
+ * A pair backwards through its softmax, in place of dp [T][Tp]: ds =
+ * scale p (dp - sum_j p_j dp_j) over the keys each query sees, 0 for the
+ * rest. p is the forward's weights (0 past the keys, up to row_end);
+ * dp's padding past T is 0 (pad_rows). In blocks of ROWS rows, as
+ * softmax_rows: the sums first, then the updates.
  */
-static void softmax_row_backward(const td_mixer *m, td_real *dp, const td_real *p, size_t i,
-				 size_t length, td_real scale)
+static void softmax_rows_backward(const td_mixer *m, td_real *dp, const td_real *p, size_t t,
+				  size_t tp, td_real scale)
 {
-	const size_t nk = n_keys(m, i, length), full = nk - nk % LANES;
-	td_real tp[LANES], tdp[LANES], lane[LANES] = {0}, pdp;
+	td_real pdp[ROWS];
 
-	pad_group(tp, p + full, nk - full, 0);
-	pad_group(tdp, dp + full, nk - full, 0);
-	for (size_t j = 0; j < full; j += LANES)
-		for (size_t k = 0; k < LANES; k++)
-			lane[k] += p[j + k] * dp[j + k];
-	for (size_t k = 0; k < LANES; k++)
-		lane[k] += tp[k] * tdp[k];
-	pdp = lanes_total(lane);
-	for (size_t j = 0; j < full; j++)
-		dp[j] = scale * p[j] * (dp[j] - pdp);
-	for (size_t k = 0; k < LANES; k++)
-		tdp[k] = scale * tp[k] * (tdp[k] - pdp);
-	memcpy(dp + full, tdp, (nk - full) * sizeof *dp);
-	memset(dp + nk, 0, (length - nk) * sizeof *dp);
+	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
+		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
+
+		for (size_t i = i0; i < i1; i++) {
+			const size_t nk = n_keys(m, i, t), n = row_end(m, i, t);
+			const td_real *pi = p + i * tp;
+			td_real *di = dp + i * tp, lane[LANES] = {0};
+
+			for (size_t j = nk; j < n && j < t; j++) /* causal only: filled by the GEMM */
+				di[j] = 0;
+			for (size_t j = 0; j < n; j += LANES)
+				for (size_t k = 0; k < LANES; k++)
+					lane[k] += pi[j + k] * di[j + k];
+			pdp[i - i0] = lanes_total(lane);
+		}
+		for (size_t i = i0; i < i1; i++) {
+			const size_t nk = n_keys(m, i, t), n = row_end(m, i, t);
+			const td_real *restrict pi = p + i * tp;
+			td_real *restrict di = dp + i * tp;
+
+			for (size_t j = 0; j < n; j++)
+				di[j] = scale * pi[j] * (di[j] - pdp[i - i0]);
+			if (nk < t)
+				memset(di + nk, 0, (t - nk) * sizeof *di);
+		}
+	}
 }
 
 /*
@@ -352,9 +417,9 @@ static void untranspose(rows dst, const td_real *src, size_t d, size_t length)
  */
 static int attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t h)
 {
-	const size_t c = j->c, d = j->d, t = j->length;
-	const td_real *p = j->w->att + (l * j->m->o.heads + h) * t * t;
-	td_real *ds = s, *dt = s + t * t, *spare = dt + d * t;
+	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
+	const td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp;
+	td_real *ds = s, *dt = s + t * tp, *spare = dt + d * t;
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows dout = head_rows(j, j->w->dctx, c, l, h, spare + 3 * d * t, d, 1);
 	qkv_rows g = pair_qkv(j, j->w->dqkv, l, h, spare + 4 * d * t, 0);
@@ -362,16 +427,16 @@ static int attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t 
 	int err;
 
 	nt.trans_b = 1, tn.trans_a = 1;
+	pad_rows(ds, t, tp, 0);
 	/* dp = do v^T: [T x d] [d x T]; dv^T = do^T p: [d x T] [T x T] */
-	if ((err = td_gemm(ds, t, dout.base, dout.ld, in.v.base, in.v.ld, t, t, d, &nt)) ||
-	    (err = td_gemm(dt, t, dout.base, dout.ld, p, t, d, t, t, &tn)))
+	if ((err = td_gemm(ds, tp, dout.base, dout.ld, in.v.base, in.v.ld, t, t, d, &nt)) ||
+	    (err = td_gemm(dt, t, dout.base, dout.ld, p, tp, d, t, t, &tn)))
 		return err;
 	untranspose(g.v, dt, d, t);
-	for (size_t i = 0; i < t; i++)
-		softmax_row_backward(j->m, ds + i * t, p + i * t, i, t, j->scale);
+	softmax_rows_backward(j->m, ds, p, t, tp, j->scale);
 	/* dq = ds k: [T x T] [T x d]; dk^T = q^T ds: [d x T] [T x T] */
-	if ((err = td_gemm(g.q.base, g.q.ld, ds, t, in.k.base, in.k.ld, t, d, t, &nn)) ||
-	    (err = td_gemm(dt, t, in.q.base, in.q.ld, ds, t, d, t, t, &tn)))
+	if ((err = td_gemm(g.q.base, g.q.ld, ds, tp, in.k.base, in.k.ld, t, d, t, &nn)) ||
+	    (err = td_gemm(dt, t, in.q.base, in.q.ld, ds, tp, d, t, t, &tn)))
 		return err;
 	untranspose(g.k, dt, d, t);
 	head_rows_put(j, j->w->dqkv, 3 * c, l, h, g.q);
@@ -386,7 +451,7 @@ static int attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t 
  * line, as the kernel family runs the mixer, those are a few hundred
  * thousand calls a step). The score is (0 + sum_e q_e k_e) scale, its
  * softmax over the one key 1 (NaN when the score is not finite), o_e = 0 +
- * p v_e: what the GEMMs and softmax_row compute for T = 1, bit for bit.
+ * p v_e: what the GEMMs and softmax_rows compute for T = 1, bit for bit.
  */
 static void attend_one(const pair_job *j, size_t l, size_t h)
 {
@@ -397,7 +462,7 @@ static void attend_one(const pair_job *j, size_t l, size_t h)
 	for (size_t i = 0; i < d; i++)
 		s += q[i] * k[i];
 	z = s * j->scale;
-	e = td_exp(z - (z > -INFINITY ? z : -INFINITY)); /* less its maximum, as softmax_row */
+	e = td_exp(z - (z > -INFINITY ? z : -INFINITY)); /* less its maximum, as softmax_rows */
 	*p = e / (0 + e);
 	for (size_t i = 0; i < d; i++)
 		o[i] = 0 + *p * v[i];
@@ -405,7 +470,7 @@ static void attend_one(const pair_job *j, size_t l, size_t h)
 
 /*
  * attend_pair_backward for T = 1, the same way: dp, then ds as
- * softmax_row_backward computes it for one key (its sum p dp is 0 + p dp).
+ * softmax_rows_backward computes it for one key (its sum p dp is 0 + p dp).
  */
 static void attend_one_backward(const pair_job *j, size_t l, size_t h)
 {

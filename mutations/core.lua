@@ -1754,8 +1754,8 @@ mutant {
 mutant {
   name = "mixer-attention-softmax-unshifted",
   file = "core/mixer_attention.c",
-  find = "p[j] = td_exp(p[j] - mx);",
-  replace = "p[j] = td_exp(p[j]), (void)mx;",
+  find = "w[j] = td_exp(s[j] - mx);",
+  replace = "w[j] = td_exp(s[j]), (void)mx;",
   guards = { "test_mixer_attention_softmax_stays_finite_for_large_scores" },
   designed_against = "exp of a raw score overflows to inf for large scores, and inf / inf is NaN",
   why = "takes exp of the score without subtracting the row maximum",
@@ -1775,7 +1775,7 @@ mutant {
 mutant {
   name = "mixer-attention-masked-scores-kept",
   file = "core/mixer_attention.c",
-  find = "memset(p + nk, 0, (length - nk) * sizeof *p);",
+  find = "s[i * tp + j] = -INFINITY; /* causal only: keys the GEMM filled */",
   replace = "(void)0;",
   guards = { "test_mixer_causal_attention_never_reads_the_future" },
   designed_against = "the score GEMM computes every key's score, masked or not; a masked key must still get weight 0",
@@ -1942,21 +1942,21 @@ mutant {
 mutant {
   name = "attention-softmax-pads-scores-with-zero",
   file = "core/mixer_attention.c",
-  find = "\tpad_group(tail, p + full, nk - full, -INFINITY);",
-  replace = "\tpad_group(tail, p + full, nk - full, 0);",
+  find = "pad_rows(s, t, tp, -INFINITY);",
+  replace = "pad_rows(s, t, tp, 0);",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums: exp of the pad must be 0",
   why = "every padded lane adds exp(0 - max) to the softmax's denominator",
 }
 
 mutant {
-  name = "attention-softmax-backward-pads-with-one",
+  name = "attention-softmax-backward-padding-not-zeroed",
   file = "core/mixer_attention.c",
-  find = "\tpad_group(tdp, dp + full, nk - full, 0);",
-  replace = "\tpad_group(tdp, dp + full, nk - full, 1);\n\tpad_group(tp, p + full, nk - full, 1);",
+  find = "pad_rows(ds, t, tp, 0);",
+  replace = "pad_rows(ds, t, tp, NAN);",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums",
-  why = "every padded lane adds 1 x 1 to the sum of p dp",
+  why = "the padding holds garbage: 0 x NaN in the sum of p dp poisons the row",
 }
 
 mutant {

@@ -35,8 +35,8 @@ mutant {
 mutant {
   name = "reference-attention-softmax-backward-drops-the-mean",
   file = "core/mixer_attention.c",
-  find = "dp[j] = scale * p[j] * (dp[j] - pdp);",
-  replace = "dp[j] = scale * p[j] * dp[j], (void)pdp;",
+  find = "di[j] = scale * pi[j] * (di[j] - pdp[i - i0]);",
+  replace = "di[j] = scale * pi[j] * di[j], (void)pdp;",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "a softmax's Jacobian is diag(p) - p p^T: the second term is easy to forget",
   why = "back-propagates through the softmax as if it were an elementwise exp",
@@ -56,9 +56,10 @@ mutant {
 mutant {
   name = "reference-attention-masked-score-gradient-kept",
   file = "core/mixer_attention.c",
-  find = "memset(dp + nk, 0, (length - nk) * sizeof *dp);",
+  find = "memset(di + nk, 0, (t - nk) * sizeof *di);",
   replace = "(void)0;",
-  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
+  guards = { "test_mixer_causal_attention_on_long_lines_keeps_the_future_out",
+             "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "dp = do v^T is computed for every key; a masked key's dp must not flow into dq and dk",
   why = "leaves the masked keys' dL/dp where dL/ds belongs, so dq and dk gather gradient from the future",
 }

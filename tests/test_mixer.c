@@ -505,6 +505,49 @@ static void test_mixer_causal_attention_never_reads_the_future(void **state)
 	}
 }
 
+/*
+ * The same on lines of 20, longer than the softmax's groups of 8 keys
+ * (so a query's unseen keys run past its last group), both ways: a change
+ * at the sweep's last position moves no earlier output, and a gradient
+ * given at the sweep's first position reaches no other input.
+ */
+static void test_mixer_causal_attention_on_long_lines_keeps_the_future_out(void **state)
+{
+	enum { T = 20 };
+
+	(void)state;
+	for (int i = 8; i < 10; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 2, T, 8);
+		size_t c = o.channels, last = o.reverse ? 0 : T - 1, first = T - 1 - last;
+		td_real *before = malloc(r.n * sizeof *before);
+
+		assert_non_null(before);
+		forward(&r);
+		memcpy(before, r.y, r.n * sizeof *before);
+		for (size_t l = 0; l < 2; l++)
+			for (size_t k = 0; k < c; k++)
+				r.x[(l * T + last) * c + k] += 3;
+		forward(&r);
+		for (size_t l = 0; l < 2; l++)
+			for (size_t t = 0; t < T; t++)
+				if (t != last && memcmp(before + (l * T + t) * c,
+							r.y + (l * T + t) * c, c * sizeof *before))
+					fail_msg("%s: y at %zu moved when position %zu changed",
+						 label(&r), t, last);
+		for (size_t k = 0; k < r.n; k++)
+			if ((k / c) % T != first)
+				r.dy[k] = 0;
+		backward(&r);
+		for (size_t k = 0; k < r.n; k++)
+			if ((k / c) % T != first && r.dx[k] != 0)
+				fail_msg("%s: dx at position %zu is %g; only position %zu had a gradient",
+					 label(&r), (k / c) % T, (double)r.dx[k], first);
+		free(before);
+		rig_free(&r);
+	}
+}
+
 /* Scores far past exp's range (x scaled by 1e4): the softmax shifts by the row maximum. */
 static void test_mixer_attention_softmax_stays_finite_for_large_scores(void **state)
 {
@@ -605,6 +648,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_bad_options_are_refused_with_a_message),
     cmocka_unit_test(test_mixer_attention_heads_that_do_not_divide_channels_are_refused),
     cmocka_unit_test(test_mixer_causal_attention_never_reads_the_future),
+    cmocka_unit_test(test_mixer_causal_attention_on_long_lines_keeps_the_future_out),
     cmocka_unit_test(test_mixer_attention_softmax_stays_finite_for_large_scores),
     cmocka_unit_test(test_mixer_attention_on_one_step_lines_is_its_value_path),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
