@@ -306,11 +306,14 @@ static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t line
 	if ((err = td_pool_ranges(m->o.threads, lines, backward_lines, &j)))
 		return err;
 	bias_grads(m, &w, p);
-	/* dW += dgx^T x and dU += dgh^T hp: [3H x P] [P x H] */
+	/*
+	 * dW += dgx^T x and dU += dgh^T hp: [3H x P] [P x H]. On lines of one
+	 * step (the kernel family's) hp is 0 throughout and dU gets nothing.
+	 */
 	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_W), h, w.dgx, 3 * h, w.x, h, 3 * h, h, p,
 			   &acc)) ||
-	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dgh, 3 * h, w.hp, h, 3 * h, h,
-			   p, &acc)))
+	    (length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dgh, 3 * h,
+					  w.hp, h, 3 * h, h, p, &acc))))
 		return err;
 	/* dx = dgx W: [P x 3H] [3H x H] */
 	return td_gemm(dx, h, w.dgx, 3 * h, td_mixer_slab_at(m, m->params, T_W), h, p, h, 3 * h,

@@ -306,13 +306,17 @@ static int lstm_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lin
 	td_mixer_shift_prev(w.hp, w.s, lines, length, h, m->o.reverse); /* s_{t-1} for now */
 	if ((err = td_pool_ranges(m->o.threads, lines, backward_lines, &j)))
 		return err;
-	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
 	bias_grads(m, &w, p);
-	/* dW += dg^T x and dU += dg^T hp: [4H x P] [P x H] */
+	/*
+	 * dW += dg^T x and dU += dg^T hp: [4H x P] [P x H]. On lines of one
+	 * step (the kernel family's) hp is 0 throughout and dU gets nothing.
+	 */
 	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_W), h, w.dg, 4 * h, w.x, h, 4 * h, h, p,
-			   &acc)) ||
-	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dg, 4 * h, w.hp, h, 4 * h, h, p,
 			   &acc)))
+		return err;
+	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
+	if (length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dg, 4 * h, w.hp,
+					  h, 4 * h, h, p, &acc)))
 		return err;
 	/* dx = dg W: [P x 4H] [4H x H] */
 	return td_gemm(dx, h, w.dg, 4 * h, td_mixer_slab_at(m, m->params, T_W), h, p, h, 4 * h,

@@ -1988,3 +1988,23 @@ mutant {
   designed_against = "two kinds of work items in one numbering: the second kind must count from its own start",
   why = "dD's channel groups start after the state groups' count, so dD is never summed for the first channels",
 }
+
+mutant {
+  name = "gru-du-skipped-beyond-one-step-lines",
+  file = "core/mixer_gru.c",
+  find = "(length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U)",
+  replace = "(length > 64 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U)",
+  guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward" },
+  designed_against = "a shortcut for a special shape (nothing to add on one-step lines) taken for shapes where it is wrong",
+  why = "dU is never summed on ordinary lines",
+}
+
+mutant {
+  name = "lstm-du-skipped-beyond-one-step-lines",
+  file = "core/mixer_lstm.c",
+  find = "if (length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U)",
+  replace = "if (length > 64 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U)",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a shortcut for a special shape (nothing to add on one-step lines) taken for shapes where it is wrong",
+  why = "dU is never summed on ordinary lines",
+}
