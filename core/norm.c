@@ -6,9 +6,10 @@
  * dependent adds, was most of this file's time).
  *
  * Threads take ranges of rows (td_pool_ranges), each row computed alone;
- * dL/dgain, a sum over rows, is a second pass whose threads take ranges
- * of channels, each channel summed over every row in row order (with one
- * thread, the same sums are taken in the row pass, saving a second read).
+ * dL/dgain, a sum over rows, is a second pass whose threads take groups
+ * of 16 channels, each channel summed over every row in row order (with
+ * one thread, the same sums are taken in the row pass, saving a second
+ * read).
  *
  * Must never: let a gradient's summation order depend on anything but the
  * row order (fixed, serial), or on which thread sums it.
@@ -74,7 +75,7 @@ static int backward_rows(void *arg, size_t r0, size_t r1)
 		const double iv = (double)ivr;
 		double c;
 
-		if (j->fused) /* gain_channels' sums, in the same order */
+		if (j->fused) /* gain_groups' sums, in the same order */
 			for (size_t k = 0; k < width; k++)
 				sum[k] += dyr[k] * xr[k] * ivr;
 		for (size_t k = 0; k < width; k++)
@@ -86,22 +87,31 @@ static int backward_rows(void *arg, size_t r0, size_t r1)
 	return 0;
 }
 
-/* dgain[k] += sum over rows, in row order, of dy x inv, for channels k0 .. k1-1. */
-static int gain_channels(void *arg, size_t k0, size_t k1)
+enum { GROUP = 16 }; /* channels whose dL/dgain one thread sums (64 bytes of floats) */
+
+/*
+ * dgain[k] += sum over rows, in row order, of dy x inv, for the channels
+ * of groups g0 .. g1-1, each group summed in a local accumulator so that
+ * two threads never write one cache line row after row.
+ */
+static int gain_groups(void *arg, size_t g0, size_t g1)
 {
 	const norm_job *j = arg;
-	td_real *restrict s = j->scratch;
 
-	memset(s + k0, 0, (k1 - k0) * sizeof *s);
-	for (size_t r = 0; r < j->rows; r++) {
-		const td_real *xr = j->x + r * j->width, *dyr = j->dy + r * j->width;
-		const td_real ivr = j->inv_in[r];
+	for (size_t g = g0; g < g1; g++) {
+		const size_t k0 = g * GROUP, n = j->width - k0 < GROUP ? j->width - k0 : GROUP;
+		td_real acc[GROUP] = {0};
 
-		for (size_t k = k0; k < k1; k++)
-			s[k] += dyr[k] * xr[k] * ivr;
+		for (size_t r = 0; r < j->rows; r++) {
+			const td_real *xr = j->x + r * j->width + k0, *dyr = j->dy + r * j->width + k0;
+			const td_real ivr = j->inv_in[r];
+
+			for (size_t k = 0; k < n; k++)
+				acc[k] += dyr[k] * xr[k] * ivr;
+		}
+		for (size_t k = 0; k < n; k++)
+			j->dgain[k0 + k] += acc[k];
 	}
-	for (size_t k = k0; k < k1; k++)
-		j->dgain[k] += s[k];
 	return 0;
 }
 
@@ -119,5 +129,5 @@ void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td
 		return;
 	}
 	(void)td_pool_ranges(threads, rows, backward_rows, &j);
-	(void)td_pool_ranges(threads, width, gain_channels, &j);
+	(void)td_pool_ranges(threads, (width + GROUP - 1) / GROUP, gain_groups, &j);
 }

@@ -2008,3 +2008,13 @@ mutant {
   designed_against = "a shortcut for a special shape (nothing to add on one-step lines) taken for shapes where it is wrong",
   why = "dU is never summed on ordinary lines",
 }
+
+mutant {
+  name = "norm-gain-group-taken-whole-at-the-end",
+  file = "core/norm.c",
+  find = "n = j->width - k0 < GROUP ? j->width - k0 : GROUP;",
+  replace = "n = GROUP;",
+  guards = { "test_a_model_gives_the_same_bits_for_any_thread_count" },
+  designed_against = "a short last block of channels treated as a whole one: reads past a row, writes past the block",
+  why = "with several threads the last group of gain gradients reads the next row and adds past the gains",
+}
