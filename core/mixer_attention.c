@@ -8,7 +8,7 @@
  * position. The attention itself is a few GEMMs per (line, head) pair:
  * scores q k^T, then o = p v forward; dp = do v^T, dv = p^T do, dq = ds k
  * and dk = ds^T q backward (dv and dk as their transposes, which the GEMM
- * packs cheaply), with the softmax row by row in between. A pair
+ * packs cheaply), with the softmax in between (softmax_rows). A pair
  * works on its rows in sweep order: in place in the [P][3C] buffers when
  * the sweep runs forward, on copies in reverse sweep order otherwise, so
  * every sum over keys or queries (the GEMMs' and the softmax's) runs in
@@ -328,8 +328,8 @@ static void softmax_rows(const td_mixer *m, td_real *p, td_real *s, size_t t, si
 
 			for (size_t j = 0; j < n; j++)
 				w[j] /= sum[i - i0];
-			if (n < t)
-				memset(w + n, 0, (t - n) * sizeof *w);
+			if (n < tp) /* causal only: the keys and padding past the row's groups */
+				memset(w + n, 0, (tp - n) * sizeof *w);
 		}
 	}
 }

@@ -2018,3 +2018,14 @@ mutant {
   designed_against = "a short last block of channels treated as a whole one: reads past a row, writes past the block",
   why = "with several threads the last group of gain gradients reads the next row and adds past the gains",
 }
+
+mutant {
+  name = "attention-unseen-keys-keep-stale-weights",
+  file = "core/mixer_attention.c",
+  find = "memset(w + n, 0, (tp - n) * sizeof *w);",
+  replace = "(void)0;",
+  guards = { "test_mixer_causal_attention_on_long_lines_keeps_the_future_out",
+             "test_mixer_never_reads_workspace_it_did_not_write" },
+  designed_against = "a buffer reused from call to call: what a pass does not write still holds the last pass's values",
+  why = "a causal query's weights past its last group of keys keep whatever the workspace held, and o = p v reads them",
+}

@@ -400,6 +400,31 @@ static void test_mixer_never_writes_past_the_workspace_it_asked_for(void **state
 	}
 }
 
+/* A workspace full of NaN changes nothing: a mixer reads only what it wrote there. */
+static void test_mixer_never_reads_workspace_it_did_not_write(void **state)
+{
+	(void)state;
+	for (int i = 0; i < N_CONFIGS; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 3, 11, 4);
+		const td_real *g = td_mixer_grads(r.m);
+
+		for (size_t k = 0; k < r.ws_len; k++)
+			r.ws[k] = NAN;
+		forward(&r);
+		backward(&r);
+		for (size_t k = 0; k < r.n; k++)
+			if (!isfinite((double)r.y[k]) || !isfinite((double)r.dx[k]))
+				fail_msg("%s: y[%zu] = %g, dx[%zu] = %g from a workspace of NaN",
+					 label(&r), k, (double)r.y[k], k, (double)r.dx[k]);
+		for (size_t k = 0; k < td_mixer_n_params(r.m); k++)
+			if (!isfinite((double)g[k]))
+				fail_msg("%s: gradient %zu is %g from a workspace of NaN", label(&r), k,
+					 (double)g[k]);
+		rig_free(&r);
+	}
+}
+
 /* Forward and backward with the given thread count; returns y, dx, grads in one buffer. */
 static td_real *run_with_threads(int threads, int config_i, size_t *len)
 {
@@ -507,9 +532,10 @@ static void test_mixer_causal_attention_never_reads_the_future(void **state)
 
 /*
  * The same on lines of 20, longer than the softmax's groups of 8 keys
- * (so a query's unseen keys run past its last group), both ways: a change
- * at the sweep's last position moves no earlier output, and a gradient
- * given at the sweep's first position reaches no other input.
+ * (so a query's unseen keys run past its last group), both ways, from a
+ * workspace full of NaN: the outputs are finite, a change at the sweep's
+ * last position moves no earlier output, and a gradient given at the
+ * sweep's first position reaches no other input.
  */
 static void test_mixer_causal_attention_on_long_lines_keeps_the_future_out(void **state)
 {
@@ -523,7 +549,13 @@ static void test_mixer_causal_attention_on_long_lines_keeps_the_future_out(void 
 		td_real *before = malloc(r.n * sizeof *before);
 
 		assert_non_null(before);
+		for (size_t k = 0; k < r.ws_len; k++) /* what the mixer does not write, it must not read */
+			r.ws[k] = NAN;
 		forward(&r);
+		for (size_t k = 0; k < r.n; k++)
+			if (!isfinite((double)r.y[k]))
+				fail_msg("%s: y[%zu] = %g from a workspace of NaN", label(&r), k,
+					 (double)r.y[k]);
 		memcpy(before, r.y, r.n * sizeof *before);
 		for (size_t l = 0; l < 2; l++)
 			for (size_t k = 0; k < c; k++)
@@ -540,7 +572,7 @@ static void test_mixer_causal_attention_on_long_lines_keeps_the_future_out(void 
 				r.dy[k] = 0;
 		backward(&r);
 		for (size_t k = 0; k < r.n; k++)
-			if ((k / c) % T != first && r.dx[k] != 0)
+			if ((k / c) % T != first ? r.dx[k] != 0 : !isfinite((double)r.dx[k]))
 				fail_msg("%s: dx at position %zu is %g; only position %zu had a gradient",
 					 label(&r), (k / c) % T, (double)r.dx[k], first);
 		free(before);
@@ -645,6 +677,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_backward_adds_parameter_gradients_and_overwrites_dx),
     cmocka_unit_test(test_mixer_results_are_bitwise_equal_for_any_thread_count),
     cmocka_unit_test(test_mixer_never_writes_past_the_workspace_it_asked_for),
+    cmocka_unit_test(test_mixer_never_reads_workspace_it_did_not_write),
     cmocka_unit_test(test_mixer_bad_options_are_refused_with_a_message),
     cmocka_unit_test(test_mixer_attention_heads_that_do_not_divide_channels_are_refused),
     cmocka_unit_test(test_mixer_causal_attention_never_reads_the_future),
