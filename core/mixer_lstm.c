@@ -14,6 +14,8 @@
  *   x      [P][H]    a copy of the input (saved)
  *   h      [P][H]    the hidden states = the outputs (saved)
  *   s      [P][H]    the cell states (saved)
+ *   ts     [P][H]    tanh of the cell states (saved: the backward reads it
+ *                    rather than computing it again)
  *   gates  [P][4H]   pre-activations, then i, f, g, o per position (saved)
  *   dg     [P][4H]   dL/d(pre-activations) (backward scratch)
  *   hp     [P][H]    s_{t-1} per position during the recurrence, then h_{t-1};
@@ -43,7 +45,7 @@ static int lstm_setup(td_mixer *m)
 	td_real s = (td_real)(1 / sqrt((double)h));
 	int err;
 
-	if (h > SIZE_MAX / 16) /* so that 4H ... 12H below never wrap */
+	if (h > SIZE_MAX / 16) /* so that 4H ... 13H below never wrap */
 		return TD_FAIL(TD_EINVAL, "channels %zu is too large for an lstm", h);
 	if ((err = td_mixer_add_tensor(m, "W", 4 * h, h, (td_init_rule){TD_INIT_NORMAL, 0, s})) ||
 	    (err = td_mixer_add_tensor(m, "U", 4 * h, h, (td_init_rule){TD_INIT_NORMAL, 0, s})) ||
@@ -53,7 +55,7 @@ static int lstm_setup(td_mixer *m)
 	return 0;
 }
 
-/* 12H fits (lstm_setup checked); the products are checked here. */
+/* 13H fits (lstm_setup checked); the products are checked here. */
 static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
 	size_t h = m->o.channels, fixed;
@@ -61,12 +63,12 @@ static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 
 	if (!err)
 		err =
-		    td_mixer_size_muladd(out, lines * length, 12 * h, fixed, "the lstm workspace");
+		    td_mixer_size_muladd(out, lines * length, 13 * h, fixed, "the lstm workspace");
 	return err;
 }
 
 typedef struct {
-	td_real *x, *h, *s, *gates, *dg, *hp, *dh, *ds, *db;
+	td_real *x, *h, *s, *ts, *gates, *dg, *hp, *dh, *ds, *db;
 } lstm_ws;
 
 static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -77,7 +79,8 @@ static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length
 	w.x = ws;
 	w.h = w.x + p * h;
 	w.s = w.h + p * h;
-	w.gates = w.s + p * h;
+	w.ts = w.s + p * h;
+	w.gates = w.ts + p * h;
 	w.dg = w.gates + p * 4 * h;
 	w.hp = w.dg + p * 4 * h;
 	w.dh = w.hp + p * h;
@@ -132,11 +135,12 @@ static void gates_row(td_real *restrict ifg, td_real *restrict gg, td_real *rest
 }
 
 /*
- * s_t = f s_{t-1} + i g and h_t = o tanh(s_t) for one line, from its gates
- * g (i, f, g, o); sp is s_{t-1}, NULL at the sweep's first step (s_{-1} = 0).
+ * s_t = f s_{t-1} + i g, ts = tanh(s_t) and h_t = o ts for one line, from
+ * its gates g (i, f, g, o); sp is s_{t-1}, NULL at the sweep's first step
+ * (s_{-1} = 0).
  */
-static void state_row(td_real *restrict st, td_real *restrict ht, const td_real *restrict g,
-		      const td_real *restrict sp, size_t h)
+static void state_row(td_real *restrict st, td_real *restrict ts, td_real *restrict ht,
+		      const td_real *restrict g, const td_real *restrict sp, size_t h)
 {
 	const td_real *i = g, *f = g + h, *gg = g + 2 * h, *o = g + 3 * h;
 
@@ -147,7 +151,9 @@ static void state_row(td_real *restrict st, td_real *restrict ht, const td_real 
 		for (size_t k = 0; k < h; k++)
 			st[k] = i[k] * gg[k];
 	for (size_t k = 0; k < h; k++)
-		ht[k] = o[k] * td_tanh(st[k]);
+		ts[k] = td_tanh(st[k]);
+	for (size_t k = 0; k < h; k++)
+		ht[k] = o[k] * ts[k];
 }
 
 /* Step s of lines l0 .. l1-1: the gates from their pre-activations, then s_t and h_t. */
@@ -162,7 +168,7 @@ static void step_forward(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t l
 		    s ? w->s + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
 
 		gates_row(g, g + 2 * h, g + 3 * h, h);
-		state_row(w->s + pos * h, w->h + pos * h, g, sp, h);
+		state_row(w->s + pos * h, w->ts + pos * h, w->h + pos * h, g, sp, h);
 	}
 }
 
@@ -210,16 +216,16 @@ static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines,
  * One position of one line, backwards: from dh = dy_t + (dL/dh_t through
  * step s+1) and ds (dL/ds_t through step s+1), the gate adjoints into dg
  * (4H), and ds = ds_t * f, the cell's direct path to s_{t-1}. g is the
- * position's saved gates, st its s_t, sp its s_{t-1} (zeros at the sweep's
- * first step).
+ * position's saved gates, tst its tanh(s_t), sp its s_{t-1} (zeros at the
+ * sweep's first step).
  */
 static void back_row(td_real *restrict dg, td_real *restrict dh_next, td_real *restrict ds_next,
-		     const td_real *restrict g, const td_real *restrict st,
+		     const td_real *restrict g, const td_real *restrict tst,
 		     const td_real *restrict sp, const td_real *restrict dy, size_t h)
 {
 	for (size_t k = 0; k < h; k++) {
 		td_real i = g[k], f = g[h + k], gg = g[2 * h + k], o = g[3 * h + k];
-		td_real ts = td_tanh(st[k]);
+		td_real ts = tst[k];
 		td_real dh = dy[k] + dh_next[k];
 		td_real ds = dh * o * (1 - ts * ts) + ds_next[k];
 
@@ -244,7 +250,7 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size
 		size_t pos = l * length + t;
 
 		back_row(w->dg + pos * 4 * h, w->dh + l * h, w->ds + l * h, w->gates + pos * 4 * h,
-			 w->s + pos * h, w->hp + pos * h, dy + pos * h, h);
+			 w->ts + pos * h, w->hp + pos * h, dy + pos * h, h);
 	}
 }
 

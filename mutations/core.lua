@@ -1207,11 +1207,11 @@ mutant {
 mutant {
   name = "mixer-lstm-workspace-undercounted",
   file = "core/mixer_lstm.c",
-  find = "td_mixer_size_muladd(out, lines * length, 12 * h, fixed, \"the lstm workspace\");",
-  replace = "td_mixer_size_muladd(out, lines * length, 11 * h, fixed, \"the lstm workspace\");",
+  find = "td_mixer_size_muladd(out, lines * length, 13 * h, fixed, \"the lstm workspace\");",
+  replace = "td_mixer_size_muladd(out, lines * length, 12 * h, fixed, \"the lstm workspace\");",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   designed_against = "the workspace a kind asks for must cover everything it carves (DEBUG.md #7's class)",
-  why = "asks for 11H values per position where the carving uses 12H",
+  why = "asks for 12H values per position where the carving uses 13H",
 }
 
 mutant {
@@ -2028,4 +2028,14 @@ mutant {
              "test_mixer_never_reads_workspace_it_did_not_write" },
   designed_against = "a buffer reused from call to call: what a pass does not write still holds the last pass's values",
   why = "a causal query's weights past its last group of keys keep whatever the workspace held, and o = p v reads them",
+}
+
+mutant {
+  name = "lstm-backward-takes-the-cell-state-for-its-tanh",
+  file = "core/mixer_lstm.c",
+  find = "\t\t\t w->ts + pos * h, w->hp + pos * h, dy + pos * h, h);",
+  replace = "\t\t\t w->s + pos * h, w->hp + pos * h, dy + pos * h, h);",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a value saved by the forward to spare the backward a recomputation: the backward must read the saved value, not its argument",
+  why = "the backward uses s_t where tanh(s_t) belongs",
 }
