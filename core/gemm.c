@@ -31,6 +31,9 @@ enum {
 	MC = 32,	  /* rows of an output block */
 	NC = 128,	  /* columns of an output block */
 	KC = 128,	  /* depth of one packed panel */
+	PAD = 16,	  /* a packed panel's rows are a multiple of this long: two
+			     vectors of the widest kernel (its micro_4x2), and NC is a
+			     multiple of it */
 };
 
 /* Below this many multiply-adds a thread costs more than it saves. */
@@ -48,8 +51,10 @@ typedef struct {
 	const td_real *a, *b;
 	size_t ars, aps, brs;
 	size_t mc, nc, kc;
-	int first; /* the block's first k-panel: the tile's old values are not read */
-	size_t ts; /* the tile's row stride: NC, or ldc when the tile is C itself */
+	int first;  /* the block's first k-panel: the tile's old values are not read */
+	size_t ts;  /* the tile's row stride: NC, or ldc when the tile is C itself */
+	int padded; /* B's rows hold zeros from nc up to a multiple of PAD (a packed
+		       panel): the kernel reads its last columns in place */
 } panel;
 
 /* acc[i][j] += sum over p ascending of A(i, p) B(p, j) (gemm_kernel.inc). */
@@ -69,7 +74,8 @@ typedef struct {
 /* A worker's scratch: the accumulator tile and a transposed B's packed panel. */
 typedef struct {
 	td_real acc[MC * NC]; /* [mc][NC]: row i at acc + i * NC */
-	td_real bp[KC * NC];  /* [kc][nc]: op(B)[p0 + p][j0 + j], with trans_b only */
+	td_real bp[KC * NC];  /* [kc][nc rounded up to PAD]: op(B)[p0 + p][j0 + j], then
+				 zeros, with trans_b only */
 	size_t bp_bj;	      /* bp holds column block bj's only k-panel; SIZE_MAX: nothing */
 } gemm_scratch;
 
@@ -78,16 +84,29 @@ static size_t min_size(size_t x, size_t y)
 	return x < y ? x : y;
 }
 
-/* Packs op(B)[p0 .. p0+kc)[j0 .. j0+nc) = B^T's into bp, row by row (trans_b only). */
+/* The row length of a packed panel of nc columns. */
+static size_t padded(size_t nc)
+{
+	return (nc + PAD - 1) / PAD * PAD;
+}
+
+/*
+ * Packs op(B)[p0 .. p0+kc)[j0 .. j0+nc) = B^T's into bp, rows padded(nc)
+ * long, zeros after column nc (trans_b only).
+ */
 static void pack_bt(const gemm_job *g, td_real *restrict bp, size_t p0, size_t kc, size_t j0,
 		    size_t nc)
 {
+	const size_t np = padded(nc);
+
 	for (size_t j = 0; j < nc; j++) {
 		const td_real *restrict brow = g->b + (j0 + j) * g->ldb + p0;
 
 		for (size_t p = 0; p < kc; p++)
-			bp[p * nc + j] = brow[p];
+			bp[p * np + j] = brow[p];
 	}
+	for (size_t p = 0; np > nc && p < kc; p++)
+		memset(bp + p * np + nc, 0, (np - nc) * sizeof *bp);
 }
 
 /*
@@ -206,7 +225,7 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 	 */
 	const int direct = g->k > 0 && g->k <= KC && g->o.alpha == 1 && g->o.beta == 0;
 	td_real *tile = direct ? g->c + i0 * g->ldc + j0 : s->acc;
-	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0, 1, direct ? g->ldc : NC};
+	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0, 1, direct ? g->ldc : NC, g->o.trans_b};
 
 	for (size_t i = 0; g->k == 0 && i < mc; i++) /* no panel: the sums are 0 */
 		memset(s->acc + i * NC, 0, nc * sizeof *s->acc);
@@ -222,7 +241,7 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 			if (g->k > KC || s->bp_bj != bj) /* with one k-panel, a row block reuses it */
 				pack_bt(g, s->bp, p0, pn.kc, j0, nc);
 			s->bp_bj = g->k > KC ? SIZE_MAX : bj;
-			pn.b = s->bp, pn.brs = nc;
+			pn.b = s->bp, pn.brs = padded(nc);
 		}
 		g->kernel(tile, &pn);
 	}

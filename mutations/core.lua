@@ -1922,8 +1922,8 @@ mutant {
 mutant {
   name = "gemm-tail-drops-its-last-column",
   file = "core/gemm_kernel.inc",
-  find = "\t\tmemcpy(acc + i * pn->ts, t + i * KLANES, n * sizeof *t);",
-  replace = "\t\tmemcpy(acc + i * pn->ts, t + i * KLANES, (n - 1) * sizeof *t);",
+  find = "\t\tmemcpy(acc + i * pn->ts, t + i * w, n * sizeof *t);",
+  replace = "\t\tmemcpy(acc + i * pn->ts, t + i * w, (n - 1) * sizeof *t);",
   guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
   designed_against = "a tail done through a padded copy must copy back exactly the columns it stands for",
   why = "the last column of every product whose width is not a multiple of the vector width keeps its old value",
@@ -1932,11 +1932,21 @@ mutant {
 mutant {
   name = "gemm-tail-forgets-the-earlier-panels",
   file = "core/gemm_kernel.inc",
-  find = "\tfor (size_t i = 0; !pn->first && i < 4; i++)\n\t\tmemcpy(t + i * KLANES",
-  replace = "\tfor (size_t i = 0; 0 && i < 4; i++)\n\t\tmemcpy(t + i * KLANES",
+  find = "\tfor (size_t i = 0; !pn->first && i < 4; i++)\n\t\tmemcpy(t + i * w",
+  replace = "\tfor (size_t i = 0; 0 && i < 4; i++)\n\t\tmemcpy(t + i * w",
   guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
   designed_against = "a padded copy of an accumulator must start from the sums so far, not from zero, when k spans several panels",
   why = "with k over one panel the tail columns hold only the last panel's sum",
+}
+
+mutant {
+  name = "gemm-wide-tail-computes-one-vector",
+  file = "core/gemm_kernel.inc",
+  find = "const size_t w = n < KLANES ? KLANES : 2 * KLANES;",
+  replace = "const size_t w = KLANES + 0 * n;",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a padded tail wider than one vector computed as if it were one",
+  why = "the last nc mod 2 KLANES columns of a packed B^T, when more than KLANES, get only one vector's sums",
 }
 
 mutant {
