@@ -475,15 +475,40 @@ static void check_gradient(td_check_report *r, rig *g)
 #endif
 }
 
+/* dst = src with absent cells 0 (scan, kernel), or src's present cells packed (flatten). */
+static int bare_in(const rig *g, int flat, const td_real *src, td_real *dst)
+{
+	const size_t wd = g->o->width;
+
+	if (flat)
+		return td_lattice_gather(g->lat, g->o->batch, wd, src, dst);
+	for (size_t i = 0; i < g->n; i++)
+		dst[i] = td_lattice_is_present(g->lat, (i / wd) % g->cells) ? src[i] : 0;
+	return 0;
+}
+
+/* bare_in's inverse: dst over the whole lattice, absent cells 0. */
+static int bare_out(const rig *g, int flat, const td_real *src, td_real *dst)
+{
+	const size_t wd = g->o->width;
+
+	if (flat)
+		return td_lattice_scatter(g->lat, g->o->batch, wd, src, dst);
+	for (size_t i = 0; i < g->n; i++)
+		dst[i] = td_lattice_is_present(g->lat, (i / wd) % g->cells) ? src[i] : 0;
+	return 0;
+}
+
 /*
- * The bare mixer's answer for layer 0's block on rank-1 data x: over the
- * whole line with absent cells zero (scan, kernel), or over the present
- * cells only, through the lattice's gather and scatter (flatten).
+ * The bare mixer's answers for layer 0's block on rank-1 data x and output
+ * gradient dy: y over the whole line with absent cells zero (scan,
+ * kernel), or over the present cells only, through the lattice's gather
+ * and scatter (flatten); dx likewise from the mixer's backward.
  */
-static int bare_mixer(rig *g, td_block *blk, td_real *want)
+static int bare_mixer(rig *g, td_block *blk, td_real *want, td_real *want_dx)
 {
 	const td_mixer *bm = td_block_mixer(blk);
-	const size_t b = g->o->batch, wd = g->o->width, np = td_lattice_n_present(g->lat);
+	const size_t b = g->o->batch, np = td_lattice_n_present(g->lat);
 	int flat = td_block_family_of(blk) == TD_BLOCK_FLATTEN;
 	size_t len = flat ? np : g->cells, ws_len = 0;
 	td_real *in = calloc(g->n, sizeof *in), *out = calloc(g->n, sizeof *out), *ws = NULL;
@@ -496,41 +521,42 @@ static int bare_mixer(rig *g, td_block *blk, td_real *want)
 	if (!err && !(err = td_mixer_ws_size(&ws_len, m, b, len)) &&
 	    !(ws = calloc(ws_len, sizeof *ws)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory for the bare mixer's workspace");
-	if (!err && flat)
-		err = td_lattice_gather(g->lat, b, wd, g->x, in);
-	for (size_t i = 0; !err && !flat && i < g->n; i++)
-		in[i] = td_lattice_is_present(g->lat, (i / wd) % g->cells) ? g->x[i] : 0;
-	if (!err)
-		err = td_mixer_forward(m, out, in, b, len, ws, ws_len);
-	if (!err && flat)
-		err = td_lattice_scatter(g->lat, b, wd, out, want);
-	for (size_t i = 0; !err && !flat && i < g->n; i++)
-		want[i] = td_lattice_is_present(g->lat, (i / wd) % g->cells) ? out[i] : 0;
+	if (!err && !(err = bare_in(g, flat, g->x, in)) &&
+	    !(err = td_mixer_forward(m, out, in, b, len, ws, ws_len)) &&
+	    !(err = bare_out(g, flat, out, want)) && !(err = bare_in(g, flat, g->dy, in)) &&
+	    !(err = td_mixer_backward(m, out, in, b, len, ws, ws_len)))
+		err = bare_out(g, flat, out, want_dx);
 	td_mixer_free(m);
 	free(in), free(out), free(ws);
 	return err;
 }
 
+/* Layer 0's block, forward and backward, against bare_mixer; leaves the gradients zero. */
 static void check_rank1(td_check_report *r, rig *g)
 {
 	td_block *blk = td_model_block(g->m, 0);
-	td_real *want = calloc(g->n, sizeof *want);
+	td_real *want = calloc(2 * g->n, sizeof *want);
 
 	if (td_block_family_of(blk) == TD_BLOCK_KERNEL && !g->c->time)
 		report_add(r, "rank1", g->c->where, TD_CHECK_SKIP,
 			   "the kernel family contracts the spatial axis with a learned kernel: no "
 			   "bare 1-D mixer equals it (request a time axis)");
-	else if (!want || bare_mixer(g, blk, want) ||
-		 td_block_forward(blk, g->y, g->x, g->o->batch))
+	else if (!want || bare_mixer(g, blk, want, want + g->n) ||
+		 td_block_forward(blk, g->y, g->x, g->o->batch) ||
+		 td_block_backward(blk, g->dx, g->dy, g->o->batch))
 		report_add(r, "rank1", g->c->where, TD_CHECK_FAIL, "could not run: %s",
 			   td_error_last());
-	else if (memcmp(want, g->y, g->n * sizeof *want) != 0)
+	else if (memcmp(want, g->y, g->n * sizeof *want) != 0 ||
+		 memcmp(want + g->n, g->dx, g->n * sizeof *want) != 0)
 		report_add(r, "rank1", g->c->where, TD_CHECK_FAIL,
-			   "layer 0 on a rank-1 lattice differs from its bare %s mixer",
-			   td_mixer_kind_name(td_block_mixer(blk)));
+			   "layer 0 on a rank-1 lattice differs from its bare %s mixer in its %s",
+			   td_mixer_kind_name(td_block_mixer(blk)),
+			   memcmp(want, g->y, g->n * sizeof *want) ? "output" : "input gradient");
 	else
-		report_add(r, "rank1", g->c->where, TD_CHECK_OK, "bitwise equal to the bare %s mixer",
+		report_add(r, "rank1", g->c->where, TD_CHECK_OK,
+			   "forward and backward bitwise equal to the bare %s mixer",
 			   td_mixer_kind_name(td_block_mixer(blk)));
+	td_model_zero_grads(g->m);
 	free(want);
 }
 

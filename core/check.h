@@ -19,7 +19,7 @@
  *               every input and parameter (double build only; a float build
  *               reports a skip saying so)
  *   rank1       layer 0's block on a rank-1 lattice equals its bare 1-D
- *               mixer, bitwise
+ *               mixer, bitwise: its output, and its input gradient
  * Each result is ok, FAIL or skip with a reason; a skip is never a pass.
  *
  * td_check_trainable trains a model on a synthetic task (the target at
