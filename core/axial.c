@@ -126,8 +126,8 @@ void td_select_present(const uint8_t *mask, size_t n_cells, size_t batch, size_t
 		for (size_t c = 0; c < n_cells; c++) {
 			td_real *v = x + (b * n_cells + c) * channels;
 
-			for (size_t k = 0; k < channels; k++)
-				v[k] = mask[c] ? v[k] : 0;
+			if (!mask[c]) /* a store, never a product: NaN * 0 is NaN */
+				memset(v, 0, channels * sizeof *v);
 		}
 }
 

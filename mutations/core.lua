@@ -559,8 +559,8 @@ mutant {
 mutant {
   name = "select-by-multiplication",
   file = "core/axial.c",
-  find = "v[k] = mask[c] ? v[k] : 0;",
-  replace = "v[k] = v[k] * (td_real)mask[c];",
+  find = "\t\t\tif (!mask[c]) /* a store, never a product: NaN * 0 is NaN */\n\t\t\t\tmemset(v, 0, channels * sizeof *v);",
+  replace = "\t\t\tfor (size_t k = 0; k < channels; k++)\n\t\t\t\tv[k] = v[k] * (td_real)mask[c];",
   guards = { "test_selection_zeroes_nan_and_infinities_in_absent_cells",
              "test_every_scan_model_passes_the_conformance_suite" },
   designed_against = "masking by multiplication instead of selection: NaN * 0 and inf * 0 are NaN",
@@ -582,8 +582,8 @@ mutant {
 mutant {
   name = "kernel-absolute-epsilon",
   file = "core/family_kernel.c",
-  find = "deg[l * n + i] = !(fabs(sg) > b->o.cancel * ab);",
-  replace = "deg[l * n + i] = !(fabs(sg) > 1e-6);",
+  find = "deg[at] = !(fabs(sg) > b->o.cancel * ab);",
+  replace = "deg[at] = !(fabs(sg) > 1e-6);",
   guards = { "test_a_near_cancelled_kernel_line_is_not_amplified" },
   designed_against = "an absolute epsilon in the renormaliser: cancellation is relative (torch-dimensions DEBUG.md #12)",
   why = "calls a line degenerate only when its signed mass is below 1e-6",
@@ -592,8 +592,8 @@ mutant {
 mutant {
   name = "kernel-guard-not-scaled-by-the-mass",
   file = "core/family_kernel.c",
-  find = "deg[l * n + i] = !(fabs(sg) > b->o.cancel * ab);",
-  replace = "deg[l * n + i] = !(fabs(sg) > b->o.cancel);",
+  find = "deg[at] = !(fabs(sg) > b->o.cancel * ab);",
+  replace = "deg[at] = !(fabs(sg) > b->o.cancel);",
   guards = { "test_a_genuinely_small_mass_still_renormalises_exactly" },
   designed_against = "a guard that overreaches: a small mass of one sign must still renormalise (torch-dimensions DEBUG.md #12)",
   why = "compares the signed mass with a fixed threshold instead of the absolute mass",
@@ -602,8 +602,8 @@ mutant {
 mutant {
   name = "kernel-clamped-signed-denominator",
   file = "core/family_kernel.c",
-  find = "o[ch] = deg[at] != 0 ? o[ch] : o[ch] / den[at];",
-  replace = "o[ch] = o[ch] / (den[at] > (td_real)1e-6 ? den[at] : (td_real)1e-6) + 0 * deg[at];",
+  find = "\t\t\telse if (deg[at] == 0)\n\t\t\t\tfor (size_t ch = 0; ch < c; ch++)\n\t\t\t\t\to[ch] = o[ch] / d;",
+  replace = "\t\t\telse\n\t\t\t\tfor (size_t ch = 0; ch < c; ch++)\n\t\t\t\t\to[ch] = o[ch] / (d > (td_real)1e-6 ? d : (td_real)1e-6) + 0 * deg[at];",
   guards = { "test_a_near_cancelled_kernel_line_is_not_amplified" },
   designed_against = "clamp_min on a signed denominator (torch-dimensions DEBUG.md #3)",
   why = "divides by the signed mass clamped below at 1e-6",
@@ -612,8 +612,8 @@ mutant {
 mutant {
   name = "kernel-nan-laundered",
   file = "core/family_kernel.c",
-  find = "o[ch] = deg[at] != 0 ? o[ch] : o[ch] / den[at];",
-  replace = "o[ch] = o[ch] != o[ch] ? 0 : deg[at] != 0 ? o[ch] : o[ch] / den[at];",
+  find = "\t\t\t\t\to[ch] = o[ch] / d;",
+  replace = "\t\t\t\t\to[ch] = o[ch] != o[ch] ? 0 : o[ch] / d;",
   guards = { "test_a_nan_in_a_present_cell_leaves_the_kernel_contraction" },
   designed_against = "nan_to_num style laundering: a NaN that arrives must leave (torch-dimensions DEBUG.md #11)",
   why = "maps a NaN numerator to 0",
@@ -622,8 +622,8 @@ mutant {
 mutant {
   name = "kernel-degenerate-line-divided",
   file = "core/family_kernel.c",
-  find = "o[ch] = deg[at] != 0 ? o[ch] : o[ch] / den[at];",
-  replace = "o[ch] = o[ch] / den[at] + 0 * deg[at];",
+  find = "\t\t\telse if (deg[at] == 0)\n",
+  replace = "\t\t\telse if (deg[at] == 0 || 1)\n",
   guards = { "test_a_kernel_row_that_sees_no_present_cell_gives_zero" },
   designed_against = "a renormaliser that makes a fresh NaN (0/0) where a row sees no present mass (torch-dimensions DEBUG.md #3)",
   why = "divides even when the line is degenerate",
@@ -632,8 +632,8 @@ mutant {
 mutant {
   name = "kernel-mass-counts-absent-cells",
   file = "core/family_kernel.c",
-  find = "if (m[l * n + j]) {",
-  replace = "if (m[l * n + j] || 1) {",
+  find = "if (m[(o * n + j) * inner + in]) {",
+  replace = "if (m[(o * n + j) * inner + in] || 1) {",
   guards = { "test_a_constant_input_stays_constant_over_holes" },
   designed_against = "a renormaliser whose mass counts cells the numerator never saw (torch-dimensions DEBUG.md §B3)",
   why = "counts absent cells in the signed and absolute mass",
@@ -642,8 +642,8 @@ mutant {
 mutant {
   name = "kernel-holes-filled-between-axes",
   file = "core/family_kernel.c",
-  find = "o[ch] = s->mfold[a][at] ? o[ch] : 0;",
-  replace = "",
+  find = "if (!b->mask[at]) /* selection",
+  replace = "if (0 && !b->mask[at]) /* selection",
   guards = { "test_a_constant_input_stays_constant_over_holes" },
   designed_against = "absent cells re-zeroed after every contraction, not only at the end",
   why = "lets one axis's contraction write into absent cells that the next axis then reads",
@@ -653,7 +653,7 @@ mutant {
   name = "kernel-streams-keyed-by-storage-index",
   file = "core/family_kernel.c",
   find = "td_axial_name_hash(name) % ((1u << 20) - 64)",
-  replace = "(uint64_t)s->axis[a] + 0 * td_axial_name_hash(name)",
+  replace = "(uint64_t)s->ax[a].axis + 0 * td_axial_name_hash(name)",
   guards = { "test_every_kernel_model_passes_the_conformance_suite" },
   designed_against = "parameters keyed by storage position change meaning when the axes are stored differently (torch-dimensions DEBUG.md #22)",
   why = "draws each axis's kernel from a stream chosen by its storage index",
@@ -1856,11 +1856,41 @@ mutant {
 mutant {
   name = "kernel-line-sums-indexed-by-range",
   file = "core/family_kernel.c",
-  find = "(err = td_gemm(j->w->sk + line * n * n, n, rows, c, j->zf + line * n * c, c, n, n,",
-  replace = "(err = td_gemm(j->w->sk + (line - l0) * n * n, n, rows, c, j->zf + line * n * c, c, n, n,",
+  find = "(err = td_gemm(j->w->sk + u * n * n, n, j->rows + base, ld, j->z + base, ld, n, n,",
+  replace = "(err = td_gemm(j->w->sk + (u - u0) * n * n, n, j->rows + base, ld, j->z + base, ld, n, n,",
   guards = { "test_every_family_gives_the_same_bits_for_any_thread_count" },
   designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
-  why = "threads write their lines' R Z^T over each other's, and dK sums the wrong lines",
+  why = "threads write their blocks' R Z^T over each other's, and dK sums the wrong blocks",
+}
+
+mutant {
+  name = "kernel-inner-stride-from-the-axes-before",
+  file = "core/family_kernel.c",
+  find = "for (int a = order[i] + 1; a < td_lattice_rank(b->lat); a++)",
+  replace = "for (int a = 0; a < order[i]; a++)",
+  guards = { "test_every_kernel_model_passes_the_conformance_suite" },
+  designed_against = "a stride taken from the wrong side of the axis: row-major cells step by the sizes of the axes after it",
+  why = "contracts every axis along the wrong stride, mixing cells of different lines",
+}
+
+mutant {
+  name = "kernel-full-line-ignores-its-holes",
+  file = "core/family_kernel.c",
+  find = "x->full[line] &= x->mt[line * n + j];",
+  replace = "x->full[line] &= 1;",
+  guards = { "test_the_kernel_gradients_over_holes_agree_with_finite_differences" },
+  designed_against = "a fast path for dense lines taken by lines with absent cells",
+  why = "dK subtracts q_i at absent cells j too, as if every line were dense",
+}
+
+mutant {
+  name = "kernel-time-alone-drops-the-gradient",
+  file = "core/family_kernel.c",
+  find = "\tif (s->n_sp == 0) /* time alone: nothing to contract */\n\t\tmemcpy(dx, w.g, n * sizeof *w.g);\n",
+  replace = "",
+  guards = { "test_every_kernel_model_passes_the_conformance_suite" },
+  designed_against = "an output written only inside a loop that may run zero times",
+  why = "on a lattice with only a time axis dx keeps dy instead of the mixer's gradient",
 }
 
 -- The elementwise passes split across threads (norm, selection, folds, conv).

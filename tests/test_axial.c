@@ -362,6 +362,69 @@ static void test_a_kernel_row_that_sees_no_present_cell_gives_zero(void **state)
 	td_lattice_free(lat);
 }
 
+/* sum of y dy over the block's forward of x, in double. */
+static double kernel_loss(td_block *b, const td_real *x, const td_real *dy, size_t n)
+{
+	td_real y[48];
+	double l = 0;
+
+	assert_int_equal(td_block_forward(b, y, x, 2), 0);
+	for (size_t i = 0; i < n; i++)
+		l += (double)y[i] * (double)dy[i];
+	return l;
+}
+
+/* Central difference of kernel_loss in v[i], step h; v is left as it was. */
+static double kernel_slope(td_block *b, td_real *v, size_t i, const td_real *x, const td_real *dy,
+			   size_t n)
+{
+	const td_real old = v[i], h = (td_real)1e-2;
+	double up, down;
+
+	v[i] = old + h, up = kernel_loss(b, x, dy, n);
+	v[i] = old - h, down = kernel_loss(b, x, dy, n);
+	v[i] = old;
+	return (up - down) / (2 * (double)h);
+}
+
+/*
+ * The contractions' backward, dK and dx, against central differences in
+ * this build's precision (the conformance suite's check runs only in the
+ * double build): a 3 x 4 lattice whose lines along both axes have holes,
+ * an identity mixer, two examples of width 2.
+ */
+static void test_the_kernel_gradients_over_holes_agree_with_finite_differences(void **state)
+{
+	static const size_t s[] = {3, 4};
+	static const char *const hw[] = {"h", "w"};
+	static const uint8_t mask[] = {1, 0, 1, 1, 1, 1, 0, 1, 0, 1, 1, 1};
+	td_lattice *lat = lattice(2, s, hw, mask);
+	td_block *b = block(lat, TD_BLOCK_KERNEL, NULL, 0, 2, 2);
+	const size_t n = 48, nk = td_block_group(b, 1).count;
+	td_real *k = kernels(b), *dk = td_block_group(b, 1).grad, x[48], dy[48], y[48], dx[48];
+
+	(void)state;
+	make_identity(b);
+	for (size_t i = 0; i < n; i++) {
+		x[i] = (td_real)sin(0.7 * (double)i + 0.3);
+		dy[i] = (td_real)cos(1.3 * (double)i);
+	}
+	td_block_zero_grads(b);
+	assert_int_equal(td_block_forward(b, y, x, 2), 0);
+	assert_int_equal(td_block_backward(b, dx, dy, 2), 0);
+	for (size_t i = 0; i < nk + n; i++) {
+		double got = i < nk ? (double)dk[i] : (double)dx[i - nk];
+		double num = i < nk ? kernel_slope(b, k, i, x, dy, n)
+				    : kernel_slope(b, x, i - nk, x, dy, n);
+
+		if (fabs(got - num) > 2e-3 * (1 + fabs(num)))
+			fail_msg("%s %zu: backward %.6g, finite difference %.6g",
+				 i < nk ? "kernel value" : "input", i < nk ? i : i - nk, got, num);
+	}
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
 /* x reversed along w (the last axis) of a [1][h][w][c] buffer. */
 static void flip_w(td_real *dst, const td_real *src, size_t h, size_t w, size_t c)
 {
@@ -562,6 +625,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_nan_in_a_present_cell_leaves_the_kernel_contraction),
     cmocka_unit_test(test_a_constant_input_stays_constant_over_holes),
     cmocka_unit_test(test_a_kernel_row_that_sees_no_present_cell_gives_zero),
+    cmocka_unit_test(test_the_kernel_gradients_over_holes_agree_with_finite_differences),
     cmocka_unit_test(test_a_reverse_step_is_the_forward_step_over_the_flipped_axis),
     cmocka_unit_test(test_a_scan_step_runs_the_mixer_along_its_own_axis),
     cmocka_unit_test(test_flatten_runs_the_present_cells_only_in_canonical_order),
