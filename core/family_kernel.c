@@ -446,11 +446,15 @@ static int kern_backward(td_block *b, td_real *dx, const td_real *dy, size_t bat
 	kern_state *s = b->fam;
 	kern_ws w = carve(b);
 	const size_t n = batch * b->n_cells * b->width;
+	const td_real *g = dy; /* dy selected: dy itself when no cell is absent */
 	int err;
 
-	memcpy(dx, dy, n * sizeof *dy);
-	td_select_present(b->mask, b->n_cells, batch, b->width, dx);
-	if ((err = time_mix(b, &w, 1, w.g, dx, batch)))
+	if (td_lattice_n_present(b->lat) < b->n_cells) {
+		memcpy(dx, dy, n * sizeof *dy);
+		td_select_present(b->mask, b->n_cells, batch, b->width, dx);
+		g = dx;
+	}
+	if ((err = time_mix(b, &w, 1, w.g, g, batch)))
 		return err;
 	td_select_present(b->mask, b->n_cells, batch, b->width, w.g);
 	for (int a = s->n_sp; a-- > 0;) {

@@ -1884,6 +1884,16 @@ mutant {
 }
 
 mutant {
+  name = "kernel-dy-used-unselected-over-holes",
+  file = "core/family_kernel.c",
+  find = "if (td_lattice_n_present(b->lat) < b->n_cells) {",
+  replace = "if (0 && td_lattice_n_present(b->lat) < b->n_cells) {",
+  guards = { "test_every_kernel_model_passes_the_conformance_suite" },
+  designed_against = "a shortcut for dense lattices taken by a lattice with holes",
+  why = "the mixer's backward reads dy at absent cells, where it must read zeros",
+}
+
+mutant {
   name = "kernel-time-alone-drops-the-gradient",
   file = "core/family_kernel.c",
   find = "\tif (s->n_sp == 0) /* time alone: nothing to contract */\n\t\tmemcpy(dx, w.g, n * sizeof *w.g);\n",
