@@ -1,11 +1,12 @@
 /*
  * mixer_gru.c - the gated recurrent unit (equations in mixer.h), H = channels.
  *
- * The input projections gx = x W^T + b of every line and step are one GEMM
- * before the recurrence; each step then needs only gh = h_{t-1} U^T + c,
- * one GEMM over all lines at once (the lines' rows are length * H apart,
- * which is just a leading dimension). The gate blocks are ordered r, z, n
- * in W, U, b and c.
+ * The input projections x W^T of every line and step are one GEMM before
+ * the recurrence (b is added where each step's gates read them); each step
+ * then needs only gh = h_{t-1} U^T + c, one GEMM over all lines at once
+ * (the lines' rows are length * H apart, which is just a leading
+ * dimension), and at a sweep's first step gh is c itself. The gate blocks
+ * are ordered r, z, n in W, U, b and c.
  *
  * Workspace, for P = lines * length positions and L = lines:
  *   x     [P][H]    a copy of the input (saved)
@@ -100,48 +101,46 @@ typedef struct {
 	size_t length;
 } gru_lines;
 
-/* gh = h_{t-1} U^T + c for lines l0 .. l1-1 at step s (just c at s = 0). */
+/*
+ * gh = h_{t-1} U^T + c for lines l0 .. l1-1 at step s >= 1 (at s = 0 it
+ * is c itself, which step_forward reads in place).
+ */
 static int step_gh(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels;
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
+	const td_real *prev = w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
 	o.trans_b = 1;
-	if (s > 0) {
-		const td_real *prev = w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h;
-
-		if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h,
-				   td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 3 * h, h, &o)))
-			return err;
-	}
+	if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h,
+			   td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 3 * h, h, &o)))
+		return err;
 	for (size_t l = l0; l < l1; l++) {
 		td_real *row = w->gh + l * 3 * h;
 
-		if (s > 0)
-			for (size_t k = 0; k < 3 * h; k++)
-				row[k] += c[k];
-		else
-			memcpy(row, c, 3 * h * sizeof *row);
+		for (size_t k = 0; k < 3 * h; k++)
+			row[k] += c[k];
 	}
 	return 0;
 }
 
 /*
- * One line's gates: rz holds the r and z pre-activations from x (2H) and
- * gets the gates, n holds n's from x (H) and gets n, ghn gets Un h_{t-1} + cn;
- * gh is the line's h_{t-1} U^T + c (3H). A simple loop per gate over the
- * row, so that each vectorises (td_sigmoid and td_tanh are inline).
+ * One line's gates: rz holds the r and z pre-activations from x (2H, x W^T
+ * without b) and gets the gates, n holds n's (H) and gets n, ghn gets Un
+ * h_{t-1} + cn; b is the input bias (3H), added first, and gh the line's
+ * h_{t-1} U^T + c (3H). A simple loop per gate over the row, so that each
+ * vectorises (td_sigmoid and td_tanh are inline).
  */
 static void gates_row(td_real *restrict rz, td_real *restrict n, td_real *restrict ghn,
-		      const td_real *restrict gh, size_t h)
+		      const td_real *restrict b, const td_real *restrict gh, size_t h)
 {
 	for (size_t k = 0; k < 2 * h; k++)
-		rz[k] = td_sigmoid(rz[k] + gh[k]);
+		rz[k] = td_sigmoid((rz[k] + b[k]) + gh[k]);
 	for (size_t k = 0; k < h; k++) {
 		ghn[k] = gh[2 * h + k];
-		n[k] = td_tanh(n[k] + rz[k] * gh[2 * h + k]);
+		n[k] = td_tanh((n[k] + b[2 * h + k]) + rz[k] * gh[2 * h + k]);
 	}
 }
 
@@ -157,34 +156,31 @@ static void state_row(td_real *restrict ht, const td_real *restrict z, const td_
 			ht[k] = (1 - z[k]) * n[k];
 }
 
-/* Step s of lines l0 .. l1-1: gates from gx (already in gates) and gh, then h_t. */
+/* Step s of lines l0 .. l1-1: gates from gx (already in gates), b and gh, then h_t. */
 static void step_forward(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+	const td_real *b = td_mixer_slab_at(m, m->params, T_B);
+	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
 
 	for (size_t l = l0; l < l1; l++) {
 		td_real *g = w->gates + (l * length + t) * 4 * h, *ht = w->h + (l * length + t) * h;
 		const td_real *hp =
 		    s ? w->h + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
 
-		gates_row(g, g + 2 * h, g + 3 * h, w->gh + l * 3 * h, h);
+		gates_row(g, g + 2 * h, g + 3 * h, b, s ? w->gh + l * 3 * h : c, h);
 		state_row(ht, g + h, g + 2 * h, hp, h);
 	}
 }
 
-/* Lines l0 .. l1-1 forward: + b on their gx, then the recurrence. */
+/* Lines l0 .. l1-1 forward: the recurrence. */
 static int forward_lines(void *arg, size_t l0, size_t l1)
 {
 	const gru_lines *j = arg;
-	const size_t h = j->m->o.channels;
-	const td_real *b = td_mixer_slab_at(j->m, j->m->params, T_B);
 	int err;
 
-	for (size_t i = l0 * j->length; i < l1 * j->length; i++)
-		for (size_t k = 0; k < 3 * h; k++)
-			j->w->gates[i * 4 * h + k] += b[k];
 	for (size_t s = 0; s < j->length; s++) {
-		if ((err = step_gh(j->m, j->w, l0, l1, j->length, s)))
+		if (s > 0 && (err = step_gh(j->m, j->w, l0, l1, j->length, s)))
 			return err;
 		step_forward(j->m, j->w, l0, l1, j->length, s);
 	}
