@@ -15,8 +15,8 @@ mutant {
 mutant {
   name = "reference-gru-reset-gate-placement",
   file = "core/mixer_gru.c",
-  find = "n[k] = td_tanh(n[k] + rz[k] * gh[2 * h + k]);",
-  replace = "n[k] = td_tanh(n[k] + gh[2 * h + k]);",
+  find = "n[k] = td_tanh((n[k] + b[2 * h + k]) + rz[k] * gh[2 * h + k]);",
+  replace = "n[k] = td_tanh((n[k] + b[2 * h + k]) + gh[2 * h + k]);",
   guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward" },
   designed_against = "the GRU's reset gate applies to the recurrent term (PyTorch's convention)",
   why = "forgets the reset gate on the candidate state",
