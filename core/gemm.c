@@ -2,10 +2,13 @@
  * gemm.c - cache-blocked GEMM with a fixed reduction order (see gemm.h).
  *
  * C is cut into MC x NC output blocks. For one block, the k-panels (KC
- * deep) are summed in ascending order into an accumulator tile, the sums
- * starting from zero in the kernel's registers, and the tile is written to
- * C once, at the end; a block with one panel, alpha 1 and beta 0 uses C
- * itself as the tile. The kernel reads op(A) in place through two
+ * deep, KC / 2 with a transposed A) are summed in ascending order into an
+ * accumulator tile, the sums starting from zero in the kernel's registers,
+ * and the tile is written to C once, at the end; a block with one panel,
+ * alpha 1 and beta 0 uses C itself as the tile. When k spans several
+ * panels and all of C fits one tile (a weight gradient), a worker takes
+ * each panel across all its blocks before the next (run_panels), so that
+ * the panel is read from memory once. The kernel reads op(A) in place through two
  * strides, whichever way A is stored (its elements are broadcast one at a
  * time, so they need not be contiguous), and op(B) in place when its rows
  * are B's rows; a transposed B is first packed into contiguous rows, once
@@ -194,14 +197,15 @@ int td_gemm_use_kernel(const char *name)
 		       N_KERNELS > 1 ? " and avx2" : "");
 }
 
-/* C block = alpha * acc + beta * C block; with beta 0, C is not read. */
-static void store(const gemm_job *g, const td_real *acc, size_t i0, size_t mc, size_t j0, size_t nc)
+/* C block = alpha * acc + beta * C block (acc's rows ts apart); with beta 0, C is not read. */
+static void store(const gemm_job *g, const td_real *acc, size_t ts, size_t i0, size_t mc, size_t j0,
+		  size_t nc)
 {
 	const td_real alpha = g->o.alpha, beta = g->o.beta;
 
 	for (size_t i = 0; i < mc; i++) {
 		td_real *restrict crow = g->c + (i0 + i) * g->ldc + j0;
-		const td_real *restrict arow = acc + i * NC;
+		const td_real *restrict arow = acc + i * ts;
 
 		if (beta == 0)
 			for (size_t j = 0; j < nc; j++)
@@ -210,6 +214,42 @@ static void store(const gemm_job *g, const td_real *acc, size_t i0, size_t mc, s
 			for (size_t j = 0; j < nc; j++)
 				crow[j] = alpha * arow[j] + beta * crow[j];
 	}
+}
+
+/*
+ * The depth of one k-panel: KC, or half of it for a transposed A, whose
+ * panel the kernel reads a few values from each of kc rows: 32 rows' worth
+ * of those lines and the panel of B fill the L1 cache at KC, and the
+ * kernel then waits on A's loads (the weight gradients, A^T B with k the
+ * batch's positions, ran at half the speed of the other products).
+ */
+static size_t panel_depth(const gemm_job *g)
+{
+	return g->o.trans_a ? KC / 2 : KC;
+}
+
+/*
+ * Points pn (mc, nc, first and ts set) at block (bi, bj)'s k-panel from
+ * p0, kc deep at most, packing a transposed B.
+ */
+static void panel_at(const gemm_job *g, gemm_scratch *s, panel *pn, size_t bi, size_t bj,
+		     size_t p0, size_t kc)
+{
+	const size_t i0 = bi * MC, j0 = bj * NC;
+
+	pn->kc = min_size(kc, g->k - p0);
+	if (g->o.trans_a) /* A is stored k x m: A(i, p) = a[(p0 + p) lda + i0 + i] */
+		pn->a = g->a + p0 * g->lda + i0, pn->ars = 1, pn->aps = g->lda;
+	else
+		pn->a = g->a + i0 * g->lda + p0, pn->ars = g->lda, pn->aps = 1;
+	if (!g->o.trans_b) {
+		pn->b = g->b + p0 * g->ldb + j0, pn->brs = g->ldb;
+		return;
+	}
+	if (g->k > kc || s->bp_bj != bj) /* with one k-panel, a row block reuses it */
+		pack_bt(g, s->bp, p0, pn->kc, j0, pn->nc);
+	s->bp_bj = g->k > kc ? SIZE_MAX : bj;
+	pn->b = s->bp, pn->brs = padded(pn->nc);
 }
 
 /* Computes output block (bi, bj) completely: every k-panel, then the store (if any). */
@@ -223,30 +263,57 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 	 * them into C itself (as the tile, row stride ldc), and the copy from
 	 * the tile is saved. Otherwise the sums collect in the tile.
 	 */
-	const int direct = g->k > 0 && g->k <= KC && g->o.alpha == 1 && g->o.beta == 0;
+	const size_t kc = panel_depth(g);
+	const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0;
 	td_real *tile = direct ? g->c + i0 * g->ldc + j0 : s->acc;
 	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0, 1, direct ? g->ldc : NC, g->o.trans_b};
 
 	for (size_t i = 0; g->k == 0 && i < mc; i++) /* no panel: the sums are 0 */
 		memset(s->acc + i * NC, 0, nc * sizeof *s->acc);
-	for (size_t p0 = 0; p0 < g->k; p0 += KC, pn.first = 0) {
-		pn.kc = min_size(KC, g->k - p0);
-		if (g->o.trans_a) /* A is stored k x m: A(i, p) = a[(p0 + p) lda + i0 + i] */
-			pn.a = g->a + p0 * g->lda + i0, pn.ars = 1, pn.aps = g->lda;
-		else
-			pn.a = g->a + i0 * g->lda + p0, pn.ars = g->lda, pn.aps = 1;
-		if (!g->o.trans_b) {
-			pn.b = g->b + p0 * g->ldb + j0, pn.brs = g->ldb;
-		} else {
-			if (g->k > KC || s->bp_bj != bj) /* with one k-panel, a row block reuses it */
-				pack_bt(g, s->bp, p0, pn.kc, j0, nc);
-			s->bp_bj = g->k > KC ? SIZE_MAX : bj;
-			pn.b = s->bp, pn.brs = padded(nc);
-		}
+	for (size_t p0 = 0; p0 < g->k; p0 += kc, pn.first = 0) {
+		panel_at(g, s, &pn, bi, bj, p0, kc);
 		g->kernel(tile, &pn);
 	}
 	if (!direct)
-		store(g, s->acc, i0, mc, j0, nc);
+		store(g, s->acc, NC, i0, mc, j0, nc);
+}
+
+/*
+ * Whether the blocks run panel by panel (run_share): k spans several
+ * panels and all of C fits the tile, [m][n] with rows n apart.
+ */
+static int whole_tile(const gemm_job *g)
+{
+	return g->k > panel_depth(g) && g->m * g->n <= MC * NC;
+}
+
+/*
+ * Worker w's blocks, one k-panel at a time across all of them, their sums
+ * in the tile at their place in C, then stored: the panel of A and B is
+ * read from memory once for every block, not once per block (a weight
+ * gradient A^T B over a batch's positions has 3 or 4 row blocks that share
+ * each row of B and each line of A). Each sum still takes the panels in
+ * order.
+ */
+static void run_panels(const gemm_job *g, gemm_scratch *s, size_t w)
+{
+	const size_t kc = panel_depth(g), n = g->n;
+
+	for (size_t p0 = 0; p0 < g->k; p0 += kc)
+		for (size_t b = w; b < g->n_bi * g->n_bj; b += g->workers) {
+			const size_t bi = b / g->n_bj, bj = b % g->n_bj;
+			panel pn = {NULL, NULL, 0, 0, 0, min_size(MC, g->m - bi * MC),
+				    min_size(NC, n - bj * NC), 0, p0 == 0, n, g->o.trans_b};
+
+			panel_at(g, s, &pn, bi, bj, p0, kc);
+			g->kernel(s->acc + bi * MC * n + bj * NC, &pn);
+		}
+	for (size_t b = w; b < g->n_bi * g->n_bj; b += g->workers) {
+		const size_t bi = b / g->n_bj, bj = b % g->n_bj;
+
+		store(g, s->acc + bi * MC * n + bj * NC, n, bi * MC, min_size(MC, g->m - bi * MC),
+		      bj * NC, min_size(NC, n - bj * NC));
+	}
 }
 
 /*
@@ -275,6 +342,10 @@ static void run_share(const gemm_job *g, size_t w)
 	gemm_scratch s; /* 80 KB of stack (160 KB in double): fine for main and pthread stacks */
 
 	s.bp_bj = SIZE_MAX;
+	if (whole_tile(g)) {
+		run_panels(g, &s, w);
+		return;
+	}
 	for (size_t b = w; b < g->n_bi * g->n_bj; b += g->workers)
 		do_block(g, &s, b / g->n_bj, b % g->n_bj);
 }

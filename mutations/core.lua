@@ -921,8 +921,8 @@ mutant {
 mutant {
   name = "gemm-last-partial-k-panel-dropped",
   file = "core/gemm.c",
-  find = "for (size_t p0 = 0; p0 < g->k; p0 += KC, pn.first = 0) {",
-  replace = "for (size_t p0 = 0; p0 + KC <= g->k; p0 += KC, pn.first = 0) {",
+  find = "for (size_t p0 = 0; p0 < g->k; p0 += kc, pn.first = 0) {",
+  replace = "for (size_t p0 = 0; p0 + kc <= g->k; p0 += kc, pn.first = 0) {",
   guards = { "test_gemm_matches_a_naive_triple_loop",
              "test_gemm_with_beta_zero_the_old_c_is_never_read" },
   designed_against = "a blocked loop that only visits whole panels silently drops the tail of every sum",
@@ -932,8 +932,8 @@ mutant {
 mutant {
   name = "gemm-k-panels-in-worker-order",
   file = "core/gemm.c",
-  find = "\tfor (size_t p0 = 0; p0 < g->k; p0 += KC, pn.first = 0) {\n\t\tpn.kc = min_size(KC, g->k - p0);",
-  replace = "\tfor (size_t q = 0, panels = (g->k + KC - 1) / KC; q < panels; q++, pn.first = 0) {\n\t\tsize_t p0 = (q + (bi * g->n_bj + bj) % g->workers) % panels * KC;\n\t\tpn.kc = min_size(KC, g->k - p0);",
+  find = "\tfor (size_t p0 = 0; p0 < g->k; p0 += kc, pn.first = 0) {\n\t\tpanel_at(g, s, &pn, bi, bj, p0, kc);",
+  replace = "\tfor (size_t q = 0, panels = (g->k + kc - 1) / kc; q < panels; q++, pn.first = 0) {\n\t\tsize_t p0 = (q + (bi * g->n_bj + bj) % g->workers) % panels * kc;\n\t\tpanel_at(g, s, &pn, bi, bj, p0, kc);",
   guards = { "test_gemm_results_are_bitwise_equal_for_any_thread_count",
              "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
   designed_against = "a summation order that depends on the thread count makes results differ in the last bits between runs",
@@ -983,8 +983,8 @@ mutant {
 mutant {
   name = "gemm-trans-a-strides-swapped",
   file = "core/gemm.c",
-  find = "pn.a = g->a + p0 * g->lda + i0, pn.ars = 1, pn.aps = g->lda;",
-  replace = "pn.a = g->a + p0 * g->lda + i0, pn.ars = g->lda, pn.aps = 1;",
+  find = "pn->a = g->a + p0 * g->lda + i0, pn->ars = 1, pn->aps = g->lda;",
+  replace = "pn->a = g->a + p0 * g->lda + i0, pn->ars = g->lda, pn->aps = 1;",
   guards = { "test_gemm_matches_a_naive_triple_loop" },
   designed_against = "reading a matrix in place through strides: swapping the row and column strides reads the transpose",
   why = "walks a transposed A along its stored rows as if it were not transposed",
@@ -1013,8 +1013,8 @@ mutant {
 mutant {
   name = "gemm-direct-write-ignores-beta",
   file = "core/gemm.c",
-  find = "const int direct = g->k > 0 && g->k <= KC && g->o.alpha == 1 && g->o.beta == 0;",
-  replace = "const int direct = g->k > 0 && g->k <= KC && g->o.alpha == 1;",
+  find = "const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0;",
+  replace = "const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1;",
   guards = { "test_gemm_matches_a_naive_triple_loop" },
   designed_against = "a shortcut taken under a weaker condition than the one that makes it exact",
   why = "writes the sums straight into C when beta asks to add to it, dropping beta * C",
@@ -1977,6 +1977,26 @@ mutant {
   guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
   designed_against = "a padded copy of an accumulator must start from the sums so far, not from zero, when k spans several panels",
   why = "with k over one panel the tail columns hold only the last panel's sum",
+}
+
+mutant {
+  name = "gemm-panels-each-start-from-zero",
+  file = "core/gemm.c",
+  find = "min_size(NC, n - bj * NC), 0, p0 == 0, n, g->o.trans_b};",
+  replace = "min_size(NC, n - bj * NC), 0, 1, n, g->o.trans_b};",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a sum split across panels that restarts at each one",
+  why = "run_panels keeps only the last panel's sum of every element",
+}
+
+mutant {
+  name = "gemm-packed-panel-kept-across-panels",
+  file = "core/gemm.c",
+  find = "\tif (g->k > kc || s->bp_bj != bj) /* with one k-panel, a row block reuses it */\n\t\tpack_bt(g, s->bp, p0, pn->kc, j0, pn->nc);\n\ts->bp_bj = g->k > kc ? SIZE_MAX : bj;",
+  replace = "\tif (g->k > KC || s->bp_bj != bj) /* with one k-panel, a row block reuses it */\n\t\tpack_bt(g, s->bp, p0, pn->kc, j0, pn->nc);\n\ts->bp_bj = g->k > KC ? SIZE_MAX : bj;",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a reuse test written for one panel depth while another is in force",
+  why = "with a transposed A and B and k between 64 and 128 every panel after the first reads the first panel's packed B",
 }
 
 mutant {

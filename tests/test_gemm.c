@@ -241,14 +241,17 @@ static int order_cases(void)
 {
 	/*
 	 * register blocks of 4 rows x 2 vectors of either width (8 or 16
-	 * floats), their row and column remainders, k-panels; products small
-	 * enough for small_product (at most 64 multiply-adds), one a long sum
+	 * floats), their row and column remainders, k-panels (64 deep with a
+	 * transposed A, 128 without); products small enough for small_product
+	 * (at most 64 multiply-adds), one a long sum; several row blocks whose
+	 * C fits one tile, taken panel by panel (run_panels)
 	 */
 	static const size_t sizes[][3] = {{4, 8, 3},	{5, 9, 7},	{3, 3, 8},
 					  {4, 16, 5},	{9, 35, 4},	{33, 129, 2},
 					  {67, 131, 129}, {31, 16, 257}, {8, 10, 300},
 					  {4, 12, 5},	{6, 28, 9},	{8, 8, 1},
-					  {2, 3, 10},	{1, 1, 64}};
+					  {2, 3, 10},	{1, 1, 64},	{40, 20, 100},
+					  {70, 33, 200}};
 	int bad = 0;
 
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
@@ -501,26 +504,35 @@ static void test_gemm_kernels_are_chosen_by_name_and_unknown_names_refused(void 
 	assert_string_equal(td_gemm_kernel(), def);
 }
 
-static void test_gemm_results_are_bitwise_equal_for_any_thread_count(void **state)
+/* C = op(A) B + beta C (C starting at 0.5) with 1, 2 and 3 threads: the same bits. */
+static void same_bits_for_1_2_3_threads(size_t m, size_t n, size_t k, int trans_a, td_real beta)
 {
-	const size_t m = 100, n = 300, k = 300; /* 4 x 3 output blocks, 3 k-panels */
-	mat a = mat_new(m, k, 0, 1), b = mat_new(k, n, 0, 2);
+	mat a = trans_a ? mat_new(k, m, 0, 1) : mat_new(m, k, 0, 1), b = mat_new(k, n, 0, 2);
 	td_real *c[3];
 
-	(void)state;
 	for (int t = 0; t < 3; t++) {
 		td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
-		c[t] = calloc(m * n, sizeof *c[t]);
+		c[t] = malloc(m * n * sizeof *c[t]);
 		assert_non_null(c[t]);
-		o.threads = t + 1;
-		assert_int_equal(td_gemm(c[t], n, a.v, k, b.v, n, m, n, k, &o), 0);
+		for (size_t e = 0; e < m * n; e++)
+			c[t][e] = (td_real)0.5;
+		o.threads = t + 1, o.trans_a = trans_a, o.beta = beta;
+		assert_int_equal(td_gemm(c[t], n, a.v, a.ld, b.v, n, m, n, k, &o), 0);
 	}
 	assert_memory_equal(c[0], c[1], m * n * sizeof *c[0]);
 	assert_memory_equal(c[0], c[2], m * n * sizeof *c[0]);
 	for (int t = 0; t < 3; t++)
 		free(c[t]);
 	free(a.v), free(b.v);
+}
+
+static void test_gemm_results_are_bitwise_equal_for_any_thread_count(void **state)
+{
+	(void)state;
+	same_bits_for_1_2_3_threads(100, 300, 300, 0, 0); /* 4 x 3 output blocks, 3 k-panels */
+	/* a weight gradient: 3 row blocks taken panel by panel across all of them (run_panels) */
+	same_bits_for_1_2_3_threads(96, 32, 3000, 1, 1);
 }
 
 static void test_gemm_with_beta_zero_the_old_c_is_never_read(void **state)
