@@ -31,4 +31,23 @@ static inline double td_dot_fixed(const td_real *restrict a, const td_real *rest
 	       ((part[1] + part[5]) + (part[3] + part[7]));
 }
 
+/*
+ * td_dot_fixed(p, c, n) with p[j] = a[j] b[j] formed in td_real, without
+ * storing p: the same bits.
+ */
+static inline double td_dot3_fixed(const td_real *restrict a, const td_real *restrict b,
+				   const td_real *restrict c, size_t n)
+{
+	double part[TD_FIXEDSUM_PARTS] = {0};
+	size_t j = 0;
+
+	for (; j + TD_FIXEDSUM_PARTS <= n; j += TD_FIXEDSUM_PARTS)
+		for (size_t q = 0; q < TD_FIXEDSUM_PARTS; q++)
+			part[q] += (double)(td_real)(a[j + q] * b[j + q]) * (double)c[j + q];
+	for (; j < n; j++)
+		part[j % TD_FIXEDSUM_PARTS] += (double)(td_real)(a[j] * b[j]) * (double)c[j];
+	return ((part[0] + part[4]) + (part[2] + part[6])) +
+	       ((part[1] + part[5]) + (part[3] + part[7]));
+}
+
 #endif

@@ -558,9 +558,10 @@ static int ffn_backward(td_model *m, const model_ws *s, int l, size_t batch)
 	if ((err = linear_back(m, s->gn, s->dact, s->n, r, f, w, m->w1 + lu * f * w,
 			       m->b1 + lu * f, s->sum)))
 		return err;
-	td_rmsnorm_backward(s->u, m->grads + go, s->sum, s->gn, hm, s->inv2 + lu * m->rows,
-			    m->params + go, r, w, m->o.mixer.threads);
-	add_select(m, batch, w, s->g, s->g, s->u);
+	/* g += the norm's dx: the residual path, then the selection */
+	td_rmsnorm_backward(s->g, m->grads + go, s->sum, s->gn, hm, s->inv2 + lu * m->rows,
+			    m->params + go, r, w, m->o.mixer.threads, 1);
+	model_select(m, batch, w, s->g);
 	return 0;
 }
 
@@ -575,9 +576,9 @@ static int layer_backward(td_model *m, const model_ws *s, int l, size_t batch)
 		return err;
 	if ((err = td_block_backward(m->block[l], s->gn, s->g, batch)))
 		return err;
-	td_rmsnorm_backward(s->u, m->grads + go, s->sum, s->gn, s->h + at,
-			    s->inv + (size_t)l * m->rows, m->params + go, r, w, m->o.mixer.threads);
-	add_select(m, batch, w, s->g, s->g, s->u);
+	td_rmsnorm_backward(s->g, m->grads + go, s->sum, s->gn, s->h + at,
+			    s->inv + (size_t)l * m->rows, m->params + go, r, w, m->o.mixer.threads, 1);
+	model_select(m, batch, w, s->g);
 	return 0;
 }
 

@@ -28,6 +28,7 @@ typedef struct {
 	const td_real *x, *dy, *gain, *inv_in;
 	size_t rows, width;
 	int fused; /* one thread: backward_rows sums dL/dgain too, while the row is in cache */
+	int add;   /* backward: out = out + the gradient */
 } norm_job;
 
 static int forward_rows(void *arg, size_t r0, size_t r1)
@@ -51,7 +52,7 @@ static int forward_rows(void *arg, size_t r0, size_t r1)
 void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
 			size_t rows, size_t width, int threads)
 {
-	norm_job j = {y, inv, NULL, NULL, x, NULL, gain, NULL, rows, width, 0};
+	norm_job j = {y, inv, NULL, NULL, x, NULL, gain, NULL, rows, width, 0, 0};
 
 	(void)td_pool_ranges(threads, rows, forward_rows, &j); /* ranges that never fail */
 }
@@ -59,7 +60,9 @@ void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_rea
 /*
  * With n_j = x_j * inv * g_j and inv = (mean x^2 + eps)^-1/2:
  *   dx_j = inv * g_j * dy_j - inv^3 * x_j * (sum_k g_k dy_k x_k) / width,
- * with g_j dy_j formed once in td_real (in dx's row, before dx is written).
+ * with g_j dy_j formed in td_real (td_dot3_fixed forms it for the sum
+ * without storing it, so that dx's row can be added to: the model's
+ * residual path).
  */
 static int backward_rows(void *arg, size_t r0, size_t r1)
 {
@@ -78,11 +81,15 @@ static int backward_rows(void *arg, size_t r0, size_t r1)
 		if (j->fused) /* gain_groups' sums, in the same order */
 			for (size_t k = 0; k < width; k++)
 				sum[k] += dyr[k] * xr[k] * ivr;
-		for (size_t k = 0; k < width; k++)
-			dxr[k] = gain[k] * dyr[k];
-		c = iv * iv * iv * td_dot_fixed(dxr, xr, width) / (double)width;
-		for (size_t k = 0; k < width; k++)
-			dxr[k] = (td_real)(iv * (double)dxr[k] - c * (double)xr[k]);
+		c = iv * iv * iv * td_dot3_fixed(gain, dyr, xr, width) / (double)width;
+		if (j->add)
+			for (size_t k = 0; k < width; k++)
+				dxr[k] = dxr[k] + (td_real)(iv * (double)(td_real)(gain[k] * dyr[k]) -
+							    c * (double)xr[k]);
+		else
+			for (size_t k = 0; k < width; k++)
+				dxr[k] = (td_real)(iv * (double)(td_real)(gain[k] * dyr[k]) -
+						   c * (double)xr[k]);
 	}
 	return 0;
 }
@@ -117,9 +124,9 @@ static int gain_groups(void *arg, size_t g0, size_t g1)
 
 void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td_real *dy,
 			 const td_real *x, const td_real *inv, const td_real *gain, size_t rows,
-			 size_t width, int threads)
+			 size_t width, int threads, int add)
 {
-	norm_job j = {dx, NULL, dgain, scratch, x, dy, gain, inv, rows, width, threads <= 1};
+	norm_job j = {dx, NULL, dgain, scratch, x, dy, gain, inv, rows, width, threads <= 1, add};
 
 	if (j.fused) {
 		memset(scratch, 0, width * sizeof *scratch);

@@ -24,14 +24,15 @@ void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_rea
 			size_t rows, size_t width, int threads);
 
 /*
- * The backward of td_rmsnorm_forward given dy: writes dx (overwriting it)
- * and adds dL/dgain to dgain, summed whole in scratch[width] first. x and
- * inv are what the forward read and saved. dx may not overlap dy or x.
- * threads share the rows, then the channels of dgain; the same bits for
- * any count.
+ * The backward of td_rmsnorm_forward given dy: writes dx (overwriting it,
+ * or with add, dx = dx + the gradient, in that order: a residual path's
+ * sum without a pass of its own) and adds dL/dgain to dgain, summed whole
+ * in scratch[width] first. x and inv are what the forward read and saved.
+ * dx may not overlap dy or x. threads share the rows, then the channels
+ * of dgain; the same bits for any count.
  */
 void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td_real *dy,
 			 const td_real *x, const td_real *inv, const td_real *gain, size_t rows,
-			 size_t width, int threads);
+			 size_t width, int threads, int add);
 
 #endif

@@ -2090,6 +2090,36 @@ mutant {
 }
 
 mutant {
+  name = "norm-residual-add-dropped",
+  file = "core/norm.c",
+  find = "dxr[k] = dxr[k] + (td_real)(iv",
+  replace = "dxr[k] = 0 * dxr[k] + (td_real)(iv",
+  guards = { "test_add_mode_adds_the_gradient_to_dx" },
+  designed_against = "a fused residual path that overwrites the gradient it was to add to",
+  why = "the model's backward loses every gradient that came down the residual stream",
+}
+
+mutant {
+  name = "norm-backward-sum-scaled-by-inv-squared",
+  file = "core/norm.c",
+  find = "c = iv * iv * iv * td_dot3_fixed(gain, dyr, xr, width) / (double)width;",
+  replace = "c = iv * iv * td_dot3_fixed(gain, dyr, xr, width) / (double)width;",
+  guards = { "test_rmsnorm_backward_matches_its_definition" },
+  designed_against = "a chain-rule power dropped: inv depends on x too, and brings inv^3",
+  why = "the backward's second term is off by a factor of inv",
+}
+
+mutant {
+  name = "fixedsum-dot3-product-kept-in-double",
+  file = "core/fixedsum.h",
+  find = "part[q] += (double)(td_real)(a[j + q] * b[j + q]) * (double)c[j + q];",
+  replace = "part[q] += (double)a[j + q] * (double)b[j + q] * (double)c[j + q];",
+  guards = { "test_dot3_is_dot_fixed_of_the_stored_products" },
+  designed_against = "a fused version of a computation that rounds differently from the one it replaces",
+  why = "RMSNorm's backward sums products that were never rounded to td_real: not the bits it had",
+}
+
+mutant {
   name = "attention-unseen-keys-keep-stale-weights",
   file = "core/mixer_attention.c",
   find = "memset(w + n, 0, (tp - n) * sizeof *w);",
