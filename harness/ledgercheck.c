@@ -34,7 +34,10 @@ static void problem(tally_t *t, int line, const char *fmt, const char *a, const 
 	t->problems++;
 }
 
-/* Every test DEBUG.md cites must be one the runners list. */
+/*
+ * Every test DEBUG.md cites must be one the runners list, and a test it
+ * names on a line continuing a field (a wrapped Guarded by) is reported.
+ */
 static void check_tests(tally_t *t, const td_debugmd *doc, char *const *tests)
 {
 	for (size_t i = 0; i < doc->n_findings; i++) {
@@ -48,6 +51,18 @@ static void check_tests(tally_t *t, const td_debugmd *doc, char *const *tests)
 			if (td_strv_find(tests, f->pins[g].name) < 0)
 				problem(t, f->pins[g].line, "pin %s is not a test the runners list%s",
 					f->pins[g].name, "");
+		for (size_t k = 0; k < f->n_mentions; k++) {
+			const td_debugmd_mention *m = &f->mentions[k];
+			char where[128];
+
+			if (td_strv_find(tests, m->name) < 0)
+				continue; /* prose: an option, a catalogue entry, a file */
+			snprintf(where, sizeof where, "%s line (line %d)",
+				 m->pin ? "**Pins**" : "**Guarded by**", m->field_line);
+			problem(t, m->line, "%s is named on a line that continues the %s, but a field is "
+				"its one line and this test is not read: move it onto that line",
+				m->name, where);
+		}
 	}
 }
 

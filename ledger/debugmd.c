@@ -33,6 +33,8 @@ typedef struct {
 	enum table_state table;
 	long section;          /* index of the finding whose section is open, or -1 */
 	int in_fence;          /* inside ``` ... ``` */
+	int field_line;        /* the field line that cited tests, while its paragraph runs; 0 */
+	int field_pin;         /* that field is Pins */
 } parser;
 
 /* --- small helpers ------------------------------------------------------------ */
@@ -164,7 +166,9 @@ static void finding_clear(td_debugmd_finding *f)
 		free(f->pins[i].name);
 	for (size_t i = 0; i < f->n_repro; i++)
 		free(f->repro[i].commit);
-	free(f->guards), free(f->pins), free(f->repro);
+	for (size_t i = 0; i < f->n_mentions; i++)
+		free(f->mentions[i].name);
+	free(f->guards), free(f->pins), free(f->repro), free(f->mentions);
 }
 
 void td_debugmd_free(td_debugmd *doc)
@@ -363,7 +367,7 @@ static int heading(parser *p, char *line)
 	long number, i;
 	int err;
 
-	p->section = -1;
+	p->section = -1, p->field_line = 0;
 	if (!starts_with(line, "## ") || !isdigit((unsigned char)*s))
 		return 0;
 	end = s + strspn(s, "0123456789");
@@ -434,6 +438,8 @@ static int field_tests(parser *p, td_debugmd_finding *f, int pin, const char *re
 		found++;
 		s = e;
 	}
+	if (!err && found)
+		p->field_line = p->line, p->field_pin = pin; /* its continuation lines are watched */
 	if (err || found)
 		return err;
 	rest += strspn(rest, " \t");
@@ -470,14 +476,39 @@ static int reproduce_line(parser *p, td_debugmd_finding *f, char *line)
 	return set_str(&r->commit, c);
 }
 
+/* The backticked tokens of a line that continues p->field_line's field, kept as mentions. */
+static int continuation_line(parser *p, td_debugmd_finding *f, const char *line)
+{
+	const char *s = strchr(line, '`'), *e;
+
+	for (; s && (e = strchr(s + 1, '`')); s = strchr(e + 1, '`')) {
+		size_t cap = f->n_mentions, n = (size_t)(e - s - 1);
+		td_debugmd_mention *m;
+		int err;
+
+		if (!is_test_name(s + 1, n) || cited_at(f, s + 1, n))
+			continue;
+		if ((err = td_grow(&f->mentions, &cap, f->n_mentions + 1, sizeof *f->mentions)))
+			return err;
+		m = &f->mentions[f->n_mentions];
+		*m = (td_debugmd_mention){strndup(s + 1, n), p->line, p->field_line, p->field_pin};
+		if (!m->name)
+			return TD_FAIL(TD_ENOMEM, "out of memory for a test name");
+		f->n_mentions++;
+	}
+	return 0;
+}
+
 /* A line inside finding p->section's section. */
 static int section_line(parser *p, char *line)
 {
 	td_debugmd_finding *f = &p->doc->findings[p->section];
+	const int field = p->field_line;
 
+	p->field_line = 0; /* kept only by a field line, or by a line that continues one */
 	if (starts_with(line, "tdaudit reproduce") || starts_with(line, "$ "))
 		return reproduce_line(p, f, line);
-	if (p->in_fence)
+	if (p->in_fence || !*line)
 		return 0;
 	if (starts_with(line, "**Guarded by**"))
 		return field_tests(p, f, 0, line + strlen("**Guarded by**"));
@@ -486,7 +517,10 @@ static int section_line(parser *p, char *line)
 	if (strncasecmp(line, "**Guarded", 9) == 0 || strncasecmp(line, "**Pin", 5) == 0)
 		return PROBLEM(p, p->line, "unknown field label in \"%.40s\"; write **Guarded by** "
 					   "or **Pins** followed by backticked tests", line);
-	return 0;
+	if (!field || starts_with(line, "**"))
+		return 0;
+	p->field_line = field;
+	return continuation_line(p, f, line);
 }
 
 /* --- the line loop ------------------------------------------------------------- */
@@ -500,6 +534,7 @@ static int parse_line(parser *p, char *raw)
 		return err;
 	if (starts_with(line, "```")) {
 		p->in_fence = !p->in_fence;
+		p->field_line = 0;
 		return 0;
 	}
 	if (!p->in_fence && (starts_with(line, "# ") || starts_with(line, "## ")))

@@ -48,6 +48,12 @@
  *    A line starting with "**Guarded" or "**Pin" (any case) that is not
  *    exactly one of these two labels is a problem, and so is a test cited
  *    twice in one section (as guard or pin).
+ *    A field is its one line. The lines that continue it (up to a blank
+ *    line, a heading, a fence or another field) are prose, but after a
+ *    field that cited tests their backticked tokens are kept as mentions:
+ *    ledger check reports each one that is a test the runners list and is
+ *    not cited, since a wrapped line would otherwise drop it without a
+ *    word. A "none" field's reason may name tests freely.
  *
  * 4. Reproduce lines, inside a finding section, in or out of a code fence:
  *          tdaudit reproduce COMMIT [ARGS...]
@@ -82,15 +88,24 @@ typedef struct {
 	int line;
 } td_debugmd_repro;
 
+/* A backticked token on a line that continues a field's line (see 3.). */
+typedef struct {
+	char *name;
+	int line;       /* where it is */
+	int field_line; /* the Guarded by or Pins line it continues */
+	int pin;        /* that line is a Pins line */
+} td_debugmd_mention;
+
 typedef struct {
 	int number;
 	char *title;                     /* from the section heading; NULL without a section */
 	char *where, *severity, *found_by, *status; /* from the table; NULL without a row */
 	char *commit;                    /* from the Status cell; NULL when it has none */
 	int table_line, section_line;    /* 0 where there is none */
-	size_t n_guards, n_pins, n_repro;
+	size_t n_guards, n_pins, n_repro, n_mentions;
 	td_debugmd_test *guards, *pins;  /* in the order cited */
 	td_debugmd_repro *repro;
+	td_debugmd_mention *mentions;    /* not cited: ledger check reports those that are tests */
 } td_debugmd_finding;
 
 typedef struct {

@@ -655,6 +655,35 @@ static void test_ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_co
 		fail_msg("ledger check still lists a deleted test:\n%s", fx_slurp("c2.log"));
 }
 
+/*
+ * A Guarded by field is its one line: a runnable test named on a line that
+ * continues it is reported, not dropped. Other tokens there (an option),
+ * and the tests a "none" field's reason names, are prose.
+ */
+static void test_a_test_named_on_a_wrapped_guarded_by_line_is_reported(void **state)
+{
+	const char *chk[] = {"ledger", "check", NULL};
+	const char *wrapped = "test_add_neg is named on a line that continues the **Guarded by** "
+			      "line (line 10)";
+
+	(void)state;
+	make_history();
+	write_debug_md("**Guarded by** `test_add` (run with\n`--guard`) and\n`test_add_neg`.", ids[2],
+		       "**Guarded by** none: it needs two builds;\n`test_mul` passes both ways.");
+	td("c.log", chk);
+	if (!strstr(fx_slurp("c.log"), "DEBUG.md:12: test_add_neg is named") ||
+	    !strstr(fx_slurp("c.log"), wrapped))
+		fail_msg("ledger check did not report the wrapped guard at its line:\n%s",
+			 fx_slurp("c.log"));
+	for (int i = 0; i < 3; i++) {
+		static const char *const prose[] = {"--guard is named", "test_mul is named",
+						    "test_add is named"};
+
+		if (strstr(fx_slurp("c.log"), prose[i]))
+			fail_msg("ledger check reported prose (%s):\n%s", prose[i], fx_slurp("c.log"));
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_guard_fails_before_the_fix_and_passes_after),
 	cmocka_unit_test(test_a_test_that_passes_both_ways_is_a_pin_not_a_guard),
@@ -674,5 +703,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_at_head_writes_no_object_and_leaves_the_users_index_tree_and_head),
 	cmocka_unit_test(test_a_repository_owned_by_another_user_is_refused_saying_what_to_do),
 	cmocka_unit_test(test_ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_copy),
+	cmocka_unit_test(test_a_test_named_on_a_wrapped_guarded_by_line_is_reported),
 };
 TD_TEST_GROUP(reproduce, tests);
