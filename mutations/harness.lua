@@ -43,6 +43,16 @@ mutant {
 }
 
 mutant {
+  name = "debugmd-continuation-lines-unwatched",
+  file = "ledger/debugmd.c",
+  find = "\t\tp->field_line = p->line, p->field_pin = pin; /* its continuation lines are watched */",
+  replace = "\t\t(void)0; /* its continuation lines are watched */",
+  guards = { "test_a_test_named_on_a_wrapped_guarded_by_line_is_reported" },
+  finding = 22,
+  why = "a guard wrapped onto the line after **Guarded by** is dropped, and ledger check says nothing",
+}
+
+mutant {
   name = "mutate-build-failure-read-as-kill",
   file = "harness/mutate.c",
   find = "res->outcome = TD_BUILD_FAILED;",
