@@ -273,28 +273,31 @@ static td_real scale_max(td_real *s, size_t n, td_real scale)
 {
 	td_real lane[LANES], mx = -INFINITY;
 
-	for (size_t j = 0; j < n; j++)
-		s[j] *= scale;
 	for (size_t k = 0; k < LANES; k++)
 		lane[k] = -INFINITY;
-	for (size_t j = 0; j < n; j += LANES)
-		for (size_t k = 0; k < LANES; k++)
+	for (size_t j = 0; j < n; j += LANES) /* one pass: scaled, then compared */
+		for (size_t k = 0; k < LANES; k++) {
+			s[j + k] *= scale;
 			lane[k] = s[j + k] > lane[k] ? s[j + k] : lane[k];
+		}
 	for (size_t k = 0; k < LANES; k++)
 		mx = lane[k] > mx ? lane[k] : mx;
 	return mx;
 }
 
-/* w[j] = exp(s[j] - mx) for j < n; returns their sum in the lanes' order. */
+/*
+ * w[j] = exp(s[j] - mx) for j < n; returns their sum in the lanes' order,
+ * each lane summed as its values are made (one pass over the row).
+ */
 static td_real exp_sum(td_real *restrict w, const td_real *restrict s, size_t n, td_real mx)
 {
 	td_real lane[LANES] = {0};
 
-	for (size_t j = 0; j < n; j++)
-		w[j] = td_exp(s[j] - mx);
 	for (size_t j = 0; j < n; j += LANES)
-		for (size_t k = 0; k < LANES; k++)
+		for (size_t k = 0; k < LANES; k++) {
+			w[j + k] = td_exp(s[j + k] - mx);
 			lane[k] += w[j + k];
+		}
 	return lanes_total(lane);
 }
 

@@ -1754,8 +1754,8 @@ mutant {
 mutant {
   name = "mixer-attention-softmax-unshifted",
   file = "core/mixer_attention.c",
-  find = "w[j] = td_exp(s[j] - mx);",
-  replace = "w[j] = td_exp(s[j]), (void)mx;",
+  find = "w[j + k] = td_exp(s[j + k] - mx);",
+  replace = "w[j + k] = td_exp(s[j + k]), (void)mx;",
   guards = { "test_mixer_attention_softmax_stays_finite_for_large_scores" },
   designed_against = "exp of a raw score overflows to inf for large scores, and inf / inf is NaN",
   why = "takes exp of the score without subtracting the row maximum",
