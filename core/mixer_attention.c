@@ -33,8 +33,6 @@
  *   per worker, [W] of (scratch):
  *     ds  [T][Tp]        one pair's raw scores (forward), or its dL/dp, then
  *                        dL/ds (backward)
- *     dt  [d][Tp]        its dv, then dk, transposed (backward; the columns
- *                        past T are the padding's, never read)
  *     hq  [T][3d]        its q, k, v in sweep order (reverse only)
  *     ho  [T][d]         its o (forward) or dL/do (backward) in sweep order
  *                        (reverse only)
@@ -100,14 +98,14 @@ static size_t stride(size_t length)
 	return length == 1 ? 1 : (length + LANES - 1) / LANES * LANES;
 }
 
-/* One worker's scratch: T Tp + 8 T d values (the product fits: see attention_ws_size). */
+/* One worker's scratch: T Tp + 7 T d values (the product fits: see attention_ws_size). */
 static size_t scratch_size(const td_mixer *m, size_t length)
 {
-	return length * stride(length) + 8 * (m->o.channels / m->o.heads) * stride(length);
+	return length * stride(length) + 7 * (m->o.channels / m->o.heads) * length;
 }
 
 /*
- * 9C values per position, L * nh * T * Tp weights, W (T Tp + 8 T d) + 4C
+ * 9C values per position, L * nh * T * Tp weights, W (T Tp + 7 T d) + 4C
  * scratch; each product checked (lines * heads fits: heads <= channels,
  * and mixer.c has checked that lines * length * channels fits).
  */
@@ -121,7 +119,7 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	if ((err = td_mixer_size_muladd(&tt, length, stride(length), 0, "the attention weights")) ||
 	    (err = td_mixer_size_muladd(&weights, lines * m->o.heads, tt, 0,
 					"the attention weights")) ||
-	    (err = td_mixer_size_muladd(&per, 8 * d, stride(length), tt, "the attention scratch")) ||
+	    (err = td_mixer_size_muladd(&per, 7 * d, length, tt, "the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c,
 					"the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&rest, 1, weights, scratch, "the attention workspace")))
@@ -342,7 +340,7 @@ static void softmax_rows(const td_mixer *m, td_real *p, td_real *s, size_t t, si
 static int attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
-	td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp, *spare = s + t * tp + d * t;
+	td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp, *spare = s + t * tp;
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows o = head_rows(j, j->w->ctx, c, l, h, spare + 3 * d * t, d, 0);
 	td_gemm_opts nt = TD_GEMM_OPTS_INIT, nn = TD_GEMM_OPTS_INIT;
@@ -402,30 +400,16 @@ static void softmax_rows_backward(const td_mixer *m, td_real *dp, const td_real 
 }
 
 /*
- * dst row i = column i of src ([d][tp], length columns used): a gradient
- * the GEMM computed transposed (see attend_pair_backward) into its rows.
- */
-static void untranspose(rows dst, const td_real *src, size_t d, size_t length, size_t tp)
-{
-	for (size_t i = 0; i < length; i++)
-		for (size_t k = 0; k < d; k++)
-			dst.base[i * dst.ld + k] = src[k * tp + i];
-}
-
-/*
  * Pair (l, h) backward: from dctx and the saved weights, its dq, dk, dv
- * into dqkv. dv and dk sum over queries; computed as dv^T = do^T p and
- * dk^T = q^T ds, the GEMM packs the small [T][d] matrix transposed rather
- * than the [T][T] one (a column-wise walk over T x T values, one cache
- * line per value), with the same order of each sum. Both run over all Tp
- * columns of p and ds, whose padding is 0 (p) or never read back (ds): a
- * multiple of 8 columns, which the GEMM takes in whole vectors.
+ * into dqkv. dv = p^T do and dk = ds^T q sum over queries: products with a
+ * transposed A, which the GEMM reads in place (a few values of each row of
+ * p or ds per step), written straight into the rows of dv and dk.
  */
 static int attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
 	const td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp;
-	td_real *ds = s, *dt = s + t * tp, *spare = dt + d * tp;
+	td_real *ds = s, *spare = s + t * tp;
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows dout = head_rows(j, j->w->dctx, c, l, h, spare + 3 * d * t, d, 1);
 	qkv_rows g = pair_qkv(j, j->w->dqkv, l, h, spare + 4 * d * t, 0);
@@ -434,17 +418,15 @@ static int attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t 
 
 	nt.trans_b = 1, tn.trans_a = 1;
 	pad_rows(ds, t, tp, 0);
-	/* dp = do v^T: [T x d] [d x T]; dv^T = do^T p: [d x T] [T x T] */
+	/* dp = do v^T: [T x d] [d x T]; dv = p^T do: [T x T] [T x d] */
 	if ((err = td_gemm(ds, tp, dout.base, dout.ld, in.v.base, in.v.ld, t, t, d, &nt)) ||
-	    (err = td_gemm(dt, tp, dout.base, dout.ld, p, tp, d, tp, t, &tn)))
+	    (err = td_gemm(g.v.base, g.v.ld, p, tp, dout.base, dout.ld, t, d, t, &tn)))
 		return err;
-	untranspose(g.v, dt, d, t, tp);
 	softmax_rows_backward(j->m, ds, p, t, tp, j->scale);
-	/* dq = ds k: [T x T] [T x d]; dk^T = q^T ds: [d x T] [T x T] */
+	/* dq = ds k: [T x T] [T x d]; dk = ds^T q: [T x T] [T x d] */
 	if ((err = td_gemm(g.q.base, g.q.ld, ds, tp, in.k.base, in.k.ld, t, d, t, &nn)) ||
-	    (err = td_gemm(dt, tp, in.q.base, in.q.ld, ds, tp, d, tp, t, &tn)))
+	    (err = td_gemm(g.k.base, g.k.ld, ds, tp, in.q.base, in.q.ld, t, d, t, &tn)))
 		return err;
-	untranspose(g.k, dt, d, t, tp);
 	head_rows_put(j, j->w->dqkv, 3 * c, l, h, g.q);
 	head_rows_put(j, j->w->dqkv + c, 3 * c, l, h, g.k);
 	head_rows_put(j, j->w->dqkv + 2 * c, 3 * c, l, h, g.v);
