@@ -283,9 +283,17 @@ static int contract_all(td_block *b, const kern_ws *w, size_t batch)
 
 	for (int a = 0; a < s->n_sp; a++) {
 		const kern_axis *x = &s->ax[a];
-		contract_job j = {b, x, w, w->z + (size_t)(a + 1) * s->p, NULL, NULL, w->z + (size_t)a * s->p,
-				  NULL, w->den + (size_t)a * b->n_cells,
-				  w->deg + (size_t)a * b->n_cells, 0};
+		contract_job j = {b,
+				  x,
+				  w,
+				  w->z + (size_t)(a + 1) * s->p,
+				  NULL,
+				  NULL,
+				  w->z + (size_t)a * s->p,
+				  NULL,
+				  w->den + (size_t)a * b->n_cells,
+				  w->deg + (size_t)a * b->n_cells,
+				  0};
 
 		masses(b, x, w->den + (size_t)a * b->n_cells, w->deg + (size_t)a * b->n_cells);
 		if ((err = td_pool_ranges(b->o.mixer.threads, batch * x->outer, contract_blocks, &j)))
@@ -331,7 +339,8 @@ static int kern_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
 
 /*
  * The adjoint of the contraction along axis x: g (zero at absent outputs)
- * to dz, written over g, adding dL/dK to the slab once. With r_i = 1
+ * to dz (g itself, or dx for the first axis), adding dL/dK to the slab
+ * once. With r_i = 1
  * (degenerate) or 1/den_i, R the rows r_i g_i and q_i = sum_ch R_i,ch
  * out_i,ch (0 when degenerate), per block:
  *   dz = K^T R                                 (a GEMM, sums over i ascending)

@@ -8,14 +8,15 @@
  * alpha 1 and beta 0 uses C itself as the tile. When k spans several
  * panels and all of C fits one tile (a weight gradient), a worker takes
  * each panel across all its blocks before the next (run_panels), so that
- * the panel is read from memory once. The kernel reads op(A) in place through two
- * strides, whichever way A is stored (its elements are broadcast one at a
- * time, so they need not be contiguous), and op(B) in place when its rows
- * are B's rows; a transposed B is first packed into contiguous rows, once
- * per column block when k fits one panel, so that the kernel's inner loop
- * always runs over contiguous columns the compiler can vectorise. A
- * product of at most GEMM_SMALL_WORK multiply-adds skips all that and is
- * computed element by element (small_product).
+ * the panel is read from memory once. The kernel reads op(A) in place
+ * through two strides, whichever way A is stored (its elements are
+ * broadcast one at a time, so they need not be contiguous), and op(B) in
+ * place when its rows are B's rows; a transposed B is first packed into
+ * contiguous rows (padded with zeros to PAD columns), once per column
+ * block when k fits one panel, so that the kernel's inner loop always runs
+ * over contiguous columns the compiler can vectorise. A product of at most
+ * GEMM_SMALL_WORK multiply-adds skips all that and is computed element by
+ * element (small_product).
  *
  * What this file must never do: let the summation order of an element depend
  * on anything but k. Threads take whole output blocks (block b goes to
