@@ -106,9 +106,12 @@ static int forward_lines(void *arg, size_t l0, size_t l1)
 	for (size_t l = l0; l < l1; l++)
 		for (size_t t = 0; t < j->length; t++) {
 			td_real *restrict yt = j->y + (l * j->length + t) * c;
+			const td_real *xt = j->x + (l * j->length + t) * c;
 
-			memcpy(yt, bias, c * sizeof *yt);
-			for (size_t i = 0; i < m->o.kernel_size; i++) {
+			/* bias, then tap 0 (x_t itself, always on the line): no call to copy the bias */
+			for (size_t k = 0; k < c; k++)
+				yt[k] = bias[k] + w[k] * xt[k];
+			for (size_t i = 1; i < m->o.kernel_size; i++) {
 				size_t src = tap(m, t, i, j->length);
 				const td_real *xs, *wi = w + i * c;
 

@@ -1098,6 +1098,16 @@ mutant {
 }
 
 mutant {
+  name = "conv-fused-first-tap-drops-the-bias",
+  file = "core/mixer_conv.c",
+  find = "yt[k] = bias[k] + w[k] * xt[k];",
+  replace = "yt[k] = w[k] * xt[k] + 0 * bias[k];",
+  guards = { "test_the_conv_matches_pytorch_conv1d_forward_and_backward" },
+  designed_against = "an initialisation folded into the first term that loses what it used to start from",
+  why = "the forward's first tap, taking the place of the bias copy, forgets the bias",
+}
+
+mutant {
   name = "mixer-conv-reverse-tap-past-the-line",
   file = "core/mixer_conv.c",
   find = "return off < length - t ? t + off : SIZE_MAX;",
