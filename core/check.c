@@ -475,25 +475,18 @@ static void check_gradient(td_check_report *r, rig *g)
 #endif
 }
 
-/* dst = src with absent cells 0 (scan, kernel), or src's present cells packed (flatten). */
-static int bare_in(const rig *g, int flat, const td_real *src, td_real *dst)
+/*
+ * dst = src with absent cells 0 (scan, kernel); for flatten, src's present
+ * cells packed (in), or spread back over the lattice with absent cells 0
+ * (out).
+ */
+static int bare_copy(const rig *g, int flat, int in, const td_real *src, td_real *dst)
 {
 	const size_t wd = g->o->width;
 
 	if (flat)
-		return td_lattice_gather(g->lat, g->o->batch, wd, src, dst);
-	for (size_t i = 0; i < g->n; i++)
-		dst[i] = td_lattice_is_present(g->lat, (i / wd) % g->cells) ? src[i] : 0;
-	return 0;
-}
-
-/* bare_in's inverse: dst over the whole lattice, absent cells 0. */
-static int bare_out(const rig *g, int flat, const td_real *src, td_real *dst)
-{
-	const size_t wd = g->o->width;
-
-	if (flat)
-		return td_lattice_scatter(g->lat, g->o->batch, wd, src, dst);
+		return in ? td_lattice_gather(g->lat, g->o->batch, wd, src, dst)
+			  : td_lattice_scatter(g->lat, g->o->batch, wd, src, dst);
 	for (size_t i = 0; i < g->n; i++)
 		dst[i] = td_lattice_is_present(g->lat, (i / wd) % g->cells) ? src[i] : 0;
 	return 0;
@@ -521,11 +514,11 @@ static int bare_mixer(rig *g, td_block *blk, td_real *want, td_real *want_dx)
 	if (!err && !(err = td_mixer_ws_size(&ws_len, m, b, len)) &&
 	    !(ws = calloc(ws_len, sizeof *ws)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory for the bare mixer's workspace");
-	if (!err && !(err = bare_in(g, flat, g->x, in)) &&
+	if (!err && !(err = bare_copy(g, flat, 1, g->x, in)) &&
 	    !(err = td_mixer_forward(m, out, in, b, len, ws, ws_len)) &&
-	    !(err = bare_out(g, flat, out, want)) && !(err = bare_in(g, flat, g->dy, in)) &&
+	    !(err = bare_copy(g, flat, 0, out, want)) && !(err = bare_copy(g, flat, 1, g->dy, in)) &&
 	    !(err = td_mixer_backward(m, out, in, b, len, ws, ws_len)))
-		err = bare_out(g, flat, out, want_dx);
+		err = bare_copy(g, flat, 0, out, want_dx);
 	td_mixer_free(m);
 	free(in), free(out), free(ws);
 	return err;
