@@ -5,17 +5,20 @@
  * bo its out_proj.
  *
  * The projections in and out are one GEMM each over every line and
- * position. The attention itself is a few GEMMs per (line, head) pair:
- * scores q k^T, then o = p v forward; dp = do v^T, dv = p^T do, dq = ds k
- * and dk = ds^T q backward (dv and dk as their transposes, which the GEMM
- * packs cheaply), with the softmax in between (softmax_rows). A pair
- * works on its rows in sweep order: in place in the [P][3C] buffers when
- * the sweep runs forward, on copies in reverse sweep order otherwise, so
- * every sum over keys or queries (the GEMMs' and the softmax's) runs in
- * sweep order and reverse is exactly the mirror of forward. Threads split
- * the pairs (pair b goes to worker b mod workers) and call the GEMM with
- * one thread; a pair is computed the same way whichever worker takes it,
- * so the result is bitwise independent of the thread count.
+ * position. The attention itself is a few small products per (line, head)
+ * pair: scores q k^T, then o = p v forward; dp = do v^T, dv = p^T do, dq =
+ * ds k and dk = ds^T q backward, with the softmax in between
+ * (softmax_rows). They are T x T x d and T x d x T, a few thousand of them
+ * per step, so they are written out here (scores, prod_rows) rather than
+ * handed to td_gemm, whose per-call costs were most of their time; each
+ * sum is the one gemm.h's contract defines, so the bits are td_gemm's. A
+ * pair works on its rows in sweep order: in place in the [P][3C] buffers
+ * when the sweep runs forward, on copies in reverse sweep order otherwise,
+ * so every sum over keys or queries (the products' and the softmax's) runs
+ * in sweep order and reverse is exactly the mirror of forward. Threads
+ * split the pairs (pair b goes to worker b mod workers); a pair is
+ * computed the same way whichever worker takes it, so the result is
+ * bitwise independent of the thread count.
  *
  * Workspace, for P = lines * length positions, T = length, L = lines,
  * C = channels, nh = heads, d = C / nh, W = workers (threads, at most
@@ -33,6 +36,7 @@
  *   per worker, [W] of (scratch):
  *     ds  [T][Tp]        one pair's raw scores (forward), or its dL/dp, then
  *                        dL/ds (backward)
+ *     kt  [d][Tp]        its k^T (forward) or v^T (backward), for scores
  *     hq  [T][3d]        its q, k, v in sweep order (reverse only)
  *     ho  [T][d]         its o (forward) or dL/do (backward) in sweep order
  *                        (reverse only)
@@ -44,7 +48,6 @@
  */
 #include <math.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
 #include "error.h"
@@ -98,20 +101,22 @@ static size_t stride(size_t length)
 	return length == 1 ? 1 : (length + LANES - 1) / LANES * LANES;
 }
 
-/* One worker's scratch: T Tp + 7 T d values (the product fits: see attention_ws_size). */
+/* One worker's scratch: (T + d) Tp + 7 T d values (the product fits: see attention_ws_size). */
 static size_t scratch_size(const td_mixer *m, size_t length)
 {
-	return length * stride(length) + 7 * (m->o.channels / m->o.heads) * length;
+	const size_t d = m->o.channels / m->o.heads;
+
+	return (length + d) * stride(length) + 7 * d * length;
 }
 
 /*
- * 9C values per position, L * nh * T * Tp weights, W (T Tp + 7 T d) + 4C
- * scratch; each product checked (lines * heads fits: heads <= channels,
+ * 9C values per position, L * nh * T * Tp weights, W ((T + d) Tp + 7 T d)
+ * + 4C scratch; each product checked (lines * heads fits: heads <= channels,
  * and mixer.c has checked that lines * length * channels fits).
  */
 static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
-	size_t c = m->o.channels, d = c / m->o.heads, tt, weights, per, scratch, rest;
+	size_t c = m->o.channels, d = c / m->o.heads, tt, weights, kt, per, scratch, rest;
 	int err;
 
 	if (length > SIZE_MAX / 2) /* so that stride() cannot wrap */
@@ -119,7 +124,8 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	if ((err = td_mixer_size_muladd(&tt, length, stride(length), 0, "the attention weights")) ||
 	    (err = td_mixer_size_muladd(&weights, lines * m->o.heads, tt, 0,
 					"the attention weights")) ||
-	    (err = td_mixer_size_muladd(&per, 7 * d, length, tt, "the attention scratch")) ||
+	    (err = td_mixer_size_muladd(&kt, d, stride(length), tt, "the attention scratch")) ||
+	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c,
 					"the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&rest, 1, weights, scratch, "the attention workspace")))
@@ -254,12 +260,174 @@ static size_t row_end(const td_mixer *m, size_t i, size_t length)
 	return (n_keys(m, i, length) + LANES - 1) / LANES * LANES;
 }
 
-/* Sets the padding of t rows of stride tp, columns t .. tp-1, to v. */
-static void pad_rows(td_real *r, size_t t, size_t tp, td_real v)
+/*
+ * The pair products. Each element is the sum gemm.h's contract defines for
+ * alpha 1 and beta 0: from 0, its products added in ascending order, a
+ * multiply then an add (C11 mode never fuses them), so these give
+ * td_gemm's bits. Vectors of LANES values hold a row's adjacent columns;
+ * their lanes are independent sums, whatever the width the compiler gives
+ * them.
+ */
+typedef td_real vec __attribute__((vector_size(LANES * sizeof(td_real))));
+/* In the double build a vec is 64 bytes, which GCC warns changes the ABI: these are static. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+#ifdef TD_REAL_DOUBLE
+typedef int64_t lane_int;
+#else
+typedef int32_t lane_int;
+#endif
+typedef lane_int vmask __attribute__((vector_size(LANES * sizeof(td_real))));
+
+static vec vload(const td_real *p)
 {
-	for (size_t i = 0; i < t; i++)
-		for (size_t j = t; j < tp; j++)
-			r[i * tp + j] = v;
+	vec v;
+
+	memcpy(&v, p, sizeof v); /* rows are only td_real-aligned */
+	return v;
+}
+
+static void vstore(td_real *p, vec v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
+/* bt[p][j] = b[j][p] for j < n and p < kd, rows np long, 0 for n <= j < np: op(B) of q k^T. */
+static void transpose_rows(td_real *restrict bt, size_t np, const td_real *restrict b, size_t ldb,
+			   size_t n, size_t kd)
+{
+	for (size_t j = 0; j < n; j++)
+		for (size_t p = 0; p < kd; p++)
+			bt[p * np + j] = b[j * ldb + p];
+	for (size_t p = 0; p < kd; p++)
+		for (size_t j = n; j < np; j++)
+			bt[p * np + j] = 0;
+}
+
+/*
+ * v with fill in its lanes k with j0 + k >= nk, selected on the bits (a
+ * row's values are stored whole, so that the softmax's vector loads never
+ * wait on narrower stores).
+ */
+static vec past_keys(vec v, size_t j0, size_t nk, td_real fill)
+{
+	const vmask lane = {0, 1, 2, 3, 4, 5, 6, 7};
+	const vmask keep = lane < (vmask){0} + (lane_int)(nk > j0 ? nk - j0 : 0);
+	const vec f = (vec){0} + fill;
+
+	return (vec)(((vmask)v & keep) | ((vmask)f & ~keep));
+}
+
+/*
+ * R rows from i of s = a bt over V vectors of columns from j: s[i][j] =
+ * sum over p < kd of a[i][p] bt[p][j], except fill past the keys query
+ * step i sees. Inlined with constant R and V, so that the R V sums stay in
+ * registers.
+ */
+static inline __attribute__((always_inline)) void
+scores_tile(const td_mixer *m, td_real *s, size_t lds, const td_real *a, size_t lda,
+	    const td_real *bt, size_t np, size_t t, size_t kd, size_t i, size_t j, td_real fill,
+	    size_t R, size_t V)
+{
+	vec acc[4][2] = {{{0}}};
+
+	for (size_t p = 0; p < kd; p++)
+#pragma GCC unroll 2
+		for (size_t v = 0; v < V; v++) {
+			const vec b = vload(bt + p * np + j + v * LANES);
+
+#pragma GCC unroll 4
+			for (size_t r = 0; r < R; r++)
+				acc[r][v] += a[(i + r) * lda + p] * b;
+		}
+#pragma GCC unroll 4
+	for (size_t r = 0; r < R; r++)
+#pragma GCC unroll 2
+		for (size_t v = 0; v < V; v++) {
+			const size_t j0 = j + v * LANES, nk = n_keys(m, i + r, t);
+
+			if (j0 + LANES > nk)
+				acc[r][v] = past_keys(acc[r][v], j0, nk, fill);
+			vstore(s + (i + r) * lds + j0, acc[r][v]);
+		}
+}
+
+/*
+ * A pair's t x np block s (np = stride(t)) = a bt: a [t][kd] (rows lda
+ * apart) times bt [kd][np] (transpose_rows), each query's row filled with
+ * fill past the keys it sees, its padding included: the scores (fill
+ * -infinity) or dL/dp (fill 0) that the softmax steps expect.
+ */
+static void scores(const td_mixer *m, td_real *s, const td_real *a, size_t lda,
+		   const td_real *bt, size_t t, size_t kd, td_real fill)
+{
+	const size_t np = stride(t);
+	size_t i = 0;
+
+	for (; i + 4 <= t; i += 4) {
+		size_t j = 0;
+
+		for (; j + 2 * LANES <= np; j += 2 * LANES)
+			scores_tile(m, s, np, a, lda, bt, np, t, kd, i, j, fill, 4, 2);
+		if (j < np)
+			scores_tile(m, s, np, a, lda, bt, np, t, kd, i, j, fill, 4, 1);
+	}
+	for (; i < t; i++)
+		for (size_t j = 0; j < np; j += LANES)
+			scores_tile(m, s, np, a, lda, bt, np, t, kd, i, j, fill, 1, 1);
+}
+
+/*
+ * R rows from i, LANES columns from e, of out = A b, A(i, k) = a[i ars +
+ * k aps]: out[i][e] = sum over k < kn of A(i, k) b[k][e]. Inlined with
+ * constant R, as scores_tile.
+ */
+static inline __attribute__((always_inline)) void
+rows_tile(td_real *out, size_t ldo, const td_real *a, size_t ars, size_t aps, const td_real *b,
+	  size_t ldb, size_t kn, size_t i, size_t e, size_t R)
+{
+	vec acc[8] = {0};
+
+	for (size_t k = 0; k < kn; k++) {
+		const vec bk = vload(b + k * ldb + e);
+
+#pragma GCC unroll 8
+		for (size_t r = 0; r < R; r++)
+			acc[r] += a[(i + r) * ars + k * aps] * bk;
+	}
+#pragma GCC unroll 8
+	for (size_t r = 0; r < R; r++)
+		vstore(out + (i + r) * ldo + e, acc[r]);
+}
+
+/*
+ * out [m][d] (rows ldo apart) = A b, A(i, k) = a[i ars + k aps] for k < kn
+ * and b [kn][d] (rows ldb apart): o = p v, dq = ds k, and with ars 1, aps
+ * tp, dv = p^T do and dk = ds^T q. Eight rows at a time, so that eight
+ * sums are in flight; columns past the last whole vector one at a time.
+ */
+static void prod_rows(td_real *out, size_t ldo, const td_real *a, size_t ars, size_t aps,
+		      const td_real *b, size_t ldb, size_t m, size_t d, size_t kn)
+{
+	size_t e = 0;
+
+	for (; e + LANES <= d; e += LANES) {
+		size_t i = 0;
+
+		for (; i + 8 <= m; i += 8)
+			rows_tile(out, ldo, a, ars, aps, b, ldb, kn, i, e, 8);
+		for (; i + 4 <= m; i += 4)
+			rows_tile(out, ldo, a, ars, aps, b, ldb, kn, i, e, 4);
+		for (; i < m; i++)
+			rows_tile(out, ldo, a, ars, aps, b, ldb, kn, i, e, 1);
+	}
+	for (; e < d; e++)
+		for (size_t i = 0; i < m; i++) {
+			td_real sum = 0;
+
+			for (size_t k = 0; k < kn; k++)
+				sum += a[i * ars + k * aps] * b[k * ldb + e];
+			out[i * ldo + e] = sum;
+		}
 }
 
 /*
@@ -317,11 +485,8 @@ static void softmax_rows(const td_mixer *m, td_real *p, td_real *s, size_t t, si
 	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
 		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
 
-		for (size_t i = i0; i < i1; i++) {
-			for (size_t j = n_keys(m, i, t); j < row_end(m, i, t) && j < t; j++)
-				s[i * tp + j] = -INFINITY; /* causal only: keys the GEMM filled */
+		for (size_t i = i0; i < i1; i++)
 			mx[i - i0] = scale_max(s + i * tp, row_end(m, i, t), scale);
-		}
 		for (size_t i = i0; i < i1; i++)
 			sum[i - i0] = exp_sum(p + i * tp, s + i * tp, row_end(m, i, t), mx[i - i0]);
 		for (size_t i = i0; i < i1; i++) {
@@ -337,33 +502,29 @@ static void softmax_rows(const td_mixer *m, td_real *p, td_real *s, size_t t, si
 }
 
 /* Pair (l, h) forward: p = softmax(scale q k^T) into att, o = p v into ctx. */
-static int attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
+static void attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
 	td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp, *spare = s + t * tp;
+	td_real *kt = spare + 7 * d * t;
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows o = head_rows(j, j->w->ctx, c, l, h, spare + 3 * d * t, d, 0);
-	td_gemm_opts nt = TD_GEMM_OPTS_INIT, nn = TD_GEMM_OPTS_INIT;
-	int err;
 
-	nt.trans_b = 1;
-	pad_rows(s, t, tp, -INFINITY);
 	/* raw scores q k^T into s: [T x d] [d x T], scaled in softmax_rows */
-	if ((err = td_gemm(s, tp, in.q.base, in.q.ld, in.k.base, in.k.ld, t, t, d, &nt)))
-		return err;
+	transpose_rows(kt, tp, in.k.base, in.k.ld, t, d);
+	scores(j->m, s, in.q.base, in.q.ld, kt, t, d, -INFINITY);
 	softmax_rows(j->m, p, s, t, tp, j->scale);
 	/* o = p v: [T x T] [T x d] */
-	if ((err = td_gemm(o.base, o.ld, p, tp, in.v.base, in.v.ld, t, d, t, &nn)))
-		return err;
+	prod_rows(o.base, o.ld, p, tp, 1, in.v.base, in.v.ld, t, d, t);
 	head_rows_put(j, j->w->ctx, c, l, h, o);
-	return 0;
 }
 
 /*
  * A pair backwards through its softmax, in place of dp [T][Tp]: ds =
  * scale p (dp - sum_j p_j dp_j) over the keys each query sees, 0 for the
- * rest. p is the forward's weights (0 past the keys, up to row_end);
- * dp's padding past T is 0 (pad_rows). In blocks of ROWS rows, as
+ * rest: p is the forward's weights, 0 past the keys up to row_end, and dp
+ * is 0 past the keys (scores), so a masked key's ds is 0 x (0 - the sum)
+ * and the keys past row_end keep dp's 0. In blocks of ROWS rows, as
  * softmax_rows: the sums first, then the updates.
  */
 static void softmax_rows_backward(const td_mixer *m, td_real *dp, const td_real *p, size_t t,
@@ -375,62 +536,53 @@ static void softmax_rows_backward(const td_mixer *m, td_real *dp, const td_real 
 		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
 
 		for (size_t i = i0; i < i1; i++) {
-			const size_t nk = n_keys(m, i, t), n = row_end(m, i, t);
+			const size_t n = row_end(m, i, t);
 			const td_real *pi = p + i * tp;
-			td_real *di = dp + i * tp, lane[LANES] = {0};
+			const td_real *di = dp + i * tp;
+			td_real lane[LANES] = {0};
 
-			for (size_t j = nk; j < n && j < t; j++) /* causal only: filled by the GEMM */
-				di[j] = 0;
 			for (size_t j = 0; j < n; j += LANES)
 				for (size_t k = 0; k < LANES; k++)
 					lane[k] += pi[j + k] * di[j + k];
 			pdp[i - i0] = lanes_total(lane);
 		}
 		for (size_t i = i0; i < i1; i++) {
-			const size_t nk = n_keys(m, i, t), n = row_end(m, i, t);
+			const size_t n = row_end(m, i, t);
 			const td_real *restrict pi = p + i * tp;
 			td_real *restrict di = dp + i * tp;
 
 			for (size_t j = 0; j < n; j++)
 				di[j] = scale * pi[j] * (di[j] - pdp[i - i0]);
-			if (nk < t)
-				memset(di + nk, 0, (t - nk) * sizeof *di);
 		}
 	}
 }
 
 /*
  * Pair (l, h) backward: from dctx and the saved weights, its dq, dk, dv
- * into dqkv. dv = p^T do and dk = ds^T q sum over queries: products with a
- * transposed A, which the GEMM reads in place (a few values of each row of
- * p or ds per step), written straight into the rows of dv and dk.
+ * into dqkv. dv = p^T do and dk = ds^T q sum over queries: products that
+ * read p or ds down its columns, written straight into the rows of dv and
+ * dk.
  */
-static int attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t h)
+static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
 	const td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp;
-	td_real *ds = s, *spare = s + t * tp;
+	td_real *ds = s, *spare = s + t * tp, *vt = spare + 7 * d * t;
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows dout = head_rows(j, j->w->dctx, c, l, h, spare + 3 * d * t, d, 1);
 	qkv_rows g = pair_qkv(j, j->w->dqkv, l, h, spare + 4 * d * t, 0);
-	td_gemm_opts nt = TD_GEMM_OPTS_INIT, tn = TD_GEMM_OPTS_INIT, nn = TD_GEMM_OPTS_INIT;
-	int err;
 
-	nt.trans_b = 1, tn.trans_a = 1;
-	pad_rows(ds, t, tp, 0);
 	/* dp = do v^T: [T x d] [d x T]; dv = p^T do: [T x T] [T x d] */
-	if ((err = td_gemm(ds, tp, dout.base, dout.ld, in.v.base, in.v.ld, t, t, d, &nt)) ||
-	    (err = td_gemm(g.v.base, g.v.ld, p, tp, dout.base, dout.ld, t, d, t, &tn)))
-		return err;
+	transpose_rows(vt, tp, in.v.base, in.v.ld, t, d);
+	scores(j->m, ds, dout.base, dout.ld, vt, t, d, 0);
+	prod_rows(g.v.base, g.v.ld, p, 1, tp, dout.base, dout.ld, t, d, t);
 	softmax_rows_backward(j->m, ds, p, t, tp, j->scale);
 	/* dq = ds k: [T x T] [T x d]; dk = ds^T q: [T x T] [T x d] */
-	if ((err = td_gemm(g.q.base, g.q.ld, ds, tp, in.k.base, in.k.ld, t, d, t, &nn)) ||
-	    (err = td_gemm(g.k.base, g.k.ld, ds, tp, in.q.base, in.q.ld, t, d, t, &tn)))
-		return err;
+	prod_rows(g.q.base, g.q.ld, ds, tp, 1, in.k.base, in.k.ld, t, d, t);
+	prod_rows(g.k.base, g.k.ld, ds, 1, tp, in.q.base, in.q.ld, t, d, t);
 	head_rows_put(j, j->w->dqkv, 3 * c, l, h, g.q);
 	head_rows_put(j, j->w->dqkv + c, 3 * c, l, h, g.k);
 	head_rows_put(j, j->w->dqkv + 2 * c, 3 * c, l, h, g.v);
-	return 0;
 }
 
 /*
@@ -476,41 +628,28 @@ static void attend_one_backward(const pair_job *j, size_t l, size_t h)
 		dq[e] = 0 + ds * k[e], dk[e] = 0 + q[e] * ds;
 }
 
-typedef struct {
-	const pair_job *job;
-	size_t w;
-	int err;       /* the first failure of this worker's share, 0 if none */
-	char msg[256]; /* its message, read in the worker's thread */
-} pair_worker;
-
 /* Runs worker w's share of the pairs (pairs w, w + workers, ...) on its own scratch. */
 static void pair_share(void *arg, size_t w)
 {
-	pair_worker *pw = (pair_worker *)arg + w;
-	const pair_job *j = pw->job;
-	td_real *s = j->w->scratch + pw->w * scratch_size(j->m, j->length);
+	const pair_job *j = arg;
+	td_real *s = j->w->scratch + w * scratch_size(j->m, j->length);
 
-	for (size_t b = pw->w; b < j->lines * j->m->o.heads && !pw->err; b += j->workers) {
+	for (size_t b = w; b < j->lines * j->m->o.heads; b += j->workers) {
 		size_t l = b / j->m->o.heads, h = b % j->m->o.heads;
 
 		if (j->length == 1 && j->backward)
 			attend_one_backward(j, l, h);
 		else if (j->length == 1)
 			attend_one(j, l, h);
+		else if (j->backward)
+			attend_pair_backward(j, s, l, h);
 		else
-			pw->err = j->backward ? attend_pair_backward(j, s, l, h)
-					      : attend_pair(j, s, l, h);
+			attend_pair(j, s, l, h);
 	}
-	if (pw->err)
-		snprintf(pw->msg, sizeof pw->msg, "%s", td_error_last());
 }
 
-/*
- * Every pair forward (or backward), a share of the pairs per worker on the
- * core's workers (pool.h). Returns the first failure, its message carried
- * over from the thread that met it.
- */
-static int each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t length, int backward)
+/* Every pair forward (or backward), a share of the pairs per worker on the core's workers (pool.h). */
+static void each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t length, int backward)
 {
 	const size_t d = m->o.channels / m->o.heads;
 	pair_job job = {m,
@@ -522,15 +661,8 @@ static int each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t le
 			d,
 			(td_real)(1 / sqrt((double)d)),
 			backward};
-	pair_worker wk[TD_POOL_MAX];
 
-	for (size_t i = 0; i < job.workers; i++)
-		wk[i] = (pair_worker){&job, i, 0, ""};
-	td_pool_run(job.workers, pair_share, wk);
-	for (size_t i = 0; i < job.workers; i++)
-		if (wk[i].err)
-			return TD_FAIL(wk[i].err, "%s", wk[i].msg);
-	return 0;
+	td_pool_run(job.workers, pair_share, &job);
 }
 
 static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
@@ -552,8 +684,7 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 	for (size_t i = 0; i < p; i++)
 		for (size_t k = 0; k < 3 * c; k++)
 			w.qkv[i * 3 * c + k] += b[k];
-	if ((err = each_pair(m, &w, lines, length, 0)))
-		return err;
+	each_pair(m, &w, lines, length, 0);
 	/* y = ctx Wo^T + bo: [P x C] [C x C] */
 	if ((err = td_gemm(y, c, w.ctx, c, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c, &o)))
 		return err;
@@ -599,8 +730,7 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_WO), c, dy, c, w.ctx, c, c, c, p, &acc)))
 		return err;
 	/* every pair writes its own columns of its line's rows: dqkv is written whole */
-	if ((err = each_pair(m, &w, lines, length, 1)))
-		return err;
+	each_pair(m, &w, lines, length, 1);
 	bias_grads(m, &w, dy, p);
 	/* dWqkv += dqkv^T x: [3C x P] [P x C]; dx = dqkv Wqkv: [P x 3C] [3C x C] */
 	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_WQKV), c, w.dqkv, 3 * c, w.x, c, 3 * c,

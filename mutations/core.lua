@@ -1785,18 +1785,18 @@ mutant {
 mutant {
   name = "mixer-attention-masked-scores-kept",
   file = "core/mixer_attention.c",
-  find = "s[i * tp + j] = -INFINITY; /* causal only: keys the GEMM filled */",
-  replace = "(void)0;",
+  find = "const size_t j0 = j + v * LANES, nk = n_keys(m, i + r, t);",
+  replace = "const size_t j0 = j + v * LANES, nk = m->o.causal ? t : t;",
   guards = { "test_mixer_causal_attention_never_reads_the_future" },
-  designed_against = "the score GEMM computes every key's score, masked or not; a masked key must still get weight 0",
+  designed_against = "the score product computes every key's score, masked or not; a masked key must still get weight 0",
   why = "leaves the masked keys' raw scores in the weights that o = p v reads",
 }
 
 mutant {
   name = "mixer-attention-ws-scratch-short",
   file = "core/mixer_attention.c",
-  find = "(err = td_mixer_size_muladd(&per, 7 * d, length, tt, \"the attention scratch\"))",
-  replace = "(err = td_mixer_size_muladd(&per, 6 * d, length, tt, \"the attention scratch\"))",
+  find = "(err = td_mixer_size_muladd(&per, 7 * d, length, kt, \"the attention scratch\"))",
+  replace = "(err = td_mixer_size_muladd(&per, 6 * d, length, kt, \"the attention scratch\"))",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   designed_against = "each worker's scratch is carved past the saved tensors; a size that forgets a slice writes past the workspace",
   why = "asks for T d fewer values per worker than attend_pair_backward uses (the reverse copies of dq, dk, dv)",
@@ -2022,8 +2022,8 @@ mutant {
 mutant {
   name = "attention-softmax-pads-scores-with-zero",
   file = "core/mixer_attention.c",
-  find = "pad_rows(s, t, tp, -INFINITY);",
-  replace = "pad_rows(s, t, tp, 0);",
+  find = "scores(j->m, s, in.q.base, in.q.ld, kt, t, d, -INFINITY);",
+  replace = "scores(j->m, s, in.q.base, in.q.ld, kt, t, d, 0);",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums: exp of the pad must be 0",
   why = "every padded lane adds exp(0 - max) to the softmax's denominator",
@@ -2032,8 +2032,8 @@ mutant {
 mutant {
   name = "attention-softmax-backward-padding-not-zeroed",
   file = "core/mixer_attention.c",
-  find = "pad_rows(ds, t, tp, 0);",
-  replace = "pad_rows(ds, t, tp, NAN);",
+  find = "scores(j->m, ds, dout.base, dout.ld, vt, t, d, 0);",
+  replace = "scores(j->m, ds, dout.base, dout.ld, vt, t, d, NAN);",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums",
   why = "the padding holds garbage: 0 x NaN in the sum of p dp poisons the row",
@@ -2127,6 +2127,37 @@ mutant {
   guards = { "test_dot3_is_dot_fixed_of_the_stored_products" },
   designed_against = "a fused version of a computation that rounds differently from the one it replaces",
   why = "RMSNorm's backward sums products that were never rounded to td_real: not the bits it had",
+}
+
+mutant {
+  name = "attention-products-drop-the-columns-past-the-vectors",
+  file = "core/mixer_attention.c",
+  find = "for (; e < d; e++)",
+  replace = "for (; e < d && e < LANES; e++)",
+  guards = { "test_mixer_attention_with_wide_heads_on_odd_lines_matches_its_definition" },
+  designed_against = "a loop vectorised by whole vectors whose remainder is never reached by the small shapes the tests use",
+  why = "heads wider than a vector lose their columns past it in o = p v and the backward's products",
+}
+
+mutant {
+  name = "attention-products-drop-the-rows-past-the-blocks",
+  file = "core/mixer_attention.c",
+  find = "rows_tile(out, ldo, a, ars, aps, b, ldb, kn, i, e, 1);",
+  replace = "(void)0;",
+  guards = { "test_mixer_attention_with_wide_heads_on_odd_lines_matches_its_definition" },
+  designed_against = "a loop blocked by rows whose remainder is never reached by the small shapes the tests use",
+  why = "a line whose length is not a multiple of 4 leaves its last rows of o, dq, dk, dv unwritten",
+}
+
+mutant {
+  name = "attention-scores-mask-one-key-late",
+  file = "core/mixer_attention.c",
+  find = "const vmask keep = lane < (vmask){0} + (lane_int)(nk > j0 ? nk - j0 : 0);",
+  replace = "const vmask keep = lane <= (vmask){0} + (lane_int)(nk > j0 ? nk - j0 : 0);",
+  guards = { "test_mixer_causal_attention_never_reads_the_future",
+             "test_mixer_attention_with_wide_heads_on_odd_lines_matches_its_definition" },
+  designed_against = "an off-by-one at the boundary of the keys a query sees",
+  why = "each row keeps one key past the last it sees: the next step for causal rows, a padding lane of 0 for the rest",
 }
 
 mutant {

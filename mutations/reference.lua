@@ -54,17 +54,6 @@ mutant {
 }
 
 mutant {
-  name = "reference-attention-masked-score-gradient-kept",
-  file = "core/mixer_attention.c",
-  find = "memset(di + nk, 0, (t - nk) * sizeof *di);",
-  replace = "(void)0;",
-  guards = { "test_mixer_causal_attention_on_long_lines_keeps_the_future_out",
-             "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
-  designed_against = "dp = do v^T is computed for every key; a masked key's dp must not flow into dq and dk",
-  why = "leaves the masked keys' dL/dp where dL/ds belongs, so dq and dk gather gradient from the future",
-}
-
-mutant {
   name = "reference-lstm-forget-gate-wrong-slice",
   file = "core/mixer_lstm.c",
   find = "const td_real *i = g, *f = g + h, *gg = g + 2 * h, *o = g + 3 * h;",

@@ -68,6 +68,11 @@
  *       -> never_writes_past_the_workspace_it_asked_for
  *   - attention's bias_grads writing dbo with `=`
  *       -> backward_adds_parameter_gradients_and_overwrites_dx
+ *   - attention's prod_rows skipping the columns past its whole vectors
+ *     (`e < d` -> `e < d && e < LANES`) or its single rows after the blocks
+ *     of 8 and 4, scores_tile masking one key late (`lane <` -> `lane <=`)
+ *       -> attention_with_wide_heads_on_odd_lines_matches_its_definition
+ *          (the first two reach no other test: heads of 2, lines of 6)
  *   - lstm forget gate read from the input gate's slice (`f = g + h` ->
  *     `f = g` in state_row), or df without f(1 - f)
  *       -> gradients_agree_with_finite_differences (lstm dx)
@@ -580,6 +585,104 @@ static void test_mixer_causal_attention_on_long_lines_keeps_the_future_out(void 
 	}
 }
 
+/*
+ * Attention's forward by its definition, in double, for line l of r:
+ * y = (softmax(q k^T / sqrt(d)) v per head) Wo^T + bo with qkv = x Wqkv^T
+ * + bqkv, a query at position t seeing, with causal set, the keys the
+ * sweep has passed (u <= t forward, u >= t reverse). Into want [T][C].
+ */
+static void attention_by_definition(double *want, rig *r, size_t l)
+{
+	const td_mixer_opts *o = td_mixer_options(r->m);
+	const size_t c = o->channels, d = c / o->heads, t_len = r->length;
+	const td_real *p = td_mixer_params(r->m), *x = r->x + l * t_len * c;
+	const td_real *wqkv = p + td_mixer_tensor_at(r->m, 0)->offset;
+	const td_real *bqkv = p + td_mixer_tensor_at(r->m, 1)->offset;
+	const td_real *wo = p + td_mixer_tensor_at(r->m, 2)->offset;
+	const td_real *bo = p + td_mixer_tensor_at(r->m, 3)->offset;
+	double *qkv = calloc(t_len * 3 * c, sizeof *qkv), *ctx = calloc(t_len * c, sizeof *ctx);
+	double *w = calloc(t_len, sizeof *w);
+
+	assert_true(qkv && ctx && w);
+	for (size_t t = 0; t < t_len; t++)
+		for (size_t k = 0; k < 3 * c; k++) {
+			qkv[t * 3 * c + k] = (double)bqkv[k];
+			for (size_t e = 0; e < c; e++)
+				qkv[t * 3 * c + k] += (double)wqkv[k * c + e] * (double)x[t * c + e];
+		}
+	for (size_t h = 0; h < o->heads; h++)
+		for (size_t t = 0; t < t_len; t++) {
+			double mx = -INFINITY, sum = 0;
+
+			for (size_t u = 0; u < t_len; u++) {
+				int seen = !o->causal || (o->reverse ? u >= t : u <= t);
+
+				w[u] = -INFINITY;
+				for (size_t e = 0; seen && e < d; e++)
+					w[u] = (e ? w[u] : 0) + qkv[t * 3 * c + h * d + e] *
+								qkv[u * 3 * c + c + h * d + e];
+				w[u] /= sqrt((double)d);
+				mx = w[u] > mx ? w[u] : mx;
+			}
+			for (size_t u = 0; u < t_len; u++)
+				sum += w[u] = exp(w[u] - mx);
+			for (size_t e = 0; e < d; e++)
+				for (size_t u = 0; u < t_len; u++)
+					ctx[t * c + h * d + e] +=
+					    w[u] / sum * qkv[u * 3 * c + 2 * c + h * d + e];
+		}
+	for (size_t t = 0; t < t_len; t++)
+		for (size_t k = 0; k < c; k++) {
+			want[t * c + k] = (double)bo[k];
+			for (size_t e = 0; e < c; e++)
+				want[t * c + k] += (double)wo[k * c + e] * ctx[t * c + e];
+		}
+	free(qkv), free(ctx), free(w);
+}
+
+/*
+ * Heads of 12 on lines of 19: the pair products' whole vectors of
+ * columns and their columns past them, their blocks of 8 and 4 rows and
+ * the single rows after them, and a score row of 19 keys in a stride of
+ * 24 (a vector pair, then one vector) are all reached, causal or not,
+ * both ways. The forward against the definition (attention_by_definition);
+ * in the double build, the gradients against finite differences.
+ */
+static void test_mixer_attention_with_wide_heads_on_odd_lines_matches_its_definition(void **state)
+{
+	enum { LINES = 2, T = 19, C = 24 };
+	const double tol = sizeof(td_real) == sizeof(double) ? 1e-12 : 2e-5;
+	double *want = malloc(T * C * sizeof *want);
+
+	(void)state;
+	assert_non_null(want);
+	for (int i = 0; i < 4; i++) {
+		td_mixer_opts o = TD_MIXER_OPTS_INIT;
+		rig r;
+
+		o.kind = TD_MIXER_ATTENTION, o.channels = C, o.heads = 2;
+		o.causal = i / 2, o.reverse = i % 2;
+		r = rig_new(&o, LINES, T, 11);
+		forward(&r);
+		for (size_t l = 0; l < LINES; l++) {
+			attention_by_definition(want, &r, l);
+			for (size_t k = 0; k < T * C; k++) {
+				double got = (double)r.y[l * T * C + k];
+
+				if (fabs(got - want[k]) > tol * (1 + fabs(want[k])))
+					fail_msg("%s: line %zu, y[%zu][%zu] = %.9g, by definition %.9g",
+						 label(&r), l, k / C, k % C, got, want[k]);
+			}
+		}
+#ifdef TD_REAL_DOUBLE
+		backward(&r);
+		assert_int_equal(check_dx(&r) + check_dparams(&r), 0);
+#endif
+		rig_free(&r);
+	}
+	free(want);
+}
+
 /* Scores far past exp's range (x scaled by 1e4): the softmax shifts by the row maximum. */
 static void test_mixer_attention_softmax_stays_finite_for_large_scores(void **state)
 {
@@ -682,6 +785,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_attention_heads_that_do_not_divide_channels_are_refused),
     cmocka_unit_test(test_mixer_causal_attention_never_reads_the_future),
     cmocka_unit_test(test_mixer_causal_attention_on_long_lines_keeps_the_future_out),
+    cmocka_unit_test(test_mixer_attention_with_wide_heads_on_odd_lines_matches_its_definition),
     cmocka_unit_test(test_mixer_attention_softmax_stays_finite_for_large_scores),
     cmocka_unit_test(test_mixer_attention_on_one_step_lines_is_its_value_path),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
