@@ -628,6 +628,26 @@ static void attend_one_backward(const pair_job *j, size_t l, size_t h)
 		dq[e] = 0 + ds * k[e], dk[e] = 0 + q[e] * ds;
 }
 
+/*
+ * The q, k, v rows of the worker's pair after b when that pair starts a
+ * new line: NULL otherwise, *bytes their length. A pair reads its line's
+ * rows d values at a time, 3C apart, which the hardware's prefetchers did
+ * not keep ahead of; pair_share asks for them in advance (bare mixer, best
+ * of 20 runs: forward 13.3 -> 12.7 ms, backward 15.7 -> 15.3 ms; fetching
+ * the weights and dL/do as well did not help). The prefetch loop is
+ * there, not here: GCC takes a function whose only effect is a prefetch
+ * for one without effects, and drops its calls.
+ */
+static const char *next_line(const pair_job *j, size_t b, size_t *bytes)
+{
+	const size_t nh = j->m->o.heads, l = (b + j->workers) / nh;
+
+	*bytes = j->length * 3 * j->c * sizeof(td_real);
+	if (j->length == 1 || l == b / nh || l >= j->lines)
+		return NULL;
+	return (const char *)(j->w->qkv + l * j->length * 3 * j->c);
+}
+
 /* Runs worker w's share of the pairs (pairs w, w + workers, ...) on its own scratch. */
 static void pair_share(void *arg, size_t w)
 {
@@ -635,8 +655,11 @@ static void pair_share(void *arg, size_t w)
 	td_real *s = j->w->scratch + w * scratch_size(j->m, j->length);
 
 	for (size_t b = w; b < j->lines * j->m->o.heads; b += j->workers) {
-		size_t l = b / j->m->o.heads, h = b % j->m->o.heads;
+		size_t l = b / j->m->o.heads, h = b % j->m->o.heads, bytes;
+		const char *next = next_line(j, b, &bytes);
 
+		for (size_t o = 0; next && o < bytes; o += 64)
+			__builtin_prefetch(next + o);
 		if (j->length == 1 && j->backward)
 			attend_one_backward(j, l, h);
 		else if (j->length == 1)
