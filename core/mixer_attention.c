@@ -317,63 +317,122 @@ static vec past_keys(vec v, size_t j0, size_t nk, td_real fill)
 	return (vec)(((vmask)v & keep) | ((vmask)f & ~keep));
 }
 
+/* The lanes of m replaced by those of x that are greater (m is kept where x is NaN). */
+static vec vmax(vec x, vec m)
+{
+	const vmask gt = x > m;
+
+	return (vec)(((vmask)x & gt) | ((vmask)m & ~gt));
+}
+
 /*
- * R rows from i of s = a bt over V vectors of columns from j: s[i][j] =
- * sum over p < kd of a[i][p] bt[p][j], except fill past the keys query
- * step i sees. Inlined with constant R and V, so that the R V sums stay in
- * registers.
+ * What a block of rows of scores or dL/dp carries across its columns: per
+ * row, the lanes of its maximum (scores) or of its sum of p dp (dL/dp).
+ */
+typedef struct {
+	const td_mixer *m;
+	td_real *out;	     /* row i at out + (i - i0) np */
+	const td_real *a;    /* q or do, rows lda apart */
+	const td_real *bt;   /* k^T or v^T, [kd][np] */
+	const td_real *p;    /* dL/dp only: the weights, [t][np] */
+	size_t lda, np, t, kd, i0;
+	td_real scale, fill; /* scores: 1 / sqrt(d) and -infinity; dL/dp: 1 and 0 */
+} score_job;
+
+/*
+ * R rows from i, V vectors of columns from j, of a bt: sums over p < kd of
+ * a[i][p] bt[p][j], scaled, fill past the keys query step i sees, stored
+ * whole (the softmax's vector loads never wait on narrower stores); and,
+ * for the groups up to row_end, lane[r] takes each: their maximum
+ * (scores), or p times them added (dL/dp), in ascending groups as the
+ * softmax steps took them. Inlined with constant R and V, so that the
+ * R V sums stay in registers.
  */
 static inline __attribute__((always_inline)) void
-scores_tile(const td_mixer *m, td_real *s, size_t lds, const td_real *a, size_t lda,
-	    const td_real *bt, size_t np, size_t t, size_t kd, size_t i, size_t j, td_real fill,
-	    size_t R, size_t V)
+score_tile(const score_job *sj, vec *lane, size_t i, size_t j, size_t R, size_t V)
 {
 	vec acc[4][2] = {{{0}}};
 
-	for (size_t p = 0; p < kd; p++)
+	for (size_t p = 0; p < sj->kd; p++)
 #pragma GCC unroll 2
 		for (size_t v = 0; v < V; v++) {
-			const vec b = vload(bt + p * np + j + v * LANES);
+			const vec b = vload(sj->bt + p * sj->np + j + v * LANES);
 
 #pragma GCC unroll 4
 			for (size_t r = 0; r < R; r++)
-				acc[r][v] += a[(i + r) * lda + p] * b;
+				acc[r][v] += sj->a[(i + r) * sj->lda + p] * b;
 		}
 #pragma GCC unroll 4
 	for (size_t r = 0; r < R; r++)
 #pragma GCC unroll 2
 		for (size_t v = 0; v < V; v++) {
-			const size_t j0 = j + v * LANES, nk = n_keys(m, i + r, t);
+			const size_t j0 = j + v * LANES, nk = n_keys(sj->m, i + r, sj->t);
+			vec x = acc[r][v] * sj->scale;
 
 			if (j0 + LANES > nk)
-				acc[r][v] = past_keys(acc[r][v], j0, nk, fill);
-			vstore(s + (i + r) * lds + j0, acc[r][v]);
+				x = past_keys(x, j0, nk, sj->fill);
+			vstore(sj->out + (i + r - sj->i0) * sj->np + j0, x);
+			if (j0 >= row_end(sj->m, i + r, sj->t))
+				continue;
+			if (sj->p)
+				lane[r] += vload(sj->p + (i + r) * sj->np + j0) * x;
+			else
+				lane[r] = vmax(x, lane[r]);
 		}
 }
 
-/*
- * A pair's t x np block s (np = stride(t)) = a bt: a [t][kd] (rows lda
- * apart) times bt [kd][np] (transpose_rows), each query's row filled with
- * fill past the keys it sees, its padding included: the scores (fill
- * -infinity) or dL/dp (fill 0) that the softmax steps expect.
- */
-static void scores(const td_mixer *m, td_real *s, const td_real *a, size_t lda,
-		   const td_real *bt, size_t t, size_t kd, td_real fill)
+/* The lanes of a row's maximum (-infinity) or of its sum of p dp (0), before its first group. */
+static vec lane_start(const score_job *sj)
 {
-	const size_t np = stride(t);
-	size_t i = 0;
+	return (vec){0} + (sj->p ? 0 : -INFINITY);
+}
 
-	for (; i + 4 <= t; i += 4) {
+/* What lane_start's lanes add up to: the row's maximum, in the lanes' order, or lanes_total. */
+static td_real lane_result(const score_job *sj, vec lane)
+{
+	td_real v[LANES], mx = -INFINITY;
+
+	vstore(v, lane);
+	if (sj->p)
+		return lanes_total(v);
+	for (size_t k = 0; k < LANES; k++)
+		mx = v[k] > mx ? v[k] : mx;
+	return mx;
+}
+
+/*
+ * Rows [i0, i1) of a pair's scale (a bt), np = stride(t) wide: a [t][kd]
+ * (rows lda apart) times bt [kd][np] (transpose_rows), each query's row
+ * filled past the keys it sees, its padding included: the scores (scale
+ * 1 / sqrt(d), fill -infinity) or dL/dp (scale 1, fill 0) that the
+ * softmax steps expect; into res[i - i0], each row's maximum (scores) or
+ * its sum of p dp (dL/dp, sj->p set).
+ */
+static void score_rows(const score_job *sj, td_real *res, size_t i1)
+{
+	const size_t np = sj->np;
+	size_t i = sj->i0;
+
+	for (; i + 4 <= i1; i += 4) {
+		vec lane[4];
 		size_t j = 0;
 
+		for (size_t r = 0; r < 4; r++)
+			lane[r] = lane_start(sj);
 		for (; j + 2 * LANES <= np; j += 2 * LANES)
-			scores_tile(m, s, np, a, lda, bt, np, t, kd, i, j, fill, 4, 2);
+			score_tile(sj, lane, i, j, 4, 2);
 		if (j < np)
-			scores_tile(m, s, np, a, lda, bt, np, t, kd, i, j, fill, 4, 1);
+			score_tile(sj, lane, i, j, 4, 1);
+		for (size_t r = 0; r < 4; r++)
+			res[i + r - sj->i0] = lane_result(sj, lane[r]);
 	}
-	for (; i < t; i++)
+	for (; i < i1; i++) {
+		vec lane = lane_start(sj);
+
 		for (size_t j = 0; j < np; j += LANES)
-			scores_tile(m, s, np, a, lda, bt, np, t, kd, i, j, fill, 1, 1);
+			score_tile(sj, &lane, i, j, 1, 1);
+		res[i - sj->i0] = lane_result(sj, lane);
+	}
 }
 
 /*
@@ -431,27 +490,6 @@ static void prod_rows(td_real *out, size_t ldo, const td_real *a, size_t ars, si
 }
 
 /*
- * Query step i's raw scores s[0 .. n) (q . k, keys in sweep order; n =
- * row_end, -infinity past the keys it sees) become scale s in place;
- * returns their maximum (exact in any order).
- */
-static td_real scale_max(td_real *s, size_t n, td_real scale)
-{
-	td_real lane[LANES], mx = -INFINITY;
-
-	for (size_t k = 0; k < LANES; k++)
-		lane[k] = -INFINITY;
-	for (size_t j = 0; j < n; j += LANES) /* one pass: scaled, then compared */
-		for (size_t k = 0; k < LANES; k++) {
-			s[j + k] *= scale;
-			lane[k] = s[j + k] > lane[k] ? s[j + k] : lane[k];
-		}
-	for (size_t k = 0; k < LANES; k++)
-		mx = lane[k] > mx ? lane[k] : mx;
-	return mx;
-}
-
-/*
  * w[j] = exp(s[j] - mx) for j < n; returns their sum in the lanes' order,
  * each lane summed as its values are made (one pass over the row).
  */
@@ -467,116 +505,89 @@ static td_real exp_sum(td_real *restrict w, const td_real *restrict s, size_t n,
 	return lanes_total(lane);
 }
 
-enum { ROWS = 32 }; /* rows whose softmax steps run side by side (softmax_rows) */
+enum { ROWS = 32 }; /* rows whose softmax steps run side by side */
 
 /*
- * A pair's weights p [T][Tp] from its raw scores s [T][Tp] (padded by
- * pad_rows): per query, softmax over the keys it sees of scale s, shifted
- * by the row's maximum, and 0 for the rest. Taken in blocks of ROWS rows,
- * one step at a time across the block (the maxima, then the exps and sums,
- * then the divisions), so that the rows' chains of dependent steps overlap
- * instead of running one row after another.
+ * Pair (l, h) forward: p = softmax(scale q k^T) into att, o = p v into
+ * ctx. ROWS rows at a time: their scaled scores and maxima (score_rows),
+ * then their exps and sums, then their divisions, so that the rows'
+ * chains of dependent steps overlap instead of running one row after
+ * another, and a block's scores are still in the caches when the
+ * softmax reads them. Per query, the softmax runs over the keys it sees,
+ * shifted by the row's maximum; the rest of its row is 0.
  */
-static void softmax_rows(const td_mixer *m, td_real *p, td_real *s, size_t t, size_t tp,
-			 td_real scale)
-{
-	td_real mx[ROWS], sum[ROWS];
-
-	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
-		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
-
-		for (size_t i = i0; i < i1; i++)
-			mx[i - i0] = scale_max(s + i * tp, row_end(m, i, t), scale);
-		for (size_t i = i0; i < i1; i++)
-			sum[i - i0] = exp_sum(p + i * tp, s + i * tp, row_end(m, i, t), mx[i - i0]);
-		for (size_t i = i0; i < i1; i++) {
-			const size_t n = row_end(m, i, t);
-			td_real *w = p + i * tp;
-
-			for (size_t j = 0; j < n; j++)
-				w[j] /= sum[i - i0];
-			if (n < tp) /* causal only: the keys and padding past the row's groups */
-				memset(w + n, 0, (tp - n) * sizeof *w);
-		}
-	}
-}
-
-/* Pair (l, h) forward: p = softmax(scale q k^T) into att, o = p v into ctx. */
 static void attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
 	td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp, *spare = s + t * tp;
-	td_real *kt = spare + 7 * d * t;
+	td_real *kt = spare + 7 * d * t, mx[ROWS], sum[ROWS];
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows o = head_rows(j, j->w->ctx, c, l, h, spare + 3 * d * t, d, 0);
+	score_job sj = {j->m, s, in.q.base, kt, NULL, in.q.ld, tp, t, d, 0, j->scale, -INFINITY};
 
-	/* raw scores q k^T into s: [T x d] [d x T], scaled in softmax_rows */
 	transpose_rows(kt, tp, in.k.base, in.k.ld, t, d);
-	scores(j->m, s, in.q.base, in.q.ld, kt, t, d, -INFINITY);
-	softmax_rows(j->m, p, s, t, tp, j->scale);
+	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
+		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
+
+		/* scale q k^T: [ROWS x d] [d x T] */
+		sj.i0 = i0;
+		score_rows(&sj, mx, i1);
+		for (size_t i = i0; i < i1; i++)
+			sum[i - i0] = exp_sum(p + i * tp, s + (i - i0) * tp, row_end(j->m, i, t),
+					      mx[i - i0]);
+		for (size_t i = i0; i < i1; i++) {
+			const size_t n = row_end(j->m, i, t);
+			td_real *w = p + i * tp;
+
+			for (size_t k = 0; k < n; k++)
+				w[k] /= sum[i - i0];
+			if (n < tp) /* causal only: the keys and padding past the row's groups */
+				memset(w + n, 0, (tp - n) * sizeof *w);
+		}
+	}
 	/* o = p v: [T x T] [T x d] */
 	prod_rows(o.base, o.ld, p, tp, 1, in.v.base, in.v.ld, t, d, t);
 	head_rows_put(j, j->w->ctx, c, l, h, o);
 }
 
 /*
- * A pair backwards through its softmax, in place of dp [T][Tp]: ds =
- * scale p (dp - sum_j p_j dp_j) over the keys each query sees, 0 for the
- * rest: p is the forward's weights, 0 past the keys up to row_end, and dp
- * is 0 past the keys (scores), so a masked key's ds is 0 x (0 - the sum)
- * and the keys past row_end keep dp's 0. In blocks of ROWS rows, as
- * softmax_rows: the sums first, then the updates.
- */
-static void softmax_rows_backward(const td_mixer *m, td_real *dp, const td_real *p, size_t t,
-				  size_t tp, td_real scale)
-{
-	td_real pdp[ROWS];
-
-	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
-		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
-
-		for (size_t i = i0; i < i1; i++) {
-			const size_t n = row_end(m, i, t);
-			const td_real *pi = p + i * tp;
-			const td_real *di = dp + i * tp;
-			td_real lane[LANES] = {0};
-
-			for (size_t j = 0; j < n; j += LANES)
-				for (size_t k = 0; k < LANES; k++)
-					lane[k] += pi[j + k] * di[j + k];
-			pdp[i - i0] = lanes_total(lane);
-		}
-		for (size_t i = i0; i < i1; i++) {
-			const size_t n = row_end(m, i, t);
-			const td_real *restrict pi = p + i * tp;
-			td_real *restrict di = dp + i * tp;
-
-			for (size_t j = 0; j < n; j++)
-				di[j] = scale * pi[j] * (di[j] - pdp[i - i0]);
-		}
-	}
-}
-
-/*
  * Pair (l, h) backward: from dctx and the saved weights, its dq, dk, dv
- * into dqkv. dv = p^T do and dk = ds^T q sum over queries: products that
- * read p or ds down its columns, written straight into the rows of dv and
- * dk.
+ * into dqkv. Through the softmax ROWS rows at a time: their dp = do v^T
+ * and sums of p dp (score_rows), then ds = scale p (dp - sum_j p_j dp_j)
+ * in place. p is the forward's weights, 0 past the keys up to row_end,
+ * and dp is 0 past the keys, so a masked key's ds is 0 x (0 - the sum)
+ * and the keys past row_end keep dp's 0. dv = p^T do and dk = ds^T q sum
+ * over queries: products that read p or ds down its columns, written
+ * straight into the rows of dv and dk.
  */
 static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
 	const td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp;
-	td_real *ds = s, *spare = s + t * tp, *vt = spare + 7 * d * t;
+	td_real *ds = s, *spare = s + t * tp, *vt = spare + 7 * d * t, pdp[ROWS];
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows dout = head_rows(j, j->w->dctx, c, l, h, spare + 3 * d * t, d, 1);
 	qkv_rows g = pair_qkv(j, j->w->dqkv, l, h, spare + 4 * d * t, 0);
+	score_job sj = {j->m, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, 0};
 
-	/* dp = do v^T: [T x d] [d x T]; dv = p^T do: [T x T] [T x d] */
 	transpose_rows(vt, tp, in.v.base, in.v.ld, t, d);
-	scores(j->m, ds, dout.base, dout.ld, vt, t, d, 0);
+	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
+		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
+
+		/* dp = do v^T: [ROWS x d] [d x T] */
+		sj.i0 = i0, sj.out = ds + i0 * tp;
+		score_rows(&sj, pdp, i1);
+		for (size_t i = i0; i < i1; i++) {
+			const size_t n = row_end(j->m, i, t);
+			const td_real *restrict pi = p + i * tp;
+			td_real *restrict di = ds + i * tp;
+
+			for (size_t k = 0; k < n; k++)
+				di[k] = j->scale * pi[k] * (di[k] - pdp[i - i0]);
+		}
+	}
+	/* dv = p^T do: [T x T] [T x d] */
 	prod_rows(g.v.base, g.v.ld, p, 1, tp, dout.base, dout.ld, t, d, t);
-	softmax_rows_backward(j->m, ds, p, t, tp, j->scale);
 	/* dq = ds k: [T x T] [T x d]; dk = ds^T q: [T x T] [T x d] */
 	prod_rows(g.q.base, g.q.ld, ds, tp, 1, in.k.base, in.k.ld, t, d, t);
 	prod_rows(g.k.base, g.k.ld, ds, 1, tp, in.q.base, in.q.ld, t, d, t);

@@ -1785,8 +1785,8 @@ mutant {
 mutant {
   name = "mixer-attention-masked-scores-kept",
   file = "core/mixer_attention.c",
-  find = "const size_t j0 = j + v * LANES, nk = n_keys(m, i + r, t);",
-  replace = "const size_t j0 = j + v * LANES, nk = m->o.causal ? t : t;",
+  find = "const size_t j0 = j + v * LANES, nk = n_keys(sj->m, i + r, sj->t);",
+  replace = "const size_t j0 = j + v * LANES, nk = sj->t;",
   guards = { "test_mixer_causal_attention_never_reads_the_future" },
   designed_against = "the score product computes every key's score, masked or not; a masked key must still get weight 0",
   why = "leaves the masked keys' raw scores in the weights that o = p v reads",
@@ -2022,8 +2022,8 @@ mutant {
 mutant {
   name = "attention-softmax-pads-scores-with-zero",
   file = "core/mixer_attention.c",
-  find = "scores(j->m, s, in.q.base, in.q.ld, kt, t, d, -INFINITY);",
-  replace = "scores(j->m, s, in.q.base, in.q.ld, kt, t, d, 0);",
+  find = "score_job sj = {j->m, s, in.q.base, kt, NULL, in.q.ld, tp, t, d, 0, j->scale, -INFINITY};",
+  replace = "score_job sj = {j->m, s, in.q.base, kt, NULL, in.q.ld, tp, t, d, 0, j->scale, 0};",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums: exp of the pad must be 0",
   why = "every padded lane adds exp(0 - max) to the softmax's denominator",
@@ -2032,8 +2032,8 @@ mutant {
 mutant {
   name = "attention-softmax-backward-padding-not-zeroed",
   file = "core/mixer_attention.c",
-  find = "scores(j->m, ds, dout.base, dout.ld, vt, t, d, 0);",
-  replace = "scores(j->m, ds, dout.base, dout.ld, vt, t, d, NAN);",
+  find = "score_job sj = {j->m, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, 0};",
+  replace = "score_job sj = {j->m, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, NAN};",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums",
   why = "the padding holds garbage: 0 x NaN in the sum of p dp poisons the row",

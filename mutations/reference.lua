@@ -35,8 +35,8 @@ mutant {
 mutant {
   name = "reference-attention-softmax-backward-drops-the-mean",
   file = "core/mixer_attention.c",
-  find = "di[j] = scale * pi[j] * (di[j] - pdp[i - i0]);",
-  replace = "di[j] = scale * pi[j] * di[j], (void)pdp;",
+  find = "di[k] = j->scale * pi[k] * (di[k] - pdp[i - i0]);",
+  replace = "di[k] = j->scale * pi[k] * di[k], (void)pdp;",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "a softmax's Jacobian is diag(p) - p p^T: the second term is easy to forget",
   why = "back-propagates through the softmax as if it were an elementwise exp",
