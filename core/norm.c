@@ -62,8 +62,15 @@ void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_rea
  *   dx_j = inv * g_j * dy_j - inv^3 * x_j * (sum_k g_k dy_k x_k) / width,
  * with g_j dy_j formed in td_real (td_dot3_fixed forms it for the sum
  * without storing it, so that dx's row can be added to: the model's
- * residual path).
+ * residual path). Rows are taken BLOCK at a time, each step across the
+ * block before the next (the rows' c, then their dx): c is a chain of
+ * dependent steps (the sum's tree, a division), and one row's chain then
+ * overlaps the next one's instead of holding up its own row's dx (25088
+ * rows of 32 from memory: 0.60 -> 0.53 ms; the forward's scales taken the
+ * same way were slower).
  */
+enum { BLOCK = 16 };
+
 static int backward_rows(void *arg, size_t r0, size_t r1)
 {
 	const norm_job *j = arg;
@@ -71,25 +78,36 @@ static int backward_rows(void *arg, size_t r0, size_t r1)
 	const td_real *restrict gain = j->gain;
 	td_real *restrict sum = j->scratch;
 
-	for (size_t r = r0; r < r1; r++) {
-		const td_real *restrict xr = j->x + r * width, *restrict dyr = j->dy + r * width;
-		td_real *restrict dxr = j->out + r * width;
-		const td_real ivr = j->inv_in[r];
-		const double iv = (double)ivr;
-		double c;
+	double cb[BLOCK];
 
-		if (j->fused) /* gain_groups' sums, in the same order */
-			for (size_t k = 0; k < width; k++)
-				sum[k] += dyr[k] * xr[k] * ivr;
-		c = iv * iv * iv * td_dot3_fixed(gain, dyr, xr, width) / (double)width;
-		if (j->add)
-			for (size_t k = 0; k < width; k++)
-				dxr[k] = dxr[k] + (td_real)(iv * (double)(td_real)(gain[k] * dyr[k]) -
-							    c * (double)xr[k]);
-		else
-			for (size_t k = 0; k < width; k++)
-				dxr[k] = (td_real)(iv * (double)(td_real)(gain[k] * dyr[k]) -
-						   c * (double)xr[k]);
+	for (size_t b0 = r0; b0 < r1; b0 += BLOCK) {
+		const size_t b1 = r1 - b0 < BLOCK ? r1 : b0 + BLOCK;
+
+		for (size_t r = b0; r < b1; r++) { /* the rows' c, as forward_rows' scales */
+			const double iv = (double)j->inv_in[r];
+
+			cb[r - b0] = iv * iv * iv *
+				     td_dot3_fixed(gain, j->dy + r * width, j->x + r * width, width) /
+				     (double)width;
+		}
+		for (size_t r = b0; r < b1; r++) {
+			const td_real *restrict xr = j->x + r * width, *restrict dyr = j->dy + r * width;
+			td_real *restrict dxr = j->out + r * width;
+			const td_real ivr = j->inv_in[r];
+			const double iv = (double)ivr, c = cb[r - b0];
+
+			if (j->fused) /* gain_groups' sums, in the same order */
+				for (size_t k = 0; k < width; k++)
+					sum[k] += dyr[k] * xr[k] * ivr;
+			if (j->add)
+				for (size_t k = 0; k < width; k++)
+					dxr[k] = dxr[k] + (td_real)(iv * (double)(td_real)(gain[k] * dyr[k]) -
+								    c * (double)xr[k]);
+			else
+				for (size_t k = 0; k < width; k++)
+					dxr[k] = (td_real)(iv * (double)(td_real)(gain[k] * dyr[k]) -
+							   c * (double)xr[k]);
+		}
 	}
 	return 0;
 }

@@ -1940,8 +1940,8 @@ mutant {
 mutant {
   name = "norm-rows-read-inv-by-range-offset",
   file = "core/norm.c",
-  find = "const td_real ivr = j->inv_in[r];\n\t\tconst double iv",
-  replace = "const td_real ivr = j->inv_in[r - r0];\n\t\tconst double iv",
+  find = "const td_real ivr = j->inv_in[r];\n\t\t\tconst double iv",
+  replace = "const td_real ivr = j->inv_in[r - r0];\n\t\t\tconst double iv",
   guards = { "test_a_model_gives_the_same_bits_for_any_thread_count" },
   designed_against = "a per-row value indexed from the start of the thread's range instead of the array's",
   why = "with several threads every range but the first normalises its dx with other rows' scales",
@@ -2110,10 +2110,20 @@ mutant {
 }
 
 mutant {
+  name = "norm-backward-block-takes-its-first-rows-c",
+  file = "core/norm.c",
+  find = "const double iv = (double)ivr, c = cb[r - b0];",
+  replace = "const double iv = (double)ivr, c = cb[0];",
+  guards = { "test_rmsnorm_backward_matches_its_definition" },
+  designed_against = "a loop split in two passes over a block, the second reading the first's results by the wrong index",
+  why = "every row of a block of 16 takes the first row's c: right for one row in 16",
+}
+
+mutant {
   name = "norm-backward-sum-scaled-by-inv-squared",
   file = "core/norm.c",
-  find = "c = iv * iv * iv * td_dot3_fixed(gain, dyr, xr, width) / (double)width;",
-  replace = "c = iv * iv * td_dot3_fixed(gain, dyr, xr, width) / (double)width;",
+  find = "cb[r - b0] = iv * iv * iv *",
+  replace = "cb[r - b0] = iv * iv *",
   guards = { "test_rmsnorm_backward_matches_its_definition" },
   designed_against = "a chain-rule power dropped: inv depends on x too, and brings inv^3",
   why = "the backward's second term is off by a factor of inv",
