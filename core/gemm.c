@@ -30,6 +30,7 @@
 
 #include "error.h"
 #include "pool.h"
+#include "transpose.h"
 
 enum {
 	MC = 32,	  /* rows of an output block */
@@ -98,17 +99,12 @@ static size_t padded(size_t nc)
  * Packs op(B)[p0 .. p0+kc)[j0 .. j0+nc) = B^T's into bp, rows padded(nc)
  * long, zeros after column nc (trans_b only).
  */
-static void pack_bt(const gemm_job *g, td_real *restrict bp, size_t p0, size_t kc, size_t j0,
+static void pack_bt(const gemm_job *g, td_real *bp, size_t p0, size_t kc, size_t j0,
 		    size_t nc)
 {
 	const size_t np = padded(nc);
 
-	for (size_t j = 0; j < nc; j++) {
-		const td_real *restrict brow = g->b + (j0 + j) * g->ldb + p0;
-
-		for (size_t p = 0; p < kc; p++)
-			bp[p * np + j] = brow[p];
-	}
+	td_transpose(bp, np, g->b + j0 * g->ldb + p0, g->ldb, nc, kc);
 	for (size_t p = 0; np > nc && p < kc; p++)
 		memset(bp + p * np + nc, 0, (np - nc) * sizeof *bp);
 }

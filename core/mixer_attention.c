@@ -55,6 +55,7 @@
 #include "gemm.h"
 #include "mixer_int.h"
 #include "pool.h"
+#include "transpose.h"
 
 enum { T_WQKV, T_BQKV, T_WO, T_BO };
 
@@ -292,12 +293,10 @@ static void vstore(td_real *p, vec v)
 }
 
 /* bt[p][j] = b[j][p] for j < n and p < kd, rows np long, 0 for n <= j < np: op(B) of q k^T. */
-static void transpose_rows(td_real *restrict bt, size_t np, const td_real *restrict b, size_t ldb,
-			   size_t n, size_t kd)
+static void transpose_rows(td_real *bt, size_t np, const td_real *b, size_t ldb, size_t n,
+			   size_t kd)
 {
-	for (size_t j = 0; j < n; j++)
-		for (size_t p = 0; p < kd; p++)
-			bt[p * np + j] = b[j * ldb + p];
+	td_transpose(bt, np, b, ldb, n, kd);
 	for (size_t p = 0; p < kd; p++)
 		for (size_t j = n; j < np; j++)
 			bt[p * np + j] = 0;
