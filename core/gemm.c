@@ -74,6 +74,7 @@ typedef struct {
 	size_t n_bi, n_bj; /* output blocks down and across */
 	size_t workers;	   /* worker w computes blocks w, w + workers, ... */
 	kernel_fn kernel;  /* the panel kernel (all give the same bits) */
+	int swapped;	   /* the job computes C^T (see swap_pays): element (i, j) is C's (j, i) */
 } gemm_job;
 
 /* A worker's scratch: the accumulator tile and a transposed B's packed panel. */
@@ -194,13 +195,23 @@ int td_gemm_use_kernel(const char *name)
 		       N_KERNELS > 1 ? " and avx2" : "");
 }
 
-/* C block = alpha * acc + beta * C block (acc's rows ts apart); with beta 0, C is not read. */
+/*
+ * C block = alpha * acc + beta * C block (acc's rows ts apart); with beta
+ * 0, C is not read. A swapped job's block is C^T's: acc[i][j] goes to C's
+ * (j0 + j, i0 + i).
+ */
 static void store(const gemm_job *g, const td_real *acc, size_t ts, size_t i0, size_t mc, size_t j0,
 		  size_t nc)
 {
 	const td_real alpha = g->o.alpha, beta = g->o.beta;
 
-	for (size_t i = 0; i < mc; i++) {
+	for (size_t i = 0; g->swapped && i < mc; i++)
+		for (size_t j = 0; j < nc; j++) {
+			td_real *cji = g->c + (j0 + j) * g->ldc + i0 + i;
+
+			*cji = beta == 0 ? alpha * acc[i * ts + j] : alpha * acc[i * ts + j] + beta * *cji;
+		}
+	for (size_t i = 0; !g->swapped && i < mc; i++) {
 		td_real *restrict crow = g->c + (i0 + i) * g->ldc + j0;
 		const td_real *restrict arow = acc + i * ts;
 
@@ -261,7 +272,7 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 	 * the tile is saved. Otherwise the sums collect in the tile.
 	 */
 	const size_t kc = panel_depth(g);
-	const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0;
+	const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0 && !g->swapped;
 	td_real *tile = direct ? g->c + i0 * g->ldc + j0 : s->acc;
 	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0, 1, direct ? g->ldc : NC, g->o.trans_b};
 
@@ -331,6 +342,20 @@ static void small_product(const gemm_job *g)
 				     (g->o.trans_b ? g->b[j * g->ldb + p] : g->b[p * g->ldb + j]);
 			*cij = g->o.beta == 0 ? g->o.alpha * s : g->o.alpha * s + g->o.beta * *cij;
 		}
+}
+
+/*
+ * Whether to compute C^T = op(B)^T op(A)^T instead: for A^T B with fewer
+ * than 8 columns (a weight gradient of a layer with one or a few inputs),
+ * whose rows the kernel would fill a few lanes of a vector at a time and
+ * whose columns then wasted the rest. Both operands of C^T are read as
+ * they are stored (A(i, p) = a[p lda + i] is C^T's B, contiguous in i),
+ * its elements are C's, each the same products (x y = y x) summed in the
+ * same order, and store() writes them back transposed: the same bits.
+ */
+static int swap_pays(const gemm_job *g)
+{
+	return g->o.trans_a && !g->o.trans_b && g->n < 8 && g->m > g->n;
 }
 
 /* Runs worker w's share of the blocks. */
@@ -404,12 +429,17 @@ int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real 
 	if (err || m == 0 || n == 0)
 		return err;
 	g = (gemm_job){c, a, b, ldc, lda, ldb, m, n, k, *o, (m + MC - 1) / MC, (n + NC - 1) / NC,
-		       1, kernels[kernel_index()].fn};
-	g.workers = pick_workers(&g);
+		       1, kernels[kernel_index()].fn, 0};
 	if (m <= GEMM_SMALL_WORK && n <= GEMM_SMALL_WORK && k <= GEMM_SMALL_WORK &&
-	    m * n * k <= GEMM_SMALL_WORK)
+	    m * n * k <= GEMM_SMALL_WORK) {
 		small_product(&g);
-	else if (g.workers == 1)
+		return 0;
+	}
+	if (swap_pays(&g)) /* C^T = B^T A: the stored B is k x n, the stored A k x m */
+		g = (gemm_job){c, b, a, ldc, ldb, lda, n, m, k, *o, (n + MC - 1) / MC,
+			       (m + NC - 1) / NC, 1, g.kernel, 1};
+	g.workers = pick_workers(&g);
+	if (g.workers == 1)
 		run_share(&g, 0);
 	else
 		td_pool_run(g.workers, share_main, &g);

@@ -1013,11 +1013,41 @@ mutant {
 mutant {
   name = "gemm-direct-write-ignores-beta",
   file = "core/gemm.c",
-  find = "const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0;",
-  replace = "const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1;",
+  find = "const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0 && !g->swapped;",
+  replace = "const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && !g->swapped;",
   guards = { "test_gemm_matches_a_naive_triple_loop" },
   designed_against = "a shortcut taken under a weaker condition than the one that makes it exact",
   why = "writes the sums straight into C when beta asks to add to it, dropping beta * C",
+}
+
+mutant {
+  name = "gemm-swapped-job-stores-untransposed",
+  file = "core/gemm.c",
+  find = "td_real *cji = g->c + (j0 + j) * g->ldc + i0 + i;",
+  replace = "td_real *cji = g->c + (i0 + i) * g->ldc + j0 + j;",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a product computed transposed for speed and written back in the layout of the transpose",
+  why = "A^T B with fewer than 8 columns is computed as C^T and stored as if it were C",
+}
+
+mutant {
+  name = "gemm-swapped-job-writes-c-directly",
+  file = "core/gemm.c",
+  find = "const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0 && !g->swapped;",
+  replace = "const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0;",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a shortcut (the kernel writing into C as its tile) taken by a job whose tile is not C's layout",
+  why = "a swapped job of one panel writes C^T's rows over C",
+}
+
+mutant {
+  name = "gemm-one-row-forgets-the-earlier-panels",
+  file = "core/gemm_kernel.inc",
+  find = "\tif (!first)\n\t\tc0 = KNAME(vload)(acc), c1 = KNAME(vload)(acc + KLANES);\n\tfor (size_t p = 0; p < kc; p++) {\n\t\tconst td_real ap",
+  replace = "\tif (0 && !first)\n\t\tc0 = KNAME(vload)(acc), c1 = KNAME(vload)(acc + KLANES);\n\tfor (size_t p = 0; p < kc; p++) {\n\t\tconst td_real ap",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a register-blocked kernel that starts each panel from zero instead of the sums so far",
+  why = "a row past the last four keeps only its last k-panel's sum",
 }
 
 mutant {

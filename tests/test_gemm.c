@@ -38,6 +38,10 @@
  *     (`p = 0; p < kc; p++` -> `p = kc; p-- > 0;`), which the naive
  *     comparison and the thread-count test both tolerate
  *       -> every_element_is_its_sum_in_k_order_bitwise
+ *   - a swapped job (A^T B with fewer than 8 columns, computed as C^T)
+ *     stored untransposed, or written into C directly with one panel;
+ *     micro_1x2 starting each panel from zero
+ *       -> every_element_is_its_sum_in_k_order_bitwise
  *
  *   - the worker pool not reset in a child after fork (no pthread_atfork)
  *       -> with_threads_works_in_a_child_after_fork (the child hangs and
@@ -244,14 +248,18 @@ static int order_cases(void)
 	 * floats), their row and column remainders, k-panels (64 deep with a
 	 * transposed A, 128 without); products small enough for small_product
 	 * (at most 64 multiply-adds), one a long sum; several row blocks whose
-	 * C fits one tile, taken panel by panel (run_panels)
+	 * C fits one tile, taken panel by panel (run_panels); A^T B with fewer
+	 * than 8 columns, computed as C^T (swap_pays): one panel (which the
+	 * kernel must not write into C directly) and several, rows of 4 and
+	 * fewer, C^T wider than a column block
 	 */
 	static const size_t sizes[][3] = {{4, 8, 3},	{5, 9, 7},	{3, 3, 8},
 					  {4, 16, 5},	{9, 35, 4},	{33, 129, 2},
 					  {67, 131, 129}, {31, 16, 257}, {8, 10, 300},
 					  {4, 12, 5},	{6, 28, 9},	{8, 8, 1},
 					  {2, 3, 10},	{1, 1, 64},	{40, 20, 100},
-					  {70, 33, 200}};
+					  {70, 33, 200}, {40, 1, 300},	{33, 7, 130},
+					  {300, 2, 70},	{9, 4, 65},	{20, 3, 10}};
 	int bad = 0;
 
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
