@@ -71,6 +71,7 @@ typedef struct {
 	const td_real *a, *b;
 	size_t ldc, lda, ldb, m, n, k;
 	td_gemm_opts o;
+	size_t mb;	   /* rows of an output block: MC, or fewer (split_rows) */
 	size_t n_bi, n_bj; /* output blocks down and across */
 	size_t workers;	   /* worker w computes blocks w, w + workers, ... */
 	kernel_fn kernel;  /* the panel kernel (all give the same bits) */
@@ -243,7 +244,7 @@ static size_t panel_depth(const gemm_job *g)
 static void panel_at(const gemm_job *g, gemm_scratch *s, panel *pn, size_t bi, size_t bj,
 		     size_t p0, size_t kc)
 {
-	const size_t i0 = bi * MC, j0 = bj * NC;
+	const size_t i0 = bi * g->mb, j0 = bj * NC;
 
 	pn->kc = min_size(kc, g->k - p0);
 	if (g->o.trans_a) /* A is stored k x m: A(i, p) = a[(p0 + p) lda + i0 + i] */
@@ -263,8 +264,8 @@ static void panel_at(const gemm_job *g, gemm_scratch *s, panel *pn, size_t bi, s
 /* Computes output block (bi, bj) completely: every k-panel, then the store (if any). */
 static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 {
-	size_t i0 = bi * MC, j0 = bj * NC;
-	size_t mc = min_size(MC, g->m - i0), nc = min_size(NC, g->n - j0);
+	size_t i0 = bi * g->mb, j0 = bj * NC;
+	size_t mc = min_size(g->mb, g->m - i0), nc = min_size(NC, g->n - j0);
 
 	/*
 	 * With one panel, alpha 1 and beta 0, C = the sums: the kernel writes
@@ -310,17 +311,17 @@ static void run_panels(const gemm_job *g, gemm_scratch *s, size_t w)
 	for (size_t p0 = 0; p0 < g->k; p0 += kc)
 		for (size_t b = w; b < g->n_bi * g->n_bj; b += g->workers) {
 			const size_t bi = b / g->n_bj, bj = b % g->n_bj;
-			panel pn = {NULL, NULL, 0, 0, 0, min_size(MC, g->m - bi * MC),
+			panel pn = {NULL, NULL, 0, 0, 0, min_size(g->mb, g->m - bi * g->mb),
 				    min_size(NC, n - bj * NC), 0, p0 == 0, n, g->o.trans_b};
 
 			panel_at(g, s, &pn, bi, bj, p0, kc);
-			g->kernel(s->acc + bi * MC * n + bj * NC, &pn);
+			g->kernel(s->acc + bi * g->mb * n + bj * NC, &pn);
 		}
 	for (size_t b = w; b < g->n_bi * g->n_bj; b += g->workers) {
 		const size_t bi = b / g->n_bj, bj = b % g->n_bj;
 
-		store(g, s->acc + bi * MC * n + bj * NC, n, bi * MC, min_size(MC, g->m - bi * MC),
-		      bj * NC, min_size(NC, n - bj * NC));
+		store(g, s->acc + bi * g->mb * n + bj * NC, n, bi * g->mb,
+		      min_size(g->mb, g->m - bi * g->mb), bj * NC, min_size(NC, n - bj * NC));
 	}
 }
 
@@ -378,6 +379,27 @@ static void share_main(void *arg, size_t w)
 	run_share(arg, w);
 }
 
+/*
+ * A product whose blocks run panel by panel (a weight gradient: a small C,
+ * k the batch's positions) has a few row blocks, 1 to 4 of MC rows, which
+ * the workers took unevenly (96 rows: 2 blocks and 1) or not at all (32
+ * rows: one block, one worker). With more than one thread its rows are
+ * cut into a multiple of the workers' count of blocks instead (96 rows: 4
+ * of 24). Which rows share a block never changes an element's sum: the
+ * bits are the same for any cut.
+ */
+static void split_rows(gemm_job *g)
+{
+	size_t w = (size_t)g->o.threads < TD_POOL_MAX ? (size_t)g->o.threads : TD_POOL_MAX;
+	size_t blocks = (g->m + MC - 1) / MC;
+
+	if (w < 2 || !whole_tile(g))
+		return;
+	blocks = (blocks + w - 1) / w * w;
+	g->mb = ((g->m + blocks - 1) / blocks + 3) / 4 * 4; /* whole rows4 calls */
+	g->n_bi = (g->m + g->mb - 1) / g->mb;
+}
+
 /* How many workers to use: never more than blocks, and one for small problems. */
 static size_t pick_workers(const gemm_job *g)
 {
@@ -428,16 +450,17 @@ int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real 
 
 	if (err || m == 0 || n == 0)
 		return err;
-	g = (gemm_job){c, a, b, ldc, lda, ldb, m, n, k, *o, (m + MC - 1) / MC, (n + NC - 1) / NC,
-		       1, kernels[kernel_index()].fn, 0};
+	g = (gemm_job){c, a, b, ldc, lda, ldb, m, n, k, *o, MC, (m + MC - 1) / MC,
+		       (n + NC - 1) / NC, 1, kernels[kernel_index()].fn, 0};
 	if (m <= GEMM_SMALL_WORK && n <= GEMM_SMALL_WORK && k <= GEMM_SMALL_WORK &&
 	    m * n * k <= GEMM_SMALL_WORK) {
 		small_product(&g);
 		return 0;
 	}
 	if (swap_pays(&g)) /* C^T = B^T A: the stored B is k x n, the stored A k x m */
-		g = (gemm_job){c, b, a, ldc, ldb, lda, n, m, k, *o, (n + MC - 1) / MC,
+		g = (gemm_job){c, b, a, ldc, ldb, lda, n, m, k, *o, MC, (n + MC - 1) / MC,
 			       (m + NC - 1) / NC, 1, g.kernel, 1};
+	split_rows(&g);
 	g.workers = pick_workers(&g);
 	if (g.workers == 1)
 		run_share(&g, 0);

@@ -2250,3 +2250,13 @@ mutant {
   designed_against = "an off-by-one-block bound on a blocked loop",
   why = "the last whole block of rows is never transposed (from 16 rows on)",
 }
+
+mutant {
+  name = "gemm-split-rows-keeps-the-old-block-count",
+  file = "core/gemm.c",
+  find = "\tg->n_bi = (g->m + g->mb - 1) / g->mb;\n",
+  replace = "",
+  guards = { "test_gemm_results_are_bitwise_equal_for_any_thread_count" },
+  designed_against = "a block size changed without the count of blocks that depends on it",
+  why = "a weight gradient cut into blocks of 24 rows for 2 threads still counts 3 blocks of 32: its last rows are never computed",
+}

@@ -38,6 +38,8 @@
  *     (`p = 0; p < kc; p++` -> `p = kc; p-- > 0;`), which the naive
  *     comparison and the thread-count test both tolerate
  *       -> every_element_is_its_sum_in_k_order_bitwise
+ *   - split_rows not recounting the row blocks it cut smaller (its
+ *     n_bi line dropped) -> results_are_bitwise_equal_for_any_thread_count
  *   - a swapped job (A^T B with fewer than 8 columns, computed as C^T)
  *     stored untransposed, or written into C directly with one panel;
  *     micro_1x2 starting each panel from zero
@@ -539,8 +541,14 @@ static void test_gemm_results_are_bitwise_equal_for_any_thread_count(void **stat
 {
 	(void)state;
 	same_bits_for_1_2_3_threads(100, 300, 300, 0, 0); /* 4 x 3 output blocks, 3 k-panels */
-	/* a weight gradient: 3 row blocks taken panel by panel across all of them (run_panels) */
+	/*
+	 * weight gradients, taken panel by panel across all their blocks
+	 * (run_panels), their rows cut for 2 and 3 threads (split_rows): 96
+	 * rows in 3 blocks of 32 or 4 of 24; 30 rows in 1, in 16 + 14 or in
+	 * 12 + 12 + 6
+	 */
 	same_bits_for_1_2_3_threads(96, 32, 3000, 1, 1);
+	same_bits_for_1_2_3_threads(30, 20, 500, 1, 0);
 }
 
 static void test_gemm_with_beta_zero_the_old_c_is_never_read(void **state)
