@@ -102,12 +102,19 @@ static size_t stride(size_t length)
 	return length == 1 ? 1 : (length + LANES - 1) / LANES * LANES;
 }
 
-/* One worker's scratch: (T + d) Tp + 7 T d values (the product fits: see attention_ws_size). */
+enum { GROUP_LINES = 8 }; /* lines of one step taken side by side (attend_group) */
+
+/*
+ * One worker's scratch: (T + d) Tp + 7 T d values, and for T = 1 at least
+ * the 2 GROUP_LINES d of attend_group's transposes (the products fit: see
+ * attention_ws_size).
+ */
 static size_t scratch_size(const td_mixer *m, size_t length)
 {
 	const size_t d = m->o.channels / m->o.heads;
+	const size_t pairs = (length + d) * stride(length) + 7 * d * length;
 
-	return (length + d) * stride(length) + 7 * d * length;
+	return length == 1 && pairs < 2 * GROUP_LINES * d ? 2 * GROUP_LINES * d : pairs;
 }
 
 /*
@@ -127,7 +134,8 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 					"the attention weights")) ||
 	    (err = td_mixer_size_muladd(&kt, d, stride(length), tt, "the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")) ||
-	    (err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c,
+	    /* per fits, so scratch_size (per, or 16 d <= 16 c for T = 1) does */
+	    (err = td_mixer_size_muladd(&scratch, n_workers(m, lines), scratch_size(m, length), 4 * c,
 					"the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&rest, 1, weights, scratch, "the attention workspace")))
 		return err;
@@ -639,6 +647,62 @@ static void attend_one_backward(const pair_job *j, size_t l, size_t h)
 }
 
 /*
+ * Lines l0 .. l0 + GROUP_LINES - 1 of one step, head h, forward:
+ * attend_one's arithmetic for each, side by side. Their q and k are
+ * transposed into s (row e holds the lines' e-th values), so that the
+ * lines' dot products, in attend_one's order, their exps and their
+ * weights run as vectors across the lines (one line at a time, each
+ * pair's chain of dependent steps and its scalar exp were most of the
+ * kernel family's attention).
+ */
+static void attend_group(const pair_job *j, td_real *s, size_t l0, size_t h)
+{
+	const size_t c = j->c, d = j->d, nh = j->m->o.heads;
+	td_real *qt = s, *kt = s + GROUP_LINES * d, sum[GROUP_LINES] = {0}, p[GROUP_LINES];
+
+	td_transpose(qt, GROUP_LINES, j->w->qkv + l0 * 3 * c + h * d, 3 * c, GROUP_LINES, d);
+	td_transpose(kt, GROUP_LINES, j->w->qkv + l0 * 3 * c + c + h * d, 3 * c, GROUP_LINES, d);
+	for (size_t i = 0; i < d; i++)
+		for (size_t g = 0; g < GROUP_LINES; g++)
+			sum[g] += qt[i * GROUP_LINES + g] * kt[i * GROUP_LINES + g];
+	for (size_t g = 0; g < GROUP_LINES; g++) {
+		const td_real z = sum[g] * j->scale;
+		const td_real e = td_exp(z - (z > -INFINITY ? z : -INFINITY));
+
+		p[g] = e / (0 + e);
+	}
+	for (size_t g = 0; g < GROUP_LINES; g++) {
+		const size_t l = l0 + g;
+		const td_real *v = j->w->qkv + l * 3 * c + 2 * c + h * d;
+		td_real *o = j->w->ctx + l * c + h * d;
+
+		j->w->att[l * nh + h] = p[g];
+		for (size_t i = 0; i < d; i++)
+			o[i] = 0 + p[g] * v[i];
+	}
+}
+
+/*
+ * Worker w's share of a step of lines of one position: groups of
+ * GROUP_LINES lines per head (attend_group), then the lines past the last
+ * group one pair at a time; units w, w + workers, ...
+ */
+static void one_step_share(const pair_job *j, td_real *s, size_t w)
+{
+	const size_t nh = j->m->o.heads, grouped = j->lines / GROUP_LINES * GROUP_LINES;
+	const size_t units = grouped / GROUP_LINES * nh + (j->lines - grouped) * nh;
+
+	for (size_t u = w; u < units; u += j->workers) {
+		const size_t h = u % nh, at = u / nh;
+
+		if (at < grouped / GROUP_LINES)
+			attend_group(j, s, at * GROUP_LINES, h);
+		else
+			attend_one(j, grouped + at - grouped / GROUP_LINES, h);
+	}
+}
+
+/*
  * The q, k, v rows of the worker's pair after b when that pair starts a
  * new line: NULL otherwise, *bytes their length. A pair reads its line's
  * rows d values at a time, 3C apart, which the hardware's prefetchers did
@@ -664,16 +728,18 @@ static void pair_share(void *arg, size_t w)
 	const pair_job *j = arg;
 	td_real *s = j->w->scratch + w * scratch_size(j->m, j->length);
 
+	if (j->length == 1 && !j->backward) {
+		one_step_share(j, s, w);
+		return;
+	}
 	for (size_t b = w; b < j->lines * j->m->o.heads; b += j->workers) {
 		size_t l = b / j->m->o.heads, h = b % j->m->o.heads, bytes;
 		const char *next = next_line(j, b, &bytes);
 
 		for (size_t o = 0; next && o < bytes; o += 64)
 			__builtin_prefetch(next + o);
-		if (j->length == 1 && j->backward)
+		if (j->length == 1)
 			attend_one_backward(j, l, h);
-		else if (j->length == 1)
-			attend_one(j, l, h);
 		else if (j->backward)
 			attend_pair_backward(j, s, l, h);
 		else

@@ -2260,3 +2260,23 @@ mutant {
   designed_against = "a block size changed without the count of blocks that depends on it",
   why = "a weight gradient cut into blocks of 24 rows for 2 threads still counts 3 blocks of 32: its last rows are never computed",
 }
+
+mutant {
+  name = "attention-one-step-group-launders-a-nan",
+  file = "core/mixer_attention.c",
+  find = "\t\tp[g] = e / (0 + e);",
+  replace = "\t\tp[g] = ((void)e, 1);",
+  guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
+  designed_against = "a shortcut that is exact for finite values and hides a NaN: the softmax over one key is 1 only when its score is finite",
+  why = "lines computed eight at a time weigh their one key 1 even when the score is inf or NaN, so the NaN never reaches y",
+}
+
+mutant {
+  name = "attention-one-step-rest-lines-off-by-one",
+  file = "core/mixer_attention.c",
+  find = "\t\t\tattend_one(j, grouped + at - grouped / GROUP_LINES, h);",
+  replace = "\t\t\tattend_one(j, grouped + at - grouped / GROUP_LINES - 1, h);",
+  guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
+  designed_against = "the remainder after a blocked loop indexed from the wrong start",
+  why = "the lines past the last group of eight are shifted by one: the last is never computed",
+}

@@ -68,6 +68,9 @@
  *       -> never_writes_past_the_workspace_it_asked_for
  *   - attention's bias_grads writing dbo with `=`
  *       -> backward_adds_parameter_gradients_and_overwrites_dx
+ *   - attention's one-step groups weighing their key 1 whatever its score
+ *     (a NaN laundered), or the lines past the last group shifted by one
+ *       -> attention_on_one_step_lines_is_its_value_path (13 lines)
  *   - attention's prod_rows skipping the columns past its whole vectors
  *     (`e < d` -> `e < d && e < LANES`) or its single rows after the blocks
  *     of 8 and 4, scores_tile masking one key late (`lane <` -> `lane <=`)
@@ -707,15 +710,17 @@ static void test_mixer_attention_softmax_stays_finite_for_large_scores(void **st
  * On lines of one step every softmax is over one key, so attention is its
  * value path, y = Wo (Wv x + bv) + bo, and q and k get no gradient at all
  * (ds = p (dp - p dp) = 0 exactly). Checked against that formula in double
- * for the one-step path of attention (attend_one), causal and not, both
- * directions; and a NaN that reaches a score still leaves through y.
+ * for the one-step path of attention, causal and not, both directions, on
+ * 13 lines: a group of 8 side by side (attend_group) and 5 one at a time
+ * (attend_one), each line's y bitwise what it is alone; and a NaN that
+ * reaches a score still leaves through y, in the group and past it.
  */
 static void test_mixer_attention_on_one_step_lines_is_its_value_path(void **state)
 {
 	(void)state;
 	for (int i = 6; i < 10; i++) {
 		td_mixer_opts o = config(i);
-		rig r = rig_new(&o, 5, 1, 11);
+		rig r = rig_new(&o, 13, 1, 11), one = rig_new(&o, 1, 1, 11); /* the same weights */
 		const size_t c = o.channels;
 		const td_real *w = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
 		const td_real *b = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 1)->offset;
@@ -747,12 +752,19 @@ static void test_mixer_attention_on_one_step_lines_is_its_value_path(void **stat
 		for (size_t k = 0; k < 2 * c; k++)
 			if (gb[k] != 0)
 				fail_msg("%s: dbqk[%zu] = %g, not 0", label(&r), k, (double)gb[k]);
+		for (size_t l = 0; l < r.lines; l++) {
+			memcpy(one.x, r.x + l * c, c * sizeof *one.x);
+			forward(&one);
+			if (memcmp(one.y, r.y + l * c, c * sizeof *one.y))
+				fail_msg("%s: line %zu's y among 13 lines is not its y alone", label(&r), l);
+		}
 		td_mixer_params(r.m)[td_mixer_tensor_at(r.m, 0)->offset] = (td_real)INFINITY;
-		r.x[0] = 1; /* line 0's score: inf * 1 * k: not finite */
+		r.x[0] = 1, r.x[12 * c] = 1; /* lines 0 and 12: inf * 1 * k: not finite */
 		forward(&r);
-		if (!isnan((double)r.y[0]))
-			fail_msg("%s: a score of inf gave y[0] = %g, not NaN", label(&r), (double)r.y[0]);
-		rig_free(&r);
+		if (!isnan((double)r.y[0]) || !isnan((double)r.y[12 * c]))
+			fail_msg("%s: a score of inf gave y[0] = %g, y[12][0] = %g, not NaN", label(&r),
+				 (double)r.y[0], (double)r.y[12 * c]);
+		rig_free(&r), rig_free(&one);
 	}
 }
 
