@@ -1990,8 +1990,8 @@ mutant {
 mutant {
   name = "fold-selects-by-range-offset",
   file = "core/block.c",
-  find = "select_rows(j->b, e, r->cell, r->len, ch, j->dst + pos, j->src + cell);",
-  replace = "select_rows(j->b, e - e0, r->cell, r->len, ch, j->dst + pos, j->src + cell);",
+  find = "select_rows(j->b, e, r->cell, r->len, ch, dst, src);",
+  replace = "select_rows(j->b, e - e0, r->cell, r->len, ch, dst, src);",
   guards = { "test_a_model_gives_the_same_bits_for_any_thread_count" },
   designed_against = "a per-example mask indexed from the start of the thread's range",
   why = "with several threads a fold selects later examples' cells by the first example's mask",
@@ -2279,4 +2279,14 @@ mutant {
   guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
   designed_against = "the remainder after a blocked loop indexed from the wrong start",
   why = "the lines past the last group of eight are shifted by one: the last is never computed",
+}
+
+mutant {
+  name = "fold-dense-copy-drops-the-last-value",
+  file = "core/block.c",
+  find = "\tfor (size_t k = 0; k < n; k++)\n\t\tdst[k] = src[k];",
+  replace = "\tfor (size_t k = 0; k + 1 < n; k++)\n\t\tdst[k] = src[k];",
+  guards = { "test_a_scan_step_runs_the_mixer_along_its_own_axis" },
+  designed_against = "a fast path beside a general one, written again instead of shared, with its own bound",
+  why = "on a lattice with no absent cell every short run of a fold loses its last channel",
 }
