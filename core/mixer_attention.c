@@ -133,9 +133,11 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	    (err = td_mixer_size_muladd(&weights, lines * m->o.heads, tt, 0,
 					"the attention weights")) ||
 	    (err = td_mixer_size_muladd(&kt, d, stride(length), tt, "the attention scratch")) ||
-	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")) ||
-	    /* per fits, so scratch_size (per, or 16 d <= 16 c for T = 1) does */
-	    (err = td_mixer_size_muladd(&scratch, n_workers(m, lines), scratch_size(m, length), 4 * c,
+	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")))
+		return err;
+	if (length == 1 && per < 2 * GROUP_LINES * d) /* scratch_size's floor (16 d <= 16 c fits) */
+		per = 2 * GROUP_LINES * d;
+	if ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c,
 					"the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&rest, 1, weights, scratch, "the attention workspace")))
 		return err;

@@ -2300,3 +2300,13 @@ mutant {
   designed_against = "a fast path for the common case (no absent cell) that the tests of the general case never reach",
   why = "on a lattice with no absent cell each layer's output is its input: the blocks drop out of the model",
 }
+
+mutant {
+  name = "attention-one-step-scratch-too-short",
+  file = "core/mixer_attention.c",
+  find = "\t\tper = 2 * GROUP_LINES * d;",
+  replace = "\t\tper = GROUP_LINES * d;",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "a scratch that one code path needs more of than the size formula counted",
+  why = "lines of one step ask for half the scratch attend_group's two transposes write",
+}

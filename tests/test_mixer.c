@@ -68,6 +68,9 @@
  *       -> never_writes_past_the_workspace_it_asked_for
  *   - attention's bias_grads writing dbo with `=`
  *       -> backward_adds_parameter_gradients_and_overwrites_dx
+ *   - attention_ws_size giving lines of one step 8 d of scratch, not the
+ *     16 d attend_group's transposes write
+ *       -> never_writes_past_the_workspace_it_asked_for (9 lines of one step)
  *   - attention's one-step groups weighing their key 1 whatever its score
  *     (a NaN laundered), or the lines past the last group shifted by one
  *       -> attention_on_one_step_lines_is_its_value_path (13 lines)
@@ -386,23 +389,27 @@ static void test_mixer_backward_adds_parameter_gradients_and_overwrites_dx(void 
 	}
 }
 
+/* Lines of 5, and 9 lines of one step (attention's group of 8 and one more). */
 static void test_mixer_never_writes_past_the_workspace_it_asked_for(void **state)
 {
+	static const size_t shape[][2] = {{3, 5}, {9, 1}};
+
 	(void)state;
-	for (int i = 0; i < N_CONFIGS; i++) {
-		td_mixer_opts o = config(i);
-		rig r = rig_new(&o, 3, 5, 2);
+	for (int i = 0; i < 2 * N_CONFIGS; i++) {
+		td_mixer_opts o = config(i / 2);
+		const size_t lines = shape[i % 2][0], length = shape[i % 2][1];
+		rig r = rig_new(&o, lines, length, 2);
 		td_real *ws = malloc((r.ws_len + 64) * sizeof *ws);
 
 		assert_non_null(ws);
 		for (size_t k = 0; k < r.ws_len + 64; k++)
 			ws[k] = 1234;
-		assert_int_equal(td_mixer_forward(r.m, r.y, r.x, 3, 5, ws, r.ws_len), 0);
-		assert_int_equal(td_mixer_backward(r.m, r.dx, r.dy, 3, 5, ws, r.ws_len), 0);
+		assert_int_equal(td_mixer_forward(r.m, r.y, r.x, lines, length, ws, r.ws_len), 0);
+		assert_int_equal(td_mixer_backward(r.m, r.dx, r.dy, lines, length, ws, r.ws_len), 0);
 		for (size_t k = r.ws_len; k < r.ws_len + 64; k++)
 			if (ws[k] != 1234)
-				fail_msg("%s: wrote ws[%zu], past the %zu values asked for",
-					 label(&r), k, r.ws_len);
+				fail_msg("%s: wrote ws[%zu], past the %zu values asked for (%zu x %zu)",
+					 label(&r), k, r.ws_len, lines, length);
 		free(ws);
 		rig_free(&r);
 	}
