@@ -8,7 +8,10 @@
  * alpha 1 and beta 0 uses C itself as the tile. When k spans several
  * panels and all of C fits one tile (a weight gradient), a worker takes
  * each panel across all its blocks before the next (run_panels), so that
- * the panel is read from memory once. The kernel reads op(A) in place
+ * the panel is read from memory once, and with several threads its rows
+ * are cut into as many blocks as keep the workers even (split_rows). A^T B
+ * with fewer than 8 columns is computed as its transpose and stored back
+ * (swap_pays). The kernel reads op(A) in place
  * through two strides, whichever way A is stored (its elements are
  * broadcast one at a time, so they need not be contiguous), and op(B) in
  * place when its rows are B's rows; a transposed B is first packed into

@@ -8,8 +8,8 @@
  * position. The attention itself is a few small products per (line, head)
  * pair: scores q k^T, then o = p v forward; dp = do v^T, dv = p^T do, dq =
  * ds k and dk = ds^T q backward, with the softmax in between
- * (softmax_rows). They are T x T x d and T x d x T, a few thousand of them
- * per step, so they are written out here (scores, prod_rows) rather than
+ * (attend_pair). They are T x T x d and T x d x T, a few thousand of them
+ * per step, so they are written out here (score_rows, prod_rows) rather than
  * handed to td_gemm, whose per-call costs were most of their time; each
  * sum is the one gemm.h's contract defines, so the bits are td_gemm's. A
  * pair works on its rows in sweep order: in place in the [P][3C] buffers
@@ -288,6 +288,7 @@ typedef int64_t lane_int;
 typedef int32_t lane_int;
 #endif
 typedef lane_int vmask __attribute__((vector_size(LANES * sizeof(td_real))));
+_Static_assert(LANES == 8, "past_keys's lane indices are written out for 8 lanes");
 
 static vec vload(const td_real *p)
 {
@@ -447,7 +448,7 @@ static void score_rows(const score_job *sj, td_real *res, size_t i1)
 /*
  * R rows from i, LANES columns from e, of out = A b, A(i, k) = a[i ars +
  * k aps]: out[i][e] = sum over k < kn of A(i, k) b[k][e]. Inlined with
- * constant R, as scores_tile.
+ * constant R, as score_tile.
  */
 static inline __attribute__((always_inline)) void
 rows_tile(td_real *out, size_t ldo, const td_real *a, size_t ars, size_t aps, const td_real *b,
@@ -611,7 +612,7 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
  * line, as the kernel family runs the mixer, those are a few hundred
  * thousand calls a step). The score is (0 + sum_e q_e k_e) scale, its
  * softmax over the one key 1 (NaN when the score is not finite), o_e = 0 +
- * p v_e: what the GEMMs and softmax_rows compute for T = 1, bit for bit.
+ * p v_e: what attend_pair computes for T = 1, bit for bit.
  */
 static void attend_one(const pair_job *j, size_t l, size_t h)
 {
@@ -622,15 +623,15 @@ static void attend_one(const pair_job *j, size_t l, size_t h)
 	for (size_t i = 0; i < d; i++)
 		s += q[i] * k[i];
 	z = s * j->scale;
-	e = td_exp(z - (z > -INFINITY ? z : -INFINITY)); /* less its maximum, as softmax_rows */
+	e = td_exp(z - (z > -INFINITY ? z : -INFINITY)); /* less its maximum, as attend_pair */
 	*p = e / (0 + e);
 	for (size_t i = 0; i < d; i++)
 		o[i] = 0 + *p * v[i];
 }
 
 /*
- * attend_pair_backward for T = 1, the same way: dp, then ds as
- * softmax_rows_backward computes it for one key (its sum p dp is 0 + p dp).
+ * attend_pair_backward for T = 1, the same way: dp, then ds as it computes
+ * it for one key (its sum p dp is 0 + p dp).
  */
 static void attend_one_backward(const pair_job *j, size_t l, size_t h)
 {
