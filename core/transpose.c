@@ -8,7 +8,8 @@
  * or pairs of 16-byte ones without AVX). The edges past the last whole
  * block go one value at a time. The one scalar store per value this
  * replaces, each to another row of dst, was most of the time of the
- * GEMM's packing of B^T and of attention's k^T.
+ * GEMM's packing of B^T (attention's k^T goes through here too, but its
+ * time is the first read of a line's rows).
  */
 #include "transpose.h"
 
@@ -39,7 +40,7 @@ static void store8(td_real *p, vec8 v)
 	memcpy(p, &v, sizeof v);
 }
 
-/* Rows a, b interleaved: lo takes columns 0 1 4 5 of each, hi 2 3 6 7. */
+/* Rows a, b interleaved by block8's masks lo1, hi1: lo has columns 0 1 4 5, hi 2 3 6 7. */
 #define PAIR(lo, hi, a, b) (lo = __builtin_shuffle(a, b, lo1), hi = __builtin_shuffle(a, b, hi1))
 
 /*
