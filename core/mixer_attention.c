@@ -750,7 +750,7 @@ static void pair_share(void *arg, size_t w)
 	}
 }
 
-/* Every pair forward (or backward), a share of the pairs per worker on the core's workers (pool.h). */
+/* Every pair forward (or backward), a share of the pairs per worker (pool.h). */
 static void each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t length, int backward)
 {
 	const size_t d = m->o.channels / m->o.heads;
