@@ -225,6 +225,11 @@ static int check_call(const td_block *b, const void *out, const void *in, size_t
 	return 0;
 }
 
+int td_block_no_absent(const td_block *b)
+{
+	return td_lattice_n_present(b->lat) == b->n_cells && !b->emask;
+}
+
 /* Whether cell c of example e is present: on the lattice, and in the example's own mask if set. */
 static int present(const td_block *b, size_t e, size_t c)
 {
@@ -281,8 +286,7 @@ static int fold_examples(void *arg, size_t e0, size_t e1)
 {
 	const fold_job *j = arg;
 	const size_t n = j->f->n_cells, ch = j->channels;
-	/* no cell absent: select_rows would copy every run whole */
-	const int dense = td_lattice_n_present(j->b->lat) == j->b->n_cells && !j->b->emask;
+	const int dense = td_block_no_absent(j->b); /* select_rows would copy every run whole */
 
 	for (size_t e = e0; e < e1; e++)
 		for (const td_run *r = j->f->run; r < j->f->run + j->f->n_runs; r++) {

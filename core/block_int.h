@@ -42,6 +42,9 @@ struct td_block {
 	void *fam;	     /* the family's state, freed by ops->free_fam */
 };
 
+/* Whether no cell can be absent, on the lattice or in an example (no example mask set). */
+int td_block_no_absent(const td_block *b);
+
 /*
  * xf = fold(select(x)) in one pass: xf [batch][n_cells][channels] gets, at
  * folded position k, cell f->fold[k]'s row of x, or 0 when that cell is

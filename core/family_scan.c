@@ -69,7 +69,7 @@ static int scan_setup(td_block *b)
  */
 static int is_plain_copy(const td_block *b, const scan_state *s)
 {
-	return s->fold->n_runs == 1 && td_lattice_n_present(b->lat) == b->n_cells && !b->emask;
+	return s->fold->n_runs == 1 && td_block_no_absent(b);
 }
 
 static int scan_forward(td_block *b, td_real *y, const td_real *x, size_t batch)

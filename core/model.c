@@ -343,6 +343,12 @@ static int linear_back(const td_model *m, td_real *din, const td_real *g, const 
 	return din ? td_gemm(din, k, g, n, m->params + w_off, k, rows, k, n, &put) : 0;
 }
 
+/* Whether no cell can be absent, on the lattice or in an example. */
+static int no_absent(const td_model *m)
+{
+	return !m->emask && td_lattice_n_present(m->lat) == m->n_cells;
+}
+
 /* One pass over the cells of a batch, shared by threads in ranges of cells (flat e * n_cells + c). */
 typedef struct {
 	const td_model *m;
@@ -356,7 +362,7 @@ static int select_cells(void *arg, size_t i0, size_t i1)
 	const cells_job *j = arg;
 	const td_model *m = j->m;
 
-	if (j->b && !m->emask && td_lattice_n_present(m->lat) == m->n_cells) {
+	if (j->b && no_absent(m)) {
 		/* no cell absent: the add alone, as one loop over the range's values (dst may be a) */
 		td_real *dst = j->dst;
 		const td_real *a = j->a, *b = j->b;
@@ -387,7 +393,7 @@ static void model_select(const td_model *m, size_t batch, size_t channels, td_re
 {
 	cells_job j = {m, channels, buf, buf, NULL};
 
-	if (!m->emask && td_lattice_n_present(m->lat) == m->n_cells)
+	if (no_absent(m))
 		return;
 	(void)td_pool_ranges(m->o.mixer.threads, batch * m->n_cells, select_cells, &j);
 }

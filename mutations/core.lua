@@ -703,9 +703,9 @@ mutant {
 
 mutant {
   name = "scan-shortcut-ignores-example-masks",
-  file = "core/family_scan.c",
-  find = "return s->fold->n_runs == 1 && td_lattice_n_present(b->lat) == b->n_cells && !b->emask;",
-  replace = "return s->fold->n_runs == 1 && td_lattice_n_present(b->lat) == b->n_cells;",
+  file = "core/block.c",
+  find = "return td_lattice_n_present(b->lat) == b->n_cells && !b->emask;",
+  replace = "return td_lattice_n_present(b->lat) == b->n_cells;",
   guards = { "test_a_scan_block_obeys_a_mask_per_example" },
   designed_against = "a no-copy shortcut that skips the selection where a cell can still be absent",
   why = "a step along the innermost axis mixes the values of cells absent from their example",
@@ -713,9 +713,9 @@ mutant {
 
 mutant {
   name = "scan-shortcut-ignores-absent-cells",
-  file = "core/family_scan.c",
-  find = "return s->fold->n_runs == 1 && td_lattice_n_present(b->lat) == b->n_cells && !b->emask;",
-  replace = "return s->fold->n_runs == 1 && !b->emask;",
+  file = "core/block.c",
+  find = "return td_lattice_n_present(b->lat) == b->n_cells && !b->emask;",
+  replace = "return !b->emask;",
   guards = { "test_every_scan_model_passes_the_conformance_suite" },
   designed_against = "a no-copy shortcut that skips the selection where a cell can still be absent",
   why = "a step along the innermost axis of a sparse lattice lets absent cells reach the mixer",
@@ -2072,8 +2072,8 @@ mutant {
 mutant {
   name = "model-select-skipped-on-a-lattice-with-holes",
   file = "core/model.c",
-  find = "if (!m->emask && td_lattice_n_present(m->lat) == m->n_cells)",
-  replace = "if (!m->emask)",
+  find = "return !m->emask && td_lattice_n_present(m->lat) == m->n_cells;",
+  replace = "return !m->emask;",
   guards = { "test_the_residual_stream_is_zero_at_absent_cells_after_every_layer" },
   designed_against = "a shortcut for dense lattices taken where cells are absent",
   why = "with no per-example mask the model never selects on entry or exit, so absent cells carry their input",
