@@ -24,7 +24,8 @@
  * C = channels, nh = heads, d = C / nh, W = workers (threads, at most
  * L * nh and TD_POOL_MAX):
  *   x     [P][C]         a copy of the input (saved)
- *   qkv   [P][3C]        x Wqkv^T + bqkv (saved)
+ *   qkv   [P][3C]        x Wqkv^T + bqkv (saved); v alone where lines of
+ *                        one step take the value path (attend_one)
  *   att   [L][nh][T][Tp] the softmax weights, row i query step i and
  *                        column j key step j of the sweep, 0 where masked
  *                        and in the padding (saved); Tp = stride(T), T
@@ -58,7 +59,6 @@
 #include "transpose.h"
 
 enum { T_WQKV, T_BQKV, T_WO, T_BO };
-
 
 static int attention_setup(td_mixer *m)
 {
@@ -102,19 +102,12 @@ static size_t stride(size_t length)
 	return length == 1 ? 1 : (length + LANES - 1) / LANES * LANES;
 }
 
-enum { GROUP_LINES = 8 }; /* lines of one step taken side by side (attend_group) */
-
-/*
- * One worker's scratch: (T + d) Tp + 7 T d values, and for T = 1 at least
- * the 2 GROUP_LINES d of attend_group's transposes (the products fit: see
- * attention_ws_size).
- */
+/* One worker's scratch: (T + d) Tp + 7 T d values. */
 static size_t scratch_size(const td_mixer *m, size_t length)
 {
 	const size_t d = m->o.channels / m->o.heads;
-	const size_t pairs = (length + d) * stride(length) + 7 * d * length;
 
-	return length == 1 && pairs < 2 * GROUP_LINES * d ? 2 * GROUP_LINES * d : pairs;
+	return (length + d) * stride(length) + 7 * d * length;
 }
 
 /*
@@ -135,8 +128,6 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	    (err = td_mixer_size_muladd(&kt, d, stride(length), tt, "the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")))
 		return err;
-	if (length == 1 && per < 2 * GROUP_LINES * d) /* scratch_size's floor (16 d <= 16 c fits) */
-		per = 2 * GROUP_LINES * d;
 	if ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c,
 					"the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&rest, 1, weights, scratch, "the attention workspace")))
@@ -196,6 +187,7 @@ typedef struct {
 	size_t c, d;   /* channels, and channels per head */
 	td_real scale; /* 1 / sqrt(d), the scores' scale */
 	int backward;
+	char *unsettled; /* dv_share: [workers], 1 where a worker met a ds that is not 0 */
 } pair_job;
 
 /* A block of one line's rows, row i the sweep's step i: base + i * ld. */
@@ -607,13 +599,31 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
 }
 
 /*
- * Pair (l, h) of a line of one step, forward: attend_pair's arithmetic for
- * T = 1 without its two GEMM calls (over every cell of a lattice as its own
- * line, as the kernel family runs the mixer, those are a few hundred
- * thousand calls a step). The score is (0 + sum_e q_e k_e) scale, its
- * softmax over the one key 1 (NaN when the score is not finite), o_e = 0 +
- * p v_e: what attend_pair computes for T = 1, bit for bit.
+ * Lines of one step. Every softmax there is over one key: p = e / (0 + e)
+ * with e = exp(z - z), which is 1 when the score z is finite and NaN when
+ * not, and o = 0 + p v. So q and k reach nothing but that test. When no
+ * score can overflow (scores_bounded), the forward computes v alone of the
+ * projections and o = 0 + 1 v (value_share), leaving q and k unwritten.
+ * The backward's ds = scale p (dp - (0 + p dp)) is then +0 at every pair
+ * whose dp is finite, and so are dq = 0 + ds k and dk = 0 + q ds (q and k
+ * are finite where p is 1: an infinite or NaN term makes z so). When every
+ * pair's ds is +0 (dv_share), every sum dq and dk enter gets +0 terms: dx,
+ * whose sums take q's and k's terms first and stay +0 through them, and
+ * dWq, dWk, dbq and dbk, which gain +0. Those are computed from v alone,
+ * bitwise what the whole products give. Otherwise the backward computes q
+ * and k again from the saved x and takes the pairs one at a time
+ * (attend_one_backward).
  */
+
+/* p for a finite score over one key: attend_one's e / (0 + e), e = exp(z - z) = exp(+0). */
+static td_real one_key_weight(void)
+{
+	const td_real e = td_exp(0);
+
+	return e / (0 + e);
+}
+
+/* Pair (l, h) of a line of one step, forward, from its q and k: attend_pair for T = 1. */
 static void attend_one(const pair_job *j, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d;
@@ -630,79 +640,73 @@ static void attend_one(const pair_job *j, size_t l, size_t h)
 }
 
 /*
- * attend_pair_backward for T = 1, the same way: dp, then ds as it computes
- * it for one key (its sum p dp is 0 + p dp).
+ * Pair (l, h) of a line of one step, backward, its dv: dp, then ds as
+ * attend_pair_backward computes it for one key (its sum p dp is 0 + p
+ * dp). Returns ds.
  */
-static void attend_one_backward(const pair_job *j, size_t l, size_t h)
+static td_real attend_one_dv(const pair_job *j, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d;
-	const td_real *q = j->w->qkv + l * 3 * c + h * d, *k = q + c, *v = q + 2 * c;
-	const td_real *p = j->w->att + l * j->m->o.heads + h, *dout = j->w->dctx + l * c + h * d;
-	td_real *dq = j->w->dqkv + l * 3 * c + h * d, *dk = dq + c, *dv = dq + 2 * c, ds = 0;
+	const td_real *v = j->w->qkv + l * 3 * c + 2 * c + h * d;
+	const td_real p = j->w->att[l * j->m->o.heads + h], *dout = j->w->dctx + l * c + h * d;
+	td_real *dv = j->w->dqkv + l * 3 * c + 2 * c + h * d, ds = 0;
 
 	for (size_t e = 0; e < d; e++)
 		ds += dout[e] * v[e];
 	for (size_t e = 0; e < d; e++)
-		dv[e] = 0 + dout[e] * *p;
-	ds = j->scale * *p * (ds - (0 + *p * ds));
+		dv[e] = 0 + dout[e] * p;
+	return j->scale * p * (ds - (0 + p * ds));
+}
+
+/* attend_one_dv, and dq and dk from ds. */
+static void attend_one_backward(const pair_job *j, size_t l, size_t h)
+{
+	const size_t c = j->c, d = j->d;
+	const td_real *q = j->w->qkv + l * 3 * c + h * d, *k = q + c, ds = attend_one_dv(j, l, h);
+	td_real *dq = j->w->dqkv + l * 3 * c + h * d, *dk = dq + c;
+
 	for (size_t e = 0; e < d; e++)
 		dq[e] = 0 + ds * k[e], dk[e] = 0 + q[e] * ds;
 }
 
-/*
- * Lines l0 .. l0 + GROUP_LINES - 1 of one step, head h, forward:
- * attend_one's arithmetic for each, side by side. Their q and k are
- * transposed into s (row e holds the lines' e-th values), so that the
- * lines' dot products, in attend_one's order, their exps and their
- * weights run as vectors across the lines (one line at a time, each
- * pair's chain of dependent steps and its scalar exp were most of the
- * kernel family's attention).
- */
-static void attend_group(const pair_job *j, td_real *s, size_t l0, size_t h)
+/* Worker w's lines: a consecutive share, so that no two workers write one line's values. */
+static void line_share(const pair_job *j, size_t w, size_t *l0, size_t *l1)
 {
-	const size_t c = j->c, d = j->d, nh = j->m->o.heads;
-	td_real *qt = s, *kt = s + GROUP_LINES * d, sum[GROUP_LINES] = {0}, p[GROUP_LINES];
+	*l0 = j->lines * w / j->workers;
+	*l1 = j->lines * (w + 1) / j->workers;
+}
 
-	td_transpose(qt, GROUP_LINES, j->w->qkv + l0 * 3 * c + h * d, 3 * c, GROUP_LINES, d);
-	td_transpose(kt, GROUP_LINES, j->w->qkv + l0 * 3 * c + c + h * d, 3 * c, GROUP_LINES, d);
-	for (size_t i = 0; i < d; i++)
-		for (size_t g = 0; g < GROUP_LINES; g++)
-			sum[g] += qt[i * GROUP_LINES + g] * kt[i * GROUP_LINES + g];
-	for (size_t g = 0; g < GROUP_LINES; g++) {
-		const td_real z = sum[g] * j->scale;
-		const td_real e = td_exp(z - (z > -INFINITY ? z : -INFINITY));
+/* Forward, worker w's lines of one step whose scores are finite: p = 1, o = 0 + 1 v. */
+static void value_share(void *arg, size_t w)
+{
+	const pair_job *j = arg;
+	const size_t c = j->c, nh = j->m->o.heads;
+	const td_real one = one_key_weight();
+	size_t l0, l1;
 
-		p[g] = e / (0 + e);
-	}
-	for (size_t g = 0; g < GROUP_LINES; g++) {
-		const size_t l = l0 + g;
-		const td_real *v = j->w->qkv + l * 3 * c + 2 * c + h * d;
-		td_real *o = j->w->ctx + l * c + h * d;
+	line_share(j, w, &l0, &l1);
+	for (size_t l = l0; l < l1; l++) {
+		const td_real *v = j->w->qkv + l * 3 * c + 2 * c;
 
-		j->w->att[l * nh + h] = p[g];
-		for (size_t i = 0; i < d; i++)
-			o[i] = 0 + p[g] * v[i];
+		for (size_t h = 0; h < nh; h++)
+			j->w->att[l * nh + h] = one;
+		for (size_t e = 0; e < c; e++)
+			j->w->ctx[l * c + e] = 0 + one * v[e];
 	}
 }
 
-/*
- * Worker w's share of a step of lines of one position: groups of
- * GROUP_LINES lines per head (attend_group), then the lines past the last
- * group one pair at a time; units w, w + workers, ...
- */
-static void one_step_share(const pair_job *j, td_real *s, size_t w)
+/* Backward, worker w's lines of one step: each pair's dv; sets its flag when a ds is not 0. */
+static void dv_share(void *arg, size_t w)
 {
-	const size_t nh = j->m->o.heads, grouped = j->lines / GROUP_LINES * GROUP_LINES;
-	const size_t units = grouped / GROUP_LINES * nh + (j->lines - grouped) * nh;
+	const pair_job *j = arg;
+	size_t l0, l1;
+	int unsettled = 0;
 
-	for (size_t u = w; u < units; u += j->workers) {
-		const size_t h = u % nh, at = u / nh;
-
-		if (at < grouped / GROUP_LINES)
-			attend_group(j, s, at * GROUP_LINES, h);
-		else
-			attend_one(j, grouped + at - grouped / GROUP_LINES, h);
-	}
+	line_share(j, w, &l0, &l1);
+	for (size_t l = l0; l < l1; l++)
+		for (size_t h = 0; h < j->m->o.heads; h++) /* -0 is settled: 0 + -0 k is +0 */
+			unsettled |= attend_one_dv(j, l, h) != 0;
+	j->unsettled[w] = (char)unsettled;
 }
 
 /*
@@ -731,18 +735,16 @@ static void pair_share(void *arg, size_t w)
 	const pair_job *j = arg;
 	td_real *s = j->w->scratch + w * scratch_size(j->m, j->length);
 
-	if (j->length == 1 && !j->backward) {
-		one_step_share(j, s, w);
-		return;
-	}
 	for (size_t b = w; b < j->lines * j->m->o.heads; b += j->workers) {
 		size_t l = b / j->m->o.heads, h = b % j->m->o.heads, bytes;
 		const char *next = next_line(j, b, &bytes);
 
 		for (size_t o = 0; next && o < bytes; o += 64)
 			__builtin_prefetch(next + o);
-		if (j->length == 1)
+		if (j->length == 1 && j->backward)
 			attend_one_backward(j, l, h);
+		else if (j->length == 1)
+			attend_one(j, l, h);
 		else if (j->backward)
 			attend_pair_backward(j, s, l, h);
 		else
@@ -750,10 +752,16 @@ static void pair_share(void *arg, size_t w)
 	}
 }
 
-/* Every pair forward (or backward), a share of the pairs per worker (pool.h). */
-static void each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t length, int backward)
+/*
+ * Every pair forward (or backward) by share (pair_share, value_share or
+ * dv_share), split among the workers (pool.h). Returns whether a worker
+ * met a ds that is not 0 (dv_share).
+ */
+static int each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t length, int backward,
+		     void (*share)(void *arg, size_t w))
 {
 	const size_t d = m->o.channels / m->o.heads;
+	char unsettled[TD_POOL_MAX] = {0};
 	pair_job job = {m,
 			w,
 			lines,
@@ -762,31 +770,116 @@ static void each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t l
 			m->o.channels,
 			d,
 			(td_real)(1 / sqrt((double)d)),
-			backward};
+			backward,
+			unsettled};
 
-	td_pool_run(job.workers, pair_share, &job);
+	td_pool_run(job.workers, share, &job);
+	return memchr(unsettled, 1, job.workers) != NULL;
+}
+
+/*
+ * Largest |x| of n values, NaN when one is not finite; copies them into
+ * dst as it reads them.
+ */
+static td_real copy_max_abs(td_real *restrict dst, const td_real *restrict x, size_t n)
+{
+	vec mx = {0}, bad = {0};
+	td_real lane[LANES], lane_bad[LANES], out = 0, out_bad = 0;
+	size_t i = 0;
+
+	for (; i + LANES <= n; i += LANES) {
+		const vec v = vload(x + i);
+
+		vstore(dst + i, v);
+		mx = vmax(vmax(-v, v), mx);
+		bad += v - v; /* 0, or NaN from an infinity or a NaN */
+	}
+	vstore(lane, mx), vstore(lane_bad, bad);
+	for (size_t k = 0; k < LANES; k++) {
+		out = lane[k] > out ? lane[k] : out;
+		out_bad += lane_bad[k];
+	}
+	for (; i < n; i++) {
+		const td_real a = x[i] < 0 ? -x[i] : x[i];
+
+		dst[i] = x[i];
+		out = a > out ? a : out;
+		out_bad += x[i] - x[i];
+	}
+	return out + out_bad;
+}
+
+/*
+ * Whether no score of lines whose inputs are at most xmax in magnitude can
+ * overflow: |q_e| <= Q = max |bq| + xmax max_e sum_f |Wq[e][f]| (K the
+ * same for k), so |z| <= scale d Q K, and each rounding on the way to z
+ * (fewer than 2C + d + 6 on any path) grows that by at most a factor
+ * 1 + epsilon. False when xmax or a weight or bias of q or k is
+ * not finite.
+ */
+static int scores_bounded(const td_mixer *m, td_real xmax, td_real scale)
+{
+	const size_t c = m->o.channels, d = c / m->o.heads;
+	const td_real *w = td_mixer_slab_at(m, m->params, T_WQKV);
+	const td_real *b = td_mixer_slab_at(m, m->params, T_BQKV);
+	double bound = scale * (double)d, all = 0;
+
+	for (size_t s = 0; s < 2; s++) { /* q, k */
+		double sums = 0, bias = 0;
+
+		for (size_t e = s * c; e < (s + 1) * c; e++) {
+			double row = 0;
+
+			for (size_t f = 0; f < c; f++)
+				row += fabs((double)w[e * c + f]);
+			sums = row > sums ? row : sums;
+			bias = fabs((double)b[e]) > bias ? fabs((double)b[e]) : bias;
+			all += row + fabs((double)b[e]);
+		}
+		bound *= bias + (double)xmax * sums;
+	}
+	bound *= pow(1 + TD_REAL_EPSILON, (double)(2 * c + d + 6));
+	return isfinite(all) && bound <= TD_REAL_MAX; /* false for a NaN xmax */
+}
+
+/* qkv's blocks first .. 2 (0 q, 1 k, 2 v) = x W^T + b over those blocks: [P x C] [C x nC]. */
+static int project(const td_mixer *m, att_ws *w, const td_real *x, size_t p, size_t first)
+{
+	const size_t c = m->o.channels;
+	const td_real *b = td_mixer_slab_at(m, m->params, T_BQKV);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = m->o.threads, o.trans_b = 1;
+	if ((err = td_gemm(w->qkv + first * c, 3 * c, x, c,
+			   td_mixer_slab_at(m, m->params, T_WQKV) + first * c * c, c, p,
+			   (3 - first) * c, c, &o)))
+		return err;
+	for (size_t i = 0; i < p; i++)
+		for (size_t k = first * c; k < 3 * c; k++)
+			w->qkv[i * 3 * c + k] += b[k];
+	return 0;
 }
 
 static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
 			     td_real *ws)
 {
 	const size_t c = m->o.channels, p = lines * length;
-	const td_real *b = td_mixer_slab_at(m, m->params, T_BQKV);
 	const td_real *bo = td_mixer_slab_at(m, m->params, T_BO);
+	const td_real scale = (td_real)(1 / sqrt((double)(c / m->o.heads)));
 	att_ws w = carve(m, ws, lines, length);
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
-	int err;
+	int value_only = 0, err;
 
 	o.threads = m->o.threads, o.trans_b = 1;
-	memcpy(w.x, x, p * c * sizeof *x);
-	/* qkv = x Wqkv^T + bqkv: [P x C] [C x 3C] */
-	if ((err = td_gemm(w.qkv, 3 * c, x, c, td_mixer_slab_at(m, m->params, T_WQKV), c, p, 3 * c,
-			   c, &o)))
+	if (length == 1) /* lines of one step: see attend_one */
+		value_only = scores_bounded(m, copy_max_abs(w.x, x, p * c), scale);
+	else
+		memcpy(w.x, x, p * c * sizeof *x);
+	/* qkv = x Wqkv^T + bqkv: [P x C] [C x 3C], or v alone */
+	if ((err = project(m, &w, x, p, value_only ? 2 : 0)))
 		return err;
-	for (size_t i = 0; i < p; i++)
-		for (size_t k = 0; k < 3 * c; k++)
-			w.qkv[i * 3 * c + k] += b[k];
-	each_pair(m, &w, lines, length, 0);
+	each_pair(m, &w, lines, length, 0, value_only ? value_share : pair_share);
 	/* y = ctx Wo^T + bo: [P x C] [C x C] */
 	if ((err = td_gemm(y, c, w.ctx, c, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c, &o)))
 		return err;
@@ -796,8 +889,12 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 	return 0;
 }
 
-/* dbqkv = column sums of dqkv, dbo = those of dy (fixed order), added to the slab once. */
-static void bias_grads(td_mixer *m, att_ws *w, const td_real *dy, size_t p)
+/*
+ * dbqkv = column sums of dqkv from block first (0 q, 1 k, 2 v) on, dbo =
+ * those of dy (fixed order), added to the slab once; the blocks before
+ * first gain +0, as their sums of dq or dk of +0 would add.
+ */
+static void bias_grads(td_mixer *m, att_ws *w, const td_real *dy, size_t p, size_t first)
 {
 	const size_t c = m->o.channels;
 	td_real *gb = td_mixer_slab_at(m, m->grads, T_BQKV);
@@ -805,7 +902,7 @@ static void bias_grads(td_mixer *m, att_ws *w, const td_real *dy, size_t p)
 
 	memset(w->db, 0, 4 * c * sizeof *w->db);
 	for (size_t i = 0; i < p; i++) {
-		for (size_t k = 0; k < 3 * c; k++)
+		for (size_t k = first * c; k < 3 * c; k++)
 			w->db[k] += w->dqkv[i * 3 * c + k];
 		for (size_t k = 0; k < c; k++)
 			w->db[3 * c + k] += dy[i * c + k];
@@ -820,8 +917,10 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 			      size_t length, td_real *ws)
 {
 	const size_t c = m->o.channels, p = lines * length;
+	td_real *gw = td_mixer_slab_at(m, m->grads, T_WQKV);
 	att_ws w = carve(m, ws, lines, length);
 	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
+	size_t first = 0;
 	int err;
 
 	acc.threads = put.threads = m->o.threads;
@@ -831,15 +930,29 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 			   &put)) ||
 	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_WO), c, dy, c, w.ctx, c, c, c, p, &acc)))
 		return err;
-	/* every pair writes its own columns of its line's rows: dqkv is written whole */
-	each_pair(m, &w, lines, length, 1);
-	bias_grads(m, &w, dy, p);
-	/* dWqkv += dqkv^T x: [3C x P] [P x C]; dx = dqkv Wqkv: [P x 3C] [3C x C] */
-	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_WQKV), c, w.dqkv, 3 * c, w.x, c, 3 * c,
-			   c, p, &acc)))
+	/*
+	 * every pair writes its own columns of its line's rows: dqkv is written
+	 * whole; on lines of one step (attend_one) dv alone when every ds is 0,
+	 * else q and k again (the forward may have left them) and then dqkv
+	 */
+	if (length > 1)
+		each_pair(m, &w, lines, length, 1, pair_share);
+	else if (!each_pair(m, &w, lines, length, 1, dv_share))
+		first = 2;
+	else if ((err = project(m, &w, w.x, p, 0)) == 0)
+		each_pair(m, &w, lines, length, 1, pair_share);
+	else
 		return err;
-	return td_gemm(dx, c, w.dqkv, 3 * c, td_mixer_slab_at(m, m->params, T_WQKV), c, p, c, 3 * c,
-		       &put);
+	bias_grads(m, &w, dy, p, first);
+	/* dWqkv += dqkv^T x: [3C x P] [P x C]; dx = dqkv Wqkv: [P x 3C] [3C x C]; from first */
+	for (size_t k = 0; k < first * c * c; k++)
+		gw[k] += 0;
+	if ((err = td_gemm(gw + first * c * c, c, w.dqkv + first * c, 3 * c, w.x, c,
+			   (3 - first) * c, c, p, &acc)))
+		return err;
+	return td_gemm(dx, c, w.dqkv + first * c, 3 * c,
+		       td_mixer_slab_at(m, m->params, T_WQKV) + first * c * c, c, p, c,
+		       (3 - first) * c, &put);
 }
 
 const td_mixer_ops td_mixer_attention_ops = {"attention", attention_setup, attention_ws_size,

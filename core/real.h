@@ -14,10 +14,12 @@
 typedef double td_real;
 #define TD_REAL_NAME "double"
 #define TD_REAL_EPSILON DBL_EPSILON
+#define TD_REAL_MAX DBL_MAX
 #else
 typedef float td_real;
 #define TD_REAL_NAME "float"
 #define TD_REAL_EPSILON FLT_EPSILON
+#define TD_REAL_MAX FLT_MAX
 #endif
 
 #endif

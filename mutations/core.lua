@@ -1766,7 +1766,7 @@ mutant {
   file = "core/mixer_attention.c",
   find = "\t*p = e / (0 + e);\n",
   replace = "\t*p = z, (void)e;\n",
-  guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
+  guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a shortcut for a special shape must compute what the general path computes there",
   why = "on one-step lines weighs the value by the raw score instead of its softmax (1)",
 }
@@ -1774,8 +1774,8 @@ mutant {
 mutant {
   name = "mixer-attention-one-step-softmax-backward-skipped",
   file = "core/mixer_attention.c",
-  find = "\tds = j->scale * *p * (ds - (0 + *p * ds));\n",
-  replace = "",
+  find = "\treturn j->scale * p * (ds - (0 + p * ds));\n",
+  replace = "\treturn ds;\n",
   guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
   designed_against = "a shortcut for a special shape must compute what the general path computes there",
   why = "on one-step lines sends dp itself to q and k, where the softmax over one key sends 0",
@@ -2262,23 +2262,64 @@ mutant {
 }
 
 mutant {
-  name = "attention-one-step-group-launders-a-nan",
+  name = "attention-one-step-value-path-without-its-bound",
   file = "core/mixer_attention.c",
-  find = "\t\tp[g] = e / (0 + e);",
-  replace = "\t\tp[g] = ((void)e, 1);",
-  guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
+  find = "\treturn isfinite(all) && bound <= TD_REAL_MAX; /* false for a NaN xmax */",
+  replace = "\treturn 1 || (isfinite(all) && bound <= TD_REAL_MAX);",
+  guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path",
+             "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a shortcut that is exact for finite values and hides a NaN: the softmax over one key is 1 only when its score is finite",
-  why = "lines computed eight at a time weigh their one key 1 even when the score is inf or NaN, so the NaN never reaches y",
+  why = "lines of one step take v alone even when a score is inf or NaN, so the NaN never reaches y",
 }
 
 mutant {
-  name = "attention-one-step-rest-lines-off-by-one",
+  name = "attention-one-step-bound-misses-a-nan-weight",
   file = "core/mixer_attention.c",
-  find = "\t\t\tattend_one(j, grouped + at - grouped / GROUP_LINES, h);",
-  replace = "\t\t\tattend_one(j, grouped + at - grouped / GROUP_LINES - 1, h);",
+  find = "\treturn isfinite(all) && bound <= TD_REAL_MAX;",
+  replace = "\treturn bound <= TD_REAL_MAX;",
+  guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
+  designed_against = "a NaN that a maximum skips (NaN > m is false): a bound built from comparisons must check finiteness apart",
+  why = "a NaN in Wq or Wk never enters the largest row sum, so the scores it makes NaN are taken as bounded and y stays finite",
+}
+
+mutant {
+  name = "attention-one-step-bound-ignores-the-input",
+  file = "core/mixer_attention.c",
+  find = "\t\tbound *= bias + (double)xmax * sums;",
+  replace = "\t\tbound *= bias + sums + 0 * (double)xmax;",
+  guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
+  designed_against = "an overflow bound taken from the weights alone: finite inputs can still overflow a product",
+  why = "a line whose finite x makes its scores overflow takes the value path: its y is finite where the softmax gives NaN",
+}
+
+mutant {
+  name = "attention-one-step-ds-never-checked",
+  file = "core/mixer_attention.c",
+  find = "\t\t\tunsettled |= attend_one_dv(j, l, h) != 0;",
+  replace = "\t\t\t(void)attend_one_dv(j, l, h);",
+  guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
+  designed_against = "a shortcut that is exact for finite values and hides a NaN, backward",
+  why = "a NaN dL/dy makes ds NaN, and dq and dk with it, but dWq and dWk are left as if they were 0",
+}
+
+mutant {
+  name = "attention-one-step-q-and-k-not-computed-again",
+  file = "core/mixer_attention.c",
+  find = "\telse if ((err = project(m, &w, w.x, p, 0)) == 0)",
+  replace = "\telse if ((err = 0) == 0)",
+  guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
+  designed_against = "a buffer that one path leaves unwritten, read by another path that assumed it written",
+  why = "after the value path's forward, the backward's whole path reads q and k the forward never wrote",
+}
+
+mutant {
+  name = "attention-one-step-line-share-drops-the-last",
+  file = "core/mixer_attention.c",
+  find = "\t*l1 = j->lines * (w + 1) / j->workers;",
+  replace = "\t*l1 = j->lines * (w + 1) / j->workers - 1;",
   guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
-  designed_against = "the remainder after a blocked loop indexed from the wrong start",
-  why = "the lines past the last group of eight are shifted by one: the last is never computed",
+  designed_against = "the end of a share off by one: a line no worker computes",
+  why = "each worker's last line of one step never gets its weights or its o",
 }
 
 mutant {
@@ -2301,12 +2342,3 @@ mutant {
   why = "on a lattice with no absent cell each layer's output is its input: the blocks drop out of the model",
 }
 
-mutant {
-  name = "attention-one-step-scratch-too-short",
-  file = "core/mixer_attention.c",
-  find = "\t\tper = 2 * GROUP_LINES * d;",
-  replace = "\t\tper = GROUP_LINES * d;",
-  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
-  designed_against = "a scratch that one code path needs more of than the size formula counted",
-  why = "lines of one step ask for half the scratch attend_group's two transposes write",
-}

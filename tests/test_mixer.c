@@ -68,12 +68,12 @@
  *       -> never_writes_past_the_workspace_it_asked_for
  *   - attention's bias_grads writing dbo with `=`
  *       -> backward_adds_parameter_gradients_and_overwrites_dx
- *   - attention_ws_size giving lines of one step 8 d of scratch, not the
- *     16 d attend_group's transposes write
- *       -> never_writes_past_the_workspace_it_asked_for (9 lines of one step)
- *   - attention's one-step groups weighing their key 1 whatever its score
- *     (a NaN laundered), or the lines past the last group shifted by one
- *       -> attention_on_one_step_lines_is_its_value_path (13 lines)
+ *   - attention's lines of one step taking the value path whatever their
+ *     scores (a NaN laundered), or each worker's share of them ending a
+ *     line early -> attention_on_one_step_lines_is_its_value_path
+ *   - scores_bounded without xmax or without its finiteness test, dv_share
+ *     never flagging a ds, the backward's whole path not computing q and k
+ *     again -> attention_one_step_takes_q_and_k_only_where_a_score_needs_them
  *   - attention's prod_rows skipping the columns past its whole vectors
  *     (`e < d` -> `e < d && e < LANES`) or its single rows after the blocks
  *     of 8 and 4, scores_tile masking one key late (`lane <` -> `lane <=`)
@@ -718,9 +718,8 @@ static void test_mixer_attention_softmax_stays_finite_for_large_scores(void **st
  * value path, y = Wo (Wv x + bv) + bo, and q and k get no gradient at all
  * (ds = p (dp - p dp) = 0 exactly). Checked against that formula in double
  * for the one-step path of attention, causal and not, both directions, on
- * 13 lines: a group of 8 side by side (attend_group) and 5 one at a time
- * (attend_one), each line's y bitwise what it is alone; and a NaN that
- * reaches a score still leaves through y, in the group and past it.
+ * 13 lines, each line's y bitwise what it is alone; and a NaN that reaches
+ * a score still leaves through y, on the first line and the last.
  */
 static void test_mixer_attention_on_one_step_lines_is_its_value_path(void **state)
 {
@@ -775,6 +774,83 @@ static void test_mixer_attention_on_one_step_lines_is_its_value_path(void **stat
 	}
 }
 
+/* Whether line l of r's dx (c values each) holds the bits of want's. */
+static int same_line(const td_real *got, const td_real *want, size_t l, size_t c)
+{
+	return memcmp(got + l * c, want + l * c, c * sizeof *got) == 0;
+}
+
+/*
+ * Lines of one step whose scores cannot overflow take v alone of the
+ * projections forward, and from v alone dWqkv and dx backward, when every
+ * pair's ds is +0; otherwise the whole products, with q and k computed
+ * again. On 13 lines, against the same lines without the case each part
+ * is for:
+ *   - line 5's x of TD_REAL_MAX / 1000 (finite; its scores overflow): its
+ *     y is NaN, the other lines' y bitwise as before (the whole path's
+ *     bits are the value path's);
+ *   - a NaN in Wq (a NaN score on every line): every y is NaN;
+ *   - the workspace filled with NaN before a forward of the clean lines,
+ *     and a NaN in line 7's dy: dWq and dWk get NaN (its ds is NaN), the
+ *     other lines' dx are bitwise as before (a q or k left unwritten by
+ *     the forward would make them NaN).
+ */
+static void test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them(void **state)
+{
+	(void)state;
+	for (int i = 6; i < 10; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 13, 1, 17);
+		const size_t c = o.channels;
+		td_real *y0 = malloc(r.n * sizeof *y0), *dx0 = malloc(r.n * sizeof *dx0), keep;
+		td_real *wq = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
+		const td_real *gw = td_mixer_grads(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
+		int nan_q = 0, nan_k = 0;
+
+		assert_non_null(y0), assert_non_null(dx0);
+		forward(&r);
+		backward(&r);
+		memcpy(y0, r.y, r.n * sizeof *y0), memcpy(dx0, r.dx, r.n * sizeof *dx0);
+
+		keep = r.x[5 * c + 1];
+		r.x[5 * c + 1] = TD_REAL_MAX / 1000;
+		forward(&r);
+		for (size_t k = 0; k < c; k++)
+			if (!isnan((double)r.y[5 * c + k]))
+				fail_msg("%s: line 5's scores overflow, yet y[5][%zu] = %g", label(&r),
+					 k, (double)r.y[5 * c + k]);
+		for (size_t l = 0; l < r.lines; l++)
+			if (l != 5 && !same_line(r.y, y0, l, c))
+				fail_msg("%s: line %zu's y changed with line 5's scores", label(&r), l);
+		r.x[5 * c + 1] = keep;
+
+		keep = wq[1];
+		wq[1] = (td_real)NAN;
+		forward(&r);
+		for (size_t k = 0; k < r.n; k++)
+			if (!isnan((double)r.y[k]))
+				fail_msg("%s: Wq holds a NaN, yet y[%zu] = %g", label(&r), k,
+					 (double)r.y[k]);
+		wq[1] = keep;
+
+		for (size_t k = 0; k < r.ws_len; k++)
+			r.ws[k] = (td_real)NAN;
+		forward(&r);
+		r.dy[7 * c] = (td_real)NAN;
+		backward(&r);
+		for (size_t k = 0; k < c * c; k++)
+			nan_q |= isnan((double)gw[k]), nan_k |= isnan((double)gw[c * c + k]);
+		if (!nan_q || !nan_k)
+			fail_msg("%s: a NaN ds, yet dWq %s NaN and dWk %s", label(&r),
+				 nan_q ? "has" : "has no", nan_k ? "has" : "has none");
+		for (size_t l = 0; l < r.lines; l++)
+			if (l != 7 && !same_line(r.dx, dx0, l, c))
+				fail_msg("%s: line %zu's dx changed with line 7's dy", label(&r), l);
+		free(y0), free(dx0);
+		rig_free(&r);
+	}
+}
+
 static void test_mixer_bad_calls_are_refused_with_a_message(void **state)
 {
 	td_mixer_opts o = config(0);
@@ -807,6 +883,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_attention_with_wide_heads_on_odd_lines_matches_its_definition),
     cmocka_unit_test(test_mixer_attention_softmax_stays_finite_for_large_scores),
     cmocka_unit_test(test_mixer_attention_on_one_step_lines_is_its_value_path),
+    cmocka_unit_test(test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
 };
 TD_TEST_GROUP(mixer, tests);
