@@ -33,6 +33,11 @@ void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t l
 		}
 }
 
+size_t td_mixer_block_lines(size_t length)
+{
+	return length >= 1024 / 32 ? 32 : 1024 / length;
+}
+
 int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what)
 {
 	if (y != 0 && x > (SIZE_MAX - z) / y)

@@ -1,10 +1,12 @@
 /*
  * mixer_gru.c - the gated recurrent unit (equations in mixer.h), H = channels.
  *
- * The input projections x W^T of every line and step are one GEMM before
- * the recurrence (b is added where each step's gates read them); each step
- * then needs only gh = h_{t-1} U^T + c, one GEMM over all lines at once
- * (the lines' rows are length * H apart, which is just a leading
+ * Lines run in blocks (td_mixer_block_lines), so that a block's gates
+ * stay in the caches from its projection to its steps: the input
+ * projections x W^T of a block's lines and steps are one GEMM before its
+ * recurrence (b is added where each step's gates read them); each step
+ * then needs only gh = h_{t-1} U^T + c, one GEMM over the block's lines
+ * at once (the lines' rows are length * H apart, which is just a leading
  * dimension), and at a sweep's first step gh is c itself. The gate blocks
  * are ordered r, z, n in W, U, b and c.
  *
@@ -98,6 +100,7 @@ typedef struct {
 	td_mixer *m;
 	gru_ws *w;
 	const td_real *dy; /* backward only */
+	td_real *dx;	   /* backward only */
 	size_t length;
 } gru_lines;
 
@@ -173,16 +176,31 @@ static void step_forward(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t le
 	}
 }
 
-/* Lines l0 .. l1-1 forward: the recurrence. */
+/*
+ * Lines l0 .. l1-1 forward, td_mixer_block_lines at a time: their gx = x
+ * W^T into the first 3H columns of gates, then the recurrence, so that a
+ * block's gates are still in the caches when its steps read them.
+ */
 static int forward_lines(void *arg, size_t l0, size_t l1)
 {
 	const gru_lines *j = arg;
+	const size_t h = j->m->o.channels, t = j->length, bl = td_mixer_block_lines(t);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	for (size_t s = 0; s < j->length; s++) {
-		if (s > 0 && (err = step_gh(j->m, j->w, l0, l1, j->length, s)))
+	o.trans_b = 1;
+	for (size_t b0 = l0; b0 < l1; b0 += bl) {
+		const size_t b1 = l1 - b0 < bl ? l1 : b0 + bl;
+
+		if ((err = td_gemm(j->w->gates + b0 * t * 4 * h, 4 * h, j->w->x + b0 * t * h, h,
+				   td_mixer_slab_at(j->m, j->m->params, T_W), h, (b1 - b0) * t,
+				   3 * h, h, &o)))
 			return err;
-		step_forward(j->m, j->w, l0, l1, j->length, s);
+		for (size_t s = 0; s < t; s++) {
+			if (s > 0 && (err = step_gh(j->m, j->w, b0, b1, t, s)))
+				return err;
+			step_forward(j->m, j->w, b0, b1, t, s);
+		}
 	}
 	return 0;
 }
@@ -192,16 +210,11 @@ static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, 
 {
 	const size_t h = m->o.channels, p = lines * length;
 	gru_ws w = carve(m, ws, lines, length);
-	gru_lines j = {m, &w, NULL, length};
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	gru_lines j = {m, &w, NULL, NULL, length};
 	int err;
 
-	o.threads = m->o.threads, o.trans_b = 1;
 	memcpy(w.x, x, p * h * sizeof *x);
-	/* gx = x W^T into the first 3H columns of gates */
-	if ((err = td_gemm(w.gates, 4 * h, x, h, td_mixer_slab_at(m, m->params, T_W), h, p, 3 * h,
-			   h, &o)) ||
-	    (err = td_pool_ranges(m->o.threads, lines, forward_lines, &j)))
+	if ((err = td_pool_ranges(m->o.threads, lines, forward_lines, &j)))
 		return err;
 	memcpy(y, w.h, p * h * sizeof *y);
 	return 0;
@@ -244,28 +257,41 @@ static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_
 	}
 }
 
-/* The recurrence of lines l0 .. l1-1 backwards: fills their dgx and dgh. */
+/*
+ * The recurrence of lines l0 .. l1-1 backwards, td_mixer_block_lines at a
+ * time: fills their dgx and dgh, then their dx = dgx W while dgx is still
+ * in the caches.
+ */
 static int backward_lines(void *arg, size_t l0, size_t l1)
 {
 	const gru_lines *j = arg;
 	td_mixer *m = j->m;
 	gru_ws *w = j->w;
-	const size_t h = m->o.channels, length = j->length;
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	const size_t h = m->o.channels, length = j->length, bl = td_mixer_block_lines(length);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
 	int err;
 
 	o.beta = 1;
-	memset(w->carry + l0 * h, 0, (l1 - l0) * h * sizeof *w->carry);
-	for (size_t s = length; s-- > 0;) {
-		step_backward(m, w, j->dy, l0, l1, length, s);
-		if (s == 0)
-			break; /* h_{-1} is a constant: nothing flows further */
-		/* carry += dgh_t U: [lines x 3H] [3H x H] */
-		err = td_gemm(w->carry + l0 * h, h,
-			      w->dgh + (l0 * length + at(s, length, m->o.reverse)) * 3 * h,
-			      length * 3 * h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, h,
-			      3 * h, &o);
-		if (err)
+	for (size_t b0 = l0; b0 < l1; b0 += bl) {
+		const size_t b1 = l1 - b0 < bl ? l1 : b0 + bl;
+
+		memset(w->carry + b0 * h, 0, (b1 - b0) * h * sizeof *w->carry);
+		for (size_t s = length; s-- > 0;) {
+			step_backward(m, w, j->dy, b0, b1, length, s);
+			if (s == 0)
+				break; /* h_{-1} is a constant: nothing flows further */
+			/* carry += dgh_t U: [lines x 3H] [3H x H] */
+			err = td_gemm(w->carry + b0 * h, h,
+				      w->dgh + (b0 * length + at(s, length, m->o.reverse)) * 3 * h,
+				      length * 3 * h, td_mixer_slab_at(m, m->params, T_U), h,
+				      b1 - b0, h, 3 * h, &o);
+			if (err)
+				return err;
+		}
+		/* dx = dgx W: [positions x 3H] [3H x H] */
+		if ((err = td_gemm(j->dx + b0 * length * h, h, w->dgx + b0 * length * 3 * h, 3 * h,
+				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
+				   3 * h, &put)))
 			return err;
 	}
 	return 0;
@@ -292,11 +318,11 @@ static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t line
 {
 	const size_t h = m->o.channels, p = lines * length;
 	gru_ws w = carve(m, ws, lines, length);
-	gru_lines j = {m, &w, dy, length};
-	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
+	gru_lines j = {m, &w, dy, dx, length};
+	td_gemm_opts acc = TD_GEMM_OPTS_INIT;
 	int err;
 
-	acc.threads = put.threads = m->o.threads;
+	acc.threads = m->o.threads;
 	acc.beta = 1, acc.trans_a = 1;
 	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
 	if ((err = td_pool_ranges(m->o.threads, lines, backward_lines, &j)))
@@ -311,9 +337,7 @@ static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t line
 	    (length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dgh, 3 * h,
 					  w.hp, h, 3 * h, h, p, &acc))))
 		return err;
-	/* dx = dgx W: [P x 3H] [3H x H] */
-	return td_gemm(dx, h, w.dgx, 3 * h, td_mixer_slab_at(m, m->params, T_W), h, p, h, 3 * h,
-		       &put);
+	return 0;
 }
 
 const td_mixer_ops td_mixer_gru_ops = {"gru", gru_setup, gru_ws_size, gru_forward, gru_backward};

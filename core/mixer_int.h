@@ -75,4 +75,12 @@ int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *
 void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t length,
 			 size_t width, int reverse);
 
+/*
+ * How many lines of this length a recurrence (gru, lstm) takes through
+ * all its steps together: enough that a step's GEMM over them has 32
+ * rows and the input projection's 1024, few enough that their gates stay
+ * in the caches between the projection and the steps.
+ */
+size_t td_mixer_block_lines(size_t length);
+
 #endif

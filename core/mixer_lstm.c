@@ -1,11 +1,11 @@
 /*
  * mixer_lstm.c - the long short-term memory (equations in mixer.h), H = channels.
  *
- * As in mixer_gru.c, the input projections x W^T + b + c of every line and
- * step are one GEMM before the recurrence, and each step adds h_{t-1} U^T
- * for all lines at once with one more GEMM, accumulated straight into that
- * step's rows of the gate buffer (the lines' rows are length * 4H apart,
- * which is just a leading dimension). Unlike the GRU's candidate, no gate
+ * As in mixer_gru.c, lines run in blocks: the input projections x W^T + b
+ * + c of a block's lines and steps are one GEMM before its recurrence, and
+ * each step adds h_{t-1} U^T for the block's lines at once with one more
+ * GEMM, accumulated straight into that step's rows of the gate buffer (the
+ * lines' rows are length * 4H apart, which is just a leading dimension). Unlike the GRU's candidate, no gate
  * needs U h_{t-1} apart from W x_t, so both biases are folded in up front
  * and one adjoint dg serves W, U, b and c alike. The gate blocks are
  * ordered i, f, g, o in W, U, b and c (PyTorch's order).
@@ -104,6 +104,7 @@ typedef struct {
 	td_mixer *m;
 	lstm_ws *w;
 	const td_real *dy; /* backward only */
+	td_real *dx;	   /* backward only */
 	size_t length;
 } lstm_lines;
 
@@ -172,22 +173,37 @@ static void step_forward(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t l
 	}
 }
 
-/* Lines l0 .. l1-1 forward: + b + c on their x W^T, then the recurrence. */
+/*
+ * Lines l0 .. l1-1 forward, td_mixer_block_lines at a time: their x W^T + b + c,
+ * then the recurrence, so that a block's gates are still in the caches
+ * when its steps read them.
+ */
 static int forward_lines(void *arg, size_t l0, size_t l1)
 {
 	const lstm_lines *j = arg;
-	const size_t h = j->m->o.channels;
+	const size_t h = j->m->o.channels, t = j->length, bl = td_mixer_block_lines(t);
 	const td_real *b = td_mixer_slab_at(j->m, j->m->params, T_B);
 	const td_real *c = td_mixer_slab_at(j->m, j->m->params, T_C);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	for (size_t i = l0 * j->length; i < l1 * j->length; i++)
-		for (size_t k = 0; k < 4 * h; k++)
-			j->w->gates[i * 4 * h + k] += b[k] + c[k];
-	for (size_t s = 0; s < j->length; s++) {
-		if (s > 0 && (err = step_recurrent(j->m, j->w, l0, l1, j->length, s)))
+	o.trans_b = 1;
+	for (size_t b0 = l0; b0 < l1; b0 += bl) {
+		const size_t b1 = l1 - b0 < bl ? l1 : b0 + bl;
+
+		/* gates = x W^T + b + c: [positions x H] [H x 4H] */
+		if ((err = td_gemm(j->w->gates + b0 * t * 4 * h, 4 * h, j->w->x + b0 * t * h, h,
+				   td_mixer_slab_at(j->m, j->m->params, T_W), h, (b1 - b0) * t,
+				   4 * h, h, &o)))
 			return err;
-		step_forward(j->m, j->w, l0, l1, j->length, s);
+		for (size_t i = b0 * t; i < b1 * t; i++)
+			for (size_t k = 0; k < 4 * h; k++)
+				j->w->gates[i * 4 * h + k] += b[k] + c[k];
+		for (size_t s = 0; s < t; s++) {
+			if (s > 0 && (err = step_recurrent(j->m, j->w, b0, b1, t, s)))
+				return err;
+			step_forward(j->m, j->w, b0, b1, t, s);
+		}
 	}
 	return 0;
 }
@@ -197,16 +213,11 @@ static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines,
 {
 	const size_t h = m->o.channels, p = lines * length;
 	lstm_ws w = carve(m, ws, lines, length);
-	lstm_lines j = {m, &w, NULL, length};
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	lstm_lines j = {m, &w, NULL, NULL, length};
 	int err;
 
-	o.threads = m->o.threads, o.trans_b = 1;
 	memcpy(w.x, x, p * h * sizeof *x);
-	/* gates = x W^T + b + c: [P x H] [H x 4H] */
-	if ((err = td_gemm(w.gates, 4 * h, x, h, td_mixer_slab_at(m, m->params, T_W), h, p, 4 * h,
-			   h, &o)) ||
-	    (err = td_pool_ranges(m->o.threads, lines, forward_lines, &j)))
+	if ((err = td_pool_ranges(m->o.threads, lines, forward_lines, &j)))
 		return err;
 	memcpy(y, w.h, p * h * sizeof *y);
 	return 0;
@@ -255,30 +266,40 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size
 }
 
 /*
- * The recurrence of lines l0 .. l1-1 backwards: fills their dg. w->hp holds
- * s_{t-1} (td_mixer_shift_prev of w->s) while it runs.
+ * The recurrence of lines l0 .. l1-1 backwards, td_mixer_block_lines at a time:
+ * fills their dg, then their dx = dg W while dg is still in the caches.
+ * w->hp holds s_{t-1} (td_mixer_shift_prev of w->s) while it runs.
  */
 static int backward_lines(void *arg, size_t l0, size_t l1)
 {
 	const lstm_lines *j = arg;
 	td_mixer *m = j->m;
 	lstm_ws *w = j->w;
-	const size_t h = m->o.channels, length = j->length;
+	const size_t h = m->o.channels, length = j->length, bl = td_mixer_block_lines(length);
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	memset(w->dh + l0 * h, 0, (l1 - l0) * h * sizeof *w->dh);
-	memset(w->ds + l0 * h, 0, (l1 - l0) * h * sizeof *w->ds);
-	for (size_t s = length; s-- > 0;) {
-		step_backward(m, w, j->dy, l0, l1, length, s);
-		if (s == 0)
-			break; /* h_{-1} is a constant: nothing flows further */
-		/* dh_{t-1} = dg_t U: [lines x 4H] [4H x H]; h_{t-1} reaches nothing else */
-		err = td_gemm(w->dh + l0 * h, h,
-			      w->dg + (l0 * length + at(s, length, m->o.reverse)) * 4 * h,
-			      length * 4 * h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, h,
-			      4 * h, &o);
-		if (err)
+	for (size_t b0 = l0; b0 < l1; b0 += bl) {
+		const size_t b1 = l1 - b0 < bl ? l1 : b0 + bl;
+
+		memset(w->dh + b0 * h, 0, (b1 - b0) * h * sizeof *w->dh);
+		memset(w->ds + b0 * h, 0, (b1 - b0) * h * sizeof *w->ds);
+		for (size_t s = length; s-- > 0;) {
+			step_backward(m, w, j->dy, b0, b1, length, s);
+			if (s == 0)
+				break; /* h_{-1} is a constant: nothing flows further */
+			/* dh_{t-1} = dg_t U: [lines x 4H] [4H x H]; h_{t-1} reaches nothing else */
+			err = td_gemm(w->dh + b0 * h, h,
+				      w->dg + (b0 * length + at(s, length, m->o.reverse)) * 4 * h,
+				      length * 4 * h, td_mixer_slab_at(m, m->params, T_U), h,
+				      b1 - b0, h, 4 * h, &o);
+			if (err)
+				return err;
+		}
+		/* dx = dg W: [positions x 4H] [4H x H] */
+		if ((err = td_gemm(j->dx + b0 * length * h, h, w->dg + b0 * length * 4 * h, 4 * h,
+				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
+				   4 * h, &o)))
 			return err;
 	}
 	return 0;
@@ -303,11 +324,11 @@ static int lstm_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lin
 {
 	const size_t h = m->o.channels, p = lines * length;
 	lstm_ws w = carve(m, ws, lines, length);
-	lstm_lines j = {m, &w, dy, length};
-	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
+	lstm_lines j = {m, &w, dy, dx, length};
+	td_gemm_opts acc = TD_GEMM_OPTS_INIT;
 	int err;
 
-	acc.threads = put.threads = m->o.threads;
+	acc.threads = m->o.threads;
 	acc.beta = 1, acc.trans_a = 1;
 	td_mixer_shift_prev(w.hp, w.s, lines, length, h, m->o.reverse); /* s_{t-1} for now */
 	if ((err = td_pool_ranges(m->o.threads, lines, backward_lines, &j)))
@@ -324,9 +345,7 @@ static int lstm_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lin
 	if (length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dg, 4 * h, w.hp,
 					  h, 4 * h, h, p, &acc)))
 		return err;
-	/* dx = dg W: [P x 4H] [4H x H] */
-	return td_gemm(dx, h, w.dg, 4 * h, td_mixer_slab_at(m, m->params, T_W), h, p, h, 4 * h,
-		       &put);
+	return 0;
 }
 
 const td_mixer_ops td_mixer_lstm_ops = {"lstm", lstm_setup, lstm_ws_size, lstm_forward,

@@ -2342,3 +2342,33 @@ mutant {
   why = "on a lattice with no absent cell each layer's output is its input: the blocks drop out of the model",
 }
 
+
+mutant {
+  name = "gru-block-dx-written-at-the-block-s-line",
+  file = "core/mixer_gru.c",
+  find = "\t\tif ((err = td_gemm(j->dx + b0 * length * h, h,",
+  replace = "\t\tif ((err = td_gemm(j->dx + b0 * h, h,",
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  designed_against = "an offset written for lines where the buffer is laid out by positions",
+  why = "each block of lines past the first writes its dx at the row of its first line, not of its first position",
+}
+
+mutant {
+  name = "lstm-forward-blocks-skip-a-line",
+  file = "core/mixer_lstm.c",
+  find = "\to.trans_b = 1;\n\tfor (size_t b0 = l0; b0 < l1; b0 += bl) {",
+  replace = "\to.trans_b = 1;\n\tfor (size_t b0 = l0; b0 < l1; b0 += bl + 1) {",
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  designed_against = "a blocked loop whose step and block end disagree: a line between two blocks never runs",
+  why = "the line after each block of the forward never gets its gates, states or y",
+}
+
+mutant {
+  name = "lstm-backward-block-keeps-the-last-block-s-dh",
+  file = "core/mixer_lstm.c",
+  find = "\t\tmemset(w->dh + b0 * h, 0, (b1 - b0) * h * sizeof *w->dh);",
+  replace = "\t\tmemset(w->dh + l0 * h, 0, (b1 - b0) * h * sizeof *w->dh);",
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  designed_against = "a per-block reset of state applied to the first block only",
+  why = "the blocks past the first start their backward recurrence from whatever dh held, not from 0",
+}

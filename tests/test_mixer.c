@@ -103,6 +103,10 @@
  *   - td_pool_ranges ending each range but the last one line early
  *       -> results_are_bitwise_equal_for_any_thread_count (and test_gemm.c's
  *          pool_ranges_cover_each_item_once_and_carry_a_failure_back)
+ *   - gru's dx of a block of lines written at its first line's row, not its
+ *     first position's; lstm's forward blocks stepping one line too far;
+ *     lstm's backward resetting dh for the first block only
+ *       -> recurrences_in_blocks_give_each_line_its_own_result
  *   - gru's step GEMM writing from the batch's first row whatever its
  *     range (`w->gh + l0 * 3 * h` -> `w->gh`), lstm's reading h_{t-1} so
  *       -> results_are_bitwise_equal_for_any_thread_count
@@ -475,6 +479,41 @@ static void test_mixer_results_are_bitwise_equal_for_any_thread_count(void **sta
 		assert_int_equal(n1, n3);
 		assert_memory_equal(one, three, n1 * sizeof *one);
 		free(one), free(three);
+	}
+}
+
+/*
+ * The recurrences take their lines a block at a time (td_mixer_block_lines:
+ * 32 lines of 32 steps): on 70 lines, blocks of 32, 32 and 6, each line's
+ * y and dx are bitwise those of the line alone, for gru and lstm, both
+ * directions. The workspace starts as NaN, so that a block reading what
+ * it has not written shows.
+ */
+static void test_mixer_recurrences_in_blocks_give_each_line_its_own_result(void **state)
+{
+	static const int configs[] = {4, 5, 10, 11}; /* gru, lstm; forward and reverse */
+
+	(void)state;
+	for (size_t i = 0; i < sizeof configs / sizeof *configs; i++) {
+		td_mixer_opts o = config(configs[i]);
+		rig r = rig_new(&o, 70, 32, 5), one = rig_new(&o, 1, 32, 5); /* the same weights */
+		const size_t n = 32 * o.channels;
+
+		for (size_t k = 0; k < r.ws_len; k++)
+			r.ws[k] = (td_real)NAN;
+		forward(&r);
+		backward(&r);
+		for (size_t l = 0; l < r.lines; l++) {
+			memcpy(one.x, r.x + l * n, n * sizeof *one.x);
+			memcpy(one.dy, r.dy + l * n, n * sizeof *one.dy);
+			forward(&one);
+			backward(&one);
+			if (memcmp(one.y, r.y + l * n, n * sizeof *one.y) ||
+			    memcmp(one.dx, r.dx + l * n, n * sizeof *one.dx))
+				fail_msg("%s: line %zu of 70 has not the y and dx it has alone",
+					 label(&r), l);
+		}
+		rig_free(&r), rig_free(&one);
 	}
 }
 
@@ -874,6 +913,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_each_tensor_draws_from_its_own_stream),
     cmocka_unit_test(test_mixer_backward_adds_parameter_gradients_and_overwrites_dx),
     cmocka_unit_test(test_mixer_results_are_bitwise_equal_for_any_thread_count),
+    cmocka_unit_test(test_mixer_recurrences_in_blocks_give_each_line_its_own_result),
     cmocka_unit_test(test_mixer_never_writes_past_the_workspace_it_asked_for),
     cmocka_unit_test(test_mixer_never_reads_workspace_it_did_not_write),
     cmocka_unit_test(test_mixer_bad_options_are_refused_with_a_message),
