@@ -187,7 +187,7 @@ typedef struct {
 	size_t c, d;   /* channels, and channels per head */
 	td_real scale; /* 1 / sqrt(d), the scores' scale */
 	int backward;
-	char *unsettled; /* dv_share: [workers], 1 where a worker met a ds that is not 0 */
+	char *unsettled; /* ds_share: [workers], 1 where a worker met a ds that is not 0 */
 } pair_job;
 
 /* A block of one line's rows, row i the sweep's step i: base + i * ld. */
@@ -607,11 +607,13 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
  * The backward's ds = scale p (dp - (0 + p dp)) is then +0 at every pair
  * whose dp is finite, and so are dq = 0 + ds k and dk = 0 + q ds (q and k
  * are finite where p is 1: an infinite or NaN term makes z so). When every
- * pair's ds is +0 (dv_share), every sum dq and dk enter gets +0 terms: dx,
+ * pair's ds is +0 (ds_share), every sum dq and dk enter gets +0 terms: dx,
  * whose sums take q's and k's terms first and stay +0 through them, and
  * dWq, dWk, dbq and dbk, which gain +0. Those are computed from v alone,
- * bitwise what the whole products give. Otherwise the backward computes q
- * and k again from the saved x and takes the pairs one at a time
+ * bitwise what the whole products give, and with do in place of dv = 0 +
+ * 1 do: they differ only in the sign of a zero, which no sum from +0 can
+ * tell (+0 + -0 is +0, and x + -0 is x). Otherwise the backward computes
+ * q and k again from the saved x and takes the pairs one at a time
  * (attend_one_backward).
  */
 
@@ -640,31 +642,31 @@ static void attend_one(const pair_job *j, size_t l, size_t h)
 }
 
 /*
- * Pair (l, h) of a line of one step, backward, its dv: dp, then ds as
- * attend_pair_backward computes it for one key (its sum p dp is 0 + p
- * dp). Returns ds.
+ * Pair (l, h) of a line of one step, backward: dp, then ds as
+ * attend_pair_backward computes it for one key (its sum p dp is 0 + p dp).
  */
-static td_real attend_one_dv(const pair_job *j, size_t l, size_t h)
+static td_real attend_one_ds(const pair_job *j, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d;
 	const td_real *v = j->w->qkv + l * 3 * c + 2 * c + h * d;
 	const td_real p = j->w->att[l * j->m->o.heads + h], *dout = j->w->dctx + l * c + h * d;
-	td_real *dv = j->w->dqkv + l * 3 * c + 2 * c + h * d, ds = 0;
+	td_real ds = 0;
 
 	for (size_t e = 0; e < d; e++)
 		ds += dout[e] * v[e];
-	for (size_t e = 0; e < d; e++)
-		dv[e] = 0 + dout[e] * p;
 	return j->scale * p * (ds - (0 + p * ds));
 }
 
-/* attend_one_dv, and dq and dk from ds. */
+/* The pair's ds (attend_one_ds), then its dv = 0 + p do, dq and dk. */
 static void attend_one_backward(const pair_job *j, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d;
-	const td_real *q = j->w->qkv + l * 3 * c + h * d, *k = q + c, ds = attend_one_dv(j, l, h);
-	td_real *dq = j->w->dqkv + l * 3 * c + h * d, *dk = dq + c;
+	const td_real *q = j->w->qkv + l * 3 * c + h * d, *k = q + c, ds = attend_one_ds(j, l, h);
+	const td_real p = j->w->att[l * j->m->o.heads + h], *dout = j->w->dctx + l * c + h * d;
+	td_real *dq = j->w->dqkv + l * 3 * c + h * d, *dk = dq + c, *dv = dq + 2 * c;
 
+	for (size_t e = 0; e < d; e++)
+		dv[e] = 0 + dout[e] * p;
 	for (size_t e = 0; e < d; e++)
 		dq[e] = 0 + ds * k[e], dk[e] = 0 + q[e] * ds;
 }
@@ -695,8 +697,8 @@ static void value_share(void *arg, size_t w)
 	}
 }
 
-/* Backward, worker w's lines of one step: each pair's dv; sets its flag when a ds is not 0. */
-static void dv_share(void *arg, size_t w)
+/* Backward, worker w's lines of one step: sets its flag when a ds is not 0. */
+static void ds_share(void *arg, size_t w)
 {
 	const pair_job *j = arg;
 	size_t l0, l1;
@@ -705,7 +707,7 @@ static void dv_share(void *arg, size_t w)
 	line_share(j, w, &l0, &l1);
 	for (size_t l = l0; l < l1; l++)
 		for (size_t h = 0; h < j->m->o.heads; h++) /* -0 is settled: 0 + -0 k is +0 */
-			unsettled |= attend_one_dv(j, l, h) != 0;
+			unsettled |= attend_one_ds(j, l, h) != 0;
 	j->unsettled[w] = (char)unsettled;
 }
 
@@ -754,8 +756,8 @@ static void pair_share(void *arg, size_t w)
 
 /*
  * Every pair forward (or backward) by share (pair_share, value_share or
- * dv_share), split among the workers (pool.h). Returns whether a worker
- * met a ds that is not 0 (dv_share).
+ * ds_share), split among the workers (pool.h). Returns whether a worker
+ * met a ds that is not 0 (ds_share).
  */
 static int each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t length, int backward,
 		     void (*share)(void *arg, size_t w))
@@ -890,11 +892,13 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 }
 
 /*
- * dbqkv = column sums of dqkv from block first (0 q, 1 k, 2 v) on, dbo =
- * those of dy (fixed order), added to the slab once; the blocks before
- * first gain +0, as their sums of dq or dk of +0 would add.
+ * dbqkv = column sums of dqkv (rows ld apart from g) from block first (0
+ * q, 1 k, 2 v) on, dbo = those of dy (fixed order), added to the slab
+ * once; the blocks before first gain +0, as their sums of dq or dk of +0
+ * would add.
  */
-static void bias_grads(td_mixer *m, att_ws *w, const td_real *dy, size_t p, size_t first)
+static void bias_grads(td_mixer *m, att_ws *w, const td_real *dy, size_t p, const td_real *g,
+		       size_t ld, size_t first)
 {
 	const size_t c = m->o.channels;
 	td_real *gb = td_mixer_slab_at(m, m->grads, T_BQKV);
@@ -903,7 +907,7 @@ static void bias_grads(td_mixer *m, att_ws *w, const td_real *dy, size_t p, size
 	memset(w->db, 0, 4 * c * sizeof *w->db);
 	for (size_t i = 0; i < p; i++) {
 		for (size_t k = first * c; k < 3 * c; k++)
-			w->db[k] += w->dqkv[i * 3 * c + k];
+			w->db[k] += g[i * ld + k - first * c];
 		for (size_t k = 0; k < c; k++)
 			w->db[3 * c + k] += dy[i * c + k];
 	}
@@ -920,7 +924,8 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 	td_real *gw = td_mixer_slab_at(m, m->grads, T_WQKV);
 	att_ws w = carve(m, ws, lines, length);
 	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
-	size_t first = 0;
+	const td_real *g = w.dqkv; /* dL/dqkv from block first on, rows ld apart */
+	size_t first = 0, ld = 3 * c;
 	int err;
 
 	acc.threads = put.threads = m->o.threads;
@@ -932,27 +937,26 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 		return err;
 	/*
 	 * every pair writes its own columns of its line's rows: dqkv is written
-	 * whole; on lines of one step (attend_one) dv alone when every ds is 0,
-	 * else q and k again (the forward may have left them) and then dqkv
+	 * whole; on lines of one step (attend_one) nothing when every ds is 0
+	 * (dv is do then), else q and k again (the forward may have left them)
+	 * and then dqkv
 	 */
 	if (length > 1)
 		each_pair(m, &w, lines, length, 1, pair_share);
-	else if (!each_pair(m, &w, lines, length, 1, dv_share))
-		first = 2;
+	else if (!each_pair(m, &w, lines, length, 1, ds_share))
+		first = 2, g = w.dctx, ld = c;
 	else if ((err = project(m, &w, w.x, p, 0)) == 0)
 		each_pair(m, &w, lines, length, 1, pair_share);
 	else
 		return err;
-	bias_grads(m, &w, dy, p, first);
+	bias_grads(m, &w, dy, p, g, ld, first);
 	/* dWqkv += dqkv^T x: [3C x P] [P x C]; dx = dqkv Wqkv: [P x 3C] [3C x C]; from first */
 	for (size_t k = 0; k < first * c * c; k++)
 		gw[k] += 0;
-	if ((err = td_gemm(gw + first * c * c, c, w.dqkv + first * c, 3 * c, w.x, c,
-			   (3 - first) * c, c, p, &acc)))
+	if ((err = td_gemm(gw + first * c * c, c, g, ld, w.x, c, (3 - first) * c, c, p, &acc)))
 		return err;
-	return td_gemm(dx, c, w.dqkv + first * c, 3 * c,
-		       td_mixer_slab_at(m, m->params, T_WQKV) + first * c * c, c, p, c,
-		       (3 - first) * c, &put);
+	return td_gemm(dx, c, g, ld, td_mixer_slab_at(m, m->params, T_WQKV) + first * c * c, c, p,
+		       c, (3 - first) * c, &put);
 }
 
 const td_mixer_ops td_mixer_attention_ops = {"attention", attention_setup, attention_ws_size,

@@ -1775,7 +1775,7 @@ mutant {
   name = "mixer-attention-one-step-softmax-backward-skipped",
   file = "core/mixer_attention.c",
   find = "\treturn j->scale * p * (ds - (0 + p * ds));\n",
-  replace = "\treturn ds;\n",
+  replace = "\treturn ds + 0 * p;\n",
   guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
   designed_against = "a shortcut for a special shape must compute what the general path computes there",
   why = "on one-step lines sends dp itself to q and k, where the softmax over one key sends 0",
@@ -2295,8 +2295,8 @@ mutant {
 mutant {
   name = "attention-one-step-ds-never-checked",
   file = "core/mixer_attention.c",
-  find = "\t\t\tunsettled |= attend_one_dv(j, l, h) != 0;",
-  replace = "\t\t\t(void)attend_one_dv(j, l, h);",
+  find = "\t\t\tunsettled |= attend_one_ds(j, l, h) != 0;",
+  replace = "\t\t\t(void)attend_one_ds(j, l, h);",
   guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a shortcut that is exact for finite values and hides a NaN, backward",
   why = "a NaN dL/dy makes ds NaN, and dq and dk with it, but dWq and dWk are left as if they were 0",
@@ -2371,4 +2371,14 @@ mutant {
   guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
   designed_against = "a per-block reset of state applied to the first block only",
   why = "the blocks past the first start their backward recurrence from whatever dh held, not from 0",
+}
+
+mutant {
+  name = "attention-one-step-v-gradient-from-the-unwritten-dv",
+  file = "core/mixer_attention.c",
+  find = "\t\tfirst = 2, g = w.dctx, ld = c;",
+  replace = "\t\tfirst = 2, g = w.dqkv + 2 * c;",
+  guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
+  designed_against = "a buffer that one path leaves unwritten, read by another path that assumed it written",
+  why = "the value path's backward takes dWv, dbv and dx from dv, which it no longer writes, instead of from do",
 }
