@@ -813,18 +813,19 @@ static td_real copy_max_abs(td_real *restrict dst, const td_real *restrict x, si
 
 /*
  * Whether no score of lines whose inputs are at most xmax in magnitude can
- * overflow: |q_e| <= Q = max |bq| + xmax max_e sum_f |Wq[e][f]| (K the
- * same for k), so |z| <= scale d Q K, and each rounding on the way to z
- * (fewer than 2C + d + 6 on any path) grows that by at most a factor
- * 1 + epsilon. False when xmax or a weight or bias of q or k is
- * not finite.
+ * overflow, nor any q or k on the way: |q_e| <= Q = max |bq| + xmax max_e
+ * sum_f |Wq[e][f]| (K the same for k) and |sum_e q_e k_e| <= d Q K (the
+ * score before its scale, which is at most 1), each grown by a factor
+ * 1 + epsilon per rounding on the way (fewer than 2C + d + 6 on any
+ * path). False when xmax or a weight or bias of q or k is not finite.
  */
-static int scores_bounded(const td_mixer *m, td_real xmax, td_real scale)
+static int scores_bounded(const td_mixer *m, td_real xmax)
 {
 	const size_t c = m->o.channels, d = c / m->o.heads;
 	const td_real *w = td_mixer_slab_at(m, m->params, T_WQKV);
 	const td_real *b = td_mixer_slab_at(m, m->params, T_BQKV);
-	double bound = scale * (double)d, all = 0;
+	const double grow = pow(1 + TD_REAL_EPSILON, (double)(2 * c + d + 6));
+	double qk[2], all = 0;
 
 	for (size_t s = 0; s < 2; s++) { /* q, k */
 		double sums = 0, bias = 0;
@@ -838,10 +839,11 @@ static int scores_bounded(const td_mixer *m, td_real xmax, td_real scale)
 			bias = fabs((double)b[e]) > bias ? fabs((double)b[e]) : bias;
 			all += row + fabs((double)b[e]);
 		}
-		bound *= bias + (double)xmax * sums;
+		qk[s] = (bias + (double)xmax * sums) * grow;
 	}
-	bound *= pow(1 + TD_REAL_EPSILON, (double)(2 * c + d + 6));
-	return isfinite(all) && bound <= TD_REAL_MAX; /* false for a NaN xmax */
+	/* each false for a NaN */
+	return isfinite(all) && qk[0] <= TD_REAL_MAX && qk[1] <= TD_REAL_MAX &&
+	       (double)d * qk[0] * qk[1] * grow <= TD_REAL_MAX;
 }
 
 /* qkv's blocks first .. 2 (0 q, 1 k, 2 v) = x W^T + b over those blocks: [P x C] [C x nC]. */
@@ -868,14 +870,13 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 {
 	const size_t c = m->o.channels, p = lines * length;
 	const td_real *bo = td_mixer_slab_at(m, m->params, T_BO);
-	const td_real scale = (td_real)(1 / sqrt((double)(c / m->o.heads)));
 	att_ws w = carve(m, ws, lines, length);
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int value_only = 0, err;
 
 	o.threads = m->o.threads, o.trans_b = 1;
 	if (length == 1) /* lines of one step: see attend_one */
-		value_only = scores_bounded(m, copy_max_abs(w.x, x, p * c), scale);
+		value_only = scores_bounded(m, copy_max_abs(w.x, x, p * c));
 	else
 		memcpy(w.x, x, p * c * sizeof *x);
 	/* qkv = x Wqkv^T + bqkv: [P x C] [C x 3C], or v alone */

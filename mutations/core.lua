@@ -2264,8 +2264,8 @@ mutant {
 mutant {
   name = "attention-one-step-value-path-without-its-bound",
   file = "core/mixer_attention.c",
-  find = "\treturn isfinite(all) && bound <= TD_REAL_MAX; /* false for a NaN xmax */",
-  replace = "\treturn 1 || (isfinite(all) && bound <= TD_REAL_MAX);",
+  find = "\treturn isfinite(all) && qk[0] <= TD_REAL_MAX && qk[1] <= TD_REAL_MAX &&",
+  replace = "\treturn 1 || (isfinite(all) && qk[0] <= TD_REAL_MAX && qk[1] <= TD_REAL_MAX) ||",
   guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path",
              "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a shortcut that is exact for finite values and hides a NaN: the softmax over one key is 1 only when its score is finite",
@@ -2275,8 +2275,8 @@ mutant {
 mutant {
   name = "attention-one-step-bound-misses-a-nan-weight",
   file = "core/mixer_attention.c",
-  find = "\treturn isfinite(all) && bound <= TD_REAL_MAX;",
-  replace = "\treturn bound <= TD_REAL_MAX;",
+  find = "\treturn isfinite(all) && qk[0]",
+  replace = "\treturn (void)all, qk[0]",
   guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a NaN that a maximum skips (NaN > m is false): a bound built from comparisons must check finiteness apart",
   why = "a NaN in Wq or Wk never enters the largest row sum, so the scores it makes NaN are taken as bounded and y stays finite",
@@ -2285,8 +2285,8 @@ mutant {
 mutant {
   name = "attention-one-step-bound-ignores-the-input",
   file = "core/mixer_attention.c",
-  find = "\t\tbound *= bias + (double)xmax * sums;",
-  replace = "\t\tbound *= bias + sums + 0 * (double)xmax;",
+  find = "\t\tqk[s] = (bias + (double)xmax * sums) * grow;",
+  replace = "\t\tqk[s] = (bias + sums + 0 * (double)xmax) * grow;",
   guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "an overflow bound taken from the weights alone: finite inputs can still overflow a product",
   why = "a line whose finite x makes its scores overflow takes the value path: its y is finite where the softmax gives NaN",
@@ -2381,4 +2381,24 @@ mutant {
   guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a buffer that one path leaves unwritten, read by another path that assumed it written",
   why = "the value path's backward takes dWv, dbv and dx from dv, which it no longer writes, instead of from do",
+}
+
+mutant {
+  name = "attention-one-step-bound-scaled-like-the-score",
+  file = "core/mixer_attention.c",
+  find = "\t       (double)d * qk[0] * qk[1] * grow <= TD_REAL_MAX;",
+  replace = "\t       (double)d * qk[0] * qk[1] * grow / sqrt((double)d) <= TD_REAL_MAX;",
+  guards = { "test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q" },
+  designed_against = "an overflow bound on a result that misses an intermediate: the sum overflows before the scale brings it back",
+  why = "the score's sum of q_e k_e is bounded after its scale of 1 / sqrt(d), so a sum that overflows takes the value path and its NaN never reaches y",
+}
+
+mutant {
+  name = "attention-one-step-bound-without-q-and-k-alone",
+  file = "core/mixer_attention.c",
+  find = "\treturn isfinite(all) && qk[0] <= TD_REAL_MAX && qk[1] <= TD_REAL_MAX &&",
+  replace = "\treturn isfinite(all) &&",
+  guards = { "test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q" },
+  designed_against = "an overflow bound on a product that a zero factor makes 0 while the other factor overflows",
+  why = "with every k 0 the product bound is 0, so a q that overflows (inf times 0: a NaN score) takes the value path",
 }

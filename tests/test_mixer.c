@@ -71,9 +71,13 @@
  *   - attention's lines of one step taking the value path whatever their
  *     scores (a NaN laundered), or each worker's share of them ending a
  *     line early -> attention_on_one_step_lines_is_its_value_path
- *   - scores_bounded without xmax or without its finiteness test, dv_share
+ *   - scores_bounded without xmax or without its finiteness test, ds_share
  *     never flagging a ds, the backward's whole path not computing q and k
- *     again -> attention_one_step_takes_q_and_k_only_where_a_score_needs_them
+ *     again, the value path's backward reading the dv it no longer writes
+ *       -> attention_one_step_takes_q_and_k_only_where_a_score_needs_them
+ *   - scores_bounded bounding the score after its scale of 1 / sqrt(d) (its
+ *     first version: DEBUG.md #23), or without bounding q and k alone
+ *       -> attention_one_step_bound_covers_the_unscaled_score_and_each_q
  *   - attention's prod_rows skipping the columns past its whole vectors
  *     (`e < d` -> `e < d && e < LANES`) or its single rows after the blocks
  *     of 8 and 4, scores_tile masking one key late (`lane <` -> `lane <=`)
@@ -890,6 +894,51 @@ static void test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs
 	}
 }
 
+/*
+ * scores_bounded must bound what can overflow before the score is scaled:
+ * the sum of q_e k_e (up to d Q K), and each q and k. On 13 lines of one
+ * step, line 3 makes them overflow while the other lines' scores stay
+ * small, and its y must be NaN, as the softmax of a score that is not
+ * finite gives:
+ *   - every q_e and k_e x_1 (Wq, Wk one 1 per row, bq, bk 0) and line 3's
+ *     x_1 = sqrt(0.6 TD_REAL_MAX): a head's sum q_0 k_0 + q_1 k_1 is 1.2
+ *     TD_REAL_MAX, infinite, while scale d Q K (the bound scaled by 1 /
+ *     sqrt(d), as the first version of scores_bounded took it) is 0.85
+ *     TD_REAL_MAX;
+ *   - every k 0 (Wk, bk 0), Wq one 10 per row and line 3's x_1 =
+ *     TD_REAL_MAX / 2: q is infinite and the score inf 0 = NaN, while d Q
+ *     K is 0 (float build; in the double build Q is infinite in double
+ *     too and the product NaN, so this half is a pin there).
+ */
+static void test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q(void **state)
+{
+	(void)state;
+	for (int i = 6; i < 10; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 13, 1, 23);
+		const size_t c = o.channels;
+		td_real *w = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
+		td_real *b = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 1)->offset;
+
+		for (int part = 0; part < 2; part++) {
+			for (size_t e = 0; e < 2 * c; e++) { /* q and k */
+				b[e] = 0;
+				for (size_t f = 0; f < c; f++)
+					w[e * c + f] = f != 1 ? 0 : part == 0 ? 1 : e < c ? 10 : 0;
+			}
+			r.x[3 * c + 1] = part == 0 ? (td_real)sqrt(0.6 * (double)TD_REAL_MAX)
+						   : TD_REAL_MAX / 2;
+			forward(&r);
+			for (size_t k = 0; k < c; k++)
+				if (!isnan((double)r.y[3 * c + k]))
+					fail_msg("%s, part %d: line 3's scores are not finite, yet "
+						 "y[3][%zu] = %g",
+						 label(&r), part + 1, k, (double)r.y[3 * c + k]);
+		}
+		rig_free(&r);
+	}
+}
+
 static void test_mixer_bad_calls_are_refused_with_a_message(void **state)
 {
 	td_mixer_opts o = config(0);
@@ -924,6 +973,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_attention_softmax_stays_finite_for_large_scores),
     cmocka_unit_test(test_mixer_attention_on_one_step_lines_is_its_value_path),
     cmocka_unit_test(test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them),
+    cmocka_unit_test(test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
 };
 TD_TEST_GROUP(mixer, tests);
