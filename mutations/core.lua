@@ -2388,8 +2388,8 @@ mutant {
   file = "core/mixer_attention.c",
   find = "\t       (double)d * qk[0] * qk[1] * grow <= TD_REAL_MAX;",
   replace = "\t       (double)d * qk[0] * qk[1] * grow / sqrt((double)d) <= TD_REAL_MAX;",
+  finding = 23,
   guards = { "test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q" },
-  designed_against = "an overflow bound on a result that misses an intermediate: the sum overflows before the scale brings it back",
   why = "the score's sum of q_e k_e is bounded after its scale of 1 / sqrt(d), so a sum that overflows takes the value path and its NaN never reaches y",
 }
 
@@ -2398,7 +2398,7 @@ mutant {
   file = "core/mixer_attention.c",
   find = "\treturn isfinite(all) && qk[0] <= TD_REAL_MAX && qk[1] <= TD_REAL_MAX &&",
   replace = "\treturn isfinite(all) &&",
+  finding = 23,
   guards = { "test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q" },
-  designed_against = "an overflow bound on a product that a zero factor makes 0 while the other factor overflows",
   why = "with every k 0 the product bound is 0, so a q that overflows (inf times 0: a NaN score) takes the value path",
 }
