@@ -30,7 +30,8 @@
  *                        column j key step j of the sweep, 0 where masked
  *                        and in the padding (saved); Tp = stride(T), T
  *                        rounded up to 8 (1 for T = 1)
- *   ctx   [P][C]         the heads' outputs o_t side by side (saved)
+ *   ctx   [P][C]         the heads' outputs o_t side by side (saved); not
+ *                        written where v stands for it (ctx_rows)
  *   dctx  [P][C]         dL/d(ctx) (backward scratch)
  *   dqkv  [P][3C]        dL/d(qkv) (backward scratch)
  *   db    [4C]           dL/dbqkv and dL/dbo summed before they reach the slab
@@ -603,7 +604,8 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
  * with e = exp(z - z), which is 1 when the score z is finite and NaN when
  * not, and o = 0 + p v. So q and k reach nothing but that test. When no
  * score can overflow (scores_bounded), the forward computes v alone of the
- * projections and o = 0 + 1 v (value_share), leaving q and k unwritten.
+ * projections, sets p = 1 (value_share) and takes v for o = 0 + 1 v
+ * (ctx_rows), leaving q, k and o unwritten.
  * The backward's ds = scale p (dp - (0 + p dp)) is then +0 at every pair
  * whose dp is finite, and so are dq = 0 + ds k and dk = 0 + q ds (q and k
  * are finite where p is 1: an infinite or NaN term makes z so). When every
@@ -678,23 +680,21 @@ static void line_share(const pair_job *j, size_t w, size_t *l0, size_t *l1)
 	*l1 = j->lines * (w + 1) / j->workers;
 }
 
-/* Forward, worker w's lines of one step whose scores are finite: p = 1, o = 0 + 1 v. */
+/*
+ * Forward, worker w's lines of one step whose scores are finite: p = 1.
+ * Their o = 0 + 1 v is not written: the products that read o take v
+ * itself (see ctx_rows).
+ */
 static void value_share(void *arg, size_t w)
 {
 	const pair_job *j = arg;
-	const size_t c = j->c, nh = j->m->o.heads;
+	const size_t nh = j->m->o.heads;
 	const td_real one = one_key_weight();
 	size_t l0, l1;
 
 	line_share(j, w, &l0, &l1);
-	for (size_t l = l0; l < l1; l++) {
-		const td_real *v = j->w->qkv + l * 3 * c + 2 * c;
-
-		for (size_t h = 0; h < nh; h++)
-			j->w->att[l * nh + h] = one;
-		for (size_t e = 0; e < c; e++)
-			j->w->ctx[l * c + e] = 0 + one * v[e];
-	}
+	for (size_t i = l0 * nh; i < l1 * nh; i++)
+		j->w->att[i] = one;
 }
 
 /* Backward, worker w's lines of one step: sets its flag when a ds is not 0. */
@@ -865,6 +865,24 @@ static int project(const td_mixer *m, att_ws *w, const td_real *x, size_t p, siz
 	return 0;
 }
 
+/*
+ * The heads' outputs o as the products after the pairs read them: ctx, or
+ * on lines of one step whose every p is 1, v itself (o = 0 + 1 v is v but
+ * for the sign of a zero, which no sum from +0 can tell; value_share does
+ * not write ctx).
+ */
+static rows ctx_rows(const td_mixer *m, const att_ws *w, size_t lines, size_t length)
+{
+	const size_t c = m->o.channels, n = lines * m->o.heads;
+	const td_real one = one_key_weight();
+	size_t i = 0;
+
+	if (length == 1)
+		while (i < n && w->att[i] == one)
+			i++;
+	return length == 1 && i == n ? (rows){w->qkv + 2 * c, 3 * c} : (rows){w->ctx, c};
+}
+
 static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
 			     td_real *ws)
 {
@@ -872,6 +890,7 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 	const td_real *bo = td_mixer_slab_at(m, m->params, T_BO);
 	att_ws w = carve(m, ws, lines, length);
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	rows ctx;
 	int value_only = 0, err;
 
 	o.threads = m->o.threads, o.trans_b = 1;
@@ -883,8 +902,10 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 	if ((err = project(m, &w, x, p, value_only ? 2 : 0)))
 		return err;
 	each_pair(m, &w, lines, length, 0, value_only ? value_share : pair_share);
-	/* y = ctx Wo^T + bo: [P x C] [C x C] */
-	if ((err = td_gemm(y, c, w.ctx, c, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c, &o)))
+	/* y = ctx Wo^T + bo: [P x C] [C x C], ctx as ctx_rows takes it */
+	ctx = value_only ? (rows){w.qkv + 2 * c, 3 * c} : (rows){w.ctx, c};
+	if ((err = td_gemm(y, c, ctx.base, ctx.ld, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c,
+			   &o)))
 		return err;
 	for (size_t i = 0; i < p; i++)
 		for (size_t k = 0; k < c; k++)
@@ -926,6 +947,7 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 	att_ws w = carve(m, ws, lines, length);
 	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
 	const td_real *g = w.dqkv; /* dL/dqkv from block first on, rows ld apart */
+	const rows ctx = ctx_rows(m, &w, lines, length);
 	size_t first = 0, ld = 3 * c;
 	int err;
 
@@ -934,7 +956,8 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 	/* dctx = dy Wo: [P x C] [C x C]; dWo += dy^T ctx: [C x P] [P x C] */
 	if ((err = td_gemm(w.dctx, c, dy, c, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c,
 			   &put)) ||
-	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_WO), c, dy, c, w.ctx, c, c, c, p, &acc)))
+	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_WO), c, dy, c, ctx.base, ctx.ld, c, c,
+			   p, &acc)))
 		return err;
 	/*
 	 * every pair writes its own columns of its line's rows: dqkv is written

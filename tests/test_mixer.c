@@ -832,7 +832,9 @@ static int same_line(const td_real *got, const td_real *want, size_t l, size_t c
  *   - line 5's x of TD_REAL_MAX / 1000 (finite; its scores overflow): its
  *     y is NaN, the other lines' y bitwise as before (the whole path's
  *     bits are the value path's);
- *   - a NaN in Wq (a NaN score on every line): every y is NaN;
+ *   - a NaN in Wq's first row (a NaN score for head 0 on every line): every
+ *     y is NaN, and so are head 0's columns of dWo (its o is NaN; the value
+ *     path's products read v for o);
  *   - the workspace filled with NaN before a forward of the clean lines,
  *     and a NaN in line 7's dy: dWq and dWk get NaN (its ds is NaN), the
  *     other lines' dx are bitwise as before (a q or k left unwritten by
@@ -848,6 +850,7 @@ static void test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs
 		td_real *y0 = malloc(r.n * sizeof *y0), *dx0 = malloc(r.n * sizeof *dx0), keep;
 		td_real *wq = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
 		const td_real *gw = td_mixer_grads(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
+		const td_real *gwo = td_mixer_grads(r.m) + td_mixer_tensor_at(r.m, 2)->offset;
 		int nan_q = 0, nan_k = 0;
 
 		assert_non_null(y0), assert_non_null(dx0);
@@ -874,7 +877,14 @@ static void test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs
 			if (!isnan((double)r.y[k]))
 				fail_msg("%s: Wq holds a NaN, yet y[%zu] = %g", label(&r), k,
 					 (double)r.y[k]);
+		backward(&r); /* head 0's o is NaN, so are its columns of dWo = sum dy o^T */
+		for (size_t k = 0; k < c; k++)
+			for (size_t e = 0; e < c / o.heads; e++)
+				if (!isnan((double)gwo[k * c + e]))
+					fail_msg("%s: head 0's o is NaN, yet dWo[%zu][%zu] = %g",
+						 label(&r), k, e, (double)gwo[k * c + e]);
 		wq[1] = keep;
+		td_mixer_zero_grads(r.m);
 
 		for (size_t k = 0; k < r.ws_len; k++)
 			r.ws[k] = (td_real)NAN;
