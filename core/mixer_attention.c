@@ -35,6 +35,8 @@
  *   dctx  [P][C]         dL/d(ctx) (backward scratch)
  *   dqkv  [P][3C]        dL/d(qkv) (backward scratch)
  *   db    [4C]           dL/dbqkv and dL/dbo summed before they reach the slab
+ *   vmax  [1]            a bound on |v| where lines of one step take the value
+ *                        path, else NaN (saved)
  *   per worker, [W] of (scratch):
  *     ds  [T][Tp]        one pair's raw scores (forward), or its dL/dp, then
  *                        dL/ds (backward)
@@ -129,7 +131,7 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	    (err = td_mixer_size_muladd(&kt, d, stride(length), tt, "the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")))
 		return err;
-	if ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c,
+	if ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 1,
 					"the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&rest, 1, weights, scratch, "the attention workspace")))
 		return err;
@@ -137,7 +139,7 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 }
 
 typedef struct {
-	td_real *x, *qkv, *att, *ctx, *dctx, *dqkv, *db, *scratch;
+	td_real *x, *qkv, *att, *ctx, *dctx, *dqkv, *db, *vmax, *scratch;
 } att_ws;
 
 static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -152,7 +154,8 @@ static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.dctx = w.ctx + p * c;
 	w.dqkv = w.dctx + p * c;
 	w.db = w.dqkv + p * 3 * c;
-	w.scratch = w.db + 4 * c;
+	w.vmax = w.db + 4 * c;
+	w.scratch = w.vmax + 1;
 	return w;
 }
 
@@ -609,7 +612,8 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
  * The backward's ds = scale p (dp - (0 + p dp)) is then +0 at every pair
  * whose dp is finite, and so are dq = 0 + ds k and dk = 0 + q ds (q and k
  * are finite where p is 1: an infinite or NaN term makes z so). When every
- * pair's ds is +0 (ds_share), every sum dq and dk enter gets +0 terms: dx,
+ * pair's ds is +0 (shown by a bound on dp, ds_all_zero, or else pair by
+ * pair, ds_share), every sum dq and dk enter gets +0 terms: dx,
  * whose sums take q's and k's terms first and stay +0 through them, and
  * dWq, dWk, dbq and dbk, which gain +0. Those are computed from v alone,
  * bitwise what the whole products give, and with do in place of dv = 0 +
@@ -780,10 +784,10 @@ static int each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t le
 }
 
 /*
- * Largest |x| of n values, NaN when one is not finite; copies them into
- * dst as it reads them.
+ * Largest |x| of n values, NaN when one is not finite; with dst, copies
+ * them there as it reads them.
  */
-static td_real copy_max_abs(td_real *restrict dst, const td_real *restrict x, size_t n)
+static td_real max_abs(td_real *restrict dst, const td_real *restrict x, size_t n)
 {
 	vec mx = {0}, bad = {0};
 	td_real lane[LANES], lane_bad[LANES], out = 0, out_bad = 0;
@@ -792,7 +796,8 @@ static td_real copy_max_abs(td_real *restrict dst, const td_real *restrict x, si
 	for (; i + LANES <= n; i += LANES) {
 		const vec v = vload(x + i);
 
-		vstore(dst + i, v);
+		if (dst)
+			vstore(dst + i, v);
 		mx = vmax(vmax(-v, v), mx);
 		bad += v - v; /* 0, or NaN from an infinity or a NaN */
 	}
@@ -804,46 +809,90 @@ static td_real copy_max_abs(td_real *restrict dst, const td_real *restrict x, si
 	for (; i < n; i++) {
 		const td_real a = x[i] < 0 ? -x[i] : x[i];
 
-		dst[i] = x[i];
+		if (dst)
+			dst[i] = x[i];
 		out = a > out ? a : out;
 		out_bad += x[i] - x[i];
 	}
 	return out + out_bad;
 }
 
+/* A bound's growth by its roundings on the way to a score: fewer than 2C + d + 6 on any path. */
+static double rounding_growth(const td_mixer *m)
+{
+	const size_t c = m->o.channels;
+
+	return pow(1 + TD_REAL_EPSILON, (double)(2 * c + c / m->o.heads + 6));
+}
+
+/*
+ * A bound on |q_e|, |k_e| or |v_e| (block s: 0, 1, 2) of lines whose
+ * inputs are at most xmax in magnitude: max |b| + xmax max_e sum_f
+ * |W[e][f]|, grown by the roundings on the way; NaN when a weight or bias
+ * of the block is not finite.
+ */
+static double projection_bound(const td_mixer *m, size_t s, td_real xmax)
+{
+	const size_t c = m->o.channels;
+	const td_real *w = td_mixer_slab_at(m, m->params, T_WQKV);
+	const td_real *b = td_mixer_slab_at(m, m->params, T_BQKV);
+	double sums = 0, bias = 0, all = 0;
+
+	for (size_t e = s * c; e < (s + 1) * c; e++) {
+		double row = 0;
+
+		for (size_t f = 0; f < c; f++)
+			row += fabs((double)w[e * c + f]);
+		sums = row > sums ? row : sums;
+		bias = fabs((double)b[e]) > bias ? fabs((double)b[e]) : bias;
+		all += row + fabs((double)b[e]);
+	}
+	/* + 0 all: NaN when a weight or bias is not finite */
+	return (bias + (double)xmax * sums) * rounding_growth(m) + 0 * all;
+}
+
 /*
  * Whether no score of lines whose inputs are at most xmax in magnitude can
- * overflow, nor any q or k on the way: |q_e| <= Q = max |bq| + xmax max_e
- * sum_f |Wq[e][f]| (K the same for k) and |sum_e q_e k_e| <= d Q K (the
- * score before its scale, which is at most 1), each grown by a factor
- * 1 + epsilon per rounding on the way (fewer than 2C + d + 6 on any
- * path). False when xmax or a weight or bias of q or k is not finite.
+ * overflow, nor any q or k on the way: |q_e| <= Q and |k_e| <= K
+ * (projection_bound), |sum_e q_e k_e| <= d Q K (the score before its
+ * scale, which is at most 1), grown by its roundings. False when xmax or
+ * a weight or bias of q or k is not finite.
  */
 static int scores_bounded(const td_mixer *m, td_real xmax)
 {
-	const size_t c = m->o.channels, d = c / m->o.heads;
-	const td_real *w = td_mixer_slab_at(m, m->params, T_WQKV);
-	const td_real *b = td_mixer_slab_at(m, m->params, T_BQKV);
-	const double grow = pow(1 + TD_REAL_EPSILON, (double)(2 * c + d + 6));
-	double qk[2], all = 0;
+	const double q = projection_bound(m, 0, xmax), k = projection_bound(m, 1, xmax);
+	const double d = (double)(m->o.channels / m->o.heads), qk = d * q * k * rounding_growth(m);
 
-	for (size_t s = 0; s < 2; s++) { /* q, k */
-		double sums = 0, bias = 0;
+	return q <= TD_REAL_MAX && k <= TD_REAL_MAX && qk <= TD_REAL_MAX; /* each false for a NaN */
+}
 
-		for (size_t e = s * c; e < (s + 1) * c; e++) {
-			double row = 0;
+/*
+ * Whether every ds of a backward of lines of one step is 0, without
+ * computing them: when the forward took the value path (every p is 1, and
+ * it saved vmax) and no dp = do . v can overflow: |dp| <= d max |do| vmax
+ * with |do_e| = |sum_k dy_k Wo[k][e]| <= max |dy| max_e sum_k |Wo[k][e]|,
+ * grown by their roundings; ds = scale (dp - dp) is then +0. False (the
+ * pairs are checked one by one) when that cannot be shown.
+ */
+static int ds_all_zero(const td_mixer *m, const att_ws *w, const td_real *dy, size_t p)
+{
+	const size_t c = m->o.channels;
+	const td_real *wo = td_mixer_slab_at(m, m->params, T_WO);
+	double cols = 0, dout;
 
-			for (size_t f = 0; f < c; f++)
-				row += fabs((double)w[e * c + f]);
-			sums = row > sums ? row : sums;
-			bias = fabs((double)b[e]) > bias ? fabs((double)b[e]) : bias;
-			all += row + fabs((double)b[e]);
-		}
-		qk[s] = (bias + (double)xmax * sums) * grow;
+	if (!(w->vmax[0] <= TD_REAL_MAX)) /* NaN: the forward took the general path */
+		return 0;
+	for (size_t e = 0; e < c; e++) {
+		double col = 0;
+
+		for (size_t k = 0; k < c; k++)
+			col += fabs((double)wo[k * c + e]);
+		cols = col > cols ? col : cols; /* a NaN column: dout below is NaN through dy */
+		cols += 0 * col;
 	}
-	/* each false for a NaN */
-	return isfinite(all) && qk[0] <= TD_REAL_MAX && qk[1] <= TD_REAL_MAX &&
-	       (double)d * qk[0] * qk[1] * grow <= TD_REAL_MAX;
+	dout = (double)max_abs(NULL, dy, p * c) * cols * rounding_growth(m);
+	return (double)(c / m->o.heads) * dout * (double)w->vmax[0] * rounding_growth(m) <=
+	       TD_REAL_MAX;
 }
 
 /* qkv's blocks first .. 2 (0 q, 1 k, 2 v) = x W^T + b over those blocks: [P x C] [C x nC]. */
@@ -894,10 +943,17 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 	int value_only = 0, err;
 
 	o.threads = m->o.threads, o.trans_b = 1;
-	if (length == 1) /* lines of one step: see attend_one */
-		value_only = scores_bounded(m, copy_max_abs(w.x, x, p * c));
-	else
+	w.vmax[0] = (td_real)NAN;
+	if (length > 1)
 		memcpy(w.x, x, p * c * sizeof *x);
+	else { /* lines of one step: see attend_one */
+		const td_real xmax = max_abs(w.x, x, p * c);
+		const double v = projection_bound(m, 2, xmax) * (1 + 2 * TD_REAL_EPSILON);
+
+		value_only = scores_bounded(m, xmax);
+		if (value_only) /* rounded up to a td_real (the factor covers the rounding) */
+			w.vmax[0] = v <= TD_REAL_MAX ? (td_real)v : (td_real)INFINITY;
+	}
 	/* qkv = x Wqkv^T + bqkv: [P x C] [C x 3C], or v alone */
 	if ((err = project(m, &w, x, p, value_only ? 2 : 0)))
 		return err;
@@ -956,8 +1012,8 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 	/* dctx = dy Wo: [P x C] [C x C]; dWo += dy^T ctx: [C x P] [P x C] */
 	if ((err = td_gemm(w.dctx, c, dy, c, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c,
 			   &put)) ||
-	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_WO), c, dy, c, ctx.base, ctx.ld, c, c,
-			   p, &acc)))
+	    (err = td_gemm(td_mixer_slab_at(m, m->grads, T_WO), c, dy, c, ctx.base, ctx.ld, c, c, p,
+			   &acc)))
 		return err;
 	/*
 	 * every pair writes its own columns of its line's rows: dqkv is written
@@ -967,7 +1023,7 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 	 */
 	if (length > 1)
 		each_pair(m, &w, lines, length, 1, pair_share);
-	else if (!each_pair(m, &w, lines, length, 1, ds_share))
+	else if (ds_all_zero(m, &w, dy, p) || !each_pair(m, &w, lines, length, 1, ds_share))
 		first = 2, g = w.dctx, ld = c;
 	else if ((err = project(m, &w, w.x, p, 0)) == 0)
 		each_pair(m, &w, lines, length, 1, pair_share);

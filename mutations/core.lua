@@ -1776,7 +1776,7 @@ mutant {
   file = "core/mixer_attention.c",
   find = "\treturn j->scale * p * (ds - (0 + p * ds));\n",
   replace = "\treturn ds + 0 * p;\n",
-  guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
+  guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a shortcut for a special shape must compute what the general path computes there",
   why = "on one-step lines sends dp itself to q and k, where the softmax over one key sends 0",
 }
@@ -2264,8 +2264,8 @@ mutant {
 mutant {
   name = "attention-one-step-value-path-without-its-bound",
   file = "core/mixer_attention.c",
-  find = "\treturn isfinite(all) && qk[0] <= TD_REAL_MAX && qk[1] <= TD_REAL_MAX &&",
-  replace = "\treturn 1 || (isfinite(all) && qk[0] <= TD_REAL_MAX && qk[1] <= TD_REAL_MAX) ||",
+  find = "\treturn q <= TD_REAL_MAX && k <= TD_REAL_MAX && qk <= TD_REAL_MAX; /* each false for a NaN */",
+  replace = "\treturn 1 || (q <= TD_REAL_MAX && k <= TD_REAL_MAX && qk <= TD_REAL_MAX);",
   guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path",
              "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a shortcut that is exact for finite values and hides a NaN: the softmax over one key is 1 only when its score is finite",
@@ -2275,8 +2275,8 @@ mutant {
 mutant {
   name = "attention-one-step-bound-misses-a-nan-weight",
   file = "core/mixer_attention.c",
-  find = "\treturn isfinite(all) && qk[0]",
-  replace = "\treturn (void)all, qk[0]",
+  find = "\treturn (bias + (double)xmax * sums) * rounding_growth(m) + 0 * all;",
+  replace = "\treturn (bias + (double)xmax * sums) * rounding_growth(m) + 0 * (all < 0);",
   guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a NaN that a maximum skips (NaN > m is false): a bound built from comparisons must check finiteness apart",
   why = "a NaN in Wq or Wk never enters the largest row sum, so the scores it makes NaN are taken as bounded and y stays finite",
@@ -2285,8 +2285,8 @@ mutant {
 mutant {
   name = "attention-one-step-bound-ignores-the-input",
   file = "core/mixer_attention.c",
-  find = "\t\tqk[s] = (bias + (double)xmax * sums) * grow;",
-  replace = "\t\tqk[s] = (bias + sums + 0 * (double)xmax) * grow;",
+  find = "\treturn (bias + (double)xmax * sums) * rounding_growth(m) + 0 * all;",
+  replace = "\treturn (bias + sums + 0 * (double)xmax) * rounding_growth(m) + 0 * all;",
   guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "an overflow bound taken from the weights alone: finite inputs can still overflow a product",
   why = "a line whose finite x makes its scores overflow takes the value path: its y is finite where the softmax gives NaN",
@@ -2317,7 +2317,7 @@ mutant {
   file = "core/mixer_attention.c",
   find = "\t*l1 = j->lines * (w + 1) / j->workers;",
   replace = "\t*l1 = j->lines * (w + 1) / j->workers - 1;",
-  guards = { "test_mixer_attention_on_one_step_lines_is_its_value_path" },
+  guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "the end of a share off by one: a line no worker computes",
   why = "each worker's last line of one step never gets its weights or its o",
 }
@@ -2386,8 +2386,8 @@ mutant {
 mutant {
   name = "attention-one-step-bound-scaled-like-the-score",
   file = "core/mixer_attention.c",
-  find = "\t       (double)d * qk[0] * qk[1] * grow <= TD_REAL_MAX;",
-  replace = "\t       (double)d * qk[0] * qk[1] * grow / sqrt((double)d) <= TD_REAL_MAX;",
+  find = "\tconst double d = (double)(m->o.channels / m->o.heads), qk = d * q * k * rounding_growth(m);",
+  replace = "\tconst double d = (double)(m->o.channels / m->o.heads), qk = d * q * k * rounding_growth(m) / sqrt(d);",
   finding = 23,
   guards = { "test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q" },
   why = "the score's sum of q_e k_e is bounded after its scale of 1 / sqrt(d), so a sum that overflows takes the value path and its NaN never reaches y",
@@ -2396,8 +2396,8 @@ mutant {
 mutant {
   name = "attention-one-step-bound-without-q-and-k-alone",
   file = "core/mixer_attention.c",
-  find = "\treturn isfinite(all) && qk[0] <= TD_REAL_MAX && qk[1] <= TD_REAL_MAX &&",
-  replace = "\treturn isfinite(all) &&",
+  find = "\treturn q <= TD_REAL_MAX && k <= TD_REAL_MAX && qk <= TD_REAL_MAX; /* each false for a NaN */",
+  replace = "\treturn qk <= TD_REAL_MAX;",
   finding = 23,
   guards = { "test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q" },
   why = "with every k 0 the product bound is 0, so a q that overflows (inf times 0: a NaN score) takes the value path",
@@ -2411,4 +2411,24 @@ mutant {
   guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a shortcut that is exact for finite values and hides a NaN: o is v only where p is 1",
   why = "on lines of one step dWo reads v for o even where a NaN score made p and o NaN",
+}
+
+mutant {
+  name = "attention-one-step-ds-bound-ignores-dy",
+  file = "core/mixer_attention.c",
+  find = "\tdout = (double)max_abs(NULL, dy, p * c) * cols * rounding_growth(m);",
+  replace = "\tdout = 0 * (double)max_abs(NULL, dy, p * c) + cols * rounding_growth(m);",
+  guards = { "test_mixer_attention_one_step_backward_bound_covers_do_and_v" },
+  designed_against = "an overflow bound taken from the weights alone: finite inputs can still overflow a product",
+  why = "a dL/dy large enough to overflow do and dp is not in the bound, so the NaN ds it makes never reaches dWq and dWk",
+}
+
+mutant {
+  name = "attention-one-step-ds-bound-ignores-v",
+  file = "core/mixer_attention.c",
+  find = "\treturn (double)(c / m->o.heads) * dout * (double)w->vmax[0] * rounding_growth(m) <=",
+  replace = "\treturn (double)(c / m->o.heads) * dout * (0 * (double)w->vmax[0] + 1) * rounding_growth(m) <=",
+  guards = { "test_mixer_attention_one_step_backward_bound_covers_do_and_v" },
+  designed_against = "an overflow bound on a product that leaves one factor out",
+  why = "a v large enough to overflow dp with a finite do is not in the bound, so the NaN ds it makes never reaches dWq and dWk",
 }

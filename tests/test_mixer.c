@@ -75,6 +75,8 @@
  *     never flagging a ds, the backward's whole path not computing q and k
  *     again, the value path's backward reading the dv it no longer writes
  *       -> attention_one_step_takes_q_and_k_only_where_a_score_needs_them
+ *   - ds_all_zero's bound on dp without max |dy| or without the forward's
+ *     bound on |v| -> attention_one_step_backward_bound_covers_do_and_v
  *   - scores_bounded bounding the score after its scale of 1 / sqrt(d) (its
  *     first version: DEBUG.md #23), or without bounding q and k alone
  *       -> attention_one_step_bound_covers_the_unscaled_score_and_each_q
@@ -949,6 +951,58 @@ static void test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_ea
 	}
 }
 
+/*
+ * The value path's backward shows every ds 0 by a bound on dp = do . v
+ * (ds_all_zero), from max |dy| through Wo and the forward's bound on |v|.
+ * On 13 lines of one step, Wo of ones, line 7's dp made to overflow (ds =
+ * inf - inf, NaN, so dWq and dWk must get NaN: the bound must fail and
+ * the pairs be checked one by one):
+ *   - by its dy: TD_REAL_MAX / 2 in every channel (do overflows);
+ *   - by its v: Wq, Wk, bq and bk 0 (every score 0, so the forward takes
+ *     the value path whatever x is), Wv's column 1 ones, line 7's x_1 and
+ *     dy sqrt(TD_REAL_MAX): v and do are finite, dp about 8 TD_REAL_MAX.
+ */
+static void test_mixer_attention_one_step_backward_bound_covers_do_and_v(void **state)
+{
+	(void)state;
+	for (int i = 6; i < 10; i++) {
+		td_mixer_opts o = config(i);
+		rig r = rig_new(&o, 13, 1, 29);
+		const size_t c = o.channels;
+		td_real *w = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
+		td_real *b = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 1)->offset;
+		td_real *wo = td_mixer_params(r.m) + td_mixer_tensor_at(r.m, 2)->offset;
+		const td_real *gw = td_mixer_grads(r.m) + td_mixer_tensor_at(r.m, 0)->offset;
+
+		for (size_t k = 0; k < c * c; k++)
+			wo[k] = 1;
+		for (int part = 0; part < 2; part++) {
+			const td_real big = (td_real)sqrt((double)TD_REAL_MAX);
+			int nan_q = 0, nan_k = 0;
+
+			for (size_t k = 0; k < c; k++)
+				r.dy[7 * c + k] = part == 0 ? TD_REAL_MAX / 2 : big;
+			if (part == 1) {
+				memset(w, 0, 2 * c * c * sizeof *w), memset(b, 0, 2 * c * sizeof *b);
+				for (size_t e = 0; e < c; e++)
+					w[(2 * c + e) * c + 1] = 1;
+				r.x[7 * c + 1] = big;
+			}
+			td_mixer_zero_grads(r.m);
+			forward(&r);
+			backward(&r);
+			for (size_t k = 0; k < c * c; k++)
+				nan_q |= isnan((double)gw[k]), nan_k |= isnan((double)gw[c * c + k]);
+			if (!nan_q || !nan_k)
+				fail_msg("%s, part %d: line 7's dp overflows, yet dWq %s NaN and "
+					 "dWk %s",
+					 label(&r), part + 1, nan_q ? "has" : "has no",
+					 nan_k ? "has" : "has none");
+		}
+		rig_free(&r);
+	}
+}
+
 static void test_mixer_bad_calls_are_refused_with_a_message(void **state)
 {
 	td_mixer_opts o = config(0);
@@ -984,6 +1038,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_attention_on_one_step_lines_is_its_value_path),
     cmocka_unit_test(test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them),
     cmocka_unit_test(test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q),
+    cmocka_unit_test(test_mixer_attention_one_step_backward_bound_covers_do_and_v),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
 };
 TD_TEST_GROUP(mixer, tests);
