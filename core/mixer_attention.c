@@ -887,8 +887,8 @@ static int ds_all_zero(const td_mixer *m, const att_ws *w, const td_real *dy, si
 
 		for (size_t k = 0; k < c; k++)
 			col += fabs((double)wo[k * c + e]);
-		cols = col > cols ? col : cols; /* a NaN column: dout below is NaN through dy */
-		cols += 0 * col;
+		cols = col > cols ? col : cols;
+		cols += 0 * col; /* NaN when a column is not finite */
 	}
 	dout = (double)max_abs(NULL, dy, p * c) * cols * rounding_growth(m);
 	return (double)(c / m->o.heads) * dout * (double)w->vmax[0] * rounding_growth(m) <=

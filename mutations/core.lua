@@ -2432,3 +2432,13 @@ mutant {
   designed_against = "an overflow bound on a product that leaves one factor out",
   why = "a v large enough to overflow dp with a finite do is not in the bound, so the NaN ds it makes never reaches dWq and dWk",
 }
+
+mutant {
+  name = "attention-ws-size-without-vmax",
+  file = "core/mixer_attention.c",
+  find = "\tif ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 1,",
+  replace = "\tif ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c,",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "a value added to a carved layout but not to the size that pays for it",
+  why = "the workspace size leaves out the forward's saved bound on |v|, so the last worker's scratch runs one value past it",
+}
