@@ -5,10 +5,11 @@
  * + c of a block's lines and steps are one GEMM before its recurrence, and
  * each step adds h_{t-1} U^T for the block's lines at once with one more
  * GEMM, accumulated straight into that step's rows of the gate buffer (the
- * lines' rows are length * 4H apart, which is just a leading dimension). Unlike the GRU's candidate, no gate
- * needs U h_{t-1} apart from W x_t, so both biases are folded in up front
- * and one adjoint dg serves W, U, b and c alike. The gate blocks are
- * ordered i, f, g, o in W, U, b and c (PyTorch's order).
+ * lines' rows are length * 4H apart, which is just a leading dimension).
+ * Unlike the GRU's candidate, no gate needs U h_{t-1} apart from W x_t, so
+ * both biases are folded in up front and one adjoint dg serves W, U, b and
+ * c alike. The gate blocks are ordered i, f, g, o in W, U, b and c
+ * (PyTorch's order).
  *
  * Workspace, for P = lines * length positions and L = lines:
  *   x      [P][H]    a copy of the input (saved)
@@ -174,9 +175,9 @@ static void step_forward(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t l
 }
 
 /*
- * Lines l0 .. l1-1 forward, td_mixer_block_lines at a time: their x W^T + b + c,
- * then the recurrence, so that a block's gates are still in the caches
- * when its steps read them.
+ * Lines l0 .. l1-1 forward, td_mixer_block_lines at a time: their x W^T
+ * + b + c, then the recurrence, so that a block's gates are still in the
+ * caches when its steps read them.
  */
 static int forward_lines(void *arg, size_t l0, size_t l1)
 {
@@ -266,8 +267,9 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size
 }
 
 /*
- * The recurrence of lines l0 .. l1-1 backwards, td_mixer_block_lines at a time:
- * fills their dg, then their dx = dg W while dg is still in the caches.
+ * The recurrence of lines l0 .. l1-1 backwards, td_mixer_block_lines at
+ * a time: fills their dg, then their dx = dg W while dg is still in the
+ * caches.
  * w->hp holds s_{t-1} (td_mixer_shift_prev of w->s) while it runs.
  */
 static int backward_lines(void *arg, size_t l0, size_t l1)
