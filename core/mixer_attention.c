@@ -35,8 +35,8 @@
  *   dctx  [P][C]         dL/d(ctx) (backward scratch)
  *   dqkv  [P][3C]        dL/d(qkv) (backward scratch)
  *   db    [4C]           dL/dbqkv and dL/dbo summed before they reach the slab
- *   vmax  [1]            a bound on |v| where lines of one step take the value
- *                        path, else NaN (saved)
+ *   vmax  [1]            where lines of one step take the value path, a
+ *                        bound on |v| (+inf past TD_REAL_MAX), else NaN (saved)
  *   per worker, [W] of (scratch):
  *     ds  [T][Tp]        one pair's raw scores (forward), or its dL/dp, then
  *                        dL/ds (backward)
@@ -880,7 +880,7 @@ static int ds_all_zero(const td_mixer *m, const att_ws *w, const td_real *dy, si
 	const td_real *wo = td_mixer_slab_at(m, m->params, T_WO);
 	double cols = 0, dout;
 
-	if (!(w->vmax[0] <= TD_REAL_MAX)) /* NaN: the forward took the general path */
+	if (!(w->vmax[0] <= TD_REAL_MAX)) /* NaN: the general path; +inf: no bound on |v| */
 		return 0;
 	for (size_t e = 0; e < c; e++) {
 		double col = 0;
@@ -916,20 +916,15 @@ static int project(const td_mixer *m, att_ws *w, const td_real *x, size_t p, siz
 
 /*
  * The heads' outputs o as the products after the pairs read them: ctx, or
- * on lines of one step whose every p is 1, v itself (o = 0 + 1 v is v but
- * for the sign of a zero, which no sum from +0 can tell; value_share does
- * not write ctx).
+ * where the forward took the value path (vmax is not NaN; every p is 1), v
+ * itself (o = 0 + 1 v is v but for the sign of a zero, which no sum from
+ * +0 can tell; value_share does not write ctx).
  */
-static rows ctx_rows(const td_mixer *m, const att_ws *w, size_t lines, size_t length)
+static rows ctx_rows(const td_mixer *m, const att_ws *w)
 {
-	const size_t c = m->o.channels, n = lines * m->o.heads;
-	const td_real one = one_key_weight();
-	size_t i = 0;
+	const size_t c = m->o.channels;
 
-	if (length == 1)
-		while (i < n && w->att[i] == one)
-			i++;
-	return length == 1 && i == n ? (rows){w->qkv + 2 * c, 3 * c} : (rows){w->ctx, c};
+	return !isnan(w->vmax[0]) ? (rows){w->qkv + 2 * c, 3 * c} : (rows){w->ctx, c};
 }
 
 static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
@@ -958,8 +953,8 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 	if ((err = project(m, &w, x, p, value_only ? 2 : 0)))
 		return err;
 	each_pair(m, &w, lines, length, 0, value_only ? value_share : pair_share);
-	/* y = ctx Wo^T + bo: [P x C] [C x C], ctx as ctx_rows takes it */
-	ctx = value_only ? (rows){w.qkv + 2 * c, 3 * c} : (rows){w.ctx, c};
+	/* y = ctx Wo^T + bo: [P x C] [C x C] */
+	ctx = ctx_rows(m, &w);
 	if ((err = td_gemm(y, c, ctx.base, ctx.ld, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c,
 			   &o)))
 		return err;
@@ -1003,7 +998,7 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 	att_ws w = carve(m, ws, lines, length);
 	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
 	const td_real *g = w.dqkv; /* dL/dqkv from block first on, rows ld apart */
-	const rows ctx = ctx_rows(m, &w, lines, length);
+	const rows ctx = ctx_rows(m, &w);
 	size_t first = 0, ld = 3 * c;
 	int err;
 
