@@ -9,7 +9,7 @@
  * panels and all of C fits one tile (a weight gradient), a worker takes
  * each panel across all its blocks before the next (run_panels), so that
  * the panel is read from memory once, and with several threads its rows
- * are cut into as many blocks as keep the workers even (split_rows). A^T B
+ * are cut into as many blocks as keep the workers even (split_rows). op(A) B
  * with fewer than 8 columns is computed as its transpose and stored back
  * (swap_pays). The kernel reads op(A) in place
  * through two strides, whichever way A is stored (its elements are
@@ -354,17 +354,22 @@ static void small_product(const gemm_job *g)
 }
 
 /*
- * Whether to compute C^T = op(B)^T op(A)^T instead: for A^T B with fewer
- * than 8 columns (a weight gradient of a layer with one or a few inputs),
- * whose rows the kernel would fill a few lanes of a vector at a time and
- * whose columns then wasted the rest. Both operands of C^T are read as
- * they are stored (A(i, p) = a[p lda + i] is C^T's B, contiguous in i),
- * its elements are C's, each the same products (x y = y x) summed in the
- * same order, and store() writes them back transposed: the same bits.
+ * Whether to compute C^T = op(B)^T op(A)^T instead: for op(A) B with fewer
+ * than 8 columns (a layer with one or a few inputs: its weight gradient
+ * A^T B, its input gradient A B), whose rows the kernel would fill a few
+ * lanes of a vector at a time and whose columns then wasted the rest. C^T
+ * transposes where C did not: for A^T B both of its operands are read as
+ * they are stored (A(i, p) = a[p lda + i] is C^T's B, contiguous in i);
+ * for A B, its B is A^T, packed like any transposed B (the embedding's
+ * input gradient, 25088x1x32: 0.45 -> 0.15 ms). With a transposed B the
+ * pack of A^T costs more than the lanes save (25088x7x32: 0.35 -> 0.38
+ * ms), so it is not swapped. C^T's elements are C's, each the same products
+ * (x y = y x) summed in the same order, and store() writes them back
+ * transposed: the same bits.
  */
 static int swap_pays(const gemm_job *g)
 {
-	return g->o.trans_a && !g->o.trans_b && g->n < 8 && g->m > g->n;
+	return !g->o.trans_b && g->n < 8 && g->m > g->n;
 }
 
 /* Runs worker w's share of the blocks. */
@@ -465,9 +470,11 @@ int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real 
 		small_product(&g);
 		return 0;
 	}
-	if (swap_pays(&g)) /* C^T = B^T A: the stored B is k x n, the stored A k x m */
+	if (swap_pays(&g)) { /* C^T = op(B)^T op(A)^T */
 		g = (gemm_job){c, b, a, ldc, ldb, lda, n, m, k, *o, MC, (n + MC - 1) / MC,
 			       (m + NC - 1) / NC, 1, g.kernel, 1};
+		g.o.trans_a = !o->trans_b, g.o.trans_b = !o->trans_a;
+	}
 	split_rows(&g);
 	g.workers = pick_workers(&g);
 	if (g.workers == 1)

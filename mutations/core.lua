@@ -1031,6 +1031,16 @@ mutant {
 }
 
 mutant {
+  name = "gemm-swapped-job-keeps-a-transposed-b-unread",
+  file = "core/gemm.c",
+  find = "g.o.trans_a = !o->trans_b, g.o.trans_b = !o->trans_a;",
+  replace = "g.o.trans_a = !o->trans_b, g.o.trans_b = o->trans_a;",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a product rewritten as its transpose whose operands keep the original's transpose flags",
+  why = "A B with fewer than 8 columns, computed as C^T, reads A as C^T's B without transposing it",
+}
+
+mutant {
   name = "gemm-swapped-job-writes-c-directly",
   file = "core/gemm.c",
   find = "const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0 && !g->swapped;",

@@ -40,9 +40,10 @@
  *       -> every_element_is_its_sum_in_k_order_bitwise
  *   - split_rows not recounting the row blocks it cut smaller (its
  *     n_bi line dropped) -> results_are_bitwise_equal_for_any_thread_count
- *   - a swapped job (A^T B with fewer than 8 columns, computed as C^T)
- *     stored untransposed, or written into C directly with one panel;
- *     micro_1x2 starting each panel from zero
+ *   - a swapped job (A^T B or A B with fewer than 8 columns, computed as
+ *     C^T) stored untransposed, written into C directly with one panel,
+ *     or reading A B's A untransposed as C^T's B; micro_1x2 starting each
+ *     panel from zero
  *       -> every_element_is_its_sum_in_k_order_bitwise
  *
  *   - the worker pool not reset in a child after fork (no pthread_atfork)
@@ -250,9 +251,9 @@ static int order_cases(void)
 	 * floats), their row and column remainders, k-panels (64 deep with a
 	 * transposed A, 128 without); products small enough for small_product
 	 * (at most 64 multiply-adds), one a long sum; several row blocks whose
-	 * C fits one tile, taken panel by panel (run_panels); A^T B with fewer
-	 * than 8 columns, computed as C^T (swap_pays): one panel (which the
-	 * kernel must not write into C directly) and several, rows of 4 and
+	 * C fits one tile, taken panel by panel (run_panels); A^T B and A B
+	 * with fewer than 8 columns, computed as C^T (swap_pays): one panel
+	 * (which the kernel must not write into C directly) and several, rows of 4 and
 	 * fewer, C^T wider than a column block
 	 */
 	static const size_t sizes[][3] = {{4, 8, 3},	{5, 9, 7},	{3, 3, 8},
