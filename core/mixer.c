@@ -33,9 +33,29 @@ void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t l
 		}
 }
 
-size_t td_mixer_block_lines(size_t length)
+size_t td_mixer_blocks(size_t lines, size_t length)
 {
-	return length >= 1024 / 32 ? 32 : 1024 / length;
+	const size_t bl = length >= 1024 / 32 ? 32 : 1024 / length;
+	size_t n = (lines + bl - 1) / bl;
+
+	n += n % 2;
+	return n < lines ? n : lines;
+}
+
+void td_mixer_block(size_t lines, size_t n, size_t b, size_t *l0, size_t *l1)
+{
+	*l0 = b * lines / n;
+	*l1 = (b + 1) * lines / n;
+}
+
+void td_mixer_add_parts(td_real *grads, td_real *parts, size_t n, size_t stride, size_t from,
+			size_t to)
+{
+	for (size_t b = 1; b < n; b++)
+		for (size_t e = from; e < to; e++)
+			parts[e] += parts[b * stride + e];
+	for (size_t e = from; e < to; e++)
+		grads[e] += parts[e];
 }
 
 int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what)

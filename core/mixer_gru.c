@@ -1,14 +1,16 @@
 /*
  * mixer_gru.c - the gated recurrent unit (equations in mixer.h), H = channels.
  *
- * Lines run in blocks (td_mixer_block_lines), so that a block's gates
- * stay in the caches from its projection to its steps: the input
+ * Lines run in blocks (td_mixer_blocks), so that a block's gates stay
+ * in the caches from its projection to its steps: the input
  * projections x W^T of a block's lines and steps are one GEMM before its
  * recurrence (b is added where each step's gates read them); each step
  * then needs only gh = h_{t-1} U^T + c, one GEMM over the block's lines
  * at once (the lines' rows are length * H apart, which is just a leading
  * dimension), and at a sweep's first step gh is c itself. The gate blocks
- * are ordered r, z, n in W, U, b and c.
+ * are ordered r, z, n in W, U, b and c. Backward, a block's weight and
+ * bias gradients are summed while its dgx and dgh are in the caches, into
+ * the block's own part, and the parts are added in block order.
  *
  * Workspace, for P = lines * length positions and L = lines:
  *   x     [P][H]    a copy of the input (saved)
@@ -19,7 +21,8 @@
  *   dgh   [P][3H]   dL/d(gh) (backward scratch)
  *   hp    [P][H]    h_{t-1} per position, 0 at a line's start (backward scratch)
  *   carry [L][H]    dL/dh_{t-1} flowing to the previous step (backward scratch)
- *   db    [6H]      dL/db and dL/dc summed before they reach the slab (scratch)
+ *   part  [B][n]    each block's dW, dU, db and dc, n the parameter count
+ *                   (backward scratch)
  *
  * Must never: let a gradient's summation order depend on the thread count;
  * read h_{t-1} at the first step of a sweep (it is zero by definition).
@@ -55,8 +58,12 @@ static int gru_setup(td_mixer *m)
 /* 16H fits (gru_setup checked); the products are checked here. */
 static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
-	size_t h = m->o.channels, per_line;
-	int err = td_mixer_size_muladd(&per_line, lines, 4 * h, 6 * h, "the gru workspace");
+	size_t h = m->o.channels, per_line, parts;
+	int err = td_mixer_size_muladd(&parts, td_mixer_blocks(lines, length), m->n_params, 0,
+				       "the gru workspace");
+
+	if (!err)
+		err = td_mixer_size_muladd(&per_line, lines, 4 * h, parts, "the gru workspace");
 
 	if (!err)
 		err = td_mixer_size_muladd(out, lines * length, 13 * h, per_line,
@@ -65,7 +72,7 @@ static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t leng
 }
 
 typedef struct {
-	td_real *x, *h, *gates, *gh, *dgx, *dgh, *hp, *carry, *db;
+	td_real *x, *h, *gates, *gh, *dgx, *dgh, *hp, *carry, *part;
 } gru_ws;
 
 static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -81,7 +88,7 @@ static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.dgh = w.dgx + p * 3 * h;
 	w.hp = w.dgh + p * 3 * h;
 	w.carry = w.hp + p * h;
-	w.db = w.carry + lines * h;
+	w.part = w.carry + lines * h;
 	return w;
 }
 
@@ -92,16 +99,16 @@ static size_t at(size_t s, size_t length, int reverse)
 }
 
 /*
- * The lines l0 .. l1-1 of one call, forward or backward: what a thread runs
- * (td_pool_ranges). Every line's recurrence is its own; the GEMMs
- * inside run on one thread, over the range's rows.
+ * The blocks of one call, forward or backward: a thread runs a range of
+ * them (td_pool_ranges). Every line's recurrence is its own; the GEMMs
+ * inside run on one thread, over the block's rows.
  */
 typedef struct {
 	td_mixer *m;
 	gru_ws *w;
 	const td_real *dy; /* backward only */
 	td_real *dx;	   /* backward only */
-	size_t length;
+	size_t lines, length, blocks;
 } gru_lines;
 
 /*
@@ -177,21 +184,22 @@ static void step_forward(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t le
 }
 
 /*
- * Lines l0 .. l1-1 forward, td_mixer_block_lines at a time: their gx = x
- * W^T into the first 3H columns of gates, then the recurrence, so that a
- * block's gates are still in the caches when its steps read them.
+ * Blocks k0 .. k1-1 forward: a block's gx = x W^T into the first 3H
+ * columns of gates, then its recurrence, so that its gates are still in
+ * the caches when its steps read them.
  */
-static int forward_lines(void *arg, size_t l0, size_t l1)
+static int forward_blocks(void *arg, size_t k0, size_t k1)
 {
 	const gru_lines *j = arg;
-	const size_t h = j->m->o.channels, t = j->length, bl = td_mixer_block_lines(t);
+	const size_t h = j->m->o.channels, t = j->length;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
 	o.trans_b = 1;
-	for (size_t b0 = l0; b0 < l1; b0 += bl) {
-		const size_t b1 = l1 - b0 < bl ? l1 : b0 + bl;
+	for (size_t k = k0; k < k1; k++) {
+		size_t b0, b1;
 
+		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
 		if ((err = td_gemm(j->w->gates + b0 * t * 4 * h, 4 * h, j->w->x + b0 * t * h, h,
 				   td_mixer_slab_at(j->m, j->m->params, T_W), h, (b1 - b0) * t,
 				   3 * h, h, &o)))
@@ -210,11 +218,11 @@ static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, 
 {
 	const size_t h = m->o.channels, p = lines * length;
 	gru_ws w = carve(m, ws, lines, length);
-	gru_lines j = {m, &w, NULL, NULL, length};
+	gru_lines j = {m, &w, NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
 	int err;
 
 	memcpy(w.x, x, p * h * sizeof *x);
-	if ((err = td_pool_ranges(m->o.threads, lines, forward_lines, &j)))
+	if ((err = td_pool_ranges(m->o.threads, j.blocks, forward_blocks, &j)))
 		return err;
 	memcpy(y, w.h, p * h * sizeof *y);
 	return 0;
@@ -243,7 +251,7 @@ static void back_row(td_real *restrict dgx, td_real *restrict dgh, td_real *rest
 	}
 }
 
-/* Step s of lines l0 .. l1-1, backwards; needs w->hp (td_mixer_shift_prev of w->h). */
+/* Step s of lines l0 .. l1-1, backwards; needs their w->hp (td_mixer_shift_prev of w->h). */
 static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_t l0, size_t l1,
 			  size_t length, size_t s)
 {
@@ -258,23 +266,56 @@ static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_
 }
 
 /*
- * The recurrence of lines l0 .. l1-1 backwards, td_mixer_block_lines at a
- * time: fills their dgx and dgh, then their dx = dgx W while dgx is still
- * in the caches.
+ * Block k's gradient sums into its part: dW = dgx^T x and dU = dgh^T hp
+ * ([3H x rows] [rows x H]; on lines of one step, the kernel family's, hp
+ * is 0 throughout and dU gets nothing), db and dc the column sums of dgx
+ * and dgh, rows ascending.
  */
-static int backward_lines(void *arg, size_t l0, size_t l1)
+static int block_grads(td_mixer *m, gru_ws *w, size_t k, size_t p0, size_t p1, size_t length)
+{
+	const size_t h = m->o.channels, h3 = 3 * h;
+	td_real *part = w->part + k * m->n_params;
+	td_real *db = td_mixer_slab_at(m, part, T_B), *dc = td_mixer_slab_at(m, part, T_C);
+	td_gemm_opts put = TD_GEMM_OPTS_INIT;
+	int err;
+
+	put.trans_a = 1;
+	if ((err = td_gemm(td_mixer_slab_at(m, part, T_W), h, w->dgx + p0 * h3, h3, w->x + p0 * h,
+			   h, h3, h, p1 - p0, &put)) ||
+	    (length > 1 && (err = td_gemm(td_mixer_slab_at(m, part, T_U), h, w->dgh + p0 * h3, h3,
+					  w->hp + p0 * h, h, h3, h, p1 - p0, &put))))
+		return err;
+	memset(db, 0, h3 * sizeof *db);
+	memset(dc, 0, h3 * sizeof *dc);
+	for (size_t i = p0; i < p1; i++)
+		for (size_t c = 0; c < h3; c++) {
+			db[c] += w->dgx[i * h3 + c];
+			dc[c] += w->dgh[i * h3 + c];
+		}
+	return 0;
+}
+
+/*
+ * Blocks k0 .. k1-1 backwards: a block's h_{t-1}, its recurrence filling
+ * its dgx and dgh, then its dx = dgx W and its gradient sums while dgx
+ * and dgh are still in the caches.
+ */
+static int backward_blocks(void *arg, size_t k0, size_t k1)
 {
 	const gru_lines *j = arg;
 	td_mixer *m = j->m;
 	gru_ws *w = j->w;
-	const size_t h = m->o.channels, length = j->length, bl = td_mixer_block_lines(length);
+	const size_t h = m->o.channels, length = j->length;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
 	int err;
 
 	o.beta = 1;
-	for (size_t b0 = l0; b0 < l1; b0 += bl) {
-		const size_t b1 = l1 - b0 < bl ? l1 : b0 + bl;
+	for (size_t k = k0; k < k1; k++) {
+		size_t b0, b1;
 
+		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
+		td_mixer_shift_prev(w->hp + b0 * length * h, w->h + b0 * length * h, b1 - b0, length,
+				    h, m->o.reverse);
 		memset(w->carry + b0 * h, 0, (b1 - b0) * h * sizeof *w->carry);
 		for (size_t s = length; s-- > 0;) {
 			step_backward(m, w, j->dy, b0, b1, length, s);
@@ -291,52 +332,26 @@ static int backward_lines(void *arg, size_t l0, size_t l1)
 		/* dx = dgx W: [positions x 3H] [3H x H] */
 		if ((err = td_gemm(j->dx + b0 * length * h, h, w->dgx + b0 * length * 3 * h, 3 * h,
 				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
-				   3 * h, &put)))
+				   3 * h, &put)) ||
+		    (err = block_grads(m, w, k, b0 * length, b1 * length, length)))
 			return err;
 	}
 	return 0;
 }
 
-/* db = column sums of dgx, dc = those of dgh (fixed order), added to the slab once. */
-static void bias_grads(td_mixer *m, gru_ws *w, size_t p)
-{
-	const size_t h3 = 3 * m->o.channels;
-	td_real *gb = td_mixer_slab_at(m, m->grads, T_B), *gc = td_mixer_slab_at(m, m->grads, T_C);
-
-	memset(w->db, 0, 2 * h3 * sizeof *w->db);
-	for (size_t i = 0; i < p; i++)
-		for (size_t k = 0; k < h3; k++) {
-			w->db[k] += w->dgx[i * h3 + k];
-			w->db[h3 + k] += w->dgh[i * h3 + k];
-		}
-	for (size_t k = 0; k < h3; k++)
-		gb[k] += w->db[k], gc[k] += w->db[h3 + k];
-}
-
 static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
 			td_real *ws)
 {
-	const size_t h = m->o.channels, p = lines * length;
 	gru_ws w = carve(m, ws, lines, length);
-	gru_lines j = {m, &w, dy, dx, length};
-	td_gemm_opts acc = TD_GEMM_OPTS_INIT;
+	gru_lines j = {m, &w, dy, dx, lines, length, td_mixer_blocks(lines, length)};
+	const size_t u0 = m->tensor[T_U].offset, b0 = m->tensor[T_B].offset;
 	int err;
 
-	acc.threads = m->o.threads;
-	acc.beta = 1, acc.trans_a = 1;
-	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
-	if ((err = td_pool_ranges(m->o.threads, lines, backward_lines, &j)))
+	if ((err = td_pool_ranges(m->o.threads, j.blocks, backward_blocks, &j)))
 		return err;
-	bias_grads(m, &w, p);
-	/*
-	 * dW += dgx^T x and dU += dgh^T hp: [3H x P] [P x H]. On lines of one
-	 * step (the kernel family's) hp is 0 throughout and dU gets nothing.
-	 */
-	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_W), h, w.dgx, 3 * h, w.x, h, 3 * h, h, p,
-			   &acc)) ||
-	    (length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dgh, 3 * h,
-					  w.hp, h, 3 * h, h, p, &acc))))
-		return err;
+	/* the parts, dU's only when it got any */
+	td_mixer_add_parts(m->grads, w.part, j.blocks, m->n_params, 0, length > 1 ? b0 : u0);
+	td_mixer_add_parts(m->grads, w.part, j.blocks, m->n_params, b0, m->n_params);
 	return 0;
 }
 

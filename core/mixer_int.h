@@ -76,11 +76,25 @@ void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t l
 			 size_t width, int reverse);
 
 /*
- * How many lines of this length a recurrence (gru, lstm) takes through
- * all its steps together: enough that a step's GEMM over them has 32
- * rows and the input projection's 1024, few enough that their gates stay
- * in the caches between the projection and the steps.
+ * How many blocks a recurrence (gru, lstm) takes its lines in, each
+ * through all its steps together: blocks of about 32 lines (a step's GEMM
+ * over them has 32 rows) or, on short lines, of 1024 positions (the input
+ * projection's rows), few enough that their gates stay in the caches from
+ * the projection to the steps and, backward, to their weight gradients.
+ * The count is even, so that two threads get equal shares, and depends
+ * on the shape alone: each block's gradient sums are its own, added in
+ * block order (td_mixer_add_parts), whatever thread ran them.
  */
-size_t td_mixer_block_lines(size_t length);
+size_t td_mixer_blocks(size_t lines, size_t length);
+
+/* The lines [*l0, *l1) of block b of n (td_mixer_blocks): they differ in size by one at most. */
+void td_mixer_block(size_t lines, size_t n, size_t b, size_t *l0, size_t *l1);
+
+/*
+ * grads[e] += the sum of parts[b * stride + e] over b < n, in b order, for
+ * from <= e < to. parts[e] (block 0's) is the running sum: it is overwritten.
+ */
+void td_mixer_add_parts(td_real *grads, td_real *parts, size_t n, size_t stride, size_t from,
+			size_t to);
 
 #endif

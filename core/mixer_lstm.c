@@ -9,7 +9,9 @@
  * Unlike the GRU's candidate, no gate needs U h_{t-1} apart from W x_t, so
  * both biases are folded in up front and one adjoint dg serves W, U, b and
  * c alike. The gate blocks are ordered i, f, g, o in W, U, b and c
- * (PyTorch's order).
+ * (PyTorch's order). Backward, a block's weight and bias gradients are
+ * summed while its dg is in the caches, into the block's own part, and
+ * the parts are added in block order.
  *
  * Workspace, for P = lines * length positions and L = lines:
  *   x      [P][H]    a copy of the input (saved)
@@ -23,7 +25,8 @@
  *                    0 at a line's start (backward scratch)
  *   dh, ds [L][H]    dL/dh_{t-1} and dL/ds_{t-1} flowing to the previous step
  *                    (backward scratch)
- *   db     [4H]      dL/db (= dL/dc) summed before it reaches the slab (scratch)
+ *   part   [B][n]    each block's dW, dU, db and dc (= db), n the parameter
+ *                    count (backward scratch)
  *
  * Must never: let a gradient's summation order depend on the thread count;
  * read h_{t-1} or s_{t-1} at the first step of a sweep (both are zero).
@@ -59,8 +62,12 @@ static int lstm_setup(td_mixer *m)
 /* 13H fits (lstm_setup checked); the products are checked here. */
 static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
-	size_t h = m->o.channels, fixed;
-	int err = td_mixer_size_muladd(&fixed, lines, 2 * h, 4 * h, "the lstm workspace");
+	size_t h = m->o.channels, fixed, parts;
+	int err = td_mixer_size_muladd(&parts, td_mixer_blocks(lines, length), m->n_params, 0,
+				       "the lstm workspace");
+
+	if (!err)
+		err = td_mixer_size_muladd(&fixed, lines, 2 * h, parts, "the lstm workspace");
 
 	if (!err)
 		err =
@@ -69,7 +76,7 @@ static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 }
 
 typedef struct {
-	td_real *x, *h, *s, *ts, *gates, *dg, *hp, *dh, *ds, *db;
+	td_real *x, *h, *s, *ts, *gates, *dg, *hp, *dh, *ds, *part;
 } lstm_ws;
 
 static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -86,7 +93,7 @@ static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length
 	w.hp = w.dg + p * 4 * h;
 	w.dh = w.hp + p * h;
 	w.ds = w.dh + lines * h;
-	w.db = w.ds + lines * h;
+	w.part = w.ds + lines * h;
 	return w;
 }
 
@@ -97,16 +104,16 @@ static size_t at(size_t s, size_t length, int reverse)
 }
 
 /*
- * The lines l0 .. l1-1 of one call, forward or backward: what a thread runs
- * (td_pool_ranges). Every line's recurrence is its own; the GEMMs
- * inside run on one thread, over the range's rows.
+ * The blocks of one call, forward or backward: a thread runs a range of
+ * them (td_pool_ranges). Every line's recurrence is its own; the GEMMs
+ * inside run on one thread, over the block's rows.
  */
 typedef struct {
 	td_mixer *m;
 	lstm_ws *w;
 	const td_real *dy; /* backward only */
 	td_real *dx;	   /* backward only */
-	size_t length;
+	size_t lines, length, blocks;
 } lstm_lines;
 
 /* gates[t] += h_{t-1} U^T for lines l0 .. l1-1 at step s >= 1: [lines x H] [H x 4H]. */
@@ -175,31 +182,32 @@ static void step_forward(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t l
 }
 
 /*
- * Lines l0 .. l1-1 forward, td_mixer_block_lines at a time: their x W^T
- * + b + c, then the recurrence, so that a block's gates are still in the
- * caches when its steps read them.
+ * Blocks k0 .. k1-1 forward: a block's x W^T + b + c, then its
+ * recurrence, so that its gates are still in the caches when its steps
+ * read them.
  */
-static int forward_lines(void *arg, size_t l0, size_t l1)
+static int forward_blocks(void *arg, size_t k0, size_t k1)
 {
 	const lstm_lines *j = arg;
-	const size_t h = j->m->o.channels, t = j->length, bl = td_mixer_block_lines(t);
+	const size_t h = j->m->o.channels, t = j->length;
 	const td_real *b = td_mixer_slab_at(j->m, j->m->params, T_B);
 	const td_real *c = td_mixer_slab_at(j->m, j->m->params, T_C);
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
 	o.trans_b = 1;
-	for (size_t b0 = l0; b0 < l1; b0 += bl) {
-		const size_t b1 = l1 - b0 < bl ? l1 : b0 + bl;
+	for (size_t k = k0; k < k1; k++) {
+		size_t b0, b1;
 
+		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
 		/* gates = x W^T + b + c: [positions x H] [H x 4H] */
 		if ((err = td_gemm(j->w->gates + b0 * t * 4 * h, 4 * h, j->w->x + b0 * t * h, h,
 				   td_mixer_slab_at(j->m, j->m->params, T_W), h, (b1 - b0) * t,
 				   4 * h, h, &o)))
 			return err;
 		for (size_t i = b0 * t; i < b1 * t; i++)
-			for (size_t k = 0; k < 4 * h; k++)
-				j->w->gates[i * 4 * h + k] += b[k] + c[k];
+			for (size_t g = 0; g < 4 * h; g++)
+				j->w->gates[i * 4 * h + g] += b[g] + c[g];
 		for (size_t s = 0; s < t; s++) {
 			if (s > 0 && (err = step_recurrent(j->m, j->w, b0, b1, t, s)))
 				return err;
@@ -214,11 +222,11 @@ static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines,
 {
 	const size_t h = m->o.channels, p = lines * length;
 	lstm_ws w = carve(m, ws, lines, length);
-	lstm_lines j = {m, &w, NULL, NULL, length};
+	lstm_lines j = {m, &w, NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
 	int err;
 
 	memcpy(w.x, x, p * h * sizeof *x);
-	if ((err = td_pool_ranges(m->o.threads, lines, forward_lines, &j)))
+	if ((err = td_pool_ranges(m->o.threads, j.blocks, forward_blocks, &j)))
 		return err;
 	memcpy(y, w.h, p * h * sizeof *y);
 	return 0;
@@ -250,8 +258,8 @@ static void back_row(td_real *restrict dg, td_real *restrict dh_next, td_real *r
 }
 
 /*
- * Step s of every line, backwards. w->hp holds s_{t-1} here (the
- * recurrence's td_mixer_shift_prev of w->s), not yet h_{t-1}.
+ * Step s of lines l0 .. l1-1, backwards. Their w->hp holds s_{t-1} here
+ * (td_mixer_shift_prev of w->s), not yet h_{t-1}.
  */
 static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size_t l0,
 			  size_t l1, size_t length, size_t s)
@@ -267,23 +275,54 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size
 }
 
 /*
- * The recurrence of lines l0 .. l1-1 backwards, td_mixer_block_lines at
- * a time: fills their dg, then their dx = dg W while dg is still in the
- * caches.
- * w->hp holds s_{t-1} (td_mixer_shift_prev of w->s) while it runs.
+ * Block k's gradient sums into its part: dW = dg^T x and dU = dg^T hp
+ * ([4H x rows] [rows x H], hp holding h_{t-1}; on lines of one step, the
+ * kernel family's, hp is 0 throughout and dU gets nothing), db and dc the
+ * column sums of dg, rows ascending.
  */
-static int backward_lines(void *arg, size_t l0, size_t l1)
+static int block_grads(td_mixer *m, lstm_ws *w, size_t k, size_t p0, size_t p1, size_t length)
+{
+	const size_t h = m->o.channels, h4 = 4 * h;
+	td_real *part = w->part + k * m->n_params;
+	td_real *db = td_mixer_slab_at(m, part, T_B);
+	td_gemm_opts put = TD_GEMM_OPTS_INIT;
+	int err;
+
+	put.trans_a = 1;
+	if ((err = td_gemm(td_mixer_slab_at(m, part, T_W), h, w->dg + p0 * h4, h4, w->x + p0 * h,
+			   h, h4, h, p1 - p0, &put)) ||
+	    (length > 1 && (err = td_gemm(td_mixer_slab_at(m, part, T_U), h, w->dg + p0 * h4, h4,
+					  w->hp + p0 * h, h, h4, h, p1 - p0, &put))))
+		return err;
+	memset(db, 0, h4 * sizeof *db);
+	for (size_t i = p0; i < p1; i++)
+		for (size_t c = 0; c < h4; c++)
+			db[c] += w->dg[i * h4 + c];
+	memcpy(td_mixer_slab_at(m, part, T_C), db, h4 * sizeof *db);
+	return 0;
+}
+
+/*
+ * Blocks k0 .. k1-1 backwards: a block's s_{t-1}, its recurrence filling
+ * its dg, then its dx = dg W and, with its h_{t-1}, its gradient sums
+ * while dg is still in the caches.
+ */
+static int backward_blocks(void *arg, size_t k0, size_t k1)
 {
 	const lstm_lines *j = arg;
 	td_mixer *m = j->m;
 	lstm_ws *w = j->w;
-	const size_t h = m->o.channels, length = j->length, bl = td_mixer_block_lines(length);
+	const size_t h = m->o.channels, length = j->length;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	for (size_t b0 = l0; b0 < l1; b0 += bl) {
-		const size_t b1 = l1 - b0 < bl ? l1 : b0 + bl;
+	for (size_t k = k0; k < k1; k++) {
+		size_t b0, b1;
+		td_real *hp;
 
+		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
+		hp = w->hp + b0 * length * h;
+		td_mixer_shift_prev(hp, w->s + b0 * length * h, b1 - b0, length, h, m->o.reverse);
 		memset(w->dh + b0 * h, 0, (b1 - b0) * h * sizeof *w->dh);
 		memset(w->ds + b0 * h, 0, (b1 - b0) * h * sizeof *w->ds);
 		for (size_t s = length; s-- > 0;) {
@@ -303,50 +342,26 @@ static int backward_lines(void *arg, size_t l0, size_t l1)
 				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
 				   4 * h, &o)))
 			return err;
+		td_mixer_shift_prev(hp, w->h + b0 * length * h, b1 - b0, length, h, m->o.reverse);
+		if ((err = block_grads(m, w, k, b0 * length, b1 * length, length)))
+			return err;
 	}
 	return 0;
-}
-
-/* db = column sums of dg (fixed order), added once to both bias gradients. */
-static void bias_grads(td_mixer *m, lstm_ws *w, size_t p)
-{
-	const size_t h4 = 4 * m->o.channels;
-	td_real *gb = td_mixer_slab_at(m, m->grads, T_B), *gc = td_mixer_slab_at(m, m->grads, T_C);
-
-	memset(w->db, 0, h4 * sizeof *w->db);
-	for (size_t i = 0; i < p; i++)
-		for (size_t k = 0; k < h4; k++)
-			w->db[k] += w->dg[i * h4 + k];
-	for (size_t k = 0; k < h4; k++)
-		gb[k] += w->db[k], gc[k] += w->db[k];
 }
 
 static int lstm_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
 			 td_real *ws)
 {
-	const size_t h = m->o.channels, p = lines * length;
 	lstm_ws w = carve(m, ws, lines, length);
-	lstm_lines j = {m, &w, dy, dx, length};
-	td_gemm_opts acc = TD_GEMM_OPTS_INIT;
+	lstm_lines j = {m, &w, dy, dx, lines, length, td_mixer_blocks(lines, length)};
+	const size_t u0 = m->tensor[T_U].offset, b0 = m->tensor[T_B].offset;
 	int err;
 
-	acc.threads = m->o.threads;
-	acc.beta = 1, acc.trans_a = 1;
-	td_mixer_shift_prev(w.hp, w.s, lines, length, h, m->o.reverse); /* s_{t-1} for now */
-	if ((err = td_pool_ranges(m->o.threads, lines, backward_lines, &j)))
+	if ((err = td_pool_ranges(m->o.threads, j.blocks, backward_blocks, &j)))
 		return err;
-	bias_grads(m, &w, p);
-	/*
-	 * dW += dg^T x and dU += dg^T hp: [4H x P] [P x H]. On lines of one
-	 * step (the kernel family's) hp is 0 throughout and dU gets nothing.
-	 */
-	if ((err = td_gemm(td_mixer_slab_at(m, m->grads, T_W), h, w.dg, 4 * h, w.x, h, 4 * h, h, p,
-			   &acc)))
-		return err;
-	td_mixer_shift_prev(w.hp, w.h, lines, length, m->o.channels, m->o.reverse);
-	if (length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U), h, w.dg, 4 * h, w.hp,
-					  h, 4 * h, h, p, &acc)))
-		return err;
+	/* the parts, dU's only when it got any */
+	td_mixer_add_parts(m->grads, w.part, j.blocks, m->n_params, 0, length > 1 ? b0 : u0);
+	td_mixer_add_parts(m->grads, w.part, j.blocks, m->n_params, b0, m->n_params);
 	return 0;
 }
 

@@ -1265,13 +1265,13 @@ mutant {
 }
 
 mutant {
-  name = "mixer-lstm-dc-overwrites-the-gradient",
-  file = "core/mixer_lstm.c",
-  find = "gb[k] += w->db[k], gc[k] += w->db[k];",
-  replace = "gb[k] += w->db[k], gc[k] = w->db[k];",
+  name = "mixer-block-parts-overwrite-the-gradient",
+  file = "core/mixer.c",
+  find = "\t\tgrads[e] += parts[e];",
+  replace = "\t\tgrads[e] = parts[e];",
   guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
   designed_against = "backward must add to the parameter gradients: accumulation over micro-batches depends on it",
-  why = "the lstm writes dc with = instead of +=",
+  why = "the gru and the lstm write their summed blocks' gradients with = instead of +=",
 }
 
 mutant {
@@ -1868,9 +1868,9 @@ mutant {
   file = "core/mixer_gru.c",
   find = "if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h,",
   replace = "if ((err = td_gemm(w->gh, 3 * h, prev, length * h,",
-  guards = { "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
   designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
-  why = "every thread writes its lines' h U^T over the first range's rows",
+  why = "every block writes its lines' h U^T over the first block's rows, and reads its own rows unwritten",
 }
 
 mutant {
@@ -1878,9 +1878,9 @@ mutant {
   file = "core/mixer_lstm.c",
   find = "length * 4 * h, w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
   replace = "length * 4 * h, w->h + at(s - 1, length, m->o.reverse) * h,",
-  guards = { "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
   designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
-  why = "every thread's lines take h_{t-1} of the first range's lines",
+  why = "every block's lines take h_{t-1} of the first block's lines",
 }
 
 mutant {
@@ -2112,21 +2112,21 @@ mutant {
 mutant {
   name = "gru-du-skipped-beyond-one-step-lines",
   file = "core/mixer_gru.c",
-  find = "(length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U)",
-  replace = "(length > 64 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U)",
+  find = "(length > 1 && (err = td_gemm(td_mixer_slab_at(m, part, T_U)",
+  replace = "(length > 64 && (err = td_gemm(td_mixer_slab_at(m, part, T_U)",
   guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward" },
   designed_against = "a shortcut for a special shape (nothing to add on one-step lines) taken for shapes where it is wrong",
-  why = "dU is never summed on ordinary lines",
+  why = "dU is never summed on ordinary lines: the parts' dU is whatever the workspace held",
 }
 
 mutant {
   name = "lstm-du-skipped-beyond-one-step-lines",
   file = "core/mixer_lstm.c",
-  find = "if (length > 1 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U)",
-  replace = "if (length > 64 && (err = td_gemm(td_mixer_slab_at(m, m->grads, T_U)",
+  find = "(length > 1 && (err = td_gemm(td_mixer_slab_at(m, part, T_U)",
+  replace = "(length > 64 && (err = td_gemm(td_mixer_slab_at(m, part, T_U)",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a shortcut for a special shape (nothing to add on one-step lines) taken for shapes where it is wrong",
-  why = "dU is never summed on ordinary lines",
+  why = "dU is never summed on ordinary lines: the parts' dU is whatever the workspace held",
 }
 
 mutant {
@@ -2364,20 +2364,40 @@ mutant {
 }
 
 mutant {
-  name = "lstm-forward-blocks-skip-a-line",
-  file = "core/mixer_lstm.c",
-  find = "\to.trans_b = 1;\n\tfor (size_t b0 = l0; b0 < l1; b0 += bl) {",
-  replace = "\to.trans_b = 1;\n\tfor (size_t b0 = l0; b0 < l1; b0 += bl + 1) {",
+  name = "recurrence-blocks-skip-a-line",
+  file = "core/mixer.c",
+  find = "\t*l1 = (b + 1) * lines / n;",
+  replace = "\t*l1 = (b + 1) * lines / n - 1;",
   guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
-  designed_against = "a blocked loop whose step and block end disagree: a line between two blocks never runs",
-  why = "the line after each block of the forward never gets its gates, states or y",
+  designed_against = "a blocked loop whose block ends and the next block's start disagree: a line between two blocks never runs",
+  why = "the last line of each gru or lstm block never gets its gates, states, y or dx",
+}
+
+mutant {
+  name = "recurrence-parts-skip-the-second-block",
+  file = "core/mixer.c",
+  find = "\tfor (size_t b = 1; b < n; b++)\n\t\tfor (size_t e = from; e < to; e++)",
+  replace = "\tfor (size_t b = 2; b < n; b++)\n\t\tfor (size_t e = from; e < to; e++)",
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  designed_against = "per-block partial sums reduced by a loop that misses one of them",
+  why = "the second block's weight and bias gradients never reach the slab",
+}
+
+mutant {
+  name = "gru-block-grads-read-the-first-block-s-rows",
+  file = "core/mixer_gru.c",
+  find = "w->dgx + p0 * h3, h3, w->x + p0 * h,",
+  replace = "w->dgx + p0 * h3, h3, w->x,",
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  designed_against = "an offset applied to one operand of a per-block product and not the other",
+  why = "every block's dW pairs its dgx with the first block's inputs",
 }
 
 mutant {
   name = "lstm-backward-block-keeps-the-last-block-s-dh",
   file = "core/mixer_lstm.c",
   find = "\t\tmemset(w->dh + b0 * h, 0, (b1 - b0) * h * sizeof *w->dh);",
-  replace = "\t\tmemset(w->dh + l0 * h, 0, (b1 - b0) * h * sizeof *w->dh);",
+  replace = "\t\tmemset(w->dh, 0, (b1 - b0) * h * sizeof *w->dh);",
   guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
   designed_against = "a per-block reset of state applied to the first block only",
   why = "the blocks past the first start their backward recurrence from whatever dh held, not from 0",

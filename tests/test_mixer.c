@@ -94,8 +94,8 @@
  *       -> results_are_bitwise_equal_for_any_thread_count
  *   - lstm_ws_size counting 11H per position instead of 12H
  *       -> never_writes_past_the_workspace_it_asked_for
- *   - lstm bias_grads writing dc with `=`
- *       -> backward_adds_parameter_gradients_and_overwrites_dx
+ *   - the gru's and lstm's summed blocks written into the gradients with
+ *     `=` (td_mixer_add_parts) -> backward_adds_parameter_gradients_and_overwrites_dx
  *   - clru dtheta with its sign flipped, the adjoint scan with lambda
  *     instead of conj(lambda), the rotation's sign flipped in the forward
  *       -> gradients_agree_with_finite_differences (clru dtheta, dx)
@@ -110,12 +110,12 @@
  *       -> results_are_bitwise_equal_for_any_thread_count (and test_gemm.c's
  *          pool_ranges_cover_each_item_once_and_carry_a_failure_back)
  *   - gru's dx of a block of lines written at its first line's row, not its
- *     first position's; lstm's forward blocks stepping one line too far;
- *     lstm's backward resetting dh for the first block only
+ *     first position's; td_mixer_block ending each block a line early;
+ *     lstm's backward resetting dh for the first block only; the step
+ *     GEMMs writing (gru) or reading (lstm) from the first block's rows
+ *     whatever the block; td_mixer_add_parts skipping the second block;
+ *     gru's dW pairing each block's dgx with the first block's x
  *       -> recurrences_in_blocks_give_each_line_its_own_result
- *   - gru's step GEMM writing from the batch's first row whatever its
- *     range (`w->gh + l0 * 3 * h` -> `w->gh`), lstm's reading h_{t-1} so
- *       -> results_are_bitwise_equal_for_any_thread_count
  */
 #include "tdtest.h"
 
@@ -489,9 +489,11 @@ static void test_mixer_results_are_bitwise_equal_for_any_thread_count(void **sta
 }
 
 /*
- * The recurrences take their lines a block at a time (td_mixer_block_lines:
- * 32 lines of 32 steps): on 70 lines, blocks of 32, 32 and 6, each line's
- * y and dx are bitwise those of the line alone, for gru and lstm, both
+ * The recurrences take their lines a block at a time (td_mixer_blocks: 4
+ * blocks of 17 or 18 lines on 70 lines of 32 steps): each line's y and dx
+ * are bitwise those of the line alone, and the parameter gradients, each
+ * block's summed apart and the blocks' added, are the 70 lines' gradients
+ * added one line at a time, to rounding, for gru and lstm, both
  * directions. The workspace starts as NaN, so that a block reading what
  * it has not written shows.
  */
@@ -518,6 +520,13 @@ static void test_mixer_recurrences_in_blocks_give_each_line_its_own_result(void 
 			    memcmp(one.dx, r.dx + l * n, n * sizeof *one.dx))
 				fail_msg("%s: line %zu of 70 has not the y and dx it has alone",
 					 label(&r), l);
+		}
+		for (size_t k = 0; k < td_mixer_n_params(r.m); k++) { /* one's: 70 lines added */
+			const double got = td_mixer_grads(r.m)[k], want = td_mixer_grads(one.m)[k];
+
+			if (!(fabs(got - want) <= 1e-4 * (1 + fabs(want))))
+				fail_msg("%s: parameter gradient %zu is %g on 70 lines in blocks, "
+					 "%g summed line by line", label(&r), k, got, want);
 		}
 		rig_free(&r), rig_free(&one);
 	}
