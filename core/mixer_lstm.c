@@ -154,15 +154,17 @@ static void state_row(td_real *restrict st, td_real *restrict ts, td_real *restr
 	const td_real *i = g, *f = g + h, *gg = g + 2 * h, *o = g + 3 * h;
 
 	if (sp)
-		for (size_t k = 0; k < h; k++)
-			st[k] = f[k] * sp[k] + i[k] * gg[k];
+		for (size_t k = 0; k < h; k++) {
+			const td_real s = f[k] * sp[k] + i[k] * gg[k], t = td_tanh(s);
+
+			st[k] = s, ts[k] = t, ht[k] = o[k] * t;
+		}
 	else
-		for (size_t k = 0; k < h; k++)
-			st[k] = i[k] * gg[k];
-	for (size_t k = 0; k < h; k++)
-		ts[k] = td_tanh(st[k]);
-	for (size_t k = 0; k < h; k++)
-		ht[k] = o[k] * ts[k];
+		for (size_t k = 0; k < h; k++) {
+			const td_real s = i[k] * gg[k], t = td_tanh(s);
+
+			st[k] = s, ts[k] = t, ht[k] = o[k] * t;
+		}
 }
 
 /* Step s of lines l0 .. l1-1: the gates from their pre-activations, then s_t and h_t. */
