@@ -49,7 +49,8 @@ typedef struct {
 	const char *axis;    /* SCAN: the axis swept (copied); must exist on the lattice */
 	int reverse;	     /* SCAN: sweep from the end of each line; mixer.reverse must be 0 */
 	size_t max_batch;    /* the largest batch forward accepts, >= 1 */
-	size_t chunk;	     /* lines per mixer call, >= 1: bounds one call's size */
+	size_t chunk;	     /* lines per mixer call, >= 1: bounds one call's size; on lines
+				of one step, chunk times the lattice's longest axis */
 	double cancel;	     /* KERNEL: a line is degenerate when |signed mass| <= cancel *
 				absolute mass; in [0, 1) */
 } td_block_opts;

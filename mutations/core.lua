@@ -2354,6 +2354,26 @@ mutant {
 
 
 mutant {
+  name = "block-call-workspace-sized-by-chunk-alone",
+  file = "core/block.c",
+  find = "\tconst size_t per = call_lines(b, length);\n",
+  replace = "\tconst size_t per = b->o.chunk;\n",
+  guards = { "test_a_kernel_block_gives_each_cell_its_result_whatever_the_chunk" },
+  designed_against = "a size computed in two places that drift apart: a call takes more lines than its workspace was sized for",
+  why = "a kernel block's per-cell mixer calls take chunk times the longest axis's lines in a workspace sized for chunk lines",
+}
+
+mutant {
+  name = "block-calls-skip-a-line-between-calls",
+  file = "core/block.c",
+  find = "at < lines; at += call, k++) {",
+  replace = "at < lines; at += call + 1, k++) {",
+  guards = { "test_a_kernel_block_gives_each_cell_its_result_whatever_the_chunk" },
+  designed_against = "a blocked loop whose step and block end disagree: a line between two blocks never runs",
+  why = "the line after each mixer call never gets its y or dx",
+}
+
+mutant {
   name = "gru-block-dx-written-at-the-block-s-line",
   file = "core/mixer_gru.c",
   find = "\t\tif ((err = td_gemm(j->dx + b0 * length * h, h,",

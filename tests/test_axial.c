@@ -50,6 +50,10 @@
  *     whatever its range, or its per-line sums stored by position in the
  *     range instead of in the batch
  *       -> every_family_gives_the_same_bits_for_any_thread_count
+ *   - a kernel block's per-cell mixer calls in a workspace sized for
+ *     chunk lines, not chunk times the longest axis's, or skipping the
+ *     line after each call
+ *       -> a_kernel_block_gives_each_cell_its_result_whatever_the_chunk
  */
 #include "tdtest.h"
 
@@ -525,7 +529,7 @@ static void test_flatten_runs_the_present_cells_only_in_canonical_order(void **s
  * backward passes (the second adds to the first's gradients), in one buffer.
  */
 static td_real *run_block(const td_lattice *lat, td_block_family fam, td_mixer_kind kind,
-			  int threads, size_t *len)
+			  int threads, size_t chunk, size_t *len)
 {
 	enum { B = 3, C = 4 };
 	const size_t n = B * td_lattice_n_cells(lat) * C;
@@ -534,7 +538,7 @@ static td_real *run_block(const td_lattice *lat, td_block_family fam, td_mixer_k
 	td_real *x = malloc(n * sizeof *x), *dy = malloc(n * sizeof *dy), *out;
 	size_t at = 2 * n;
 
-	o.family = fam, o.axis = "w", o.max_batch = B, o.chunk = 4;
+	o.family = fam, o.axis = "w", o.max_batch = B, o.chunk = chunk;
 	o.mixer.kind = kind, o.mixer.channels = C, o.mixer.threads = threads;
 	assert_true(x && dy);
 	if (td_block_new(&b, lat, &o))
@@ -578,8 +582,8 @@ static void test_every_family_gives_the_same_bits_for_any_thread_count(void **st
 	for (int f = 0; f < 3; f++)
 		for (int k = 0; k < 3; k++) {
 			size_t n1, n3;
-			td_real *one = run_block(lat, fams[f], kinds[k], 1, &n1);
-			td_real *three = run_block(lat, fams[f], kinds[k], 3, &n3);
+			td_real *one = run_block(lat, fams[f], kinds[k], 1, 4, &n1);
+			td_real *three = run_block(lat, fams[f], kinds[k], 3, 4, &n3);
 
 			assert_int_equal(n1, n3);
 			for (size_t i = 0; i < n1; i++)
@@ -588,6 +592,41 @@ static void test_every_family_gives_the_same_bits_for_any_thread_count(void **st
 						 "and 3 threads", (int)fams[f], (int)kinds[k], i, n1);
 			free(one), free(three);
 		}
+	td_lattice_free(lat);
+}
+
+/*
+ * The kernel family's mixer on every cell, in calls of chunk times the
+ * longest axis's cells (block.c's call_lines): with chunk 1 (15 calls of
+ * 6 cells on 3 examples of 5 x 6) and chunk 1000 (one call) each cell's
+ * y and dx are the same bits, and the parameter
+ * gradients, summed call by call, agree to rounding. A workspace sized
+ * for fewer lines than a call takes lets one call's saved state overwrite
+ * the next's, which the backward then reads.
+ */
+static void test_a_kernel_block_gives_each_cell_its_result_whatever_the_chunk(void **state)
+{
+	static const size_t hw[] = {5, 6};
+	static const char *const names[] = {"h", "w"};
+	static const td_mixer_kind kinds[] = {TD_MIXER_GRU, TD_MIXER_LRU, TD_MIXER_ATTENTION};
+	const size_t n = 2 * 3 * 30 * 4; /* run_block's y and dx */
+	td_lattice *lat = lattice(2, hw, names, NULL);
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		size_t n1, nbig;
+		td_real *one = run_block(lat, TD_BLOCK_KERNEL, kinds[k], 1, 1, &n1);
+		td_real *big = run_block(lat, TD_BLOCK_KERNEL, kinds[k], 1, 1000, &nbig);
+
+		assert_int_equal(n1, nbig);
+		for (size_t i = 0; i < n1; i++)
+			if (i < n ? memcmp(&one[i], &big[i], sizeof *one) != 0
+				  : !(fabs((double)one[i] - big[i]) <= 1e-4 * (1 + fabs((double)big[i]))))
+				fail_msg("mixer %d: %s %zu is %g with chunk 1, %g with chunk 1000",
+					 (int)kinds[k], i < n ? "output or input gradient" : "value",
+					 i, (double)one[i], (double)big[i]);
+		free(one), free(big);
+	}
 	td_lattice_free(lat);
 }
 
@@ -630,6 +669,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_scan_step_runs_the_mixer_along_its_own_axis),
     cmocka_unit_test(test_flatten_runs_the_present_cells_only_in_canonical_order),
     cmocka_unit_test(test_every_family_gives_the_same_bits_for_any_thread_count),
+    cmocka_unit_test(test_a_kernel_block_gives_each_cell_its_result_whatever_the_chunk),
     cmocka_unit_test(test_bad_block_options_are_refused_with_a_message),
 };
 TD_TEST_GROUP(axial, tests);
