@@ -106,6 +106,8 @@ static size_t at(size_t s, size_t length, int reverse)
 typedef struct {
 	td_mixer *m;
 	gru_ws *w;
+	const td_real *x; /* forward only */
+	td_real *y;	  /* forward only */
 	const td_real *dy; /* backward only */
 	td_real *dx;	   /* backward only */
 	size_t lines, length, blocks;
@@ -184,9 +186,9 @@ static void step_forward(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t le
 }
 
 /*
- * Blocks k0 .. k1-1 forward: a block's gx = x W^T into the first 3H
- * columns of gates, then its recurrence, so that its gates are still in
- * the caches when its steps read them.
+ * Blocks k0 .. k1-1 forward: a block's copy of x (saved), its gx = x W^T
+ * into the first 3H columns of gates, then its recurrence, so that its
+ * gates are still in the caches when its steps read them, and its y.
  */
 static int forward_blocks(void *arg, size_t k0, size_t k1)
 {
@@ -200,6 +202,7 @@ static int forward_blocks(void *arg, size_t k0, size_t k1)
 		size_t b0, b1;
 
 		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
+		memcpy(j->w->x + b0 * t * h, j->x + b0 * t * h, (b1 - b0) * t * h * sizeof *j->x);
 		if ((err = td_gemm(j->w->gates + b0 * t * 4 * h, 4 * h, j->w->x + b0 * t * h, h,
 				   td_mixer_slab_at(j->m, j->m->params, T_W), h, (b1 - b0) * t,
 				   3 * h, h, &o)))
@@ -209,6 +212,7 @@ static int forward_blocks(void *arg, size_t k0, size_t k1)
 				return err;
 			step_forward(j->m, j->w, b0, b1, t, s);
 		}
+		memcpy(j->y + b0 * t * h, j->w->h + b0 * t * h, (b1 - b0) * t * h * sizeof *j->y);
 	}
 	return 0;
 }
@@ -216,16 +220,10 @@ static int forward_blocks(void *arg, size_t k0, size_t k1)
 static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
 		       td_real *ws)
 {
-	const size_t h = m->o.channels, p = lines * length;
 	gru_ws w = carve(m, ws, lines, length);
-	gru_lines j = {m, &w, NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
-	int err;
+	gru_lines j = {m, &w, x, y, NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
 
-	memcpy(w.x, x, p * h * sizeof *x);
-	if ((err = td_pool_ranges(m->o.threads, j.blocks, forward_blocks, &j)))
-		return err;
-	memcpy(y, w.h, p * h * sizeof *y);
-	return 0;
+	return td_pool_ranges(m->o.threads, j.blocks, forward_blocks, &j);
 }
 
 /*
@@ -343,7 +341,7 @@ static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t line
 			td_real *ws)
 {
 	gru_ws w = carve(m, ws, lines, length);
-	gru_lines j = {m, &w, dy, dx, lines, length, td_mixer_blocks(lines, length)};
+	gru_lines j = {m, &w, NULL, NULL, dy, dx, lines, length, td_mixer_blocks(lines, length)};
 	const size_t u0 = m->tensor[T_U].offset, b0 = m->tensor[T_B].offset;
 	int err;
 

@@ -2374,6 +2374,26 @@ mutant {
 }
 
 mutant {
+  name = "gru-block-input-saved-for-the-first-block-only",
+  file = "core/mixer_gru.c",
+  find = "\t\tmemcpy(j->w->x + b0 * t * h, j->x + b0 * t * h, (b1 - b0) * t * h * sizeof *j->x);",
+  replace = "\t\tmemcpy(j->w->x, j->x, (b1 - b0) * t * h * sizeof *j->x);",
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  designed_against = "a per-block step applied at the start of the buffer whatever the block",
+  why = "every block saves its input over the first block's, so the later blocks project what the workspace held",
+}
+
+mutant {
+  name = "lstm-block-output-written-at-the-first-block",
+  file = "core/mixer_lstm.c",
+  find = "\t\tmemcpy(j->y + b0 * t * h, j->w->h + b0 * t * h, (b1 - b0) * t * h * sizeof *j->y);",
+  replace = "\t\tmemcpy(j->y, j->w->h + b0 * t * h, (b1 - b0) * t * h * sizeof *j->y);",
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  designed_against = "a per-block step applied at the start of the buffer whatever the block",
+  why = "every block writes its y over the first block's lines",
+}
+
+mutant {
   name = "gru-block-dx-written-at-the-block-s-line",
   file = "core/mixer_gru.c",
   find = "\t\tif ((err = td_gemm(j->dx + b0 * length * h, h,",
