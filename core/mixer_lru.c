@@ -169,8 +169,9 @@ static size_t n_groups(const td_mixer *m)
 }
 
 /*
- * Forward, lines l0 .. l1-1: the recurrence over their states, and the skip
- * path y = D x at their positions.
+ * Forward, lines l0 .. l1-1: the recurrence over their states, and at
+ * their positions the copy of x the backward reads and the skip path y =
+ * D x (y may be x).
  */
 static int forward_lines(void *arg, size_t l0, size_t l1)
 {
@@ -180,8 +181,12 @@ static int forward_lines(void *arg, size_t l0, size_t l1)
 
 	scan(j->w->h + l0 * j->length * n, j->w->a, l1 - l0, j->length, n, j->m->o.reverse);
 	for (size_t i = l0 * j->length; i < l1 * j->length; i++)
-		for (size_t k = 0; k < c; k++)
-			j->y[i * c + k] = dv[k] * j->x[i * c + k];
+		for (size_t k = 0; k < c; k++) {
+			const td_real xk = j->x[i * c + k];
+
+			j->w->x[i * c + k] = xk;
+			j->y[i * c + k] = dv[k] * xk;
+		}
 	return 0;
 }
 
@@ -241,7 +246,6 @@ static int lru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, 
 	o.threads = m->o.threads;
 	for (size_t k = 0; k < n; k++)
 		w.a[k] = (td_real)exp(-softplus((double)wv[k]));
-	memcpy(w.x, x, p * c * sizeof *x);
 	o.trans_b = 1; /* h = x B^T: [p x c] [c x n] */
 	if ((err = td_gemm(w.h, n, x, c, td_mixer_slab_at(m, m->params, T_B), c, p, n, c, &o)))
 		return err;

@@ -2394,6 +2394,16 @@ mutant {
 }
 
 mutant {
+  name = "lru-input-saved-for-the-first-range-only",
+  file = "core/mixer_lru.c",
+  find = "\t\t\tj->w->x[i * c + k] = xk;",
+  replace = "\t\t\tj->w->x[(i - l0 * j->length) * c + k] = xk;",
+  guards = { "test_mixer_results_are_bitwise_equal_for_any_thread_count" },
+  designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
+  why = "every thread saves its lines' input over the first range's, so dB reads stale input for all but one range",
+}
+
+mutant {
   name = "gru-block-dx-written-at-the-block-s-line",
   file = "core/mixer_gru.c",
   find = "\t\tif ((err = td_gemm(j->dx + b0 * length * h, h,",

@@ -5,8 +5,8 @@
 mutant {
   name = "reference-lru-skip-path-dropped",
   file = "core/mixer_lru.c",
-  find = "j->y[i * c + k] = dv[k] * j->x[i * c + k];\n\treturn 0;\n}\n\n/* Backward, lines",
-  replace = "j->y[i * c + k] = 0 * dv[k] * j->x[i * c + k];\n\treturn 0;\n}\n\n/* Backward, lines",
+  find = "\t\t\tj->y[i * c + k] = dv[k] * xk;",
+  replace = "\t\t\tj->y[i * c + k] = 0 * dv[k] * xk;",
   guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
   designed_against = "a mixer that computes something plausible but not the published layer",
   why = "drops the D * x skip path from the LRU's output",
