@@ -25,7 +25,8 @@
  *     comparison stays green: only the thread-count test guards the order
  *   - store() reading C when beta == 0 (`if (beta == 0)` -> `if (0)`), or
  *     small_product doing so (`g->o.beta == 0 ?` -> `0 ?`)
- *       -> with_beta_zero_the_old_c_is_never_read
+ *       -> with_beta_zero_the_old_c_is_never_read (the store's case only
+ *          since its 10 x 8 product: DEBUG.md #24)
  *   - store() writing one past the block (`j < nc` -> `j <= nc`)
  *       -> leaves_the_padding_outside_the_matrix_untouched (and the naive
  *          and thread-count tests, through stale tile values)
@@ -568,10 +569,20 @@ static void test_gemm_with_beta_zero_the_old_c_is_never_read(void **state)
 		assert_true(big[i] == 3);
 	for (size_t i = 0; i < 80; i++)
 		big[i] = (td_real)NAN;
-	o.alpha = 2; /* not written straight into C: the tile and the store */
+	o.alpha = 2; /* not written straight into C: the tile and the store (of C^T) */
 	assert_int_equal(td_gemm(big, 1, ones, 1, b, 1, 80, 1, 1, &o), 0);
 	for (size_t i = 0; i < 80; i++)
 		assert_true(big[i] == 6);
+	/*
+	 * 10 x 8 (n >= 8: not swapped, DEBUG.md #24): the store of C itself.
+	 * The 80 x 1 products above are computed as C^T since A B with
+	 * fewer than 8 columns is swapped, so they no longer reach it.
+	 */
+	for (size_t i = 0; i < 80; i++)
+		big[i] = (td_real)NAN;
+	assert_int_equal(td_gemm(big, 8, ones, 1, ones, 8, 10, 8, 1, &o), 0);
+	for (size_t i = 0; i < 80; i++)
+		assert_true(big[i] == 2);
 }
 
 static void test_gemm_leaves_the_padding_outside_the_matrix_untouched(void **state)
