@@ -171,7 +171,7 @@ static size_t n_groups(const td_mixer *m)
 /*
  * Forward, lines l0 .. l1-1: the recurrence over their states, and at
  * their positions the copy of x the backward reads and the skip path y =
- * D x (y may be x).
+ * D x.
  */
 static int forward_lines(void *arg, size_t l0, size_t l1)
 {
