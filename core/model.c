@@ -355,6 +355,8 @@ typedef struct {
 	size_t w;
 	td_real *dst;
 	const td_real *a, *b; /* b NULL: select dst in place */
+	td_real *n, *inv;     /* not NULL: dst's rows normed too (td_rmsnorm_row) */
+	const td_real *gain;
 } cells_job;
 
 static int select_cells(void *arg, size_t i0, size_t i1)
@@ -362,7 +364,7 @@ static int select_cells(void *arg, size_t i0, size_t i1)
 	const cells_job *j = arg;
 	const td_model *m = j->m;
 
-	if (j->b && no_absent(m)) {
+	if (j->b && no_absent(m) && !j->n) {
 		/* no cell absent: the add alone, as one loop over the range's values (dst may be a) */
 		td_real *dst = j->dst;
 		const td_real *a = j->a, *b = j->b;
@@ -381,6 +383,8 @@ static int select_cells(void *arg, size_t i0, size_t i1)
 		else if (j->b)
 			for (size_t k = 0; k < j->w; k++)
 				j->dst[at + k] = j->a[at + k] + j->b[at + k];
+		if (j->n) /* the row is still in the caches */
+			td_rmsnorm_row(j->n + at, j->inv + i, j->dst + at, j->gain, j->w);
 	}
 	return 0;
 }
@@ -391,7 +395,7 @@ static int select_cells(void *arg, size_t i0, size_t i1)
  */
 static void model_select(const td_model *m, size_t batch, size_t channels, td_real *buf)
 {
-	cells_job j = {m, channels, buf, buf, NULL};
+	cells_job j = {m, channels, buf, buf, NULL, NULL, NULL, NULL};
 
 	if (no_absent(m))
 		return;
@@ -402,11 +406,14 @@ static void model_select(const td_model *m, size_t batch, size_t channels, td_re
  * dst [batch][n_cells][w] = a + b where the cell is present (on the
  * lattice, and in its example's mask if there is one), else 0: the
  * residual add and the selection after it in one pass. dst may be a.
+ * With n not NULL, the same pass norms each row of dst into n and inv
+ * (td_rmsnorm_row with gain): the next layer's norm without a read of
+ * its own.
  */
 static void add_select(const td_model *m, size_t batch, size_t w, td_real *dst, const td_real *a,
-		       const td_real *b)
+		       const td_real *b, td_real *n, td_real *inv, const td_real *gain)
 {
-	cells_job j = {m, w, dst, a, b};
+	cells_job j = {m, w, dst, a, b, n, inv, gain};
 
 	(void)td_pool_ranges(m->o.mixer.threads, batch * m->n_cells, select_cells, &j);
 }
@@ -436,16 +443,31 @@ static int check_call(const td_model *m, const void *out, const void *in, size_t
 	return 0;
 }
 
-/* Layer l's MLP sublayer: next = select(hm + W2 relu(W1 rmsnorm'(hm) + b1) + b2). */
+/*
+ * The layer after l's norm, made in the pass that makes its input (h[l+1]):
+ * n, inv and gain for add_select, or NULLs after the last layer.
+ */
+static void next_norm(const td_model *m, const model_ws *s, int l, td_real **n, td_real **inv,
+		      const td_real **gain)
+{
+	const size_t next = (size_t)l + 1;
+
+	*n = *inv = NULL, *gain = NULL;
+	if (l + 1 < m->n_layers)
+		*n = s->n, *inv = s->inv + next * m->rows, *gain = m->params + m->gain + next * m->o.width;
+}
+
+/*
+ * Layer l's MLP sublayer: next = select(hm + W2 relu(W1 rmsnorm'(hm) + b1) +
+ * b2), rmsnorm'(hm) already in s->n (layer_forward's add_select made it).
+ */
 static int ffn_forward(td_model *m, const model_ws *s, int l, size_t batch, td_real *next)
 {
 	const size_t w = m->o.width, f = m->o.ffn, r = batch * m->n_cells, lu = (size_t)l;
-	const td_real *hm = s->hm + lu * m->rows * w;
-	td_real *pre = s->pre + lu * m->rows * f;
+	const td_real *hm = s->hm + lu * m->rows * w, *gain;
+	td_real *pre = s->pre + lu * m->rows * f, *n, *inv;
 	int err;
 
-	td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + m->g2 + lu * w, r, w,
-			   m->o.mixer.threads);
 	if ((err = linear(m, pre, s->n, r, f, w, m->params + m->w1 + lu * f * w,
 			  m->params + m->b1 + lu * f)))
 		return err;
@@ -454,23 +476,34 @@ static int ffn_forward(td_model *m, const model_ws *s, int l, size_t batch, td_r
 	if ((err = linear(m, s->u, s->act, r, w, f, m->params + m->w2 + lu * w * f,
 			  m->params + m->b2 + lu * w)))
 		return err;
-	add_select(m, batch, w, next, hm, s->u);
+	next_norm(m, s, l, &n, &inv, &gain);
+	add_select(m, batch, w, next, hm, s->u, n, inv, gain);
 	return 0;
 }
 
-/* h[l+1] = select(m + MLP(m)) with m = select(h[l] + block_l(rmsnorm_l(h[l]))). */
+/*
+ * h[l+1] = select(m + MLP(m)) with m = select(h[l] + block_l(rmsnorm_l(h[l]))).
+ * rmsnorm_l(h[l]) is in s->n already but for layer 0: each layer's last
+ * add_select norms the rows it makes for the next norm that reads them
+ * (the MLP's, then the next layer's), while they are in the caches.
+ */
 static int layer_forward(td_model *m, const model_ws *s, int l, size_t batch)
 {
 	const size_t w = m->o.width, r = batch * m->n_cells, at = (size_t)l * m->rows * w;
 	td_real *h = s->h + at, *next = h + m->rows * w;
-	td_real *mid = m->o.ffn ? s->hm + at : next;
+	td_real *mid = m->o.ffn ? s->hm + at : next, *n, *inv;
+	const td_real *gain;
 	int err;
 
-	td_rmsnorm_forward(s->n, s->inv + (size_t)l * m->rows, h, m->params + m->gain + (size_t)l * w,
-			   r, w, m->o.mixer.threads);
+	if (l == 0)
+		td_rmsnorm_forward(s->n, s->inv, h, m->params + m->gain, r, w, m->o.mixer.threads);
 	if ((err = td_block_forward(m->block[l], s->u, s->n, batch)))
 		return err;
-	add_select(m, batch, w, mid, h, s->u);
+	if (m->o.ffn)
+		n = s->n, inv = s->inv2 + (size_t)l * m->rows, gain = m->params + m->g2 + (size_t)l * w;
+	else
+		next_norm(m, s, l, &n, &inv, &gain);
+	add_select(m, batch, w, mid, h, s->u, n, inv, gain);
 	return m->o.ffn ? ffn_forward(m, s, l, batch, next) : 0;
 }
 

@@ -31,21 +31,24 @@ typedef struct {
 	int add;   /* backward: out = out + the gradient */
 } norm_job;
 
+void td_rmsnorm_row(td_real *restrict y, td_real *inv, const td_real *restrict x,
+		    const td_real *restrict gain, size_t width)
+{
+	const td_real ivr =
+	    (td_real)(1 / sqrt(td_dot_fixed(x, x, width) / (double)width + TD_RMSNORM_EPS));
+
+	*inv = ivr;
+	for (size_t k = 0; k < width; k++)
+		y[k] = x[k] * ivr * gain[k];
+}
+
 static int forward_rows(void *arg, size_t r0, size_t r1)
 {
 	const norm_job *j = arg;
-	const size_t width = j->width;
 
-	for (size_t r = r0; r < r1; r++) {
-		const td_real *xr = j->x + r * width;
-		const td_real ivr = (td_real)(1 / sqrt(td_dot_fixed(xr, xr, width) / (double)width +
-						       TD_RMSNORM_EPS));
-		td_real *restrict yr = j->out + r * width;
-
-		j->inv[r] = ivr;
-		for (size_t k = 0; k < width; k++)
-			yr[k] = xr[k] * ivr * j->gain[k];
-	}
+	for (size_t r = r0; r < r1; r++)
+		td_rmsnorm_row(j->out + r * j->width, j->inv + r, j->x + r * j->width, j->gain,
+			       j->width);
 	return 0;
 }
 

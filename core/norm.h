@@ -24,6 +24,14 @@ void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_rea
 			size_t rows, size_t width, int threads);
 
 /*
+ * One row of td_rmsnorm_forward: y[width] and *inv from x[width] (the same
+ * bits), for a caller that makes x in a pass of its own and norms each row
+ * while it is in the caches.
+ */
+void td_rmsnorm_row(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
+		    size_t width);
+
+/*
  * The backward of td_rmsnorm_forward given dy: writes dx (overwriting it,
  * or with add, dx = dx + the gradient, in that order: a residual path's
  * sum without a pass of its own) and adds dL/dgain to dgain, summed whole

@@ -2404,6 +2404,36 @@ mutant {
 }
 
 mutant {
+  name = "model-next-norm-takes-this-layer-s-gain",
+  file = "core/model.c",
+  find = "*gain = m->params + m->gain + next * m->o.width;",
+  replace = "*gain = m->params + m->gain + (next - 1) * m->o.width;",
+  guards = { "test_the_gradient_predicts_the_output_s_change_along_it" },
+  designed_against = "a step moved into the pass before it that keeps the indices of the pass it left",
+  why = "each layer's norm, made in the previous layer's last pass, scales by the previous layer's gain",
+}
+
+mutant {
+  name = "model-next-norm-saves-this-layer-s-scales",
+  file = "core/model.c",
+  find = "*n = s->n, *inv = s->inv + next * m->rows,",
+  replace = "*n = s->n, *inv = s->inv + (next - 1) * m->rows,",
+  guards = { "test_the_gradient_predicts_the_output_s_change_along_it" },
+  designed_against = "a step moved into the pass before it that keeps the indices of the pass it left",
+  why = "each layer's norm scales overwrite the previous layer's, which its backward then reads",
+}
+
+mutant {
+  name = "model-mlp-norm-takes-the-block-s-gain",
+  file = "core/model.c",
+  find = "gain = m->params + m->g2 + (size_t)l * w;",
+  replace = "gain = m->params + m->gain + (size_t)l * w;",
+  guards = { "test_the_gradient_predicts_the_output_s_change_along_it" },
+  designed_against = "a step moved into the pass before it that keeps the indices of the pass it left",
+  why = "the MLP's norm, made in the block's residual pass, scales by the block norm's gain",
+}
+
+mutant {
   name = "gru-block-dx-written-at-the-block-s-line",
   file = "core/mixer_gru.c",
   find = "\t\tif ((err = td_gemm(j->dx + b0 * length * h, h,",
