@@ -364,13 +364,17 @@ static int select_cells(void *arg, size_t i0, size_t i1)
 	const cells_job *j = arg;
 	const td_model *m = j->m;
 
-	if (j->b && no_absent(m) && !j->n) {
-		/* no cell absent: the add alone, as one loop over the range's values (dst may be a) */
-		td_real *dst = j->dst;
-		const td_real *a = j->a, *b = j->b;
+	if (j->b && no_absent(m)) {
+		/* no cell absent: the add alone (dst may be a), and each row's norm if asked */
+		for (size_t i = i0; i < i1; i++) {
+			td_real *dst = j->dst + i * j->w;
+			const td_real *a = j->a + i * j->w, *b = j->b + i * j->w;
 
-		for (size_t k = i0 * j->w; k < i1 * j->w; k++)
-			dst[k] = a[k] + b[k];
+			for (size_t k = 0; k < j->w; k++)
+				dst[k] = a[k] + b[k];
+			if (j->n) /* the row is still in the caches */
+				td_rmsnorm_row(j->n + i * j->w, j->inv + i, dst, j->gain, j->w);
+		}
 		return 0;
 	}
 	for (size_t i = i0; i < i1; i++) {

@@ -2345,8 +2345,8 @@ mutant {
 mutant {
   name = "model-dense-residual-add-drops-the-block",
   file = "core/model.c",
-  find = "\t\t\tdst[k] = a[k] + b[k];",
-  replace = "\t\t\tdst[k] = a[k] + 0 * b[k];",
+  find = "\t\t\t\tdst[k] = a[k] + b[k];",
+  replace = "\t\t\t\tdst[k] = a[k] + 0 * b[k];",
   guards = { "test_a_model_that_sweeps_w_learns_the_running_sum" },
   designed_against = "a fast path for the common case (no absent cell) that the tests of the general case never reach",
   why = "on a lattice with no absent cell each layer's output is its input: the blocks drop out of the model",
