@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "gemm.h"
 #include "mixer_int.h"
 #include "rng.h"
 
@@ -48,14 +49,38 @@ void td_mixer_block(size_t lines, size_t n, size_t b, size_t *l0, size_t *l1)
 	*l1 = (b + 1) * lines / n;
 }
 
-void td_mixer_add_parts(td_real *grads, td_real *parts, size_t n, size_t stride, size_t from,
-			size_t to)
+int td_mixer_block_weights(const td_mixer *m, td_real *part, size_t tw, size_t tu,
+			   const td_real *gx, const td_real *gh, size_t ld, const td_real *x,
+			   const td_real *hp, size_t rows, size_t length)
+{
+	const size_t g = m->tensor[tw].rows, h = m->o.channels;
+	td_gemm_opts put = TD_GEMM_OPTS_INIT;
+	int err;
+
+	put.trans_a = 1;
+	if ((err = td_gemm(part + m->tensor[tw].offset, h, gx, ld, x, h, g, h, rows, &put)))
+		return err;
+	return length > 1 ? td_gemm(part + m->tensor[tu].offset, h, gh, ld, hp, h, g, h, rows, &put)
+			  : 0;
+}
+
+/* grads[e] += the sum of parts[b * stride + e] over b < n, in b order, for from <= e < to. */
+static void add_range(td_real *grads, td_real *parts, size_t n, size_t stride, size_t from,
+		      size_t to)
 {
 	for (size_t b = 1; b < n; b++)
 		for (size_t e = from; e < to; e++)
 			parts[e] += parts[b * stride + e];
 	for (size_t e = from; e < to; e++)
 		grads[e] += parts[e];
+}
+
+void td_mixer_add_parts(td_mixer *m, td_real *parts, size_t n, size_t tu, size_t length)
+{
+	const size_t u0 = m->tensor[tu].offset, u1 = u0 + m->tensor[tu].count;
+
+	add_range(m->grads, parts, n, m->n_params, 0, length > 1 ? u1 : u0);
+	add_range(m->grads, parts, n, m->n_params, u1, m->n_params);
 }
 
 int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what)

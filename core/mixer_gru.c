@@ -274,14 +274,10 @@ static int block_grads(td_mixer *m, gru_ws *w, size_t k, size_t p0, size_t p1, s
 	const size_t h = m->o.channels, h3 = 3 * h;
 	td_real *part = w->part + k * m->n_params;
 	td_real *db = td_mixer_slab_at(m, part, T_B), *dc = td_mixer_slab_at(m, part, T_C);
-	td_gemm_opts put = TD_GEMM_OPTS_INIT;
-	int err;
+	int err = td_mixer_block_weights(m, part, T_W, T_U, w->dgx + p0 * h3, w->dgh + p0 * h3, h3,
+					 w->x + p0 * h, w->hp + p0 * h, p1 - p0, length);
 
-	put.trans_a = 1;
-	if ((err = td_gemm(td_mixer_slab_at(m, part, T_W), h, w->dgx + p0 * h3, h3, w->x + p0 * h,
-			   h, h3, h, p1 - p0, &put)) ||
-	    (length > 1 && (err = td_gemm(td_mixer_slab_at(m, part, T_U), h, w->dgh + p0 * h3, h3,
-					  w->hp + p0 * h, h, h3, h, p1 - p0, &put))))
+	if (err)
 		return err;
 	memset(db, 0, h3 * sizeof *db);
 	memset(dc, 0, h3 * sizeof *dc);
@@ -342,15 +338,11 @@ static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t line
 {
 	gru_ws w = carve(m, ws, lines, length);
 	gru_lines j = {m, &w, NULL, NULL, dy, dx, lines, length, td_mixer_blocks(lines, length)};
-	const size_t u0 = m->tensor[T_U].offset, b0 = m->tensor[T_B].offset;
-	int err;
+	int err = td_pool_ranges(m->o.threads, j.blocks, backward_blocks, &j);
 
-	if ((err = td_pool_ranges(m->o.threads, j.blocks, backward_blocks, &j)))
-		return err;
-	/* the parts, dU's only when it got any */
-	td_mixer_add_parts(m->grads, w.part, j.blocks, m->n_params, 0, length > 1 ? b0 : u0);
-	td_mixer_add_parts(m->grads, w.part, j.blocks, m->n_params, b0, m->n_params);
-	return 0;
+	if (!err)
+		td_mixer_add_parts(m, w.part, j.blocks, T_U, length);
+	return err;
 }
 
 const td_mixer_ops td_mixer_gru_ops = {"gru", gru_setup, gru_ws_size, gru_forward, gru_backward};

@@ -91,10 +91,21 @@ size_t td_mixer_blocks(size_t lines, size_t length);
 void td_mixer_block(size_t lines, size_t n, size_t b, size_t *l0, size_t *l1);
 
 /*
- * grads[e] += the sum of parts[b * stride + e] over b < n, in b order, for
- * from <= e < to. parts[e] (block 0's) is the running sum: it is overwritten.
+ * A recurrence block's weight gradients into part (laid out as the
+ * parameter slab): tensor tw = gx^T x and, on lines longer than one step,
+ * tensor tu = gh^T hp ([G x rows] [rows x H], gx's and gh's rows ld
+ * apart). On lines of one step hp is 0 throughout: tu gets nothing, and
+ * td_mixer_add_parts leaves it out.
  */
-void td_mixer_add_parts(td_real *grads, td_real *parts, size_t n, size_t stride, size_t from,
-			size_t to);
+int td_mixer_block_weights(const td_mixer *m, td_real *part, size_t tw, size_t tu,
+			   const td_real *gx, const td_real *gh, size_t ld, const td_real *x,
+			   const td_real *hp, size_t rows, size_t length);
+
+/*
+ * m's gradients += the sum of the n blocks' parts (parts[b * n_params +
+ * e]), in block order; tensor tu's only on lines longer than one step.
+ * Block 0's part is the running sum: it is overwritten.
+ */
+void td_mixer_add_parts(td_mixer *m, td_real *parts, size_t n, size_t tu, size_t length);
 
 #endif

@@ -2110,23 +2110,14 @@ mutant {
 }
 
 mutant {
-  name = "gru-du-skipped-beyond-one-step-lines",
-  file = "core/mixer_gru.c",
-  find = "(length > 1 && (err = td_gemm(td_mixer_slab_at(m, part, T_U)",
-  replace = "(length > 64 && (err = td_gemm(td_mixer_slab_at(m, part, T_U)",
-  guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward" },
+  name = "recurrence-du-skipped-beyond-one-step-lines",
+  file = "core/mixer.c",
+  find = "\treturn length > 1 ? td_gemm(part + m->tensor[tu].offset,",
+  replace = "\treturn length > 64 ? td_gemm(part + m->tensor[tu].offset,",
+  guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward",
+             "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a shortcut for a special shape (nothing to add on one-step lines) taken for shapes where it is wrong",
-  why = "dU is never summed on ordinary lines: the parts' dU is whatever the workspace held",
-}
-
-mutant {
-  name = "lstm-du-skipped-beyond-one-step-lines",
-  file = "core/mixer_lstm.c",
-  find = "(length > 1 && (err = td_gemm(td_mixer_slab_at(m, part, T_U)",
-  replace = "(length > 64 && (err = td_gemm(td_mixer_slab_at(m, part, T_U)",
-  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
-  designed_against = "a shortcut for a special shape (nothing to add on one-step lines) taken for shapes where it is wrong",
-  why = "dU is never summed on ordinary lines: the parts' dU is whatever the workspace held",
+  why = "the gru's and lstm's dU is never summed on ordinary lines: the parts' dU is whatever the workspace held",
 }
 
 mutant {
@@ -2466,8 +2457,8 @@ mutant {
 mutant {
   name = "gru-block-grads-read-the-first-block-s-rows",
   file = "core/mixer_gru.c",
-  find = "w->dgx + p0 * h3, h3, w->x + p0 * h,",
-  replace = "w->dgx + p0 * h3, h3, w->x,",
+  find = "\t\t\t\t\t w->x + p0 * h, w->hp + p0 * h, p1 - p0, length);\n\n\tif (err)\n\t\treturn err;\n\tmemset(db, 0, h3",
+  replace = "\t\t\t\t\t w->x, w->hp + p0 * h, p1 - p0, length);\n\n\tif (err)\n\t\treturn err;\n\tmemset(db, 0, h3",
   guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
   designed_against = "an offset applied to one operand of a per-block product and not the other",
   why = "every block's dW pairs its dgx with the first block's inputs",
