@@ -49,6 +49,13 @@ void td_mixer_block(size_t lines, size_t n, size_t b, size_t *l0, size_t *l1)
 	*l1 = (b + 1) * lines / n;
 }
 
+size_t td_mixer_slot_rows(size_t lines, size_t length)
+{
+	size_t n = td_mixer_blocks(lines, length);
+
+	return (lines + n - 1) / n * length;
+}
+
 int td_mixer_block_weights(const td_mixer *m, td_real *part, size_t tw, size_t tu,
 			   const td_real *gx, const td_real *gh, size_t ld, const td_real *x,
 			   const td_real *hp, size_t rows, size_t length)

@@ -10,16 +10,21 @@
  * dimension), and at a sweep's first step gh is c itself. The gate blocks
  * are ordered r, z, n in W, U, b and c. Backward, a block's weight and
  * bias gradients are summed while its dgx and dgh are in the caches, into
- * the block's own part, and the parts are added in block order.
+ * the block's own part, and the parts are added in block order. The
+ * backward's dgx, dgh and hp are scratch: a thread's blocks all use the
+ * slot of its first block (td_mixer_slot_rows), so that they stay in the
+ * caches rather than go out to memory and come back, a block at a time.
  *
- * Workspace, for P = lines * length positions and L = lines:
+ * Workspace, for P = lines * length positions, L = lines and S = the
+ * slots' rows (blocks * td_mixer_slot_rows >= P):
  *   x     [P][H]    a copy of the input (saved)
  *   h     [P][H]    the hidden states = the outputs (saved)
  *   gates [P][4H]   r, z, n and Un h_{t-1} + cn per position (saved)
  *   gh    [L][3H]   one step's h_{t-1} U^T + c (forward scratch)
- *   dgx   [P][3H]   dL/d(gx) (backward scratch)
- *   dgh   [P][3H]   dL/d(gh) (backward scratch)
- *   hp    [P][H]    h_{t-1} per position, 0 at a line's start (backward scratch)
+ *   dgx   [S][3H]   dL/d(gx) (backward scratch, by slot)
+ *   dgh   [S][3H]   dL/d(gh) (backward scratch, by slot)
+ *   hp    [S][H]    h_{t-1} per position, 0 at a line's start (backward
+ *                   scratch, by slot)
  *   carry [L][H]    dL/dh_{t-1} flowing to the previous step (backward scratch)
  *   part  [B][n]    each block's dW, dU, db and dc, n the parameter count
  *                   (backward scratch)
@@ -58,16 +63,16 @@ static int gru_setup(td_mixer *m)
 /* 16H fits (gru_setup checked); the products are checked here. */
 static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
-	size_t h = m->o.channels, per_line, parts;
-	int err = td_mixer_size_muladd(&parts, td_mixer_blocks(lines, length), m->n_params, 0,
-				       "the gru workspace");
+	size_t h = m->o.channels, blocks = td_mixer_blocks(lines, length), per_line, parts, slots;
+	int err = td_mixer_size_muladd(&parts, blocks, m->n_params, 0, "the gru workspace");
 
 	if (!err)
 		err = td_mixer_size_muladd(&per_line, lines, 4 * h, parts, "the gru workspace");
-
 	if (!err)
-		err = td_mixer_size_muladd(out, lines * length, 13 * h, per_line,
-					   "the gru workspace");
+		err = td_mixer_size_muladd(&slots, blocks * td_mixer_slot_rows(lines, length),
+					   7 * h, per_line, "the gru workspace");
+	if (!err)
+		err = td_mixer_size_muladd(out, lines * length, 6 * h, slots, "the gru workspace");
 	return err;
 }
 
@@ -78,6 +83,7 @@ typedef struct {
 static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 {
 	size_t h = m->o.channels, p = lines * length;
+	size_t sr = td_mixer_blocks(lines, length) * td_mixer_slot_rows(lines, length);
 	gru_ws w;
 
 	w.x = ws;
@@ -85,9 +91,9 @@ static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.gates = w.h + p * h;
 	w.gh = w.gates + p * 4 * h;
 	w.dgx = w.gh + lines * 3 * h;
-	w.dgh = w.dgx + p * 3 * h;
-	w.hp = w.dgh + p * 3 * h;
-	w.carry = w.hp + p * h;
+	w.dgh = w.dgx + sr * 3 * h;
+	w.hp = w.dgh + sr * 3 * h;
+	w.carry = w.hp + sr * h;
 	w.part = w.carry + lines * h;
 	return w;
 }
@@ -249,17 +255,21 @@ static void back_row(td_real *restrict dgx, td_real *restrict dgh, td_real *rest
 	}
 }
 
-/* Step s of lines l0 .. l1-1, backwards; needs their w->hp (td_mixer_shift_prev of w->h). */
-static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_t l0, size_t l1,
-			  size_t length, size_t s)
+/*
+ * Step s of lines l0 .. l1-1, backwards, into sc, the block's slot (its
+ * rows from line l0's first); needs the slot's hp (td_mixer_shift_prev of
+ * w->h).
+ */
+static void step_backward(const td_mixer *m, gru_ws *w, const gru_ws *sc, const td_real *dy,
+			  size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 
 	for (size_t l = l0; l < l1; l++) {
-		size_t pos = l * length + t;
+		size_t pos = l * length + t, q = (l - l0) * length + t;
 
-		back_row(w->dgx + pos * 3 * h, w->dgh + pos * 3 * h, w->carry + l * h,
-			 w->gates + pos * 4 * h, dy + pos * h, w->hp + pos * h, h);
+		back_row(sc->dgx + q * 3 * h, sc->dgh + q * 3 * h, w->carry + l * h,
+			 w->gates + pos * 4 * h, dy + pos * h, sc->hp + q * h, h);
 	}
 }
 
@@ -267,67 +277,70 @@ static void step_backward(const td_mixer *m, gru_ws *w, const td_real *dy, size_
  * Block k's gradient sums into its part: dW = dgx^T x and dU = dgh^T hp
  * ([3H x rows] [rows x H]; on lines of one step, the kernel family's, hp
  * is 0 throughout and dU gets nothing), db and dc the column sums of dgx
- * and dgh, rows ascending.
+ * and dgh, rows ascending. The block's positions are p0 .. p1-1; sc is
+ * its slot.
  */
-static int block_grads(td_mixer *m, gru_ws *w, size_t k, size_t p0, size_t p1, size_t length)
+static int block_grads(td_mixer *m, gru_ws *w, const gru_ws *sc, size_t k, size_t p0, size_t p1,
+		       size_t length)
 {
 	const size_t h = m->o.channels, h3 = 3 * h;
 	td_real *part = w->part + k * m->n_params;
 	td_real *db = td_mixer_slab_at(m, part, T_B), *dc = td_mixer_slab_at(m, part, T_C);
-	int err = td_mixer_block_weights(m, part, T_W, T_U, w->dgx + p0 * h3, w->dgh + p0 * h3, h3,
-					 w->x + p0 * h, w->hp + p0 * h, p1 - p0, length);
+	int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dgx, sc->dgh, h3, w->x + p0 * h,
+					 sc->hp, p1 - p0, length);
 
 	if (err)
 		return err;
 	memset(db, 0, h3 * sizeof *db);
 	memset(dc, 0, h3 * sizeof *dc);
-	for (size_t i = p0; i < p1; i++)
+	for (size_t i = 0; i < p1 - p0; i++)
 		for (size_t c = 0; c < h3; c++) {
-			db[c] += w->dgx[i * h3 + c];
-			dc[c] += w->dgh[i * h3 + c];
+			db[c] += sc->dgx[i * h3 + c];
+			dc[c] += sc->dgh[i * h3 + c];
 		}
 	return 0;
 }
 
 /*
- * Blocks k0 .. k1-1 backwards: a block's h_{t-1}, its recurrence filling
- * its dgx and dgh, then its dx = dgx W and its gradient sums while dgx
- * and dgh are still in the caches.
+ * Blocks k0 .. k1-1 backwards, in the slot of block k0: a block's h_{t-1},
+ * its recurrence filling its dgx and dgh, then its dx = dgx W and its
+ * gradient sums while dgx and dgh are still in the caches.
  */
 static int backward_blocks(void *arg, size_t k0, size_t k1)
 {
 	const gru_lines *j = arg;
 	td_mixer *m = j->m;
-	gru_ws *w = j->w;
+	gru_ws *w = j->w, sc = *w;
 	const size_t h = m->o.channels, length = j->length;
+	const size_t slot = k0 * td_mixer_slot_rows(j->lines, length);
 	td_gemm_opts o = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
 	int err;
 
+	sc.dgx += slot * 3 * h, sc.dgh += slot * 3 * h, sc.hp += slot * h;
 	o.beta = 1;
 	for (size_t k = k0; k < k1; k++) {
 		size_t b0, b1;
 
 		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
-		td_mixer_shift_prev(w->hp + b0 * length * h, w->h + b0 * length * h, b1 - b0, length,
-				    h, m->o.reverse);
+		td_mixer_shift_prev(sc.hp, w->h + b0 * length * h, b1 - b0, length, h,
+				    m->o.reverse);
 		memset(w->carry + b0 * h, 0, (b1 - b0) * h * sizeof *w->carry);
 		for (size_t s = length; s-- > 0;) {
-			step_backward(m, w, j->dy, b0, b1, length, s);
+			step_backward(m, w, &sc, j->dy, b0, b1, length, s);
 			if (s == 0)
 				break; /* h_{-1} is a constant: nothing flows further */
 			/* carry += dgh_t U: [lines x 3H] [3H x H] */
 			err = td_gemm(w->carry + b0 * h, h,
-				      w->dgh + (b0 * length + at(s, length, m->o.reverse)) * 3 * h,
-				      length * 3 * h, td_mixer_slab_at(m, m->params, T_U), h,
-				      b1 - b0, h, 3 * h, &o);
+				      sc.dgh + at(s, length, m->o.reverse) * 3 * h, length * 3 * h,
+				      td_mixer_slab_at(m, m->params, T_U), h, b1 - b0, h, 3 * h, &o);
 			if (err)
 				return err;
 		}
 		/* dx = dgx W: [positions x 3H] [3H x H] */
-		if ((err = td_gemm(j->dx + b0 * length * h, h, w->dgx + b0 * length * 3 * h, 3 * h,
+		if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dgx, 3 * h,
 				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
 				   3 * h, &put)) ||
-		    (err = block_grads(m, w, k, b0 * length, b1 * length, length)))
+		    (err = block_grads(m, w, &sc, k, b0 * length, b1 * length, length)))
 			return err;
 	}
 	return 0;

@@ -91,6 +91,14 @@ size_t td_mixer_blocks(size_t lines, size_t length);
 void td_mixer_block(size_t lines, size_t n, size_t b, size_t *l0, size_t *l1);
 
 /*
+ * The rows (positions) of one slot of a recurrence's block scratch: those
+ * of its largest block. A thread's blocks reuse the slot of the first
+ * block of its range, so the scratch stays in the caches and no block
+ * reads another's; the workspace holds td_mixer_blocks slots.
+ */
+size_t td_mixer_slot_rows(size_t lines, size_t length);
+
+/*
  * A recurrence block's weight gradients into part (laid out as the
  * parameter slab): tensor tw = gx^T x and, on lines longer than one step,
  * tensor tu = gh^T hp ([G x rows] [rows x H], gx's and gh's rows ld

@@ -11,18 +11,21 @@
  * c alike. The gate blocks are ordered i, f, g, o in W, U, b and c
  * (PyTorch's order). Backward, a block's weight and bias gradients are
  * summed while its dg is in the caches, into the block's own part, and
- * the parts are added in block order.
+ * the parts are added in block order. The backward's dg and hp are
+ * scratch: a thread's blocks all use the slot of its first block
+ * (td_mixer_slot_rows), so that they stay in the caches.
  *
- * Workspace, for P = lines * length positions and L = lines:
+ * Workspace, for P = lines * length positions, L = lines and S = the
+ * slots' rows (blocks * td_mixer_slot_rows >= P):
  *   x      [P][H]    a copy of the input (saved)
  *   h      [P][H]    the hidden states = the outputs (saved)
  *   s      [P][H]    the cell states (saved)
  *   ts     [P][H]    tanh of the cell states (saved: the backward reads it
  *                    rather than computing it again)
  *   gates  [P][4H]   pre-activations, then i, f, g, o per position (saved)
- *   dg     [P][4H]   dL/d(pre-activations) (backward scratch)
- *   hp     [P][H]    s_{t-1} per position during the recurrence, then h_{t-1};
- *                    0 at a line's start (backward scratch)
+ *   dg     [S][4H]   dL/d(pre-activations) (backward scratch, by slot)
+ *   hp     [S][H]    s_{t-1} per position during the recurrence, then h_{t-1};
+ *                    0 at a line's start (backward scratch, by slot)
  *   dh, ds [L][H]    dL/dh_{t-1} and dL/ds_{t-1} flowing to the previous step
  *                    (backward scratch)
  *   part   [B][n]    each block's dW, dU, db and dc (= db), n the parameter
@@ -62,16 +65,16 @@ static int lstm_setup(td_mixer *m)
 /* 13H fits (lstm_setup checked); the products are checked here. */
 static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
-	size_t h = m->o.channels, fixed, parts;
-	int err = td_mixer_size_muladd(&parts, td_mixer_blocks(lines, length), m->n_params, 0,
-				       "the lstm workspace");
+	size_t h = m->o.channels, blocks = td_mixer_blocks(lines, length), fixed, parts, slots;
+	int err = td_mixer_size_muladd(&parts, blocks, m->n_params, 0, "the lstm workspace");
 
 	if (!err)
 		err = td_mixer_size_muladd(&fixed, lines, 2 * h, parts, "the lstm workspace");
-
 	if (!err)
-		err =
-		    td_mixer_size_muladd(out, lines * length, 13 * h, fixed, "the lstm workspace");
+		err = td_mixer_size_muladd(&slots, blocks * td_mixer_slot_rows(lines, length),
+					   5 * h, fixed, "the lstm workspace");
+	if (!err)
+		err = td_mixer_size_muladd(out, lines * length, 8 * h, slots, "the lstm workspace");
 	return err;
 }
 
@@ -82,6 +85,7 @@ typedef struct {
 static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 {
 	size_t h = m->o.channels, p = lines * length;
+	size_t sr = td_mixer_blocks(lines, length) * td_mixer_slot_rows(lines, length);
 	lstm_ws w;
 
 	w.x = ws;
@@ -90,8 +94,8 @@ static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length
 	w.ts = w.s + p * h;
 	w.gates = w.ts + p * h;
 	w.dg = w.gates + p * 4 * h;
-	w.hp = w.dg + p * 4 * h;
-	w.dh = w.hp + p * h;
+	w.hp = w.dg + sr * 4 * h;
+	w.dh = w.hp + sr * h;
 	w.ds = w.dh + lines * h;
 	w.part = w.ds + lines * h;
 	return w;
@@ -258,19 +262,20 @@ static void back_row(td_real *restrict dg, td_real *restrict dh_next, td_real *r
 }
 
 /*
- * Step s of lines l0 .. l1-1, backwards. Their w->hp holds s_{t-1} here
+ * Step s of lines l0 .. l1-1, backwards, into sc, the block's slot (its
+ * rows from line l0's first). The slot's hp holds s_{t-1} here
  * (td_mixer_shift_prev of w->s), not yet h_{t-1}.
  */
-static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size_t l0,
-			  size_t l1, size_t length, size_t s)
+static void step_backward(const td_mixer *m, lstm_ws *w, const lstm_ws *sc, const td_real *dy,
+			  size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 
 	for (size_t l = l0; l < l1; l++) {
-		size_t pos = l * length + t;
+		size_t pos = l * length + t, q = (l - l0) * length + t;
 
-		back_row(w->dg + pos * 4 * h, w->dh + l * h, w->ds + l * h, w->gates + pos * 4 * h,
-			 w->ts + pos * h, w->hp + pos * h, dy + pos * h, h);
+		back_row(sc->dg + q * 4 * h, w->dh + l * h, w->ds + l * h, w->gates + pos * 4 * h,
+			 w->ts + pos * h, sc->hp + q * h, dy + pos * h, h);
 	}
 }
 
@@ -278,68 +283,69 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const td_real *dy, size
  * Block k's gradient sums into its part: dW = dg^T x and dU = dg^T hp
  * ([4H x rows] [rows x H], hp holding h_{t-1}; on lines of one step, the
  * kernel family's, hp is 0 throughout and dU gets nothing), db and dc the
- * column sums of dg, rows ascending.
+ * column sums of dg, rows ascending. The block's positions are p0 .. p1-1;
+ * sc is its slot.
  */
-static int block_grads(td_mixer *m, lstm_ws *w, size_t k, size_t p0, size_t p1, size_t length)
+static int block_grads(td_mixer *m, lstm_ws *w, const lstm_ws *sc, size_t k, size_t p0,
+		       size_t p1, size_t length)
 {
 	const size_t h = m->o.channels, h4 = 4 * h;
 	td_real *part = w->part + k * m->n_params;
 	td_real *db = td_mixer_slab_at(m, part, T_B);
-	int err = td_mixer_block_weights(m, part, T_W, T_U, w->dg + p0 * h4, w->dg + p0 * h4, h4,
-					 w->x + p0 * h, w->hp + p0 * h, p1 - p0, length);
+	int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dg, sc->dg, h4, w->x + p0 * h,
+					 sc->hp, p1 - p0, length);
 
 	if (err)
 		return err;
 	memset(db, 0, h4 * sizeof *db);
-	for (size_t i = p0; i < p1; i++)
+	for (size_t i = 0; i < p1 - p0; i++)
 		for (size_t c = 0; c < h4; c++)
-			db[c] += w->dg[i * h4 + c];
+			db[c] += sc->dg[i * h4 + c];
 	memcpy(td_mixer_slab_at(m, part, T_C), db, h4 * sizeof *db);
 	return 0;
 }
 
 /*
- * Blocks k0 .. k1-1 backwards: a block's s_{t-1}, its recurrence filling
- * its dg, then its dx = dg W and, with its h_{t-1}, its gradient sums
- * while dg is still in the caches.
+ * Blocks k0 .. k1-1 backwards, in the slot of block k0: a block's s_{t-1},
+ * its recurrence filling its dg, then its dx = dg W and, with its h_{t-1},
+ * its gradient sums while dg is still in the caches.
  */
 static int backward_blocks(void *arg, size_t k0, size_t k1)
 {
 	const lstm_lines *j = arg;
 	td_mixer *m = j->m;
-	lstm_ws *w = j->w;
+	lstm_ws *w = j->w, sc = *w;
 	const size_t h = m->o.channels, length = j->length;
+	const size_t slot = k0 * td_mixer_slot_rows(j->lines, length);
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
+	sc.dg += slot * 4 * h, sc.hp += slot * h;
 	for (size_t k = k0; k < k1; k++) {
 		size_t b0, b1;
-		td_real *hp;
 
 		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
-		hp = w->hp + b0 * length * h;
-		td_mixer_shift_prev(hp, w->s + b0 * length * h, b1 - b0, length, h, m->o.reverse);
+		td_mixer_shift_prev(sc.hp, w->s + b0 * length * h, b1 - b0, length, h, m->o.reverse);
 		memset(w->dh + b0 * h, 0, (b1 - b0) * h * sizeof *w->dh);
 		memset(w->ds + b0 * h, 0, (b1 - b0) * h * sizeof *w->ds);
 		for (size_t s = length; s-- > 0;) {
-			step_backward(m, w, j->dy, b0, b1, length, s);
+			step_backward(m, w, &sc, j->dy, b0, b1, length, s);
 			if (s == 0)
 				break; /* h_{-1} is a constant: nothing flows further */
 			/* dh_{t-1} = dg_t U: [lines x 4H] [4H x H]; h_{t-1} reaches nothing else */
-			err = td_gemm(w->dh + b0 * h, h,
-				      w->dg + (b0 * length + at(s, length, m->o.reverse)) * 4 * h,
+			err = td_gemm(w->dh + b0 * h, h, sc.dg + at(s, length, m->o.reverse) * 4 * h,
 				      length * 4 * h, td_mixer_slab_at(m, m->params, T_U), h,
 				      b1 - b0, h, 4 * h, &o);
 			if (err)
 				return err;
 		}
 		/* dx = dg W: [positions x 4H] [4H x H] */
-		if ((err = td_gemm(j->dx + b0 * length * h, h, w->dg + b0 * length * 4 * h, 4 * h,
+		if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, 4 * h,
 				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
 				   4 * h, &o)))
 			return err;
-		td_mixer_shift_prev(hp, w->h + b0 * length * h, b1 - b0, length, h, m->o.reverse);
-		if ((err = block_grads(m, w, k, b0 * length, b1 * length, length)))
+		td_mixer_shift_prev(sc.hp, w->h + b0 * length * h, b1 - b0, length, h, m->o.reverse);
+		if ((err = block_grads(m, w, &sc, k, b0 * length, b1 * length, length)))
 			return err;
 	}
 	return 0;

@@ -1201,11 +1201,11 @@ mutant {
 mutant {
   name = "mixer-gru-workspace-undercounted",
   file = "core/mixer_gru.c",
-  find = "err = td_mixer_size_muladd(out, lines * length, 13 * h, per_line,",
-  replace = "err = td_mixer_size_muladd(out, lines * length, 12 * h, per_line,",
+  find = "err = td_mixer_size_muladd(out, lines * length, 6 * h, slots, \"the gru workspace\");",
+  replace = "err = td_mixer_size_muladd(out, lines * length, 5 * h, slots, \"the gru workspace\");",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   finding = 7,
-  why = "asks for 12H values per position where the carving uses 13H",
+  why = "asks for 5H values per position where the carving uses 6H",
 }
 
 mutant {
@@ -1257,11 +1257,11 @@ mutant {
 mutant {
   name = "mixer-lstm-workspace-undercounted",
   file = "core/mixer_lstm.c",
-  find = "td_mixer_size_muladd(out, lines * length, 13 * h, fixed, \"the lstm workspace\");",
-  replace = "td_mixer_size_muladd(out, lines * length, 12 * h, fixed, \"the lstm workspace\");",
+  find = "err = td_mixer_size_muladd(out, lines * length, 8 * h, slots, \"the lstm workspace\");",
+  replace = "err = td_mixer_size_muladd(out, lines * length, 7 * h, slots, \"the lstm workspace\");",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   designed_against = "the workspace a kind asks for must cover everything it carves (DEBUG.md #7's class)",
-  why = "asks for 12H values per position where the carving uses 13H",
+  why = "asks for 7H values per position where the carving uses 8H",
 }
 
 mutant {
@@ -2215,8 +2215,8 @@ mutant {
 mutant {
   name = "lstm-backward-takes-the-cell-state-for-its-tanh",
   file = "core/mixer_lstm.c",
-  find = "\t\t\t w->ts + pos * h, w->hp + pos * h, dy + pos * h, h);",
-  replace = "\t\t\t w->s + pos * h, w->hp + pos * h, dy + pos * h, h);",
+  find = "\t\t\t w->ts + pos * h, sc->hp + q * h, dy + pos * h, h);",
+  replace = "\t\t\t w->s + pos * h, sc->hp + q * h, dy + pos * h, h);",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a value saved by the forward to spare the backward a recomputation: the backward must read the saved value, not its argument",
   why = "the backward uses s_t where tanh(s_t) belongs",
@@ -2445,6 +2445,36 @@ mutant {
 }
 
 mutant {
+  name = "recurrence-slot-rows-of-the-smallest-block",
+  file = "core/mixer.c",
+  find = "\treturn (lines + n - 1) / n * length;",
+  replace = "\treturn lines / n * length;",
+  guards = { "test_mixer_every_recurrence_block_fits_a_scratch_slot" },
+  designed_against = "a buffer sized for the average share where the shares differ by one",
+  why = "a slot holds the smaller blocks' rows: a larger block's scratch runs into the next slot, or past the last",
+}
+
+mutant {
+  name = "gru-backward-scratch-at-the-line-s-own-row",
+  file = "core/mixer_gru.c",
+  find = "\t\tsize_t pos = l * length + t, q = (l - l0) * length + t;",
+  replace = "\t\tsize_t pos = l * length + t, q = l * length + t;",
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  designed_against = "an index into a per-block scratch taken from the whole buffer's layout",
+  why = "the blocks past the first write their gate adjoints beyond their slot, and their dx and gradients read the slot's stale rows",
+}
+
+mutant {
+  name = "lstm-backward-scratch-at-the-line-s-own-row",
+  file = "core/mixer_lstm.c",
+  find = "\t\tsize_t pos = l * length + t, q = (l - l0) * length + t;",
+  replace = "\t\tsize_t pos = l * length + t, q = l * length + t;",
+  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  designed_against = "an index into a per-block scratch taken from the whole buffer's layout",
+  why = "the blocks past the first write their gate adjoints beyond their slot, and their dx and gradients read the slot's stale rows",
+}
+
+mutant {
   name = "recurrence-parts-skip-the-second-block",
   file = "core/mixer.c",
   find = "\tfor (size_t b = 1; b < n; b++)\n\t\tfor (size_t e = from; e < to; e++)",
@@ -2457,8 +2487,8 @@ mutant {
 mutant {
   name = "gru-block-grads-read-the-first-block-s-rows",
   file = "core/mixer_gru.c",
-  find = "\t\t\t\t\t w->x + p0 * h, w->hp + p0 * h, p1 - p0, length);\n\n\tif (err)\n\t\treturn err;\n\tmemset(db, 0, h3",
-  replace = "\t\t\t\t\t w->x, w->hp + p0 * h, p1 - p0, length);\n\n\tif (err)\n\t\treturn err;\n\tmemset(db, 0, h3",
+  find = "int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dgx, sc->dgh, h3, w->x + p0 * h,",
+  replace = "int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dgx, sc->dgh, h3, w->x,",
   guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
   designed_against = "an offset applied to one operand of a per-block product and not the other",
   why = "every block's dW pairs its dgx with the first block's inputs",
