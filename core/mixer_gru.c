@@ -21,6 +21,8 @@
  *   h     [P][H]    the hidden states = the outputs (saved)
  *   gates [P][4H]   r, z, n and Un h_{t-1} + cn per position (saved)
  *   gh    [L][3H]   one step's h_{t-1} U^T + c (forward scratch)
+ *   ut    [H][3H]   U^T, which every step's GEMM reads as it is stored
+ *                   (forward scratch)
  *   dgx   [S][3H]   dL/d(gx) (backward scratch, by slot)
  *   dgh   [S][3H]   dL/d(gh) (backward scratch, by slot)
  *   hp    [S][H]    h_{t-1} per position, 0 at a line's start (backward
@@ -41,6 +43,7 @@
 #include "gemm.h"
 #include "mixer_int.h"
 #include "pool.h"
+#include "transpose.h"
 
 enum { T_W, T_U, T_B, T_C };
 
@@ -67,6 +70,8 @@ static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t leng
 	int err = td_mixer_size_muladd(&parts, blocks, m->n_params, 0, "the gru workspace");
 
 	if (!err)
+		err = td_mixer_size_muladd(&parts, 3 * h, h, parts, "the gru workspace");
+	if (!err)
 		err = td_mixer_size_muladd(&per_line, lines, 4 * h, parts, "the gru workspace");
 	if (!err)
 		err = td_mixer_size_muladd(&slots, blocks * td_mixer_slot_rows(lines, length),
@@ -77,7 +82,7 @@ static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t leng
 }
 
 typedef struct {
-	td_real *x, *h, *gates, *gh, *dgx, *dgh, *hp, *carry, *part;
+	td_real *x, *h, *gates, *gh, *ut, *dgx, *dgh, *hp, *carry, *part;
 } gru_ws;
 
 static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -90,7 +95,8 @@ static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.h = w.x + p * h;
 	w.gates = w.h + p * h;
 	w.gh = w.gates + p * 4 * h;
-	w.dgx = w.gh + lines * 3 * h;
+	w.ut = w.gh + lines * 3 * h;
+	w.dgx = w.ut + 3 * h * h;
 	w.dgh = w.dgx + sr * 3 * h;
 	w.hp = w.dgh + sr * 3 * h;
 	w.carry = w.hp + sr * h;
@@ -121,19 +127,18 @@ typedef struct {
 
 /*
  * gh = h_{t-1} U^T + c for lines l0 .. l1-1 at step s >= 1 (at s = 0 it
- * is c itself, which step_forward reads in place).
+ * is c itself, which step_forward reads in place), U^T from w->ut: a GEMM
+ * would pack U^T from U on every step.
  */
 static int step_gh(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels;
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
 	const td_real *prev = w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h;
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	o.trans_b = 1;
-	if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h,
-			   td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 3 * h, h, &o)))
+	if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, w->ut, 3 * h, l1 - l0,
+			   3 * h, h, NULL)))
 		return err;
 	for (size_t l = l0; l < l1; l++) {
 		td_real *row = w->gh + l * 3 * h;
@@ -229,6 +234,8 @@ static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, 
 	gru_ws w = carve(m, ws, lines, length);
 	gru_lines j = {m, &w, x, y, NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
 
+	td_transpose(w.ut, 3 * m->o.channels, td_mixer_slab_at(m, m->params, T_U), m->o.channels,
+		     3 * m->o.channels, m->o.channels);
 	return td_pool_ranges(m->o.threads, j.blocks, forward_blocks, &j);
 }
 

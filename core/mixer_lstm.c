@@ -28,6 +28,8 @@
  *                    0 at a line's start (backward scratch, by slot)
  *   dh, ds [L][H]    dL/dh_{t-1} and dL/ds_{t-1} flowing to the previous step
  *                    (backward scratch)
+ *   ut     [H][4H]   U^T, which every step's GEMM reads as it is stored
+ *                    (forward scratch)
  *   part   [B][n]    each block's dW, dU, db and dc (= db), n the parameter
  *                    count (backward scratch)
  *
@@ -43,6 +45,7 @@
 #include "gemm.h"
 #include "mixer_int.h"
 #include "pool.h"
+#include "transpose.h"
 
 enum { T_W, T_U, T_B, T_C };
 
@@ -69,6 +72,8 @@ static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 	int err = td_mixer_size_muladd(&parts, blocks, m->n_params, 0, "the lstm workspace");
 
 	if (!err)
+		err = td_mixer_size_muladd(&parts, 4 * h, h, parts, "the lstm workspace");
+	if (!err)
 		err = td_mixer_size_muladd(&fixed, lines, 2 * h, parts, "the lstm workspace");
 	if (!err)
 		err = td_mixer_size_muladd(&slots, blocks * td_mixer_slot_rows(lines, length),
@@ -79,7 +84,7 @@ static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 }
 
 typedef struct {
-	td_real *x, *h, *s, *ts, *gates, *dg, *hp, *dh, *ds, *part;
+	td_real *x, *h, *s, *ts, *gates, *dg, *hp, *dh, *ds, *ut, *part;
 } lstm_ws;
 
 static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -97,7 +102,8 @@ static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length
 	w.hp = w.dg + sr * 4 * h;
 	w.dh = w.hp + sr * h;
 	w.ds = w.dh + lines * h;
-	w.part = w.ds + lines * h;
+	w.ut = w.ds + lines * h;
+	w.part = w.ut + 4 * h * h;
 	return w;
 }
 
@@ -122,16 +128,19 @@ typedef struct {
 	size_t lines, length, blocks;
 } lstm_lines;
 
-/* gates[t] += h_{t-1} U^T for lines l0 .. l1-1 at step s >= 1: [lines x H] [H x 4H]. */
+/*
+ * gates[t] += h_{t-1} U^T for lines l0 .. l1-1 at step s >= 1: [lines x H]
+ * [H x 4H], U^T from w->ut (a GEMM would pack U^T from U on every step).
+ */
 static int step_recurrent(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
-	o.trans_b = 1, o.beta = 1;
+	o.beta = 1;
 	return td_gemm(w->gates + (l0 * length + at(s, length, m->o.reverse)) * 4 * h,
 		       length * 4 * h, w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h,
-		       length * h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 4 * h, h, &o);
+		       length * h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);
 }
 
 /*
@@ -233,6 +242,8 @@ static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines,
 	lstm_ws w = carve(m, ws, lines, length);
 	lstm_lines j = {m, &w, x, y, NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
 
+	td_transpose(w.ut, 4 * m->o.channels, td_mixer_slab_at(m, m->params, T_U), m->o.channels,
+		     4 * m->o.channels, m->o.channels);
 	return td_pool_ranges(m->o.threads, j.blocks, forward_blocks, &j);
 }
 

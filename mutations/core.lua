@@ -1245,8 +1245,8 @@ mutant {
 mutant {
   name = "mixer-lstm-lines-read-each-other",
   file = "core/mixer_lstm.c",
-  find = "\t\t       length * h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 4 * h, h, &o);",
-  replace = "\t\t       h, td_mixer_slab_at(m, m->params, T_U), h, l1 - l0, 4 * h, h, &o);",
+  find = "\t\t       length * h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);",
+  replace = "\t\t       h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);",
   guards = { "test_every_scan_model_passes_the_conformance_suite",
              "test_every_kernel_model_passes_the_conformance_suite",
              "test_every_flatten_model_passes_the_conformance_suite" },
@@ -2452,6 +2452,26 @@ mutant {
   guards = { "test_mixer_every_recurrence_block_fits_a_scratch_slot" },
   designed_against = "a buffer sized for the average share where the shares differ by one",
   why = "a slot holds the smaller blocks' rows: a larger block's scratch runs into the next slot, or past the last",
+}
+
+mutant {
+  name = "gru-step-reads-u-where-it-wants-u-transposed",
+  file = "core/mixer_gru.c",
+  find = "\tif ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, w->ut, 3 * h, l1 - l0,",
+  replace = "\tif ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, td_mixer_slab_at(m, m->params, T_U), 3 * h, l1 - l0,",
+  guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward" },
+  designed_against = "a weight kept in two layouts (as stored, and transposed for a product) where the product reads the wrong one: same size, so nothing faults",
+  why = "every step's h_{t-1} U^T reads U's values in U^T's places",
+}
+
+mutant {
+  name = "lstm-step-reads-u-where-it-wants-u-transposed",
+  file = "core/mixer_lstm.c",
+  find = "\t\t       length * h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);",
+  replace = "\t\t       length * h, td_mixer_slab_at(m, m->params, T_U), 4 * h, l1 - l0, 4 * h, h, &o);",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a weight kept in two layouts (as stored, and transposed for a product) where the product reads the wrong one: same size, so nothing faults",
+  why = "every step's h_{t-1} U^T reads U's values in U^T's places",
 }
 
 mutant {
