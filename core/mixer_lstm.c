@@ -18,13 +18,13 @@
  * Workspace, for P = lines * length positions, L = lines and S = the
  * slots' rows (blocks * td_mixer_slot_rows >= P):
  *   x      [P][H]    a copy of the input (saved)
- *   h      [P][H]    the hidden states = the outputs (saved)
  *   s      [P][H]    the cell states (saved)
  *   ts     [P][H]    tanh of the cell states (saved: the backward reads it
  *                    rather than computing it again)
  *   gates  [P][4H]   pre-activations, then i, f, g, o per position (saved)
  *   dg     [S][4H]   dL/d(pre-activations) (backward scratch, by slot)
- *   hp     [S][H]    s_{t-1} per position during the recurrence, then h_{t-1};
+ *   hp     [S][H]    s_{t-1} per position during the recurrence, then h_{t-1}
+ *                    (o tanh(s_{t-1}) again, from the saved gates and ts);
  *                    0 at a line's start (backward scratch, by slot)
  *   dh, ds [L][H]    dL/dh_{t-1} and dL/ds_{t-1} flowing to the previous step
  *                    (backward scratch)
@@ -79,12 +79,12 @@ static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 		err = td_mixer_size_muladd(&slots, blocks * td_mixer_slot_rows(lines, length),
 					   5 * h, fixed, "the lstm workspace");
 	if (!err)
-		err = td_mixer_size_muladd(out, lines * length, 8 * h, slots, "the lstm workspace");
+		err = td_mixer_size_muladd(out, lines * length, 7 * h, slots, "the lstm workspace");
 	return err;
 }
 
 typedef struct {
-	td_real *x, *h, *s, *ts, *gates, *dg, *hp, *dh, *ds, *ut, *part;
+	td_real *x, *s, *ts, *gates, *dg, *hp, *dh, *ds, *ut, *part;
 } lstm_ws;
 
 static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -94,8 +94,7 @@ static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length
 	lstm_ws w;
 
 	w.x = ws;
-	w.h = w.x + p * h;
-	w.s = w.h + p * h;
+	w.s = w.x + p * h;
 	w.ts = w.s + p * h;
 	w.gates = w.ts + p * h;
 	w.dg = w.gates + p * 4 * h;
@@ -130,16 +129,18 @@ typedef struct {
 
 /*
  * gates[t] += h_{t-1} U^T for lines l0 .. l1-1 at step s >= 1: [lines x H]
- * [H x 4H], U^T from w->ut (a GEMM would pack U^T from U on every step).
+ * [H x 4H], h_{t-1} from the output y, U^T from w->ut (a GEMM would pack
+ * U^T from U on every step).
  */
-static int step_recurrent(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t length, size_t s)
+static int step_recurrent(td_mixer *m, lstm_ws *w, const td_real *y, size_t l0, size_t l1,
+			  size_t length, size_t s)
 {
 	const size_t h = m->o.channels;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
 	o.beta = 1;
 	return td_gemm(w->gates + (l0 * length + at(s, length, m->o.reverse)) * 4 * h,
-		       length * 4 * h, w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h,
+		       length * 4 * h, y + (l0 * length + at(s - 1, length, m->o.reverse)) * h,
 		       length * h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);
 }
 
@@ -182,8 +183,9 @@ static void state_row(td_real *restrict st, td_real *restrict ts, td_real *restr
 		}
 }
 
-/* Step s of lines l0 .. l1-1: the gates from their pre-activations, then s_t and h_t. */
-static void step_forward(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t length, size_t s)
+/* Step s of lines l0 .. l1-1: the gates from their pre-activations, then s_t and h_t (into y). */
+static void step_forward(td_mixer *m, lstm_ws *w, td_real *y, size_t l0, size_t l1, size_t length,
+			 size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 
@@ -194,14 +196,15 @@ static void step_forward(td_mixer *m, lstm_ws *w, size_t l0, size_t l1, size_t l
 		    s ? w->s + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
 
 		gates_row(g, g + 2 * h, g + 3 * h, h);
-		state_row(w->s + pos * h, w->ts + pos * h, w->h + pos * h, g, sp, h);
+		state_row(w->s + pos * h, w->ts + pos * h, y + pos * h, g, sp, h);
 	}
 }
 
 /*
  * Blocks k0 .. k1-1 forward: a block's copy of x (saved), its x W^T + b
  * + c, then its recurrence, so that its gates are still in the caches
- * when its steps read them, and its y.
+ * when its steps read them. The steps write h_t into y and read h_{t-1}
+ * from it: the backward takes h_{t-1} from the saved gates and ts.
  */
 static int forward_blocks(void *arg, size_t k0, size_t k1)
 {
@@ -227,11 +230,10 @@ static int forward_blocks(void *arg, size_t k0, size_t k1)
 			for (size_t g = 0; g < 4 * h; g++)
 				j->w->gates[i * 4 * h + g] += b[g] + c[g];
 		for (size_t s = 0; s < t; s++) {
-			if (s > 0 && (err = step_recurrent(j->m, j->w, b0, b1, t, s)))
+			if (s > 0 && (err = step_recurrent(j->m, j->w, j->y, b0, b1, t, s)))
 				return err;
-			step_forward(j->m, j->w, b0, b1, t, s);
+			step_forward(j->m, j->w, j->y, b0, b1, t, s);
 		}
-		memcpy(j->y + b0 * t * h, j->w->h + b0 * t * h, (b1 - b0) * t * h * sizeof *j->y);
 	}
 	return 0;
 }
@@ -317,6 +319,28 @@ static int block_grads(td_mixer *m, lstm_ws *w, const lstm_ws *sc, size_t k, siz
 }
 
 /*
+ * hp = h_{t-1} for the lines l0 .. l1-1 (rows from line l0's first), 0 at
+ * a sweep's first step: o ts at the step before, the product state_row
+ * made h_t with, so the same bits.
+ */
+static void shift_h(td_real *hp, const lstm_ws *w, size_t l0, size_t l1, size_t length, size_t h,
+		    int reverse)
+{
+	for (size_t l = l0; l < l1; l++) {
+		memset(hp + ((l - l0) * length + at(0, length, reverse)) * h, 0, h * sizeof *hp);
+		for (size_t s = 1; s < length; s++) {
+			const size_t t = at(s, length, reverse), before = at(s - 1, length, reverse);
+			td_real *restrict dst = hp + ((l - l0) * length + t) * h;
+			const td_real *restrict o = w->gates + (l * length + before) * 4 * h + 3 * h;
+			const td_real *restrict ts = w->ts + (l * length + before) * h;
+
+			for (size_t k = 0; k < h; k++)
+				dst[k] = o[k] * ts[k];
+		}
+	}
+}
+
+/*
  * Blocks k0 .. k1-1 backwards, in the slot of block k0: a block's s_{t-1},
  * its recurrence filling its dg, then its dx = dg W and, with its h_{t-1},
  * its gradient sums while dg is still in the caches.
@@ -355,7 +379,7 @@ static int backward_blocks(void *arg, size_t k0, size_t k1)
 				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
 				   4 * h, &o)))
 			return err;
-		td_mixer_shift_prev(sc.hp, w->h + b0 * length * h, b1 - b0, length, h, m->o.reverse);
+		shift_h(sc.hp, w, b0, b1, length, h, m->o.reverse);
 		if ((err = block_grads(m, w, &sc, k, b0 * length, b1 * length, length)))
 			return err;
 	}

@@ -1235,8 +1235,8 @@ mutant {
 mutant {
   name = "mixer-lstm-reverse-reads-the-wrong-neighbour",
   file = "core/mixer_lstm.c",
-  find = "w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
-  replace = "w->h + (l0 * length + at(s - 1, length, 0)) * h,",
+  find = "y + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
+  replace = "y + (l0 * length + at(s - 1, length, 0)) * h,",
   guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back" },
   designed_against = "a reverse sweep must take h_{t-1} from t + 1, the step it just computed",
   why = "the lstm's recurrent GEMM reads h at t - 1 whatever reverse says",
@@ -1257,11 +1257,11 @@ mutant {
 mutant {
   name = "mixer-lstm-workspace-undercounted",
   file = "core/mixer_lstm.c",
-  find = "err = td_mixer_size_muladd(out, lines * length, 8 * h, slots, \"the lstm workspace\");",
-  replace = "err = td_mixer_size_muladd(out, lines * length, 7 * h, slots, \"the lstm workspace\");",
+  find = "err = td_mixer_size_muladd(out, lines * length, 7 * h, slots, \"the lstm workspace\");",
+  replace = "err = td_mixer_size_muladd(out, lines * length, 6 * h, slots, \"the lstm workspace\");",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   designed_against = "the workspace a kind asks for must cover everything it carves (DEBUG.md #7's class)",
-  why = "asks for 7H values per position where the carving uses 8H",
+  why = "asks for 6H values per position where the carving uses 7H",
 }
 
 mutant {
@@ -1876,8 +1876,8 @@ mutant {
 mutant {
   name = "lstm-step-gemm-reads-the-first-range",
   file = "core/mixer_lstm.c",
-  find = "length * 4 * h, w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
-  replace = "length * 4 * h, w->h + at(s - 1, length, m->o.reverse) * h,",
+  find = "length * 4 * h, y + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
+  replace = "length * 4 * h, y + at(s - 1, length, m->o.reverse) * h,",
   guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
   designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
   why = "every block's lines take h_{t-1} of the first block's lines",
@@ -2375,13 +2375,13 @@ mutant {
 }
 
 mutant {
-  name = "lstm-block-output-written-at-the-first-block",
+  name = "lstm-backward-h-before-at-the-line-s-own-row",
   file = "core/mixer_lstm.c",
-  find = "\t\tmemcpy(j->y + b0 * t * h, j->w->h + b0 * t * h, (b1 - b0) * t * h * sizeof *j->y);",
-  replace = "\t\tmemcpy(j->y, j->w->h + b0 * t * h, (b1 - b0) * t * h * sizeof *j->y);",
+  find = "\t\t\ttd_real *restrict dst = hp + ((l - l0) * length + t) * h;",
+  replace = "\t\t\ttd_real *restrict dst = hp + (l * length + t) * h;",
   guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
-  designed_against = "a per-block step applied at the start of the buffer whatever the block",
-  why = "every block writes its y over the first block's lines",
+  designed_against = "an index into a per-block scratch taken from the whole buffer's layout",
+  why = "the blocks past the first rebuild h_{t-1} beyond their slot, and their dU reads the slot's stale rows",
 }
 
 mutant {
@@ -2472,6 +2472,16 @@ mutant {
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a weight kept in two layouts (as stored, and transposed for a product) where the product reads the wrong one: same size, so nothing faults",
   why = "every step's h_{t-1} U^T reads U's values in U^T's places",
+}
+
+mutant {
+  name = "lstm-backward-h-before-from-the-step-itself",
+  file = "core/mixer_lstm.c",
+  find = "\t\t\tconst td_real *restrict o = w->gates + (l * length + before) * 4 * h + 3 * h;",
+  replace = "\t\t\tconst td_real *restrict o = w->gates + (l * length + t) * 4 * h + 3 * h;",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a value rebuilt in the backward from saved parts, one of them taken at the wrong step",
+  why = "h_{t-1} is rebuilt as o_t tanh(s_{t-1}): dU pairs each step's adjoint with a state that never was",
 }
 
 mutant {
