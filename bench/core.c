@@ -50,6 +50,7 @@
 #include "../core/mixer.h"
 #include "../core/model.h"
 #include "../core/rng.h"
+#include "../core/tensor.h"
 
 enum { BATCH = 32, SIDE = 28, WIDTH = 32, CELLS = SIDE * SIDE, LAYERS = 4, OUT = 10 };
 enum { HEADS = 4, TAPS = 4 };
@@ -240,7 +241,7 @@ static int subject_new(subject *s, const bench_case *c, const td_lattice *lat, i
 		    (err = td_mixer_ws_size(&s->ws_len, s->mixer, BATCH * SIDE, SIDE)))
 			return err;
 		td_mixer_init(s->mixer, 7, 100);
-		return (s->ws = malloc(s->ws_len * sizeof *s->ws)) ? 0 : -1;
+		return (s->ws = td_reals_alloc(s->ws_len)) ? 0 : -1;
 	}
 	b.family = c->fam, b.mixer = mixer_opts(c->kind, threads), b.max_batch = BATCH;
 	b.axis = c->fam == TD_BLOCK_SCAN ? "w" : NULL;
@@ -326,7 +327,7 @@ static int run(result *r, const bench_case *c, const td_lattice *lat, int thread
 	memset(r, 0, sizeof *r);
 	r->seconds = 1e30;
 	r->n_in = s.n_in, r->n_out = s.n_out;
-	r->y = malloc(s.n_out * sizeof *r->y), r->dx = malloc(s.n_in * sizeof *r->dx);
+	r->y = td_reals_alloc(s.n_out), r->dx = td_reals_alloc(s.n_in);
 	if (!err && (!r->y || !r->dx))
 		err = -1;
 	for (int k = 0; !err && k < reps; k++) {
@@ -518,7 +519,7 @@ int main(int argc, char **argv)
 	size_t n_cases = make_cases(cases);
 	const char *only = NULL, *peak_what = NULL;
 	int reps = 3, failed = 0;
-	td_real *x = malloc(N_VALUES * sizeof *x), *dy = malloc(N_VALUES * sizeof *dy);
+	td_real *x = td_reals_alloc(N_VALUES), *dy = td_reals_alloc(N_VALUES);
 	td_lattice *lat = NULL;
 	double fp, bw, bw_cache;
 

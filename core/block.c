@@ -15,6 +15,7 @@
 #include "block_int.h"
 #include "error.h"
 #include "pool.h"
+#include "tensor.h"
 
 static const td_block_ops *ops_for(td_block_family f)
 {
@@ -74,7 +75,7 @@ static int build(td_block *b)
 	b->n_groups = 1;
 	if ((err = b->ops->setup(b)))
 		return err;
-	if (!(b->ws = calloc(b->ws_len ? b->ws_len : 1, sizeof *b->ws)))
+	if (!(b->ws = td_reals_alloc(b->ws_len)))
 		return TD_FAIL(TD_ENOMEM, "out of memory for a %zu-value block workspace",
 			       b->ws_len);
 	return 0;

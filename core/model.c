@@ -46,6 +46,7 @@
 #include "norm.h"
 #include "pool.h"
 #include "rng.h"
+#include "tensor.h"
 
 #define MAX_GROUPS_PER_LAYER TD_BLOCK_MAX_GROUPS
 
@@ -232,7 +233,7 @@ static int build_ws(td_model *m)
 	m->ws_len = r * m->o.in + (l + 1) * r * w + l * r + 4 * r * w + r * m->o.out +
 		    max3(w, m->o.out, f) + l * r * w * (f > 0) + l * r * (f > 0) + l * r * f +
 		    2 * r * f;
-	if (!(m->ws = calloc(m->ws_len, sizeof *m->ws)))
+	if (!(m->ws = td_reals_alloc(m->ws_len)))
 		return TD_FAIL(TD_ENOMEM, "out of memory for a %zu-value model workspace",
 			       m->ws_len);
 	return 0;

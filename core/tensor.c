@@ -94,6 +94,20 @@ size_t td_tensor_numel(const td_tensor *t)
 	return t->numel;
 }
 
+td_real *td_reals_alloc(size_t n)
+{
+	const size_t line = 64, most = (SIZE_MAX - line) / sizeof(td_real);
+	size_t bytes;
+	td_real *p;
+
+	if (n > most)
+		return NULL;
+	bytes = ((n ? n : 1) * sizeof(td_real) + line - 1) / line * line;
+	if ((p = aligned_alloc(line, bytes)))
+		memset(p, 0, bytes);
+	return p;
+}
+
 td_real *td_tensor_data(td_tensor *t)
 {
 	return t->data;

@@ -2485,6 +2485,26 @@ mutant {
 }
 
 mutant {
+  name = "reals-alloc-on-16-byte-lines",
+  file = "core/tensor.c",
+  find = "\tconst size_t line = 64, most = (SIZE_MAX - line) / sizeof(td_real);",
+  replace = "\tconst size_t line = 16, most = (SIZE_MAX - line) / sizeof(td_real);",
+  guards = { "test_reals_are_cache_line_aligned_and_zero" },
+  designed_against = "a workspace whose 32-byte vectors straddle cache lines: the same bits, silently slower",
+  why = "the workspaces start where malloc would put them, 16 bytes past a line",
+}
+
+mutant {
+  name = "reals-alloc-hands-out-old-bits",
+  file = "core/tensor.c",
+  find = "\tif ((p = aligned_alloc(line, bytes)))\n\t\tmemset(p, 0, bytes);",
+  replace = "\tp = aligned_alloc(line, bytes);",
+  guards = { "test_reals_are_cache_line_aligned_and_zero" },
+  designed_against = "an allocation that replaced calloc and dropped its zero fill",
+  why = "a workspace starts with whatever the heap held, where its callers' NaN checks expect zeros",
+}
+
+mutant {
   name = "gru-backward-scratch-at-the-line-s-own-row",
   file = "core/mixer_gru.c",
   find = "\t\tsize_t pos = l * length + t, q = (l - l0) * length + t;",

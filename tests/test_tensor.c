@@ -8,9 +8,13 @@
  *     weak on its own: a pin for the zero-fill contract)
  *   - dropping the zero-dimension or rank check -> bad_shapes_are_refused
  *   - td_tensor_copy sharing the buffer -> a_copy_owns_its_values
+ *   - td_reals_alloc aligned to 16 bytes, or not zeroing what it returns
+ *       -> reals_are_cache_line_aligned_and_zero
  */
 #include "tdtest.h"
 
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../core/error.h"
@@ -75,10 +79,43 @@ static void test_bad_tensor_shapes_are_refused(void **state)
 	td_tensor_free(t);
 }
 
+/*
+ * td_reals_alloc: every size starts on a 64-byte line (1 << 20 values is
+ * an mmap'd block, which malloc starts 16 bytes into a page) and is zero
+ * even where the heap held other bits (a larger block, filled and freed
+ * just before, which the allocation is carved from), and n = 0 still
+ * gives a value; a size that overflows gives NULL.
+ */
+static void test_reals_are_cache_line_aligned_and_zero(void **state)
+{
+	static const size_t sizes[] = {0, 1, 15, 16, 17, 1000, 4099, (size_t)1 << 20};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof sizes / sizeof *sizes; i++) {
+		const size_t n = sizes[i] ? sizes[i] : 1, junk = n * sizeof(td_real) + 4096;
+		unsigned char *dirty = malloc(junk);
+		td_real *p;
+
+		assert_non_null(dirty);
+		memset(dirty, 0xff, junk);
+		free(dirty);
+		p = td_reals_alloc(sizes[i]);
+		assert_non_null(p);
+		if ((uintptr_t)p % 64)
+			fail_msg("%zu values start at %p, not on a 64-byte line", sizes[i], (void *)p);
+		for (size_t k = 0; k < n; k++)
+			if (p[k] != 0)
+				fail_msg("%zu values: value %zu is %g, not 0", sizes[i], k, (double)p[k]);
+		free(p);
+	}
+	assert_null(td_reals_alloc(SIZE_MAX / 2));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_strides_are_row_major_and_contiguous),
 	cmocka_unit_test(test_a_new_tensor_is_zero),
 	cmocka_unit_test(test_a_copy_owns_its_values),
 	cmocka_unit_test(test_bad_tensor_shapes_are_refused),
+	cmocka_unit_test(test_reals_are_cache_line_aligned_and_zero),
 };
 TD_TEST_GROUP(tensor, tests);
