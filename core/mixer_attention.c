@@ -35,8 +35,10 @@
  *   dctx  [P][C]         dL/d(ctx) (backward scratch)
  *   dqkv  [P][3C]        dL/d(qkv) (backward scratch)
  *   db    [4C]           dL/dbqkv and dL/dbo summed before they reach the slab
- *   vmax  [1]            where lines of one step take the value path, a
- *                        bound on |v| (+inf past TD_REAL_MAX), else NaN (saved)
+ *   vmax  [16]           vmax[0]: where lines of one step take the value
+ *                        path, a bound on |v| (+inf past TD_REAL_MAX), else
+ *                        NaN (saved); the rest pads the scratch onto a
+ *                        64-byte line
  *   per worker, [W] of (scratch):
  *     ds  [T][Tp]        one pair's raw scores (forward), or its dL/dp, then
  *                        dL/ds (backward)
@@ -115,7 +117,7 @@ static size_t scratch_size(const td_mixer *m, size_t length)
 
 /*
  * 9C values per position, L * nh * T * Tp weights, W ((T + d) Tp + 7 T d)
- * + 4C scratch; each product checked (lines * heads fits: heads <= channels,
+ * + 4C + 16 scratch; each product checked (lines * heads fits: heads <= channels,
  * and mixer.c has checked that lines * length * channels fits).
  */
 static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
@@ -131,7 +133,7 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	    (err = td_mixer_size_muladd(&kt, d, stride(length), tt, "the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")))
 		return err;
-	if ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 1,
+	if ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 16,
 					"the attention scratch")) ||
 	    (err = td_mixer_size_muladd(&rest, 1, weights, scratch, "the attention workspace")))
 		return err;
@@ -155,7 +157,7 @@ static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.dqkv = w.dctx + p * c;
 	w.db = w.dqkv + p * 3 * c;
 	w.vmax = w.db + 4 * c;
-	w.scratch = w.vmax + 1;
+	w.scratch = w.vmax + 16; /* vmax is one value: the scratch starts on a 64-byte line */
 	return w;
 }
 

@@ -2617,9 +2617,9 @@ mutant {
 mutant {
   name = "attention-ws-size-without-vmax",
   file = "core/mixer_attention.c",
-  find = "\tif ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 1,",
-  replace = "\tif ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c,",
+  find = "\tif ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 16,",
+  replace = "\tif ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 15,",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   designed_against = "a value added to a carved layout but not to the size that pays for it",
-  why = "the workspace size leaves out the forward's saved bound on |v|, so the last worker's scratch runs one value past it",
+  why = "the workspace size pays for 15 of the 16 values that hold the forward's saved bound on |v| and pad the scratch onto a line, so the last worker's scratch runs one value past it",
 }
