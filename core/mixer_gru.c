@@ -271,10 +271,15 @@ static void step_backward(const td_mixer *m, gru_ws *w, const gru_ws *sc, const 
 			  size_t l0, size_t l1, size_t length, size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+	const size_t next = s ? at(s - 1, length, m->o.reverse) : t;
 
 	for (size_t l = l0; l < l1; l++) {
 		size_t pos = l * length + t, q = (l - l0) * length + t;
 
+		if (s) { /* the rows the step before reads next (td_mixer_prefetch) */
+			td_mixer_prefetch(w->gates + (l * length + next) * 4 * h, 4 * h);
+			td_mixer_prefetch(dy + (l * length + next) * h, h);
+		}
 		back_row(sc->dgx + q * 3 * h, sc->dgh + q * 3 * h, w->carry + l * h,
 			 w->gates + pos * 4 * h, dy + pos * h, sc->hp + q * h, h);
 	}

@@ -91,6 +91,19 @@ size_t td_mixer_blocks(size_t lines, size_t length);
 void td_mixer_block(size_t lines, size_t n, size_t b, size_t *l0, size_t *l1);
 
 /*
+ * Asks the caches for the n values from p, a 64-byte line at a time: a
+ * hint, which changes no value. The recurrences' backward steps ask for
+ * each line's saved rows of the step they take next: those rows are a
+ * line's length apart, a stride the hardware's prefetchers did not
+ * follow, and without the hint the steps waited on memory.
+ */
+static inline void td_mixer_prefetch(const td_real *p, size_t n)
+{
+	for (size_t o = 0; o < n * sizeof *p; o += 64)
+		__builtin_prefetch((const char *)p + o);
+}
+
+/*
  * The rows (positions) of one slot of a recurrence's block scratch: those
  * of its largest block. A thread's blocks reuse the slot of the first
  * block of its range, so the scratch stays in the caches and no block
