@@ -15,7 +15,6 @@
 #include "block_int.h"
 #include "error.h"
 #include "pool.h"
-#include "tensor.h"
 
 static const td_block_ops *ops_for(td_block_family f)
 {
@@ -75,7 +74,12 @@ static int build(td_block *b)
 	b->n_groups = 1;
 	if ((err = b->ops->setup(b)))
 		return err;
-	if (!(b->ws = td_reals_alloc(b->ws_len)))
+	/*
+	 * calloc, not td_reals_alloc: on a 64-byte line the flatten conv
+	 * model ran 30% slower (16.3 against 12.4 ms, 8 runs each), and no
+	 * case was faster beyond the noise. Not understood.
+	 */
+	if (!(b->ws = calloc(b->ws_len ? b->ws_len : 1, sizeof *b->ws)))
 		return TD_FAIL(TD_ENOMEM, "out of memory for a %zu-value block workspace",
 			       b->ws_len);
 	return 0;

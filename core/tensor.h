@@ -38,8 +38,8 @@ size_t td_tensor_numel(const td_tensor *t);
  * n zeroed values (at least one) at an address that is a multiple of 64
  * bytes, a cache line: a workspace whose rows are multiples of 16 values
  * then never has a vector load cross a line (malloc's large blocks start
- * 16 bytes into a page, which split every other 32-byte load: the LSTM
- * ran 4% slower). NULL when out of memory. Free with free().
+ * 16 bytes into a page, which split every other 32-byte load: the bare
+ * LSTM ran 4% slower). NULL when out of memory. Free with free().
  */
 td_real *td_reals_alloc(size_t n);
 
