@@ -53,7 +53,7 @@ size_t td_mixer_slot_rows(size_t lines, size_t length)
 {
 	size_t n = td_mixer_blocks(lines, length);
 
-	return (lines + n - 1) / n * length;
+	return (lines / n + (lines % n != 0)) * length; /* at most lines * length: no wrap */
 }
 
 int td_mixer_block_weights(const td_mixer *m, td_real *part, size_t tw, size_t tu,

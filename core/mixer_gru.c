@@ -66,7 +66,8 @@ static int gru_setup(td_mixer *m)
 /* 16H fits (gru_setup checked); the products are checked here. */
 static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
-	size_t h = m->o.channels, blocks = td_mixer_blocks(lines, length), per_line, parts, slots;
+	size_t h = m->o.channels, blocks = td_mixer_blocks(lines, length), per_line, parts, rows,
+	       slots;
 	int err = td_mixer_size_muladd(&parts, blocks, m->n_params, 0, "the gru workspace");
 
 	if (!err)
@@ -74,8 +75,10 @@ static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t leng
 	if (!err)
 		err = td_mixer_size_muladd(&per_line, lines, 4 * h, parts, "the gru workspace");
 	if (!err)
-		err = td_mixer_size_muladd(&slots, blocks * td_mixer_slot_rows(lines, length),
-					   7 * h, per_line, "the gru workspace");
+		err = td_mixer_size_muladd(&rows, blocks, td_mixer_slot_rows(lines, length), 0,
+					   "the gru workspace");
+	if (!err)
+		err = td_mixer_size_muladd(&slots, rows, 7 * h, per_line, "the gru workspace");
 	if (!err)
 		err = td_mixer_size_muladd(out, lines * length, 6 * h, slots, "the gru workspace");
 	return err;

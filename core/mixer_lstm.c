@@ -55,7 +55,7 @@ static int lstm_setup(td_mixer *m)
 	td_real s = (td_real)(1 / sqrt((double)h));
 	int err;
 
-	if (h > SIZE_MAX / 16) /* so that 4H ... 13H below never wrap */
+	if (h > SIZE_MAX / 16) /* so that 4H, 5H, 7H below never wrap */
 		return TD_FAIL(TD_EINVAL, "channels %zu is too large for an lstm", h);
 	if ((err = td_mixer_add_tensor(m, "W", 4 * h, h, (td_init_rule){TD_INIT_NORMAL, 0, s})) ||
 	    (err = td_mixer_add_tensor(m, "U", 4 * h, h, (td_init_rule){TD_INIT_NORMAL, 0, s})) ||
@@ -65,10 +65,11 @@ static int lstm_setup(td_mixer *m)
 	return 0;
 }
 
-/* 13H fits (lstm_setup checked); the products are checked here. */
+/* 7H fits (lstm_setup checked); the products are checked here. */
 static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
-	size_t h = m->o.channels, blocks = td_mixer_blocks(lines, length), fixed, parts, slots;
+	size_t h = m->o.channels, blocks = td_mixer_blocks(lines, length), fixed, parts, rows,
+	       slots;
 	int err = td_mixer_size_muladd(&parts, blocks, m->n_params, 0, "the lstm workspace");
 
 	if (!err)
@@ -76,8 +77,10 @@ static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 	if (!err)
 		err = td_mixer_size_muladd(&fixed, lines, 2 * h, parts, "the lstm workspace");
 	if (!err)
-		err = td_mixer_size_muladd(&slots, blocks * td_mixer_slot_rows(lines, length),
-					   5 * h, fixed, "the lstm workspace");
+		err = td_mixer_size_muladd(&rows, blocks, td_mixer_slot_rows(lines, length), 0,
+					   "the lstm workspace");
+	if (!err)
+		err = td_mixer_size_muladd(&slots, rows, 5 * h, fixed, "the lstm workspace");
 	if (!err)
 		err = td_mixer_size_muladd(out, lines * length, 7 * h, slots, "the lstm workspace");
 	return err;

@@ -2447,8 +2447,8 @@ mutant {
 mutant {
   name = "recurrence-slot-rows-of-the-smallest-block",
   file = "core/mixer.c",
-  find = "\treturn (lines + n - 1) / n * length;",
-  replace = "\treturn lines / n * length;",
+  find = "\treturn (lines / n + (lines % n != 0)) * length; /* at most lines * length: no wrap */",
+  replace = "\treturn lines / n * length; /* at most lines * length: no wrap */",
   guards = { "test_mixer_every_recurrence_block_fits_a_scratch_slot" },
   designed_against = "a buffer sized for the average share where the shares differ by one",
   why = "a slot holds the smaller blocks' rows: a larger block's scratch runs into the next slot, or past the last",
