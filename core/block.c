@@ -77,7 +77,12 @@ static int build(td_block *b)
 	/*
 	 * calloc, not td_reals_alloc: on a 64-byte line the flatten conv
 	 * model ran 30% slower (16.3 against 12.4 ms, 8 runs each), and no
-	 * case was faster beyond the noise. Not understood.
+	 * case was faster beyond the noise. Its time by the workspace's
+	 * offset from a page (the model's on a line): 16 or 32 bytes, 11.5 to
+	 * 12.2 ms; 0, 64, 128 ... 2048 bytes, 15 to 18 ms. Not understood; a
+	 * guess is that the flatten gather's and scatter's copies between the
+	 * model's buffers and the block's then collide in the store-to-load
+	 * address check (4K aliasing).
 	 */
 	if (!(b->ws = calloc(b->ws_len ? b->ws_len : 1, sizeof *b->ws)))
 		return TD_FAIL(TD_ENOMEM, "out of memory for a %zu-value block workspace",
