@@ -2314,6 +2314,16 @@ mutant {
 }
 
 mutant {
+  name = "attention-one-step-ds-reads-v-where-the-value-path-left-none",
+  file = "core/mixer_attention.c",
+  find = "\t\t\t\t\t\t : j->w->ctx + l * c + h * d; /* the value path's */",
+  replace = "\t\t\t\t\t\t : j->w->qkv + l * 3 * c + 2 * c + h * d;",
+  guards = { "test_mixer_attention_one_step_backward_bound_covers_do_and_v" },
+  designed_against = "a buffer that one path leaves unwritten, read by another path that assumed it written",
+  why = "the value path projects v into ctx; ds_share reads qkv's stale v, finds every dp finite and keeps the value path where a dp overflowed",
+}
+
+mutant {
   name = "attention-one-step-line-share-drops-the-last",
   file = "core/mixer_attention.c",
   find = "\t*l1 = j->lines * (w + 1) / j->workers;",
@@ -2587,11 +2597,11 @@ mutant {
 mutant {
   name = "attention-one-step-o-taken-as-v-whatever-p",
   file = "core/mixer_attention.c",
-  find = "\treturn !isnan(w->vmax[0]) ? (rows){w->qkv + 2 * c, 3 * c} : (rows){w->ctx, c};",
-  replace = "\treturn !isnan(w->vmax[0]) || 1 ? (rows){w->qkv + 2 * c, 3 * c} : (rows){w->ctx, c};",
+  find = "\t\to[i] = 0 + *p * v[i];",
+  replace = "\t\to[i] = v[i];",
   guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a shortcut that is exact for finite values and hides a NaN: o is v only where p is 1",
-  why = "on lines of one step dWo reads v for o even where a NaN score made p and o NaN",
+  why = "on lines of one step o is v even where a NaN score made p NaN, so y and dWo stay finite",
 }
 
 mutant {

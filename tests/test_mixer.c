@@ -76,7 +76,9 @@
  *     again, the value path's backward reading the dv it no longer writes
  *       -> attention_one_step_takes_q_and_k_only_where_a_score_needs_them
  *   - ds_all_zero's bound on dp without max |dy| or without the forward's
- *     bound on |v| -> attention_one_step_backward_bound_covers_do_and_v
+ *     bound on |v|, or attend_one_ds reading v from qkv where the value
+ *     path projected it into ctx
+ *       -> attention_one_step_backward_bound_covers_do_and_v
  *   - scores_bounded bounding the score after its scale of 1 / sqrt(d) (its
  *     first version: DEBUG.md #23), or without bounding q and k alone
  *       -> attention_one_step_bound_covers_the_unscaled_score_and_each_q
