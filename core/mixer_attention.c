@@ -4,8 +4,14 @@
  * in_proj_weight (q, k, v blocks of C rows), bqkv its in_proj_bias, Wo and
  * bo its out_proj.
  *
- * The projections in and out are one GEMM each over every line and
- * position. The attention itself is a few small products per (line, head)
+ * On lines of more than one step the lines run in blocks of about 1024
+ * positions (td_mixer_blocks, by_blocks), each worker taking a
+ * consecutive share of the blocks: a block's projection in, its pairs and
+ * its projection out (backward: dctx, its pairs, its parameter gradients
+ * and dx) follow one another while its rows are in the caches; each
+ * block's parameter gradients are added in block order. On lines of one
+ * step (the value path, attend_one) the projections are one GEMM each over
+ * every line. The attention itself is a few small products per (line, head)
  * pair: scores q k^T, then o = p v forward; dp = do v^T, dv = p^T do, dq =
  * ds k and dk = ds^T q backward, with the softmax in between
  * (attend_pair). They are T x T x d and T x d x T, a few thousand of them
@@ -15,10 +21,11 @@
  * pair works on its rows in sweep order: in place in the [P][3C] buffers
  * when the sweep runs forward, on copies in reverse sweep order otherwise,
  * so every sum over keys or queries (the products' and the softmax's) runs
- * in sweep order and reverse is exactly the mirror of forward. Threads
- * split the pairs (pair b goes to worker b mod workers); a pair is
- * computed the same way whichever worker takes it, so the result is
- * bitwise independent of the thread count.
+ * in sweep order and reverse is exactly the mirror of forward. On lines
+ * of one step threads split the pairs (pair b goes to worker b mod
+ * workers). A pair is computed the same way whichever worker takes it,
+ * and the blocks depend on the shape alone, so the result is bitwise
+ * independent of the thread count.
  *
  * Workspace, for P = lines * length positions, T = length, L = lines,
  * C = channels, nh = heads, d = C / nh, W = workers (threads, at most
@@ -47,6 +54,8 @@
  *     ho  [T][d]         its o (forward) or dL/do (backward) in sweep order
  *                        (reverse only)
  *     hd  [T][3d]        its dq, dk, dv in sweep order (reverse only)
+ *   parts [B][params]    on lines of more than one step, each of the B
+ *                        blocks' parameter gradients (backward scratch)
  *
  * Must never: let a masked key reach a weight (with causal set, a query sees
  * only the keys its sweep has passed), or take exp of an unshifted score
@@ -116,9 +125,19 @@ static size_t scratch_size(const td_mixer *m, size_t length)
 }
 
 /*
+ * Blocks of lines whose parameter gradients the backward keeps apart
+ * (by_blocks): td_mixer_blocks's, on lines of more than one step.
+ */
+static size_t n_parts(size_t lines, size_t length)
+{
+	return length > 1 ? td_mixer_blocks(lines, length) : 0;
+}
+
+/*
  * 9C values per position, L * nh * T * Tp weights, W ((T + d) Tp + 7 T d)
- * + 4C + 16 scratch; each product checked (lines * heads fits: heads <=
- * channels, and mixer.c has checked that lines * length * channels fits).
+ * + 4C + 16 scratch, a parameter slab per block (n_parts); each product
+ * checked (lines * heads fits: heads <= channels, and mixer.c has checked
+ * that lines * length * channels fits).
  */
 static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
@@ -135,13 +154,15 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 		return err;
 	if ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 16,
 					"the attention scratch")) ||
+	    (err = td_mixer_size_muladd(&scratch, n_parts(lines, length), m->n_params, scratch,
+					"the attention backward's parts")) ||
 	    (err = td_mixer_size_muladd(&rest, 1, weights, scratch, "the attention workspace")))
 		return err;
 	return td_mixer_size_muladd(out, lines * length, 9 * c, rest, "the attention workspace");
 }
 
 typedef struct {
-	td_real *x, *qkv, *att, *ctx, *dctx, *dqkv, *db, *vmax, *scratch;
+	td_real *x, *qkv, *att, *ctx, *dctx, *dqkv, *db, *vmax, *scratch, *parts;
 } att_ws;
 
 static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -158,6 +179,7 @@ static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.db = w.dqkv + p * 3 * c;
 	w.vmax = w.db + 4 * c;
 	w.scratch = w.vmax + 16; /* vmax is one value: the scratch starts on a 64-byte line */
+	w.parts = w.scratch + n_workers(m, lines) * scratch_size(m, length);
 	return w;
 }
 
@@ -720,46 +742,18 @@ static void ds_share(void *arg, size_t w)
 	j->unsettled[w] = (char)unsettled;
 }
 
-/*
- * The q, k, v rows of the worker's pair after b when that pair starts a
- * new line: NULL otherwise, *bytes their length. A pair reads its line's
- * rows d values at a time, 3C apart, which the hardware's prefetchers did
- * not keep ahead of; pair_share asks for them in advance (bare mixer, best
- * of 20 runs: forward 13.3 -> 12.7 ms, backward 15.7 -> 15.3 ms; fetching
- * the weights and dL/do as well did not help). The prefetch loop is
- * there, not here: GCC takes a function whose only effect is a prefetch
- * for one without effects, and drops its calls.
- */
-static const char *next_line(const pair_job *j, size_t b, size_t *bytes)
-{
-	const size_t nh = j->m->o.heads, l = (b + j->workers) / nh;
-
-	*bytes = j->length * 3 * j->c * sizeof(td_real);
-	if (j->length == 1 || l == b / nh || l >= j->lines)
-		return NULL;
-	return (const char *)(j->w->qkv + l * j->length * 3 * j->c);
-}
-
-/* Runs worker w's share of the pairs (pairs w, w + workers, ...) on its own scratch. */
+/* Runs worker w's share of the pairs of lines of one step (pairs w, w + workers, ...). */
 static void pair_share(void *arg, size_t w)
 {
 	const pair_job *j = arg;
-	td_real *s = j->w->scratch + w * scratch_size(j->m, j->length);
 
 	for (size_t b = w; b < j->lines * j->m->o.heads; b += j->workers) {
-		size_t l = b / j->m->o.heads, h = b % j->m->o.heads, bytes;
-		const char *next = next_line(j, b, &bytes);
+		const size_t l = b / j->m->o.heads, h = b % j->m->o.heads;
 
-		for (size_t o = 0; next && o < bytes; o += 64)
-			__builtin_prefetch(next + o);
-		if (j->length == 1 && j->backward)
+		if (j->backward)
 			attend_one_backward(j, l, h);
-		else if (j->length == 1)
-			attend_one(j, l, h);
-		else if (j->backward)
-			attend_pair_backward(j, s, l, h);
 		else
-			attend_pair(j, s, l, h);
+			attend_one(j, l, h);
 	}
 }
 
@@ -901,10 +895,11 @@ static int ds_all_zero(const td_mixer *m, const att_ws *w, const td_real *dy, si
 }
 
 /*
- * qkv = x Wqkv^T + bqkv: [P x C] [C x 3C]; or, value_only, v alone into
- * ctx (the value path, see attend_one), its rows C apart.
+ * Rows [r0, r1) of qkv = x Wqkv^T + bqkv: [P x C] [C x 3C]; or, value_only,
+ * of v alone, into ctx (the value path, see attend_one), its rows C apart.
  */
-static int project(const td_mixer *m, att_ws *w, const td_real *x, size_t p, int value_only)
+static int project(const td_mixer *m, const att_ws *w, const td_real *x, size_t r0, size_t r1,
+		   int value_only, int threads)
 {
 	const size_t c = m->o.channels, first = value_only ? 2 : 0, ld = value_only ? c : 3 * c;
 	const td_real *b = td_mixer_slab_at(m, m->params, T_BQKV) + first * c;
@@ -912,13 +907,175 @@ static int project(const td_mixer *m, att_ws *w, const td_real *x, size_t p, int
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	o.threads = m->o.threads, o.trans_b = 1;
-	if ((err = td_gemm(out, ld, x, c, td_mixer_slab_at(m, m->params, T_WQKV) + first * c * c, c,
-			   p, ld, c, &o)))
+	o.threads = threads, o.trans_b = 1;
+	if ((err = td_gemm(out + r0 * ld, ld, x + r0 * c, c,
+			   td_mixer_slab_at(m, m->params, T_WQKV) + first * c * c, c, r1 - r0, ld, c,
+			   &o)))
 		return err;
-	for (size_t i = 0; i < p; i++)
+	for (size_t i = r0; i < r1; i++)
 		for (size_t k = 0; k < ld; k++)
 			out[i * ld + k] += b[k];
+	return 0;
+}
+
+/* Rows [r0, r1) of y = ctx Wo^T + bo: [P x C] [C x C]. */
+static int project_out(const td_mixer *m, const att_ws *w, td_real *y, size_t r0, size_t r1,
+		       int threads)
+{
+	const size_t c = m->o.channels;
+	const td_real *bo = td_mixer_slab_at(m, m->params, T_BO);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = threads, o.trans_b = 1;
+	if ((err = td_gemm(y + r0 * c, c, w->ctx + r0 * c, c, td_mixer_slab_at(m, m->params, T_WO),
+			   c, r1 - r0, c, c, &o)))
+		return err;
+	for (size_t i = r0; i < r1; i++)
+		for (size_t k = 0; k < c; k++)
+			y[i * c + k] += bo[k];
+	return 0;
+}
+
+/*
+ * Lines of more than one step, forward or backward, block by block
+ * (by_blocks): in is x or dy, out is y or dx.
+ */
+typedef struct {
+	td_mixer *m;
+	pair_job pj; /* the pairs' work (pj.workers: the workers here) */
+	td_real *out;
+	const td_real *in;
+	size_t blocks; /* td_mixer_blocks's (n_parts) */
+} block_job;
+
+/* part's Wo, Wqkv, bqkv and bo from rows [r0, r1) of dy, ctx, dqkv and x (one block). */
+static int block_grads(const block_job *j, td_real *part, size_t r0, size_t r1)
+{
+	const td_mixer *m = j->m;
+	const att_ws *w = j->pj.w;
+	const size_t c = m->o.channels;
+	td_real *bqkv = td_mixer_slab_at(m, part, T_BQKV), *bo = td_mixer_slab_at(m, part, T_BO);
+	td_gemm_opts put = TD_GEMM_OPTS_INIT; /* one thread: the workers take whole blocks */
+	int err;
+
+	put.trans_a = 1;
+	/* Wo = dy^T ctx: [C x n] [n x C]; Wqkv = dqkv^T x: [3C x n] [n x C] */
+	if ((err = td_gemm(td_mixer_slab_at(m, part, T_WO), c, j->in + r0 * c, c, w->ctx + r0 * c,
+			   c, c, c, r1 - r0, &put)) ||
+	    (err = td_gemm(td_mixer_slab_at(m, part, T_WQKV), c, w->dqkv + r0 * 3 * c, 3 * c,
+			   w->x + r0 * c, c, 3 * c, c, r1 - r0, &put)))
+		return err;
+	memset(bqkv, 0, 3 * c * sizeof *bqkv), memset(bo, 0, c * sizeof *bo);
+	for (size_t i = r0; i < r1; i++) {
+		for (size_t k = 0; k < 3 * c; k++)
+			bqkv[k] += w->dqkv[i * 3 * c + k];
+		for (size_t k = 0; k < c; k++)
+			bo[k] += j->in[i * c + k];
+	}
+	return 0;
+}
+
+/* Block b's rows [r0, r1) backward: dctx = dy Wo, the pairs, block_grads, dx = dqkv Wqkv. */
+static int block_backward(const block_job *j, td_real *s, size_t b, size_t l0, size_t l1)
+{
+	const td_mixer *m = j->m;
+	const att_ws *w = j->pj.w;
+	const size_t c = m->o.channels, t = j->pj.length, r0 = l0 * t, r1 = l1 * t;
+	const td_gemm_opts one = TD_GEMM_OPTS_INIT;
+	int err;
+
+	/* dctx = dy Wo: [n x C] [C x C] */
+	if ((err = td_gemm(w->dctx + r0 * c, c, j->in + r0 * c, c,
+			   td_mixer_slab_at(m, m->params, T_WO), c, r1 - r0, c, c, &one)))
+		return err;
+	for (size_t l = l0; l < l1; l++) {
+		const char *next = (const char *)(w->qkv + (l + 1) * t * 3 * c);
+
+		/*
+		 * the next line's q, k and v, from memory: a pair reads its
+		 * line's rows d values at a time, 3C apart, which the hardware's
+		 * prefetchers did not keep ahead of (bare mixer, best of 20
+		 * runs, when the pairs were shared out one by one: backward
+		 * 15.7 -> 15.3 ms)
+		 */
+		for (size_t o = 0; l + 1 < l1 && o < t * 3 * c * sizeof(td_real); o += 64)
+			__builtin_prefetch(next + o);
+		for (size_t h = 0; h < m->o.heads; h++)
+			attend_pair_backward(&j->pj, s, l, h);
+	}
+	if ((err = block_grads(j, w->parts + b * m->n_params, r0, r1)))
+		return err;
+	/* dx = dqkv Wqkv: [n x 3C] [3C x C] */
+	return td_gemm(j->out + r0 * c, c, w->dqkv + r0 * 3 * c, 3 * c,
+		       td_mixer_slab_at(m, m->params, T_WQKV), c, r1 - r0, c, 3 * c, &one);
+}
+
+/* Block rows [r0, r1) forward: x saved, qkv = x Wqkv^T + bqkv, the pairs, y = ctx Wo^T + bo. */
+static int block_forward(const block_job *j, td_real *s, size_t l0, size_t l1)
+{
+	const td_mixer *m = j->m;
+	const att_ws *w = j->pj.w;
+	const size_t c = m->o.channels, t = j->pj.length;
+	int err;
+
+	memcpy(w->x + l0 * t * c, j->in + l0 * t * c, (l1 - l0) * t * c * sizeof *w->x);
+	if ((err = project(m, w, j->in, l0 * t, l1 * t, 0, 1)))
+		return err;
+	for (size_t l = l0; l < l1; l++)
+		for (size_t h = 0; h < m->o.heads; h++)
+			attend_pair(&j->pj, s, l, h);
+	return project_out(m, w, j->out, l0 * t, l1 * t, 1);
+}
+
+/*
+ * Worker w's blocks, a consecutive share of them, on its own scratch
+ * (with one worker per range, td_pool_ranges's w0 is the worker).
+ */
+static int block_share(void *arg, size_t w0, size_t w1)
+{
+	const block_job *j = arg;
+	td_real *s = j->pj.w->scratch + w0 * scratch_size(j->m, j->pj.length);
+	int err = 0;
+
+	for (size_t b = j->blocks * w0 / j->pj.workers;
+	     !err && b < j->blocks * w1 / j->pj.workers; b++) {
+		size_t l0, l1;
+
+		td_mixer_block(j->pj.lines, j->blocks, b, &l0, &l1);
+		err = j->pj.backward ? block_backward(j, s, b, l0, l1) : block_forward(j, s, l0, l1);
+	}
+	return err;
+}
+
+/*
+ * Lines of more than one step, forward or backward, in the blocks of
+ * lines td_mixer_blocks gives (about 1024 positions each), each worker
+ * taking a consecutive share of them, so that a block's qkv and ctx
+ * (forward) and dqkv (backward) are still in the caches when the products
+ * after its pairs read them: from one GEMM over all lines, qkv and dqkv
+ * (3C values a position) went out to memory and came back. Each block's
+ * parameter gradients are its own, added in block order
+ * (td_mixer_add_parts), so that no sum depends on the thread count.
+ */
+static int by_blocks(td_mixer *m, const att_ws *w, td_real *out, const td_real *in, size_t lines,
+		     size_t length, int backward)
+{
+	const size_t d = m->o.channels / m->o.heads, blocks = n_parts(lines, length);
+	size_t workers = (size_t)m->o.threads < blocks ? (size_t)m->o.threads : blocks;
+	block_job j = {m,
+		       {m, w, lines, length, 0, m->o.channels, d, (td_real)(1 / sqrt((double)d)),
+			backward, NULL},
+		       out,
+		       in,
+		       blocks};
+	int err;
+
+	j.pj.workers = workers < TD_POOL_MAX ? workers : TD_POOL_MAX;
+	if ((err = td_pool_ranges((int)j.pj.workers, j.pj.workers, block_share, &j)))
+		return err;
+	if (backward)
+		td_mixer_add_parts(m, w->parts, blocks, T_WO, length);
 	return 0;
 }
 
@@ -926,33 +1083,23 @@ static int attention_forward(td_mixer *m, td_real *y, const td_real *x, size_t l
 			     td_real *ws)
 {
 	const size_t c = m->o.channels, p = lines * length;
-	const td_real *bo = td_mixer_slab_at(m, m->params, T_BO);
 	att_ws w = carve(m, ws, lines, length);
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
-	int value_only = 0, err;
+	td_real xmax;
+	double v;
+	int value_only, err;
 
-	o.threads = m->o.threads, o.trans_b = 1;
 	w.vmax[0] = (td_real)NAN;
 	if (length > 1)
-		memcpy(w.x, x, p * c * sizeof *x);
-	else { /* lines of one step: see attend_one */
-		const td_real xmax = max_abs(w.x, x, p * c);
-		const double v = projection_bound(m, 2, xmax) * (1 + 2 * TD_REAL_EPSILON);
-
-		value_only = scores_bounded(m, xmax);
-		if (value_only) /* rounded up to a td_real (the factor covers the rounding) */
-			w.vmax[0] = v <= TD_REAL_MAX ? (td_real)v : (td_real)INFINITY;
-	}
-	if ((err = project(m, &w, x, p, value_only)))
+		return by_blocks(m, &w, y, x, lines, length, 0);
+	xmax = max_abs(w.x, x, p * c); /* lines of one step: see attend_one */
+	v = projection_bound(m, 2, xmax) * (1 + 2 * TD_REAL_EPSILON);
+	value_only = scores_bounded(m, xmax);
+	if (value_only) /* rounded up to a td_real (the factor covers the rounding) */
+		w.vmax[0] = v <= TD_REAL_MAX ? (td_real)v : (td_real)INFINITY;
+	if ((err = project(m, &w, x, 0, p, value_only, m->o.threads)))
 		return err;
 	each_pair(m, &w, lines, length, 0, value_only ? value_share : pair_share);
-	/* y = ctx Wo^T + bo: [P x C] [C x C] */
-	if ((err = td_gemm(y, c, w.ctx, c, td_mixer_slab_at(m, m->params, T_WO), c, p, c, c, &o)))
-		return err;
-	for (size_t i = 0; i < p; i++)
-		for (size_t k = 0; k < c; k++)
-			y[i * c + k] += bo[k];
-	return 0;
+	return project_out(m, &w, y, 0, p, m->o.threads);
 }
 
 /*
@@ -992,6 +1139,8 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 	size_t first = 0, ld = 3 * c;
 	int err;
 
+	if (length > 1)
+		return by_blocks(m, &w, dx, dy, lines, length, 1);
 	acc.threads = put.threads = m->o.threads;
 	acc.beta = 1, acc.trans_a = 1;
 	/* dctx = dy Wo: [P x C] [C x C]; dWo += dy^T ctx: [C x P] [P x C] */
@@ -1001,16 +1150,13 @@ static int attention_backward(td_mixer *m, td_real *dx, const td_real *dy, size_
 			   &acc)))
 		return err;
 	/*
-	 * every pair writes its own columns of its line's rows: dqkv is written
-	 * whole; on lines of one step (attend_one) nothing when every ds is 0
-	 * (dv is do then), else q and k again (the forward may have left them)
-	 * and then dqkv
+	 * lines of one step (attend_one): nothing when every ds is 0 (dv is do
+	 * then), else q and k again (the forward may have left them) and then
+	 * every pair's columns of dqkv
 	 */
-	if (length > 1)
-		each_pair(m, &w, lines, length, 1, pair_share);
-	else if (ds_all_zero(m, &w, dy, p) || !each_pair(m, &w, lines, length, 1, ds_share))
+	if (ds_all_zero(m, &w, dy, p) || !each_pair(m, &w, lines, length, 1, ds_share))
 		first = 2, g = w.dctx, ld = c;
-	else if ((err = project(m, &w, w.x, p, 0)) == 0)
+	else if ((err = project(m, &w, w.x, 0, p, 0, m->o.threads)) == 0)
 		each_pair(m, &w, lines, length, 1, pair_share);
 	else
 		return err;

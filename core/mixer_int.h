@@ -77,7 +77,8 @@ void td_mixer_shift_prev(td_real *prev, const td_real *x, size_t lines, size_t l
 
 /*
  * How many blocks a recurrence (gru, lstm) takes its lines in, each
- * through all its steps together: blocks of about 32 lines (a step's GEMM
+ * through all its steps together (attention takes its lines of more than
+ * one step in the same blocks): blocks of about 32 lines (a step's GEMM
  * over them has 32 rows) or, on short lines, of 1024 positions (the input
  * projection's rows), few enough that their gates stay in the caches from
  * the projection to the steps and, backward, to their weight gradients.

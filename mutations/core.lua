@@ -1868,7 +1868,7 @@ mutant {
   file = "core/mixer_gru.c",
   find = "if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h,",
   replace = "if ((err = td_gemm(w->gh, 3 * h, prev, length * h,",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
   why = "every block writes its lines' h U^T over the first block's rows, and reads its own rows unwritten",
 }
@@ -1878,7 +1878,7 @@ mutant {
   file = "core/mixer_lstm.c",
   find = "length * 4 * h, y + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
   replace = "length * 4 * h, y + at(s - 1, length, m->o.reverse) * h,",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
   why = "every block's lines take h_{t-1} of the first block's lines",
 }
@@ -2306,7 +2306,7 @@ mutant {
 mutant {
   name = "attention-one-step-q-and-k-not-computed-again",
   file = "core/mixer_attention.c",
-  find = "\telse if ((err = project(m, &w, w.x, p, 0)) == 0)",
+  find = "\telse if ((err = project(m, &w, w.x, 0, p, 0, m->o.threads)) == 0)",
   replace = "\telse if ((err = 0) == 0)",
   guards = { "test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them" },
   designed_against = "a buffer that one path leaves unwritten, read by another path that assumed it written",
@@ -2321,6 +2321,49 @@ mutant {
   guards = { "test_mixer_attention_one_step_backward_bound_covers_do_and_v" },
   designed_against = "a buffer that one path leaves unwritten, read by another path that assumed it written",
   why = "the value path projects v into ctx; ds_share reads qkv's stale v, finds every dp finite and keeps the value path where a dp overflowed",
+}
+
+mutant {
+  name = "attention-block-parts-shared-by-every-block",
+  file = "core/mixer_attention.c",
+  find = "\tif ((err = block_grads(j, w->parts + b * m->n_params, r0, r1)))",
+  replace = "\tif ((err = block_grads(j, w->parts + 0 * b * m->n_params, r0, r1)))",
+  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward",
+             "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
+  designed_against = "a partial sum kept per block for a fixed order, written to a slot another block also writes",
+  why = "every block writes its parameter gradients into block 0's part: only the last block's survive, beside the other parts' stale values",
+}
+
+mutant {
+  name = "attention-ws-size-one-part-short",
+  file = "core/mixer_attention.c",
+  find = "\t    (err = td_mixer_size_muladd(&scratch, n_parts(lines, length), m->n_params, scratch,",
+  replace = "\t    (err = td_mixer_size_muladd(&scratch, n_parts(lines, length) - 1, m->n_params, scratch,",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "a workspace size that leaves out part of a region the code carves",
+  why = "the last block's parameter gradients are written past the workspace the caller was told to allocate",
+}
+
+mutant {
+  name = "attention-block-share-stops-a-block-short",
+  file = "core/mixer_attention.c",
+  find = "\t     !err && b < j->blocks * w1 / j->pj.workers; b++) {",
+  replace = "\t     !err && b + 1 < j->blocks * w1 / j->pj.workers; b++) {",
+  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward",
+             "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
+  designed_against = "a worker's share of blocks whose bound leaves its last block to nobody",
+  why = "each worker's last block of lines is never run: its y, dx and gradients are missing",
+}
+
+mutant {
+  name = "attention-block-dctx-from-the-first-block",
+  file = "core/mixer_attention.c",
+  find = "\tif ((err = td_gemm(w->dctx + r0 * c, c, j->in + r0 * c, c,",
+  replace = "\tif ((err = td_gemm(w->dctx + r0 * c, c, j->in, c,",
+  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward",
+             "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
+  designed_against = "a block's product that reads the first block's rows instead of its own",
+  why = "every block's dL/do is made from block 0's dL/dy",
 }
 
 mutant {
@@ -2379,7 +2422,7 @@ mutant {
   file = "core/mixer_gru.c",
   find = "\t\tmemcpy(j->w->x + b0 * t * h, j->x + b0 * t * h, (b1 - b0) * t * h * sizeof *j->x);",
   replace = "\t\tmemcpy(j->w->x, j->x, (b1 - b0) * t * h * sizeof *j->x);",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a per-block step applied at the start of the buffer whatever the block",
   why = "every block saves its input over the first block's, so the later blocks project what the workspace held",
 }
@@ -2389,7 +2432,7 @@ mutant {
   file = "core/mixer_lstm.c",
   find = "\t\t\ttd_real *restrict dst = hp + ((l - l0) * length + t) * h;",
   replace = "\t\t\ttd_real *restrict dst = hp + (l * length + t) * h;",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "an index into a per-block scratch taken from the whole buffer's layout",
   why = "the blocks past the first rebuild h_{t-1} beyond their slot, and their dU reads the slot's stale rows",
 }
@@ -2439,7 +2482,7 @@ mutant {
   file = "core/mixer_gru.c",
   find = "\t\tif ((err = td_gemm(j->dx + b0 * length * h, h,",
   replace = "\t\tif ((err = td_gemm(j->dx + b0 * h, h,",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "an offset written for lines where the buffer is laid out by positions",
   why = "each block of lines past the first writes its dx at the row of its first line, not of its first position",
 }
@@ -2449,7 +2492,7 @@ mutant {
   file = "core/mixer.c",
   find = "\t*l1 = (b + 1) * lines / n;",
   replace = "\t*l1 = (b + 1) * lines / n - 1;",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a blocked loop whose block ends and the next block's start disagree: a line between two blocks never runs",
   why = "the last line of each gru or lstm block never gets its gates, states, y or dx",
 }
@@ -2519,7 +2562,7 @@ mutant {
   file = "core/mixer_gru.c",
   find = "\t\tsize_t pos = l * length + t, q = (l - l0) * length + t;",
   replace = "\t\tsize_t pos = l * length + t, q = l * length + t;",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "an index into a per-block scratch taken from the whole buffer's layout",
   why = "the blocks past the first write their gate adjoints beyond their slot, and their dx and gradients read the slot's stale rows",
 }
@@ -2529,7 +2572,7 @@ mutant {
   file = "core/mixer_lstm.c",
   find = "\t\tsize_t pos = l * length + t, q = (l - l0) * length + t;",
   replace = "\t\tsize_t pos = l * length + t, q = l * length + t;",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "an index into a per-block scratch taken from the whole buffer's layout",
   why = "the blocks past the first write their gate adjoints beyond their slot, and their dx and gradients read the slot's stale rows",
 }
@@ -2539,7 +2582,7 @@ mutant {
   file = "core/mixer.c",
   find = "\tfor (size_t b = 1; b < n; b++)\n\t\tfor (size_t e = from; e < to; e++)",
   replace = "\tfor (size_t b = 2; b < n; b++)\n\t\tfor (size_t e = from; e < to; e++)",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "per-block partial sums reduced by a loop that misses one of them",
   why = "the second block's weight and bias gradients never reach the slab",
 }
@@ -2549,7 +2592,7 @@ mutant {
   file = "core/mixer_gru.c",
   find = "int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dgx, sc->dgh, h3, w->x + p0 * h,",
   replace = "int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dgx, sc->dgh, h3, w->x,",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "an offset applied to one operand of a per-block product and not the other",
   why = "every block's dW pairs its dgx with the first block's inputs",
 }
@@ -2559,7 +2602,7 @@ mutant {
   file = "core/mixer_lstm.c",
   find = "\t\tmemset(w->dh + b0 * h, 0, (b1 - b0) * h * sizeof *w->dh);",
   replace = "\t\tmemset(w->dh, 0, (b1 - b0) * h * sizeof *w->dh);",
-  guards = { "test_mixer_recurrences_in_blocks_give_each_line_its_own_result" },
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a per-block reset of state applied to the first block only",
   why = "the blocks past the first start their backward recurrence from whatever dh held, not from 0",
 }

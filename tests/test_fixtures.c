@@ -17,7 +17,10 @@
  *   - mixer_lru.c dropping the D * x skip path -> the lru test
  *   - mixer_attention.c dropping the softmax's mean term from the score
  *     gradient, or ignoring causal -> the attention test (also: dv without p,
- *     at() ignoring reverse)
+ *     at() ignoring reverse; and, from mutations/core.lua, on its two
+ *     blocks of one line each: every block's gradients in block 0's part,
+ *     a worker's share of blocks stopping one short, every block's dctx
+ *     from block 0's dy)
  *   - mixer_lstm.c reading the forget gate from the input gate's slice,
  *     dropping f(1 - f) from df, or reading s_{t-1} at t-1 in reverse
  *       -> the lstm test

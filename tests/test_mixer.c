@@ -118,8 +118,12 @@
  *     whatever the block; td_mixer_add_parts skipping the second block;
  *     gru's dW pairing each block's dgx with the first block's x; gru's or
  *     lstm's backward scratch indexed by the line's place in the whole
- *     batch, not in its block's slot
- *       -> recurrences_in_blocks_give_each_line_its_own_result
+ *     batch, not in its block's slot; attention's blocks all writing block
+ *     0's part, a worker's share of blocks stopping one short, or every
+ *     block's dctx made from block 0's dy
+ *       -> lines_in_blocks_give_each_line_its_own_result
+ *   - attention_ws_size counting one block's part fewer
+ *       -> never_writes_past_the_workspace_it_asked_for
  *   - a slot sized for the smaller blocks
  *       -> every_recurrence_block_fits_a_scratch_slot
  *   Two threads running in one slot is a race: the 2-thread runs above
@@ -499,18 +503,21 @@ static void test_mixer_results_are_bitwise_equal_for_any_thread_count(void **sta
 }
 
 /*
- * The recurrences take their lines a block at a time (td_mixer_blocks: 4
- * blocks of 17 or 18 lines on 70 lines of 32 steps): each line's y and dx
- * are bitwise those of the line alone, and the parameter gradients, each
- * block's summed apart and the blocks' added, are the 70 lines' gradients
- * added one line at a time, to rounding, for gru and lstm, both
- * directions, on 1 and 2 threads (whose second range reuses the scratch
- * slot of block 2). The workspace starts as NaN, so that a block reading
+ * The recurrences, and attention on lines of more than one step, take
+ * their lines a block at a time (td_mixer_blocks: 4 blocks of 17 or 18
+ * lines on 70 lines of 32 steps): each line's y and dx are bitwise those
+ * of the line alone, and the parameter gradients, each block's summed
+ * apart and the blocks' added, are the 70 lines' gradients added one line
+ * at a time, to rounding, for gru, lstm and attention (causal or not),
+ * both directions, on 1 and 2 threads (whose second range reuses the
+ * recurrences' scratch slot of block 2, and takes attention's second
+ * worker scratch). The workspace starts as NaN, so that a block reading
  * what it has not written shows.
  */
-static void test_mixer_recurrences_in_blocks_give_each_line_its_own_result(void **state)
+static void test_mixer_lines_in_blocks_give_each_line_its_own_result(void **state)
 {
-	static const int configs[] = {4, 5, 10, 11}; /* gru, lstm; forward and reverse */
+	/* gru, lstm, attention, causal attention; forward and reverse */
+	static const int configs[] = {4, 5, 10, 11, 6, 7, 8, 9};
 
 	(void)state;
 	for (size_t i = 0; i < 2 * sizeof configs / sizeof *configs; i++) {
@@ -1076,7 +1083,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_each_tensor_draws_from_its_own_stream),
     cmocka_unit_test(test_mixer_backward_adds_parameter_gradients_and_overwrites_dx),
     cmocka_unit_test(test_mixer_results_are_bitwise_equal_for_any_thread_count),
-    cmocka_unit_test(test_mixer_recurrences_in_blocks_give_each_line_its_own_result),
+    cmocka_unit_test(test_mixer_lines_in_blocks_give_each_line_its_own_result),
     cmocka_unit_test(test_mixer_every_recurrence_block_fits_a_scratch_slot),
     cmocka_unit_test(test_mixer_never_writes_past_the_workspace_it_asked_for),
     cmocka_unit_test(test_mixer_never_reads_workspace_it_did_not_write),
