@@ -943,11 +943,61 @@ static int project_out(const td_mixer *m, const att_ws *w, td_real *y, size_t r0
  */
 typedef struct {
 	td_mixer *m;
-	pair_job pj; /* the pairs' work (pj.workers: the workers here) */
+	pair_job pj; /* the pairs' work (pj.workers: the workers taking blocks) */
 	td_real *out;
 	const td_real *in;
 	size_t blocks; /* td_mixer_blocks's (n_parts) */
+	size_t inner;  /* workers within a block: 1, or with one block (one line) the threads' */
 } block_job;
+
+/* Share w of one block's pairs (pairs w, w + inner, ...), on worker w's scratch. */
+static void inner_share(void *arg, size_t w)
+{
+	const block_job *j = arg;
+	td_real *s = j->pj.w->scratch + w * scratch_size(j->m, j->pj.length);
+	const size_t nh = j->m->o.heads;
+
+	for (size_t b = w; b < j->pj.lines * nh; b += j->inner)
+		if (j->pj.backward)
+			attend_pair_backward(&j->pj, s, b / nh, b % nh);
+		else
+			attend_pair(&j->pj, s, b / nh, b % nh);
+}
+
+/*
+ * The pairs of lines [l0, l1), one block: in turn on scratch s, or, when
+ * the block is the call's only one (one line), shared among the threads
+ * (inner_share), which the blocks cannot use.
+ */
+static void block_pairs(const block_job *j, td_real *s, size_t l0, size_t l1)
+{
+	const att_ws *w = j->pj.w;
+	const size_t c = j->m->o.channels, t = j->pj.length;
+
+	if (j->inner > 1) {
+		td_pool_run(j->inner, inner_share, (void *)j);
+		return;
+	}
+	for (size_t l = l0; l < l1; l++) {
+		const char *next = (const char *)(w->qkv + (l + 1) * t * 3 * c);
+
+		/*
+		 * backward, the next line's q, k and v, from memory: a pair
+		 * reads its line's rows d values at a time, 3C apart, which the
+		 * hardware's prefetchers did not keep ahead of (bare mixer, best
+		 * of 20 runs, when the pairs were shared out one by one: 15.7 ->
+		 * 15.3 ms)
+		 */
+		for (size_t o = 0; j->pj.backward && l + 1 < l1 && o < t * 3 * c * sizeof(td_real);
+		     o += 64)
+			__builtin_prefetch(next + o);
+		for (size_t h = 0; h < j->m->o.heads; h++)
+			if (j->pj.backward)
+				attend_pair_backward(&j->pj, s, l, h);
+			else
+				attend_pair(&j->pj, s, l, h);
+	}
+}
 
 /* part's Wo, Wqkv, bqkv and bo from rows [r0, r1) of dy, ctx, dqkv and x (one block). */
 static int block_grads(const block_job *j, td_real *part, size_t r0, size_t r1)
@@ -956,10 +1006,10 @@ static int block_grads(const block_job *j, td_real *part, size_t r0, size_t r1)
 	const att_ws *w = j->pj.w;
 	const size_t c = m->o.channels;
 	td_real *bqkv = td_mixer_slab_at(m, part, T_BQKV), *bo = td_mixer_slab_at(m, part, T_BO);
-	td_gemm_opts put = TD_GEMM_OPTS_INIT; /* one thread: the workers take whole blocks */
+	td_gemm_opts put = TD_GEMM_OPTS_INIT;
 	int err;
 
-	put.trans_a = 1;
+	put.trans_a = 1, put.threads = (int)j->inner; /* the workers take whole blocks */
 	/* Wo = dy^T ctx: [C x n] [n x C]; Wqkv = dqkv^T x: [3C x n] [n x C] */
 	if ((err = td_gemm(td_mixer_slab_at(m, part, T_WO), c, j->in + r0 * c, c, w->ctx + r0 * c,
 			   c, c, c, r1 - r0, &put)) ||
@@ -982,33 +1032,20 @@ static int block_backward(const block_job *j, td_real *s, size_t b, size_t l0, s
 	const td_mixer *m = j->m;
 	const att_ws *w = j->pj.w;
 	const size_t c = m->o.channels, t = j->pj.length, r0 = l0 * t, r1 = l1 * t;
-	const td_gemm_opts one = TD_GEMM_OPTS_INIT;
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
+	o.threads = (int)j->inner;
 	/* dctx = dy Wo: [n x C] [C x C] */
 	if ((err = td_gemm(w->dctx + r0 * c, c, j->in + r0 * c, c,
-			   td_mixer_slab_at(m, m->params, T_WO), c, r1 - r0, c, c, &one)))
+			   td_mixer_slab_at(m, m->params, T_WO), c, r1 - r0, c, c, &o)))
 		return err;
-	for (size_t l = l0; l < l1; l++) {
-		const char *next = (const char *)(w->qkv + (l + 1) * t * 3 * c);
-
-		/*
-		 * the next line's q, k and v, from memory: a pair reads its
-		 * line's rows d values at a time, 3C apart, which the hardware's
-		 * prefetchers did not keep ahead of (bare mixer, best of 20
-		 * runs, when the pairs were shared out one by one: backward
-		 * 15.7 -> 15.3 ms)
-		 */
-		for (size_t o = 0; l + 1 < l1 && o < t * 3 * c * sizeof(td_real); o += 64)
-			__builtin_prefetch(next + o);
-		for (size_t h = 0; h < m->o.heads; h++)
-			attend_pair_backward(&j->pj, s, l, h);
-	}
+	block_pairs(j, s, l0, l1);
 	if ((err = block_grads(j, w->parts + b * m->n_params, r0, r1)))
 		return err;
 	/* dx = dqkv Wqkv: [n x 3C] [3C x C] */
 	return td_gemm(j->out + r0 * c, c, w->dqkv + r0 * 3 * c, 3 * c,
-		       td_mixer_slab_at(m, m->params, T_WQKV), c, r1 - r0, c, 3 * c, &one);
+		       td_mixer_slab_at(m, m->params, T_WQKV), c, r1 - r0, c, 3 * c, &o);
 }
 
 /* Block rows [r0, r1) forward: x saved, qkv = x Wqkv^T + bqkv, the pairs, y = ctx Wo^T + bo. */
@@ -1020,12 +1057,10 @@ static int block_forward(const block_job *j, td_real *s, size_t l0, size_t l1)
 	int err;
 
 	memcpy(w->x + l0 * t * c, j->in + l0 * t * c, (l1 - l0) * t * c * sizeof *w->x);
-	if ((err = project(m, w, j->in, l0 * t, l1 * t, 0, 1)))
+	if ((err = project(m, w, j->in, l0 * t, l1 * t, 0, (int)j->inner)))
 		return err;
-	for (size_t l = l0; l < l1; l++)
-		for (size_t h = 0; h < m->o.heads; h++)
-			attend_pair(&j->pj, s, l, h);
-	return project_out(m, w, j->out, l0 * t, l1 * t, 1);
+	block_pairs(j, s, l0, l1);
+	return project_out(m, w, j->out, l0 * t, l1 * t, (int)j->inner);
 }
 
 /*
@@ -1068,7 +1103,8 @@ static int by_blocks(td_mixer *m, const att_ws *w, td_real *out, const td_real *
 			backward, NULL},
 		       out,
 		       in,
-		       blocks};
+		       blocks,
+		       blocks == 1 ? n_workers(m, lines) : 1};
 	int err;
 
 	j.pj.workers = workers < TD_POOL_MAX ? workers : TD_POOL_MAX;

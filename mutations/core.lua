@@ -2345,6 +2345,16 @@ mutant {
 }
 
 mutant {
+  name = "attention-one-block-pairs-ignore-the-share",
+  file = "core/mixer_attention.c",
+  find = "\tfor (size_t b = w; b < j->pj.lines * nh; b += j->inner)",
+  replace = "\tfor (size_t b = 0 * w; b < j->pj.lines * nh; b += j->inner)",
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
+  designed_against = "work shared round-robin among workers, each of which starts at the first item instead of its own",
+  why = "a single line's pairs shared between two threads: both take head 0 and none takes head 1, so the line's y is not its y in a block",
+}
+
+mutant {
   name = "attention-block-share-stops-a-block-short",
   file = "core/mixer_attention.c",
   find = "\t     !err && b < j->blocks * w1 / j->pj.workers; b++) {",

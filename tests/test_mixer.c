@@ -119,8 +119,9 @@
  *     gru's dW pairing each block's dgx with the first block's x; gru's or
  *     lstm's backward scratch indexed by the line's place in the whole
  *     batch, not in its block's slot; attention's blocks all writing block
- *     0's part, a worker's share of blocks stopping one short, or every
- *     block's dctx made from block 0's dy
+ *     0's part, a worker's share of blocks stopping one short, every
+ *     block's dctx made from block 0's dy, or the threads sharing a lone
+ *     line's pairs each starting at the first
  *       -> lines_in_blocks_give_each_line_its_own_result
  *   - attention_ws_size counting one block's part fewer
  *       -> never_writes_past_the_workspace_it_asked_for
@@ -511,8 +512,9 @@ static void test_mixer_results_are_bitwise_equal_for_any_thread_count(void **sta
  * at a time, to rounding, for gru, lstm and attention (causal or not),
  * both directions, on 1 and 2 threads (whose second range reuses the
  * recurrences' scratch slot of block 2, and takes attention's second
- * worker scratch). The workspace starts as NaN, so that a block reading
- * what it has not written shows.
+ * worker scratch; the line alone, one block, shares attention's pairs
+ * between the two threads instead). The workspace starts as NaN, so that
+ * a block reading what it has not written shows.
  */
 static void test_mixer_lines_in_blocks_give_each_line_its_own_result(void **state)
 {
@@ -522,11 +524,11 @@ static void test_mixer_lines_in_blocks_give_each_line_its_own_result(void **stat
 	(void)state;
 	for (size_t i = 0; i < 2 * sizeof configs / sizeof *configs; i++) {
 		td_mixer_opts o = config(configs[i / 2]);
-		rig one = rig_new(&o, 1, 32, 5), r; /* the same weights */
+		rig one, r;
 		const size_t n = 32 * o.channels;
 
 		o.threads = 1 + (int)(i % 2);
-		r = rig_new(&o, 70, 32, 5);
+		one = rig_new(&o, 1, 32, 5), r = rig_new(&o, 70, 32, 5); /* the same weights */
 
 		for (size_t k = 0; k < r.ws_len; k++)
 			r.ws[k] = (td_real)NAN;
