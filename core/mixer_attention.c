@@ -757,6 +757,16 @@ static void pair_share(void *arg, size_t w)
 	}
 }
 
+/* The pairs' work for a call: workers share them; unsettled is ds_share's flags, or NULL. */
+static pair_job pairs_of(const td_mixer *m, const att_ws *w, size_t lines, size_t length,
+			 size_t workers, int backward, char *unsettled)
+{
+	const size_t d = m->o.channels / m->o.heads;
+
+	return (pair_job){m, w, lines, length, workers, m->o.channels, d,
+			  (td_real)(1 / sqrt((double)d)), backward, unsettled};
+}
+
 /*
  * Every pair forward (or backward) by share (pair_share, value_share or
  * ds_share), split among the workers (pool.h). Returns whether a worker
@@ -765,18 +775,8 @@ static void pair_share(void *arg, size_t w)
 static int each_pair(const td_mixer *m, const att_ws *w, size_t lines, size_t length, int backward,
 		     void (*share)(void *arg, size_t w))
 {
-	const size_t d = m->o.channels / m->o.heads;
 	char unsettled[TD_POOL_MAX] = {0};
-	pair_job job = {m,
-			w,
-			lines,
-			length,
-			n_workers(m, lines),
-			m->o.channels,
-			d,
-			(td_real)(1 / sqrt((double)d)),
-			backward,
-			unsettled};
+	pair_job job = pairs_of(m, w, lines, length, n_workers(m, lines), backward, unsettled);
 
 	td_pool_run(job.workers, share, &job);
 	return memchr(unsettled, 1, job.workers) != NULL;
@@ -1096,18 +1096,17 @@ static int block_share(void *arg, size_t w0, size_t w1)
 static int by_blocks(td_mixer *m, const att_ws *w, td_real *out, const td_real *in, size_t lines,
 		     size_t length, int backward)
 {
-	const size_t d = m->o.channels / m->o.heads, blocks = n_parts(lines, length);
+	const size_t blocks = n_parts(lines, length);
 	size_t workers = (size_t)m->o.threads < blocks ? (size_t)m->o.threads : blocks;
 	block_job j = {m,
-		       {m, w, lines, length, 0, m->o.channels, d, (td_real)(1 / sqrt((double)d)),
-			backward, NULL},
+		       pairs_of(m, w, lines, length, workers < TD_POOL_MAX ? workers : TD_POOL_MAX,
+				backward, NULL),
 		       out,
 		       in,
 		       blocks,
 		       blocks == 1 ? n_workers(m, lines) : 1};
 	int err;
 
-	j.pj.workers = workers < TD_POOL_MAX ? workers : TD_POOL_MAX;
 	if ((err = td_pool_ranges((int)j.pj.workers, j.pj.workers, block_share, &j)))
 		return err;
 	if (backward)
