@@ -1876,8 +1876,8 @@ mutant {
 mutant {
   name = "lstm-step-gemm-reads-the-first-range",
   file = "core/mixer_lstm.c",
-  find = "length * 4 * h, y + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
-  replace = "length * 4 * h, y + at(s - 1, length, m->o.reverse) * h,",
+  find = "td_gemm(g, 4 * h, y + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
+  replace = "td_gemm(g, 4 * h, y + at(s - 1, length, m->o.reverse) * h,",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a loop split across threads whose inner call still indexes from the start of the whole batch",
   why = "every block's lines take h_{t-1} of the first block's lines",
@@ -2215,8 +2215,8 @@ mutant {
 mutant {
   name = "lstm-backward-takes-the-cell-state-for-its-tanh",
   file = "core/mixer_lstm.c",
-  find = "\t\t\t w->ts + pos * h, sc->hp + q * h, dy + pos * h, h);",
-  replace = "\t\t\t w->s + pos * h, sc->hp + q * h, dy + pos * h, h);",
+  find = "\t\t\t w->ts + r * h, sc->hp + q * h, dy + (l * length + t) * h, h);",
+  replace = "\t\t\t w->s + r * h, sc->hp + q * h, dy + (l * length + t) * h, h);",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a value saved by the forward to spare the backward a recomputation: the backward must read the saved value, not its argument",
   why = "the backward uses s_t where tanh(s_t) belongs",
@@ -2528,6 +2528,36 @@ mutant {
 }
 
 mutant {
+  name = "lstm-step-reads-w-where-it-wants-w-transposed",
+  file = "core/mixer_lstm.c",
+  find = "length * h, w->wt, 4 * h,",
+  replace = "length * h, td_mixer_slab_at(m, m->params, T_W), 4 * h,",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a weight kept in two layouts (as stored, and transposed for a product) where the product reads the wrong one: same size, so nothing faults",
+  why = "every step's x_t W^T reads W's values in W^T's places",
+}
+
+mutant {
+  name = "lstm-step-projects-the-first-block-s-inputs",
+  file = "core/mixer_lstm.c",
+  find = "w->x + (l0 * length + t) * h, length * h,",
+  replace = "w->x + t * h, length * h,",
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
+  designed_against = "a loop split across blocks whose inner call still indexes from the start of the whole batch",
+  why = "every block's gates are made from the first block's inputs",
+}
+
+mutant {
+  name = "lstm-saved-row-counts-the-line-from-the-batch-s-first",
+  file = "core/mixer_lstm.c",
+  find = "\treturn b0 * length + t * (b1 - b0) + (l - b0);",
+  replace = "\treturn b0 * length + t * (b1 - b0) + l;",
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
+  designed_against = "an index into a block's own layout (here step-major) that counts the line from the whole batch's first",
+  why = "every block but the first saves its rows shifted by its first line, over the next block's (the last one's past the gates), so blocks read each other's gates and states",
+}
+
+mutant {
   name = "lstm-step-reads-u-where-it-wants-u-transposed",
   file = "core/mixer_lstm.c",
   find = "\t\t       length * h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);",
@@ -2540,8 +2570,8 @@ mutant {
 mutant {
   name = "lstm-backward-h-before-from-the-step-itself",
   file = "core/mixer_lstm.c",
-  find = "\t\t\tconst td_real *restrict o = w->gates + (l * length + before) * 4 * h + 3 * h;",
-  replace = "\t\t\tconst td_real *restrict o = w->gates + (l * length + t) * 4 * h + 3 * h;",
+  find = "\t\t\tconst td_real *restrict o = w->gates + r * 4 * h + 3 * h;",
+  replace = "\t\t\tconst td_real *restrict o = w->gates + saved_at(l0, l1, length, l, t) * 4 * h + 3 * h;",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a value rebuilt in the backward from saved parts, one of them taken at the wrong step",
   why = "h_{t-1} is rebuilt as o_t tanh(s_{t-1}): dU pairs each step's adjoint with a state that never was",
@@ -2580,8 +2610,8 @@ mutant {
 mutant {
   name = "lstm-backward-scratch-at-the-line-s-own-row",
   file = "core/mixer_lstm.c",
-  find = "\t\tsize_t pos = l * length + t, q = (l - l0) * length + t;",
-  replace = "\t\tsize_t pos = l * length + t, q = l * length + t;",
+  find = "\t\tsize_t q = (l - l0) * length + t;",
+  replace = "\t\tsize_t q = l * length + t;",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "an index into a per-block scratch taken from the whole buffer's layout",
   why = "the blocks past the first write their gate adjoints beyond their slot, and their dx and gradients read the slot's stale rows",
