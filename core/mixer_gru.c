@@ -2,12 +2,13 @@
  * mixer_gru.c - the gated recurrent unit (equations in mixer.h), H = channels.
  *
  * Lines run in blocks (td_mixer_blocks), so that a block's gates stay
- * in the caches from its projection to its steps: the input
- * projections x W^T of a block's lines and steps are one GEMM before its
- * recurrence (b is added where each step's gates read them); each step
- * then needs only gh = h_{t-1} U^T + c, one GEMM over the block's lines
- * at once (the lines' rows are length * H apart, which is just a leading
- * dimension), and at a sweep's first step gh is c itself. The gate blocks
+ * in the caches from its steps forward to its steps backward. Each step
+ * of a block's recurrence takes its lines' input projections x_t W^T
+ * with one GEMM (b is added where the step's gates read them) and gh =
+ * h_{t-1} U^T + c with one more (the lines' rows are length * H apart,
+ * which is just a leading dimension); at a sweep's first step gh is c
+ * itself. The saved gates are step-major within a block
+ * (td_mixer_saved_at), so that a step's rows are one contiguous run. The gate blocks
  * are ordered r, z, n in W, U, b and c. Backward, a block's weight and
  * bias gradients are summed while its dgx and dgh are in the caches, into
  * the block's own part, and the parts are added in block order. The
@@ -19,10 +20,11 @@
  * slots' rows (blocks * td_mixer_slot_rows >= P):
  *   x     [P][H]    a copy of the input (saved)
  *   h     [P][H]    the hidden states = the outputs (saved)
- *   gates [P][4H]   r, z, n and Un h_{t-1} + cn per position (saved)
+ *   gates [P][4H]   r, z, n and Un h_{t-1} + cn per position, step-major
+ *                   by block (saved)
  *   gh    [L][3H]   one step's h_{t-1} U^T + c (forward scratch)
- *   ut    [H][3H]   U^T, which every step's GEMM reads as it is stored
- *                   (forward scratch)
+ *   wt, ut [H][3H]  W^T and U^T, which every step's GEMMs read as they are
+ *                   stored (forward scratch)
  *   dgx   [S][3H]   dL/d(gx) (backward scratch, by slot)
  *   dgh   [S][3H]   dL/d(gh) (backward scratch, by slot)
  *   hp    [S][H]    h_{t-1} per position, 0 at a line's start (backward
@@ -71,7 +73,7 @@ static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t leng
 	int err = td_mixer_size_muladd(&parts, blocks, m->n_params, 0, "the gru workspace");
 
 	if (!err)
-		err = td_mixer_size_muladd(&parts, 3 * h, h, parts, "the gru workspace");
+		err = td_mixer_size_muladd(&parts, 6 * h, h, parts, "the gru workspace");
 	if (!err)
 		err = td_mixer_size_muladd(&per_line, lines, 4 * h, parts, "the gru workspace");
 	if (!err)
@@ -85,7 +87,7 @@ static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t leng
 }
 
 typedef struct {
-	td_real *x, *h, *gates, *gh, *ut, *dgx, *dgh, *hp, *carry, *part;
+	td_real *x, *h, *gates, *gh, *wt, *ut, *dgx, *dgh, *hp, *carry, *part;
 } gru_ws;
 
 static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -98,7 +100,8 @@ static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	w.h = w.x + p * h;
 	w.gates = w.h + p * h;
 	w.gh = w.gates + p * 4 * h;
-	w.ut = w.gh + lines * 3 * h;
+	w.wt = w.gh + lines * 3 * h;
+	w.ut = w.wt + 3 * h * h;
 	w.dgx = w.ut + 3 * h * h;
 	w.dgh = w.dgx + sr * 3 * h;
 	w.hp = w.dgh + sr * 3 * h;
@@ -121,25 +124,32 @@ static size_t at(size_t s, size_t length, int reverse)
 typedef struct {
 	td_mixer *m;
 	gru_ws *w;
-	const td_real *x; /* forward only */
-	td_real *y;	  /* forward only */
+	const td_real *x;  /* forward only */
+	td_real *y;	   /* forward only */
 	const td_real *dy; /* backward only */
 	td_real *dx;	   /* backward only */
 	size_t lines, length, blocks;
 } gru_lines;
 
 /*
- * gh = h_{t-1} U^T + c for lines l0 .. l1-1 at step s >= 1 (at s = 0 it
- * is c itself, which step_forward reads in place), U^T from w->ut: a GEMM
- * would pack U^T from U on every step.
+ * Step s's products for the block of lines l0 .. l1-1: gx = x_t W^T into
+ * the first 3H columns of its gate rows, and for s >= 1 gh = h_{t-1} U^T +
+ * c (at s = 0 gh is c itself, which step_forward reads in place). W^T and
+ * U^T come from w->wt and w->ut: a GEMM would pack them on every step.
  */
-static int step_gh(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t length, size_t s)
+static int step_in(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t length, size_t s)
 {
-	const size_t h = m->o.channels;
+	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
-	const td_real *prev = w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h;
+	const td_real *prev = s ? w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h : NULL;
 	int err;
 
+	if ((err = td_gemm(w->gates + td_mixer_saved_at(l0, l1, length, l0, t) * 4 * h, 4 * h,
+			   w->x + (l0 * length + t) * h, length * h, w->wt, 3 * h, l1 - l0, 3 * h,
+			   h, NULL)))
+		return err;
+	if (s == 0)
+		return 0;
 	if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, w->ut, 3 * h, l1 - l0,
 			   3 * h, h, NULL)))
 		return err;
@@ -190,39 +200,37 @@ static void step_forward(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t le
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
 
 	for (size_t l = l0; l < l1; l++) {
-		td_real *g = w->gates + (l * length + t) * 4 * h, *ht = w->h + (l * length + t) * h;
+		td_real *g = w->gates + td_mixer_saved_at(l0, l1, length, l, t) * 4 * h;
+		td_real *ht = w->h + (l * length + t) * h;
 		const td_real *hp =
 		    s ? w->h + (l * length + at(s - 1, length, m->o.reverse)) * h : NULL;
 
+		if (s + 1 < length) { /* the rows the next step's products read and write */
+			const size_t next = at(s + 1, length, m->o.reverse);
+
+			td_mixer_prefetch(w->x + (l * length + next) * h, h);
+			td_mixer_prefetch_write(
+			    w->gates + td_mixer_saved_at(l0, l1, length, l, next) * 4 * h, 4 * h);
+		}
 		gates_row(g, g + 2 * h, g + 3 * h, b, s ? w->gh + l * 3 * h : c, h);
 		state_row(ht, g + h, g + 2 * h, hp, h);
 	}
 }
 
-/*
- * Blocks k0 .. k1-1 forward: a block's copy of x (saved), its gx = x W^T
- * into the first 3H columns of gates, then its recurrence, so that its
- * gates are still in the caches when its steps read them, and its y.
- */
+/* Blocks k0 .. k1-1 forward: a block's copy of x (saved), its recurrence, then its y. */
 static int forward_blocks(void *arg, size_t k0, size_t k1)
 {
 	const gru_lines *j = arg;
 	const size_t h = j->m->o.channels, t = j->length;
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	o.trans_b = 1;
 	for (size_t k = k0; k < k1; k++) {
 		size_t b0, b1;
 
 		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
 		memcpy(j->w->x + b0 * t * h, j->x + b0 * t * h, (b1 - b0) * t * h * sizeof *j->x);
-		if ((err = td_gemm(j->w->gates + b0 * t * 4 * h, 4 * h, j->w->x + b0 * t * h, h,
-				   td_mixer_slab_at(j->m, j->m->params, T_W), h, (b1 - b0) * t,
-				   3 * h, h, &o)))
-			return err;
 		for (size_t s = 0; s < t; s++) {
-			if (s > 0 && (err = step_gh(j->m, j->w, b0, b1, t, s)))
+			if ((err = step_in(j->m, j->w, b0, b1, t, s)))
 				return err;
 			step_forward(j->m, j->w, b0, b1, t, s);
 		}
@@ -237,6 +245,8 @@ static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, 
 	gru_ws w = carve(m, ws, lines, length);
 	gru_lines j = {m, &w, x, y, NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
 
+	td_transpose(w.wt, 3 * m->o.channels, td_mixer_slab_at(m, m->params, T_W), m->o.channels,
+		     3 * m->o.channels, m->o.channels);
 	td_transpose(w.ut, 3 * m->o.channels, td_mixer_slab_at(m, m->params, T_U), m->o.channels,
 		     3 * m->o.channels, m->o.channels);
 	return td_pool_ranges(m->o.threads, j.blocks, forward_blocks, &j);
@@ -277,14 +287,16 @@ static void step_backward(const td_mixer *m, gru_ws *w, const gru_ws *sc, const 
 	const size_t next = s ? at(s - 1, length, m->o.reverse) : t;
 
 	for (size_t l = l0; l < l1; l++) {
+		const size_t r = td_mixer_saved_at(l0, l1, length, l, t);
+		const size_t rn = td_mixer_saved_at(l0, l1, length, l, next);
 		size_t pos = l * length + t, q = (l - l0) * length + t;
 
 		if (s) { /* the rows the step before reads next (td_mixer_prefetch) */
-			td_mixer_prefetch(w->gates + (l * length + next) * 4 * h, 4 * h);
+			td_mixer_prefetch(w->gates + rn * 4 * h, 4 * h);
 			td_mixer_prefetch(dy + (l * length + next) * h, h);
 		}
 		back_row(sc->dgx + q * 3 * h, sc->dgh + q * 3 * h, w->carry + l * h,
-			 w->gates + pos * 4 * h, dy + pos * h, sc->hp + q * h, h);
+			 w->gates + r * 4 * h, dy + pos * h, sc->hp + q * h, h);
 	}
 }
 
@@ -345,9 +357,10 @@ static int backward_blocks(void *arg, size_t k0, size_t k1)
 			if (s == 0)
 				break; /* h_{-1} is a constant: nothing flows further */
 			/* carry += dgh_t U: [lines x 3H] [3H x H] */
-			err = td_gemm(w->carry + b0 * h, h,
-				      sc.dgh + at(s, length, m->o.reverse) * 3 * h, length * 3 * h,
-				      td_mixer_slab_at(m, m->params, T_U), h, b1 - b0, h, 3 * h, &o);
+			err =
+			    td_gemm(w->carry + b0 * h, h,
+				    sc.dgh + at(s, length, m->o.reverse) * 3 * h, length * 3 * h,
+				    td_mixer_slab_at(m, m->params, T_U), h, b1 - b0, h, 3 * h, &o);
 			if (err)
 				return err;
 		}

@@ -5,12 +5,8 @@
  * recurrence takes its lines' input projections x_t W^T + b + c with one
  * GEMM, adds h_{t-1} U^T with one more, accumulated straight into the
  * step's rows of the gate buffer, and then the gates and the state. The
- * saved rows (s, ts and the gates) are step-major within a block: a
- * step's rows for the block's lines are one contiguous run (saved_at), so
- * that the backward, which reads them from memory a step at a time, reads
- * them in streams the hardware's prefetchers follow (line-major, rows
- * length positions apart, its steps waited on memory: 3.7 ns a value
- * against 1.0 with the rows in the caches).
+ * saved rows (s, ts and the gates) are step-major within a block
+ * (td_mixer_saved_at), so that a step's rows are one contiguous run.
  * Unlike the GRU's candidate, no gate needs U h_{t-1} apart from W x_t, so
  * both biases are folded in up front and one adjoint dg serves W, U, b and
  * c alike. The gate blocks are ordered i, f, g, o in W, U, b and c
@@ -125,16 +121,6 @@ static size_t at(size_t s, size_t length, int reverse)
 }
 
 /*
- * The saved row of line l at position t, the line in the block of lines
- * b0 .. b1-1: the block's rows are those of x's layout, b0 * length on,
- * ordered by position, then line.
- */
-static size_t saved_at(size_t b0, size_t b1, size_t length, size_t l, size_t t)
-{
-	return b0 * length + t * (b1 - b0) + (l - b0);
-}
-
-/*
  * The blocks of one call, forward or backward: a thread runs a range of
  * them (td_pool_ranges). Every line's recurrence is its own; the GEMMs
  * inside run on one thread, over the block's rows.
@@ -142,8 +128,8 @@ static size_t saved_at(size_t b0, size_t b1, size_t length, size_t l, size_t t)
 typedef struct {
 	td_mixer *m;
 	lstm_ws *w;
-	const td_real *x; /* forward only */
-	td_real *y;	  /* forward only */
+	const td_real *x;  /* forward only */
+	td_real *y;	   /* forward only */
 	const td_real *dy; /* backward only */
 	td_real *dx;	   /* backward only */
 	size_t lines, length, blocks;
@@ -155,16 +141,16 @@ typedef struct {
  * would pack it from W on every step), then for s >= 1 += h_{t-1} U^T, U^T
  * from w->ut and h_{t-1} from the output y.
  */
-static int step_in(td_mixer *m, lstm_ws *w, const td_real *y, size_t l0, size_t l1,
-		   size_t length, size_t s)
+static int step_in(td_mixer *m, lstm_ws *w, const td_real *y, size_t l0, size_t l1, size_t length,
+		   size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 	const td_real *b = td_mixer_slab_at(m, m->params, T_B);
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
-	td_real *g = w->gates + saved_at(l0, l1, length, l0, t) * 4 * h;
+	td_real *g = w->gates + td_mixer_saved_at(l0, l1, length, l0, t) * 4 * h;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
-	int err = td_gemm(g, 4 * h, w->x + (l0 * length + t) * h, length * h, w->wt, 4 * h,
-			  l1 - l0, 4 * h, h, &o);
+	int err = td_gemm(g, 4 * h, w->x + (l0 * length + t) * h, length * h, w->wt, 4 * h, l1 - l0,
+			  4 * h, h, &o);
 
 	if (err)
 		return err;
@@ -224,12 +210,19 @@ static void step_forward(td_mixer *m, lstm_ws *w, td_real *y, size_t l0, size_t 
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
 
 	for (size_t l = l0; l < l1; l++) {
-		size_t r = saved_at(l0, l1, length, l, t);
+		size_t r = td_mixer_saved_at(l0, l1, length, l, t);
 		td_real *g = w->gates + r * 4 * h;
+		const size_t before = s ? at(s - 1, length, m->o.reverse) : t;
 		const td_real *sp =
-		    s ? w->s + saved_at(l0, l1, length, l, at(s - 1, length, m->o.reverse)) * h
-		      : NULL;
+		    s ? w->s + td_mixer_saved_at(l0, l1, length, l, before) * h : NULL;
 
+		if (s + 1 < length) { /* the rows the next step's products read and write */
+			const size_t next = at(s + 1, length, m->o.reverse);
+
+			td_mixer_prefetch(w->x + (l * length + next) * h, h);
+			td_mixer_prefetch_write(
+			    w->gates + td_mixer_saved_at(l0, l1, length, l, next) * 4 * h, 4 * h);
+		}
 		gates_row(g, g + 2 * h, g + 3 * h, h);
 		state_row(w->s + r * h, w->ts + r * h, y + (l * length + t) * h, g, sp, h);
 	}
@@ -310,7 +303,8 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const lstm_ws *sc, cons
 	const size_t next = s ? at(s - 1, length, m->o.reverse) : t;
 
 	for (size_t l = l0; l < l1; l++) {
-		size_t r = saved_at(l0, l1, length, l, t), rn = saved_at(l0, l1, length, l, next);
+		const size_t r = td_mixer_saved_at(l0, l1, length, l, t);
+		const size_t rn = td_mixer_saved_at(l0, l1, length, l, next);
 		size_t q = (l - l0) * length + t;
 
 		if (s) { /* the rows the step before reads next (td_mixer_prefetch) */
@@ -330,8 +324,8 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const lstm_ws *sc, cons
  * column sums of dg, rows ascending. The block's positions are p0 .. p1-1;
  * sc is its slot.
  */
-static int block_grads(td_mixer *m, lstm_ws *w, const lstm_ws *sc, size_t k, size_t p0,
-		       size_t p1, size_t length)
+static int block_grads(td_mixer *m, lstm_ws *w, const lstm_ws *sc, size_t k, size_t p0, size_t p1,
+		       size_t length)
 {
 	const size_t h = m->o.channels, h4 = 4 * h;
 	td_real *part = w->part + k * m->n_params;
@@ -355,14 +349,15 @@ static int block_grads(td_mixer *m, lstm_ws *w, const lstm_ws *sc, size_t k, siz
  * first step. h_{t-1} is o ts at the step before, the product state_row
  * made h_t with, so the same bits.
  */
-static void prev_rows(td_real *hp, const lstm_ws *w, size_t l0, size_t l1, size_t length,
-		      size_t h, int reverse, int what)
+static void prev_rows(td_real *hp, const lstm_ws *w, size_t l0, size_t l1, size_t length, size_t h,
+		      int reverse, int what)
 {
 	for (size_t l = l0; l < l1; l++) {
 		memset(hp + ((l - l0) * length + at(0, length, reverse)) * h, 0, h * sizeof *hp);
 		for (size_t s = 1; s < length; s++) {
 			const size_t t = at(s, length, reverse);
-			const size_t r = saved_at(l0, l1, length, l, at(s - 1, length, reverse));
+			const size_t r =
+			    td_mixer_saved_at(l0, l1, length, l, at(s - 1, length, reverse));
 			td_real *restrict dst = hp + ((l - l0) * length + t) * h;
 			const td_real *restrict o = w->gates + r * 4 * h + 3 * h;
 			const td_real *restrict ts = w->ts + r * h;
@@ -404,9 +399,10 @@ static int backward_blocks(void *arg, size_t k0, size_t k1)
 			if (s == 0)
 				break; /* h_{-1} is a constant: nothing flows further */
 			/* dh_{t-1} = dg_t U: [lines x 4H] [4H x H]; h_{t-1} reaches nothing else */
-			err = td_gemm(w->dh + b0 * h, h, sc.dg + at(s, length, m->o.reverse) * 4 * h,
-				      length * 4 * h, td_mixer_slab_at(m, m->params, T_U), h,
-				      b1 - b0, h, 4 * h, &o);
+			err =
+			    td_gemm(w->dh + b0 * h, h, sc.dg + at(s, length, m->o.reverse) * 4 * h,
+				    length * 4 * h, td_mixer_slab_at(m, m->params, T_U), h, b1 - b0,
+				    h, 4 * h, &o);
 			if (err)
 				return err;
 		}

@@ -2518,6 +2518,26 @@ mutant {
 }
 
 mutant {
+  name = "gru-step-reads-w-where-it-wants-w-transposed",
+  file = "core/mixer_gru.c",
+  find = "length * h, w->wt, 3 * h,",
+  replace = "length * h, td_mixer_slab_at(m, m->params, T_W), 3 * h,",
+  guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward" },
+  designed_against = "a weight kept in two layouts (as stored, and transposed for a product) where the product reads the wrong one: same size, so nothing faults",
+  why = "every step's x_t W^T reads W's values in W^T's places",
+}
+
+mutant {
+  name = "gru-step-projects-the-first-block-s-inputs",
+  file = "core/mixer_gru.c",
+  find = "w->x + (l0 * length + t) * h, length * h,",
+  replace = "w->x + t * h, length * h,",
+  guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
+  designed_against = "a loop split across blocks whose inner call still indexes from the start of the whole batch",
+  why = "every block's gates are made from the first block's inputs",
+}
+
+mutant {
   name = "gru-step-reads-u-where-it-wants-u-transposed",
   file = "core/mixer_gru.c",
   find = "\tif ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, w->ut, 3 * h, l1 - l0,",
@@ -2548,8 +2568,8 @@ mutant {
 }
 
 mutant {
-  name = "lstm-saved-row-counts-the-line-from-the-batch-s-first",
-  file = "core/mixer_lstm.c",
+  name = "recurrence-saved-row-counts-the-line-from-the-batch-s-first",
+  file = "core/mixer_int.h",
   find = "\treturn b0 * length + t * (b1 - b0) + (l - b0);",
   replace = "\treturn b0 * length + t * (b1 - b0) + l;",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
@@ -2571,7 +2591,7 @@ mutant {
   name = "lstm-backward-h-before-from-the-step-itself",
   file = "core/mixer_lstm.c",
   find = "\t\t\tconst td_real *restrict o = w->gates + r * 4 * h + 3 * h;",
-  replace = "\t\t\tconst td_real *restrict o = w->gates + saved_at(l0, l1, length, l, t) * 4 * h + 3 * h;",
+  replace = "\t\t\tconst td_real *restrict o = w->gates + td_mixer_saved_at(l0, l1, length, l, t) * 4 * h + 3 * h;",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a value rebuilt in the backward from saved parts, one of them taken at the wrong step",
   why = "h_{t-1} is rebuilt as o_t tanh(s_{t-1}): dU pairs each step's adjoint with a state that never was",
