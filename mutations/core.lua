@@ -2578,6 +2578,36 @@ mutant {
 }
 
 mutant {
+  name = "lstm-dx-reads-the-gate-adjoints-unpadded",
+  file = "core/mixer_lstm.c",
+  find = "if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, dg_ld(h),",
+  replace = "if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, 4 * h,",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a buffer whose rows are padded for speed, read by one of its users as if they were not",
+  why = "where 4H is a multiple of 32 (the wide fixture's channels 8), dx reads each position's gate adjoints 16 values per row early",
+}
+
+mutant {
+  name = "lstm-bias-sums-the-gate-adjoints-unpadded",
+  file = "core/mixer_lstm.c",
+  find = "\t\t\tdb[c] += sc->dg[i * dg_ld(h) + c];",
+  replace = "\t\t\tdb[c] += sc->dg[i * 4 * h + c];",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a buffer whose rows are padded for speed, read by one of its users as if they were not",
+  why = "where 4H is a multiple of 32, db and dc sum the padded rows at the unpadded stride",
+}
+
+mutant {
+  name = "lstm-workspace-without-the-adjoint-padding",
+  file = "core/mixer_lstm.c",
+  find = "err = td_mixer_size_muladd(&slots, rows, dg_ld(h) + h, fixed, \"the lstm workspace\");",
+  replace = "err = td_mixer_size_muladd(&slots, rows, 5 * h, fixed, \"the lstm workspace\");",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "the workspace a kind asks for must cover everything it carves (DEBUG.md #7's class)",
+  why = "asks for 4H values per slot row of gate adjoints where the carving pads them to 4H + 16 (channels 8)",
+}
+
+mutant {
   name = "lstm-step-reads-u-where-it-wants-u-transposed",
   file = "core/mixer_lstm.c",
   find = "\t\t       length * h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);",

@@ -415,29 +415,35 @@ static void test_mixer_backward_adds_parameter_gradients_and_overwrites_dx(void 
 }
 
 /* Lines of 5, and 9 lines of one step (attention's group of 8 and one more). */
+/* Runs o forward and backward on a workspace with 64 values to spare, and fails if it wrote them. */
+static void check_ws_bound(td_mixer_opts o, size_t lines, size_t length)
+{
+	rig r = rig_new(&o, lines, length, 2);
+	td_real *ws = malloc((r.ws_len + 64) * sizeof *ws);
+
+	assert_non_null(ws);
+	for (size_t k = 0; k < r.ws_len + 64; k++)
+		ws[k] = 1234;
+	assert_int_equal(td_mixer_forward(r.m, r.y, r.x, lines, length, ws, r.ws_len), 0);
+	assert_int_equal(td_mixer_backward(r.m, r.dx, r.dy, lines, length, ws, r.ws_len), 0);
+	for (size_t k = r.ws_len; k < r.ws_len + 64; k++)
+		if (ws[k] != 1234)
+			fail_msg("%s: wrote ws[%zu], past the %zu values asked for (%zu x %zu)",
+				 label(&r), k, r.ws_len, lines, length);
+	free(ws);
+	rig_free(&r);
+}
+
 static void test_mixer_never_writes_past_the_workspace_it_asked_for(void **state)
 {
 	static const size_t shape[][2] = {{3, 5}, {9, 1}};
+	td_mixer_opts wide = config(10); /* the lstm */
 
 	(void)state;
-	for (int i = 0; i < 2 * N_CONFIGS; i++) {
-		td_mixer_opts o = config(i / 2);
-		const size_t lines = shape[i % 2][0], length = shape[i % 2][1];
-		rig r = rig_new(&o, lines, length, 2);
-		td_real *ws = malloc((r.ws_len + 64) * sizeof *ws);
-
-		assert_non_null(ws);
-		for (size_t k = 0; k < r.ws_len + 64; k++)
-			ws[k] = 1234;
-		assert_int_equal(td_mixer_forward(r.m, r.y, r.x, lines, length, ws, r.ws_len), 0);
-		assert_int_equal(td_mixer_backward(r.m, r.dx, r.dy, lines, length, ws, r.ws_len), 0);
-		for (size_t k = r.ws_len; k < r.ws_len + 64; k++)
-			if (ws[k] != 1234)
-				fail_msg("%s: wrote ws[%zu], past the %zu values asked for (%zu x %zu)",
-					 label(&r), k, r.ws_len, lines, length);
-		free(ws);
-		rig_free(&r);
-	}
+	for (int i = 0; i < 2 * N_CONFIGS; i++)
+		check_ws_bound(config(i / 2), shape[i % 2][0], shape[i % 2][1]);
+	wide.channels = 8; /* 4H = 32: its gate adjoint rows are padded (mixer_lstm.c's dg_ld) */
+	check_ws_bound(wide, 3, 5);
 }
 
 /* A workspace full of NaN changes nothing: a mixer reads only what it wrote there. */
