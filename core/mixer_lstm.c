@@ -54,16 +54,19 @@
 enum { T_W, T_U, T_B, T_C };
 
 /*
- * dg's row stride: 4H, or 4H + 16 where 4H is a multiple of 32, so that
- * a row stride of whole 64-byte lines is an odd number of them. The
- * weight gradients read dg down its columns (dg^T x), and rows an even
- * number of lines apart fall on part of the L1 cache's sets: at H = 32,
- * rows 512 bytes apart, dW and dU ran at 70 GFLOP/s, against 81 on rows
- * 576 bytes apart.
+ * dg's row stride: 4H, or 4H + 16 where 4H is a multiple of 32 and a
+ * slot holds at most 2048 rows, so that a row stride of whole 64-byte
+ * lines is an odd number of them. The weight gradients read dg down its
+ * columns (dg^T x), and rows an even number of lines apart fall on part
+ * of the L1 cache's sets: at H = 32, on a slot of 980 rows in the caches,
+ * dW and dU ran at 70 GFLOP/s on rows 512 bytes apart and at 81 on rows
+ * 576 bytes apart. A larger slot (lines longer than 32 steps) comes from
+ * memory, where the padded rows were the slower (12544 rows: 61 against
+ * 50 GFLOP/s).
  */
-static size_t dg_ld(size_t h)
+static size_t dg_ld(size_t h, size_t lines, size_t length)
 {
-	return 4 * h % 32 ? 4 * h : 4 * h + 16;
+	return 4 * h % 32 || td_mixer_slot_rows(lines, length) > 2048 ? 4 * h : 4 * h + 16;
 }
 
 static int lstm_setup(td_mixer *m)
@@ -97,7 +100,8 @@ static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 		err = td_mixer_size_muladd(&rows, blocks, td_mixer_slot_rows(lines, length), 0,
 					   "the lstm workspace");
 	if (!err)
-		err = td_mixer_size_muladd(&slots, rows, dg_ld(h) + h, fixed, "the lstm workspace");
+		err = td_mixer_size_muladd(&slots, rows, dg_ld(h, lines, length) + h, fixed,
+					   "the lstm workspace");
 	if (!err)
 		err = td_mixer_size_muladd(out, lines * length, 7 * h, slots, "the lstm workspace");
 	return err;
@@ -105,6 +109,7 @@ static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 
 typedef struct {
 	td_real *x, *s, *ts, *gates, *dg, *hp, *dh, *ds, *wt, *ut, *part;
+	size_t ld; /* dg's row stride (dg_ld) */
 } lstm_ws;
 
 static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -118,7 +123,8 @@ static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length
 	w.ts = w.s + p * h;
 	w.gates = w.ts + p * h;
 	w.dg = w.gates + p * 4 * h;
-	w.hp = w.dg + sr * dg_ld(h);
+	w.ld = dg_ld(h, lines, length);
+	w.hp = w.dg + sr * w.ld;
 	w.dh = w.hp + sr * h;
 	w.ds = w.dh + lines * h;
 	w.wt = w.ds + lines * h;
@@ -325,7 +331,7 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const lstm_ws *sc, cons
 			td_mixer_prefetch(w->ts + rn * h, h);
 			td_mixer_prefetch(dy + (l * length + next) * h, h);
 		}
-		back_row(sc->dg + q * dg_ld(h), w->dh + l * h, w->ds + l * h, w->gates + r * 4 * h,
+		back_row(sc->dg + q * sc->ld, w->dh + l * h, w->ds + l * h, w->gates + r * 4 * h,
 			 w->ts + r * h, sc->hp + q * h, dy + (l * length + t) * h, h);
 	}
 }
@@ -343,7 +349,7 @@ static int block_grads(td_mixer *m, lstm_ws *w, const lstm_ws *sc, size_t k, siz
 	const size_t h = m->o.channels, h4 = 4 * h;
 	td_real *part = w->part + k * m->n_params;
 	td_real *db = td_mixer_slab_at(m, part, T_B);
-	int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dg, sc->dg, dg_ld(h), w->x + p0 * h,
+	int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dg, sc->dg, sc->ld, w->x + p0 * h,
 					 sc->hp, p1 - p0, length);
 
 	if (err)
@@ -351,7 +357,7 @@ static int block_grads(td_mixer *m, lstm_ws *w, const lstm_ws *sc, size_t k, siz
 	memset(db, 0, h4 * sizeof *db);
 	for (size_t i = 0; i < p1 - p0; i++)
 		for (size_t c = 0; c < h4; c++)
-			db[c] += sc->dg[i * dg_ld(h) + c];
+			db[c] += sc->dg[i * sc->ld + c];
 	memcpy(td_mixer_slab_at(m, part, T_C), db, h4 * sizeof *db);
 	return 0;
 }
@@ -399,7 +405,7 @@ static int backward_blocks(void *arg, size_t k0, size_t k1)
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	sc.dg += slot * dg_ld(h), sc.hp += slot * h;
+	sc.dg += slot * w->ld, sc.hp += slot * h;
 	for (size_t k = k0; k < k1; k++) {
 		size_t b0, b1;
 
@@ -413,14 +419,14 @@ static int backward_blocks(void *arg, size_t k0, size_t k1)
 				break; /* h_{-1} is a constant: nothing flows further */
 			/* dh_{t-1} = dg_t U: [lines x 4H] [4H x H]; h_{t-1} reaches nothing else */
 			err =
-			    td_gemm(w->dh + b0 * h, h, sc.dg + at(s, length, m->o.reverse) * dg_ld(h),
-				    length * dg_ld(h), td_mixer_slab_at(m, m->params, T_U), h, b1 - b0,
+			    td_gemm(w->dh + b0 * h, h, sc.dg + at(s, length, m->o.reverse) * w->ld,
+				    length * w->ld, td_mixer_slab_at(m, m->params, T_U), h, b1 - b0,
 				    h, 4 * h, &o);
 			if (err)
 				return err;
 		}
 		/* dx = dg W: [positions x 4H] [4H x H] */
-		if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, dg_ld(h),
+		if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, w->ld,
 				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
 				   4 * h, &o)))
 			return err;

@@ -2580,7 +2580,7 @@ mutant {
 mutant {
   name = "lstm-dx-reads-the-gate-adjoints-unpadded",
   file = "core/mixer_lstm.c",
-  find = "if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, dg_ld(h),",
+  find = "if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, w->ld,",
   replace = "if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, 4 * h,",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a buffer whose rows are padded for speed, read by one of its users as if they were not",
@@ -2590,7 +2590,7 @@ mutant {
 mutant {
   name = "lstm-bias-sums-the-gate-adjoints-unpadded",
   file = "core/mixer_lstm.c",
-  find = "\t\t\tdb[c] += sc->dg[i * dg_ld(h) + c];",
+  find = "\t\t\tdb[c] += sc->dg[i * sc->ld + c];",
   replace = "\t\t\tdb[c] += sc->dg[i * 4 * h + c];",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a buffer whose rows are padded for speed, read by one of its users as if they were not",
@@ -2600,8 +2600,8 @@ mutant {
 mutant {
   name = "lstm-workspace-without-the-adjoint-padding",
   file = "core/mixer_lstm.c",
-  find = "err = td_mixer_size_muladd(&slots, rows, dg_ld(h) + h, fixed, \"the lstm workspace\");",
-  replace = "err = td_mixer_size_muladd(&slots, rows, 5 * h, fixed, \"the lstm workspace\");",
+  find = "err = td_mixer_size_muladd(&slots, rows, dg_ld(h, lines, length) + h, fixed,",
+  replace = "err = td_mixer_size_muladd(&slots, rows, 5 * h, fixed,",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   designed_against = "the workspace a kind asks for must cover everything it carves (DEBUG.md #7's class)",
   why = "asks for 4H values per slot row of gate adjoints where the carving pads them to 4H + 16 (channels 8)",
