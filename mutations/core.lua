@@ -993,11 +993,31 @@ mutant {
 mutant {
   name = "gemm-kernel-sums-k-backwards",
   file = "core/gemm_kernel.inc",
-  find = "\tfor (size_t p = 0; p < kc; p++) {\n\t\tconst KNAME(vec) b0 = KNAME(vload)(b + p * brs), b1",
-  replace = "\tfor (size_t p = kc; p-- > 0;) {\n\t\tconst KNAME(vec) b0 = KNAME(vload)(b + p * brs), b1",
+  find = "\tfor (size_t p = 0; p < kc; p++) {\n\t\tconst KNAME(vec) b0 = KNAME(vload)(b + p * brs), b1 = KNAME(vload)(b + p * brs + KLANES);\n\t\tconst td_real *ap = a + p * aps;\n\t\tconst td_real a0 = ap[0]",
+  replace = "\tfor (size_t p = kc; p-- > 0;) {\n\t\tconst KNAME(vec) b0 = KNAME(vload)(b + p * brs), b1 = KNAME(vload)(b + p * brs + KLANES);\n\t\tconst td_real *ap = a + p * aps;\n\t\tconst td_real a0 = ap[0]",
   guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
   designed_against = "a faster kernel that reorders a sum: results agree to rounding with a reference, and differ in the last bits from the documented order and from other kernels",
   why = "runs the register block's k loop from the end of the panel",
+}
+
+mutant {
+  name = "gemm-six-row-block-sums-k-backwards",
+  file = "core/gemm_kernel.inc",
+  find = "\tfor (size_t p = 0; p < kc; p++) {\n\t\tconst KNAME(vec) b0 = KNAME(vload)(b + p * brs), b1 = KNAME(vload)(b + p * brs + KLANES);\n\t\tconst td_real *ap = a + p * aps;\n\n\t\tc00 += ap[0] * b0",
+  replace = "\tfor (size_t p = kc; p-- > 0;) {\n\t\tconst KNAME(vec) b0 = KNAME(vload)(b + p * brs), b1 = KNAME(vload)(b + p * brs + KLANES);\n\t\tconst td_real *ap = a + p * aps;\n\n\t\tc00 += ap[0] * b0",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a wider register block added for speed must keep the order every other block keeps",
+  why = "runs the six-row block's k loop from the end of the panel",
+}
+
+mutant {
+  name = "gemm-six-row-block-reads-a-row-twice",
+  file = "core/gemm_kernel.inc",
+  find = "c50 += ap[5 * ars] * b0",
+  replace = "c50 += ap[4 * ars] * b0",
+  guards = { "test_gemm_matches_a_naive_triple_loop" },
+  designed_against = "an unrolled register block whose last row copies its neighbour's index",
+  why = "the sixth row's first vector of sums takes the fifth row's A",
 }
 
 mutant {

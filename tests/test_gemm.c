@@ -39,6 +39,11 @@
  *     (`p = 0; p < kc; p++` -> `p = kc; p-- > 0;`), which the naive
  *     comparison and the thread-count test both tolerate
  *       -> every_element_is_its_sum_in_k_order_bitwise
+ *   - micro_6x2, the six-row block, summing k backwards (as micro_4x2
+ *     above) -> every_element_is_its_sum_in_k_order_bitwise; its sixth
+ *     row's first vector taking the fifth row's A (`ap[5 * ars] * b0` ->
+ *     `ap[4 * ars] * b0`) -> matches_a_naive_triple_loop and
+ *     every_element_is_its_sum_in_k_order_bitwise
  *   - split_rows not recounting the row blocks it cut smaller (its
  *     n_bi line dropped) -> results_are_bitwise_equal_for_any_thread_count
  *   - a swapped job (A^T B or A B with fewer than 8 columns, computed as
@@ -255,7 +260,9 @@ static int order_cases(void)
 	 * C fits one tile, taken panel by panel (run_panels); A^T B and A B
 	 * with fewer than 8 columns, computed as C^T (swap_pays): one panel
 	 * (which the kernel must not write into C directly) and several, rows of 4 and
-	 * fewer, C^T wider than a column block
+	 * fewer, C^T wider than a column block; blocks of 6 rows (micro_6x2)
+	 * followed by blocks of 4, by one row, or by nothing, over one
+	 * panel and several
 	 */
 	static const size_t sizes[][3] = {{4, 8, 3},	{5, 9, 7},	{3, 3, 8},
 					  {4, 16, 5},	{9, 35, 4},	{33, 129, 2},
@@ -263,7 +270,9 @@ static int order_cases(void)
 					  {4, 12, 5},	{6, 28, 9},	{8, 8, 1},
 					  {2, 3, 10},	{1, 1, 64},	{40, 20, 100},
 					  {70, 33, 200}, {40, 1, 300},	{33, 7, 130},
-					  {300, 2, 70},	{9, 4, 65},	{20, 3, 10}};
+					  {300, 2, 70},	{9, 4, 65},	{20, 3, 10},
+					  {32, 32, 70},	{7, 16, 9},	{13, 48, 130},
+					  {12, 32, 5}};
 	int bad = 0;
 
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
