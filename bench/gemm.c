@@ -37,8 +37,9 @@ static const shape shapes[] = {
     {"attention dx = dqkv Wqkv", 25088, 32, 96, 0, 0},
     {"attention block qkv (1024 rows)", 1024, 96, 32, 0, 1},
     {"attention block dWqkv", 96, 32, 1024, 1, 0},
-    {"GRU step (35 lines) h U^T", 35, 96, 32, 0, 1},
-    {"LSTM step (35 lines) h U^T", 35, 128, 32, 0, 1},
+    {"GRU step (35 lines) h U^T, U^T stored", 35, 96, 32, 0, 0},
+    {"LSTM step (35 lines) h U^T, U^T stored", 35, 128, 32, 0, 0},
+    {"LSTM step backward (35 lines) dg U", 35, 32, 128, 0, 0},
 };
 
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])
