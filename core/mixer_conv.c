@@ -10,14 +10,14 @@
  * run across channels.
  *
  * Workspace: x [lines * length][C], a copy of the input (saved by forward),
- * then backward's scratch: per group of CONV_GROUP channels, dw [K][group]
- * and dbias [group]. A gradient is summed whole there and added to the
- * slab once, so a backward adds exactly this call's gradient.
+ * then backward's scratch: the sums [K + 1][C], dw's K rows and dbias. A
+ * gradient is summed whole there and added to the slab once, so a
+ * backward adds exactly this call's gradient.
  *
  * Threads (td_pool_ranges) take ranges of lines for y and dx, whose sums
- * stay within a line, and ranges of channel groups for the weight
- * gradients, whose sums run over every line: each sum is in the same
- * order whichever thread runs it.
+ * stay within a line, and ranges of the sums' rows for the weight and
+ * bias gradients, whose sums run over every line in (line, position)
+ * order: each sum is in the same order whichever thread runs it.
  *
  * Must never: read outside the line (a tap that falls off either end adds
  * nothing), or sum in an order that depends on anything but the sizes.
@@ -31,8 +31,6 @@
 #include "pool.h"
 
 enum { T_W, T_BIAS };
-
-enum { CONV_GROUP = 16 }; /* channels whose weight gradients one thread sums (64 bytes) */
 
 static int conv_setup(td_mixer *m)
 {
@@ -53,16 +51,10 @@ static int conv_setup(td_mixer *m)
 	return 0;
 }
 
-/* The channels in groups of CONV_GROUP, the last one possibly short. */
-static size_t groups(const td_mixer *m)
-{
-	return (m->o.channels + CONV_GROUP - 1) / CONV_GROUP;
-}
-
 static int conv_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
 	size_t positions = lines * length, sums;
-	int err = td_mixer_size_muladd(&sums, groups(m) * CONV_GROUP, m->o.kernel_size + 1, 0,
+	int err = td_mixer_size_muladd(&sums, m->o.channels, m->o.kernel_size + 1, 0,
 				       "the conv workspace");
 
 	return err ? err
@@ -162,60 +154,98 @@ static int dx_lines(void *arg, size_t l0, size_t l1)
 }
 
 /*
- * One group's sums at position t of line l: acc [K + 1][CONV_GROUP] gets
- * dy[t] x[src] for each tap, then dy[t] for the bias, for the n channels
- * from k0. Inlined with n a constant for whole groups, so that it
- * vectorises.
+ * The weight and bias gradients are rows of sums over every (line,
+ * position): row i < K is tap i's dw, row K the bias's. A thread takes a
+ * range of rows and, line by line, each of its rows for the positions
+ * whose tap is on the line, ascending, into [K + 1][C] scratch, then adds
+ * its rows to the slab once. Each sum thus takes its terms in (line,
+ * position) order whichever thread runs it and however the rows are
+ * shared; the sums of VECS vectors of channels stay in registers for a
+ * line's positions (each sum is a chain of dependent adds: a line of
+ * them at once overlaps VECS chains, where a sum in memory waited on its
+ * store at every position).
  */
-static inline void group_sums_at(const conv_job *j, td_real *restrict acc, size_t l, size_t t,
-				 size_t k0, size_t n)
+enum { LANES = 8, VECS = 4 }; /* vectors' lanes; vectors of sums held at once */
+
+typedef td_real cvec __attribute__((vector_size(LANES * sizeof(td_real))));
+/* In the double build a cvec is 64 bytes, which GCC warns changes the ABI: these are static. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+static cvec cload(const td_real *p)
 {
-	const td_mixer *m = j->m;
-	const size_t c = m->o.channels, taps = m->o.kernel_size;
-	const td_real *dyt = j->dy + (l * j->length + t) * c + k0;
+	cvec v;
 
-	for (size_t k = 0; k < n; k++)
-		acc[taps * CONV_GROUP + k] += dyt[k];
-	for (size_t i = 0; i < taps; i++) {
-		size_t src = tap(m, t, i, j->length);
-		const td_real *xs;
+	memcpy(&v, p, sizeof v); /* rows are only td_real-aligned */
+	return v;
+}
 
-		if (src == SIZE_MAX)
-			break; /* later taps are further off */
-		xs = j->ws + (l * j->length + src) * c + k0;
-		for (size_t k = 0; k < n; k++)
-			acc[i * CONV_GROUP + k] += dyt[k] * xs[k];
-	}
+static void cstore(td_real *p, cvec v)
+{
+	memcpy(p, &v, sizeof v);
 }
 
 /*
- * Channel groups g0 .. g1-1 (CONV_GROUP channels each): their weight and
- * bias gradients, each summed over every (line, position) in order in the
- * group's own scratch [K + 1][CONV_GROUP] (contiguous, so two threads
- * never write one cache line), then added to the slab once.
+ * acc[v LANES ..] += the sum over n positions, ascending, of dy's row
+ * times xs's (dy's row alone when xs is NULL), rows c apart, for V <=
+ * VECS vectors of channels. Inlined with constant V, so that the sums
+ * stay in registers.
  */
-static int grad_groups(void *arg, size_t g0, size_t g1)
+static inline __attribute__((always_inline)) void
+row_vectors(td_real *restrict acc, const td_real *dy, const td_real *xs, size_t c, size_t n,
+	    size_t V)
+{
+	cvec sum[VECS];
+
+	for (size_t v = 0; v < V; v++)
+		sum[v] = cload(acc + v * LANES);
+	for (size_t t = 0; t < n; t++)
+#pragma GCC unroll 4
+		for (size_t v = 0; v < V; v++)
+			sum[v] += xs ? cload(dy + t * c + v * LANES) * cload(xs + t * c + v * LANES)
+				     : cload(dy + t * c + v * LANES);
+	for (size_t v = 0; v < V; v++)
+		cstore(acc + v * LANES, sum[v]);
+}
+
+/* Row i of the sums (row K: the bias's) for line l: acc[k] for every channel k. */
+static void line_row(const conv_job *j, td_real *restrict acc, size_t l, size_t i)
+{
+	const td_mixer *m = j->m;
+	const size_t c = m->o.channels, len = j->length, taps = m->o.kernel_size;
+	const size_t off = i < taps ? i * m->o.dilation : 0;
+	const td_real *dy, *xs = NULL;
+	size_t k = 0, n;
+
+	if (off >= len)
+		return; /* the tap is off the line at every position */
+	n = len - off; /* positions t >= off read t - off; reverse, t < len - off read t + off */
+	dy = j->dy + (l * len + (m->o.reverse ? 0 : off)) * c;
+	if (i < taps)
+		xs = j->ws + (l * len + (m->o.reverse ? off : 0)) * c;
+	for (; k + VECS * LANES <= c; k += VECS * LANES)
+		row_vectors(acc + k, dy + k, xs ? xs + k : NULL, c, n, VECS);
+	for (; k + LANES <= c; k += LANES)
+		row_vectors(acc + k, dy + k, xs ? xs + k : NULL, c, n, 1);
+	for (; k < c; k++)
+		for (size_t t = 0; t < n; t++)
+			acc[k] += xs ? dy[t * c + k] * xs[t * c + k] : dy[t * c + k];
+}
+
+/* Rows r0 .. r1-1 of the sums (above), summed over every line, then added to the slab. */
+static int grad_rows(void *arg, size_t r0, size_t r1)
 {
 	const conv_job *j = arg;
 	const td_mixer *m = j->m;
-	const size_t c = m->o.channels, taps = m->o.kernel_size;
+	const size_t c = m->o.channels;
 	td_real *g = td_mixer_slab_at(m, m->grads, T_W); /* w [K][C], then bias [C] */
+	td_real *acc = j->ws + j->lines * j->length * c;
 
-	for (size_t grp = g0; grp < g1; grp++) {
-		const size_t k0 = grp * CONV_GROUP, n = c - k0 < CONV_GROUP ? c - k0 : CONV_GROUP;
-		td_real *acc = j->ws + j->lines * j->length * c + grp * (taps + 1) * CONV_GROUP;
-
-		memset(acc, 0, (taps + 1) * CONV_GROUP * sizeof *acc);
-		for (size_t l = 0; l < j->lines; l++)
-			for (size_t t = 0; t < j->length; t++)
-				if (n == CONV_GROUP)
-					group_sums_at(j, acc, l, t, k0, CONV_GROUP);
-				else
-					group_sums_at(j, acc, l, t, k0, n);
-		for (size_t i = 0; i <= taps; i++)
-			for (size_t k = 0; k < n; k++)
-				g[i * c + k0 + k] += acc[i * CONV_GROUP + k];
-	}
+	memset(acc + r0 * c, 0, (r1 - r0) * c * sizeof *acc);
+	for (size_t l = 0; l < j->lines; l++)
+		for (size_t i = r0; i < r1; i++)
+			line_row(j, acc + i * c, l, i);
+	for (size_t k = r0 * c; k < r1 * c; k++)
+		g[k] += acc[k];
 	return 0;
 }
 
@@ -225,7 +255,7 @@ static int conv_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lin
 	conv_job j = {m, dx, ws, NULL, dy, lines, length};
 	int err = td_pool_ranges(m->o.threads, lines, dx_lines, &j);
 
-	return err ? err : td_pool_ranges(m->o.threads, groups(m), grad_groups, &j);
+	return err ? err : td_pool_ranges(m->o.threads, m->o.kernel_size + 1, grad_rows, &j);
 }
 
 const td_mixer_ops td_mixer_conv_ops = {"conv", conv_setup, conv_ws_size, conv_forward,

@@ -1987,14 +1987,34 @@ mutant {
 }
 
 mutant {
-  name = "conv-grad-group-taken-whole-at-the-end",
+  name = "conv-grad-vectors-run-past-the-row",
   file = "core/mixer_conv.c",
-  find = "n = c - k0 < CONV_GROUP ? c - k0 : CONV_GROUP;",
-  replace = "n = CONV_GROUP;",
-  guards = { "test_mixer_results_are_bitwise_equal_for_any_thread_count",
-             "test_the_conv_matches_pytorch_conv1d_forward_and_backward" },
+  find = "\tfor (; k + LANES <= c; k += LANES)\n\t\trow_vectors",
+  replace = "\tfor (; k < c; k += LANES)\n\t\trow_vectors",
+  guards = { "test_mixer_conv_gradients_are_their_sums_in_line_and_position_order" },
   designed_against = "a short last block of channels treated as a whole one: reads past a row, writes past the block",
-  why = "the last channel group's sums read the next row and add into the next tap's gradients",
+  why = "the last channels' sums take a whole vector, reading the next row and adding into the next tap's sums",
+}
+
+mutant {
+  name = "conv-grad-sums-positions-backwards",
+  file = "core/mixer_conv.c",
+  find = "\tfor (size_t t = 0; t < n; t++)\n#pragma GCC unroll 4",
+  replace = "\tfor (size_t t = n; t-- > 0;)\n#pragma GCC unroll 4",
+  guards = { "test_mixer_conv_gradients_are_their_sums_in_line_and_position_order" },
+  designed_against = "a gradient loop restructured for speed that reorders a sum: right to rounding against PyTorch, other bits than the contract's order",
+  why = "sums a line's positions from its end",
+}
+
+mutant {
+  name = "conv-grad-reverse-reads-the-forward-rows",
+  file = "core/mixer_conv.c",
+  find = "dy = j->dy + (l * len + (m->o.reverse ? 0 : off)) * c;",
+  replace = "dy = j->dy + (l * len + (m->o.reverse ? off : 0)) * c;",
+  guards = { "test_mixer_conv_gradients_are_their_sums_in_line_and_position_order",
+             "test_the_conv_matches_pytorch_conv1d_forward_and_backward" },
+  designed_against = "an offset written for one direction of a sweep and used for both",
+  why = "a reverse conv pairs dy of position t + off with x of position t, the forward sweep's pairing",
 }
 
 mutant {

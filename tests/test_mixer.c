@@ -22,8 +22,17 @@
  *   - conv tap() in reverse reading one past the line (`off < length - t`
  *     -> `off <=`) -> reverse_is_forward_..., the gradcheck (conv reverse
  *     dw), and backward_adds_... (the stray read lands in the scratch sums)
- *   - conv backward dropping dbias (`gbias[k] += dyt[k]` -> `+= 0`)
- *       -> gradients_agree_with_finite_differences (dbias)
+ *   - conv backward dropping dbias (line_row's channels alone: `:
+ *     dy[t * c + k]` -> `: 0`) -> gradients_agree_with_finite_differences
+ *     (dbias; its width of 3 takes no vector path); in row_vectors (`:
+ *     cload(dy + ...)` -> `: (cvec){0}`) ->
+ *     conv_gradients_are_their_sums_in_line_and_position_order
+ *   - the conv's gradient sums taking a line's positions from its end, a
+ *     last short vector of channels taken whole, or a reverse conv's dy
+ *     rows offset as the forward's
+ *       -> conv_gradients_are_their_sums_in_line_and_position_order (the
+ *          PyTorch fixture also catches the last two; the first is other
+ *          bits, right to rounding)
  *   - td_mixer_init drawing normals with seed 1 whatever the seed
  *       -> initial_parameters_are_a_pure_function_of_the_seed
  *   - td_mixer_init drawing every tensor from `stream`, not `stream + i`
@@ -1068,6 +1077,58 @@ static void test_mixer_attention_one_step_backward_bound_covers_do_and_v(void **
 	}
 }
 
+
+/*
+ * The conv's weight and bias gradients, element by element, are the sums
+ * of mixer_conv.c's contract: from 0, the terms dy_t[k] x_src[k] (dy_t[k]
+ * for the bias) of every line in order and, within a line, every position
+ * whose tap is on it in order, then added to the slab once. Widths of 43
+ * (a block of four vectors of sums, one vector and three channels
+ * alone), 8 and 3; taps 0, 2, 4 on lines of 9, so that some fall off;
+ * both directions; 1 and 2 threads, which share the gradient's rows.
+ */
+static void test_mixer_conv_gradients_are_their_sums_in_line_and_position_order(void **state)
+{
+	static const size_t widths[] = {43, 8, 3};
+	int bad = 0;
+
+	(void)state;
+	for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+		for (int cfg = 0; cfg < 4; cfg++) {
+			td_mixer_opts o = TD_MIXER_OPTS_INIT;
+			const size_t c = widths[wi], taps = 3, d = 2, lines = 5, len = 9;
+			rig r;
+			const td_real *g;
+
+			o.kind = TD_MIXER_CONV, o.channels = c, o.kernel_size = taps;
+			o.dilation = d, o.reverse = cfg & 1, o.threads = cfg & 2 ? 2 : 1;
+			r = rig_new(&o, lines, len, 40 + (uint64_t)cfg);
+			forward(&r);
+			backward(&r);
+			g = td_mixer_grads(r.m); /* w [K][C], then bias [C] */
+			for (size_t i = 0; i <= taps; i++)
+				for (size_t k = 0; k < c; k++) {
+					td_real sum = 0, want;
+
+					for (size_t l = 0; l < lines; l++)
+						for (size_t t = 0; t < len; t++) {
+							const size_t off = i < taps ? i * d : 0;
+							const td_real dyt = r.dy[(l * len + t) * c + k];
+							size_t src;
+
+							if (o.reverse ? t + off >= len : t < off)
+								continue; /* the tap is off the line */
+							src = o.reverse ? t + off : t - off;
+							sum += i < taps ? dyt * r.x[(l * len + src) * c + k]
+									: dyt;
+						}
+					want = (td_real)0 + sum;
+					bad += memcmp(&g[i * c + k], &want, sizeof want) != 0;
+				}
+			rig_free(&r);
+		}
+	assert_int_equal(bad, 0);
+}
 static void test_mixer_bad_calls_are_refused_with_a_message(void **state)
 {
 	td_mixer_opts o = config(0);
@@ -1105,6 +1166,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them),
     cmocka_unit_test(test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q),
     cmocka_unit_test(test_mixer_attention_one_step_backward_bound_covers_do_and_v),
+    cmocka_unit_test(test_mixer_conv_gradients_are_their_sums_in_line_and_position_order),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
 };
 TD_TEST_GROUP(mixer, tests);
