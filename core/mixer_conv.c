@@ -84,6 +84,31 @@ typedef struct {
 	size_t lines, length;
 } conv_job;
 
+/*
+ * Vectors of channels: a row's sums (dx, the gradients) are held in
+ * registers, VECS vectors at a time, then one vector, then channels alone
+ * (each sum is a chain of dependent adds; in memory each waited on its
+ * own store).
+ */
+enum { LANES = 8, VECS = 4 }; /* vectors' lanes; vectors of sums held at once */
+
+typedef td_real cvec __attribute__((vector_size(LANES * sizeof(td_real))));
+/* In the double build a cvec is 64 bytes, which GCC warns changes the ABI: these are static. */
+#pragma GCC diagnostic ignored "-Wpsabi"
+
+static cvec cload(const td_real *p)
+{
+	cvec v;
+
+	memcpy(&v, p, sizeof v); /* rows are only td_real-aligned */
+	return v;
+}
+
+static void cstore(td_real *p, cvec v)
+{
+	memcpy(p, &v, sizeof v);
+}
+
 /* Lines l0 .. l1-1: the input saved, then bias plus the taps at every position. */
 static int forward_lines(void *arg, size_t l0, size_t l1)
 {
@@ -125,29 +150,79 @@ static int conv_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines,
 	return td_pool_ranges(m->o.threads, lines, forward_lines, &j);
 }
 
-/* Lines l0 .. l1-1 of dx: every position t adds w[i] dy[t] to dx[src] of its taps. */
+/*
+ * The taps whose terms reach dx at position src, in the order the
+ * forward's positions t give them: ascending t is ascending taps
+ * forward (t = src + i d), descending taps in reverse (t = src - i d).
+ * *first and *count: the taps i that are on the line, first the one
+ * taken first; step +1 or -1 (SIZE_MAX).
+ */
+static void dx_taps(const td_mixer *m, size_t src, size_t len, size_t *first, size_t *count,
+		    size_t *step)
+{
+	const size_t d = m->o.dilation, taps = m->o.kernel_size;
+	const size_t room = m->o.reverse ? src : len - 1 - src; /* positions past src the taps reach */
+	const size_t n = room / d + 1 < taps ? room / d + 1 : taps;
+
+	*count = n;
+	*first = m->o.reverse ? n - 1 : 0;
+	*step = m->o.reverse ? SIZE_MAX : 1;
+}
+
+/*
+ * dx at position src for the channels [k0, k0 + V LANES) of line l: from
+ * 0, w[i] dy_t for its taps in dx_taps's order. Inlined with constant V.
+ */
+static inline __attribute__((always_inline)) void
+dx_vectors(const conv_job *j, size_t l, size_t src, size_t k0, size_t V)
+{
+	const td_mixer *m = j->m;
+	const size_t c = m->o.channels, len = j->length, d = m->o.dilation;
+	const td_real *w = td_mixer_slab_at(m, m->params, T_W) + k0;
+	size_t i, n, step;
+	cvec sum[VECS];
+
+	dx_taps(m, src, len, &i, &n, &step);
+	for (size_t v = 0; v < V; v++)
+		sum[v] = (cvec){0};
+	for (; n > 0; n--, i += step) {
+		const size_t t = m->o.reverse ? src - i * d : src + i * d;
+		const td_real *dyt = j->dy + (l * len + t) * c + k0, *wi = w + i * c;
+
+		for (size_t v = 0; v < V; v++)
+			sum[v] += cload(wi + v * LANES) * cload(dyt + v * LANES);
+	}
+	for (size_t v = 0; v < V; v++)
+		cstore(j->y + (l * len + src) * c + k0 + v * LANES, sum[v]);
+}
+
+/* Lines l0 .. l1-1 of dx: each position's sum of w[i] dy_t over the positions t whose tap i reads it. */
 static int dx_lines(void *arg, size_t l0, size_t l1)
 {
 	const conv_job *j = arg;
 	const td_mixer *m = j->m;
-	const size_t c = m->o.channels;
+	const size_t c = m->o.channels, len = j->length, d = m->o.dilation;
 	const td_real *w = td_mixer_slab_at(m, m->params, T_W);
 
-	memset(j->y + l0 * j->length * c, 0, (l1 - l0) * j->length * c * sizeof *j->y);
 	for (size_t l = l0; l < l1; l++)
-		for (size_t t = 0; t < j->length; t++) {
-			const td_real *dyt = j->dy + (l * j->length + t) * c;
+		for (size_t src = 0; src < len; src++) {
+			size_t k = 0;
 
-			for (size_t i = 0; i < m->o.kernel_size; i++) {
-				size_t src = tap(m, t, i, j->length);
-				const td_real *wi = w + i * c;
-				td_real *restrict dxs;
+			for (; k + VECS * LANES <= c; k += VECS * LANES)
+				dx_vectors(j, l, src, k, VECS);
+			for (; k + LANES <= c; k += LANES)
+				dx_vectors(j, l, src, k, 1);
+			for (; k < c; k++) {
+				size_t i, n, step;
+				td_real sum = 0;
 
-				if (src == SIZE_MAX)
-					break; /* later taps are further off */
-				dxs = j->y + (l * j->length + src) * c;
-				for (size_t k = 0; k < c; k++)
-					dxs[k] += wi[k] * dyt[k];
+				dx_taps(m, src, len, &i, &n, &step);
+				for (; n > 0; n--, i += step) {
+					const size_t t = m->o.reverse ? src - i * d : src + i * d;
+
+					sum += w[i * c + k] * j->dy[(l * len + t) * c + k];
+				}
+				j->y[(l * len + src) * c + k] = sum;
 			}
 		}
 	return 0;
@@ -165,25 +240,6 @@ static int dx_lines(void *arg, size_t l0, size_t l1)
  * them at once overlaps VECS chains, where a sum in memory waited on its
  * store at every position).
  */
-enum { LANES = 8, VECS = 4 }; /* vectors' lanes; vectors of sums held at once */
-
-typedef td_real cvec __attribute__((vector_size(LANES * sizeof(td_real))));
-/* In the double build a cvec is 64 bytes, which GCC warns changes the ABI: these are static. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-static cvec cload(const td_real *p)
-{
-	cvec v;
-
-	memcpy(&v, p, sizeof v); /* rows are only td_real-aligned */
-	return v;
-}
-
-static void cstore(td_real *p, cvec v)
-{
-	memcpy(p, &v, sizeof v);
-}
-
 /*
  * acc[v LANES ..] += the sum over n positions, ascending, of dy's row
  * times xs's (dy's row alone when xs is NULL), rows c apart, for V <=

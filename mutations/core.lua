@@ -1987,11 +1987,32 @@ mutant {
 }
 
 mutant {
+  name = "conv-dx-reverse-taps-in-forward-order",
+  file = "core/mixer_conv.c",
+  find = "\t*first = m->o.reverse ? n - 1 : 0;\n\t*step = m->o.reverse ? SIZE_MAX : 1;",
+  replace = "\t*first = 0;\n\t*step = 1;",
+  guards = { "test_mixer_conv_backward_is_its_sums_in_position_order" },
+  designed_against = "a scatter rewritten as a gather that keeps the terms but not their order: ascending positions are descending taps in reverse",
+  why = "a reverse conv's dx sums its taps ascending, where the positions that reach it come in descending tap order",
+}
+
+mutant {
+  name = "conv-dx-drops-the-farthest-tap",
+  file = "core/mixer_conv.c",
+  find = "const size_t n = room / d + 1 < taps ? room / d + 1 : taps;",
+  replace = "const size_t n = room / d < taps ? room / d : taps;",
+  guards = { "test_mixer_conv_backward_is_its_sums_in_position_order",
+             "test_the_conv_matches_pytorch_conv1d_forward_and_backward" },
+  designed_against = "an off-by-one in how many taps reach a position from the room left on the line",
+  why = "counts the taps that reach a position one short, dropping the farthest one's term",
+}
+
+mutant {
   name = "conv-grad-vectors-run-past-the-row",
   file = "core/mixer_conv.c",
   find = "\tfor (; k + LANES <= c; k += LANES)\n\t\trow_vectors",
   replace = "\tfor (; k < c; k += LANES)\n\t\trow_vectors",
-  guards = { "test_mixer_conv_gradients_are_their_sums_in_line_and_position_order" },
+  guards = { "test_mixer_conv_backward_is_its_sums_in_position_order" },
   designed_against = "a short last block of channels treated as a whole one: reads past a row, writes past the block",
   why = "the last channels' sums take a whole vector, reading the next row and adding into the next tap's sums",
 }
@@ -2001,7 +2022,7 @@ mutant {
   file = "core/mixer_conv.c",
   find = "\tfor (size_t t = 0; t < n; t++)\n#pragma GCC unroll 4",
   replace = "\tfor (size_t t = n; t-- > 0;)\n#pragma GCC unroll 4",
-  guards = { "test_mixer_conv_gradients_are_their_sums_in_line_and_position_order" },
+  guards = { "test_mixer_conv_backward_is_its_sums_in_position_order" },
   designed_against = "a gradient loop restructured for speed that reorders a sum: right to rounding against PyTorch, other bits than the contract's order",
   why = "sums a line's positions from its end",
 }
@@ -2011,7 +2032,7 @@ mutant {
   file = "core/mixer_conv.c",
   find = "dy = j->dy + (l * len + (m->o.reverse ? 0 : off)) * c;",
   replace = "dy = j->dy + (l * len + (m->o.reverse ? off : 0)) * c;",
-  guards = { "test_mixer_conv_gradients_are_their_sums_in_line_and_position_order",
+  guards = { "test_mixer_conv_backward_is_its_sums_in_position_order",
              "test_the_conv_matches_pytorch_conv1d_forward_and_backward" },
   designed_against = "an offset written for one direction of a sweep and used for both",
   why = "a reverse conv pairs dy of position t + off with x of position t, the forward sweep's pairing",

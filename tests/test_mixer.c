@@ -20,19 +20,21 @@
  *     -> `0`) -> reverse_is_forward_of_the_flipped_line_flipped_back and
  *     the gradcheck (lru reverse)
  *   - conv tap() in reverse reading one past the line (`off < length - t`
- *     -> `off <=`) -> reverse_is_forward_..., the gradcheck (conv reverse
- *     dw), and backward_adds_... (the stray read lands in the scratch sums)
+ *     -> `off <=`) -> reverse_is_forward_..., and the gradcheck (conv
+ *     reverse dx and dw: the forward reads the stray value, the backward,
+ *     which counts the taps on the line itself, does not)
  *   - conv backward dropping dbias (line_row's channels alone: `:
  *     dy[t * c + k]` -> `: 0`) -> gradients_agree_with_finite_differences
  *     (dbias; its width of 3 takes no vector path); in row_vectors (`:
  *     cload(dy + ...)` -> `: (cvec){0}`) ->
- *     conv_gradients_are_their_sums_in_line_and_position_order
+ *     conv_backward_is_its_sums_in_position_order
  *   - the conv's gradient sums taking a line's positions from its end, a
  *     last short vector of channels taken whole, or a reverse conv's dy
- *     rows offset as the forward's
- *       -> conv_gradients_are_their_sums_in_line_and_position_order (the
- *          PyTorch fixture also catches the last two; the first is other
- *          bits, right to rounding)
+ *     rows offset as the forward's; its dx summing a reverse conv's taps
+ *     ascending, or counting the taps that reach a position one short
+ *       -> conv_backward_is_its_sums_in_position_order (the PyTorch
+ *          fixture also catches the short vector, the offset and the
+ *          count; the two orders are other bits, right to rounding)
  *   - td_mixer_init drawing normals with seed 1 whatever the seed
  *       -> initial_parameters_are_a_pure_function_of_the_seed
  *   - td_mixer_init drawing every tensor from `stream`, not `stream + i`
@@ -1079,15 +1081,17 @@ static void test_mixer_attention_one_step_backward_bound_covers_do_and_v(void **
 
 
 /*
- * The conv's weight and bias gradients, element by element, are the sums
- * of mixer_conv.c's contract: from 0, the terms dy_t[k] x_src[k] (dy_t[k]
- * for the bias) of every line in order and, within a line, every position
- * whose tap is on it in order, then added to the slab once. Widths of 43
- * (a block of four vectors of sums, one vector and three channels
- * alone), 8 and 3; taps 0, 2, 4 on lines of 9, so that some fall off;
- * both directions; 1 and 2 threads, which share the gradient's rows.
+ * The conv's backward, element by element, is the sums of mixer_conv.c's
+ * contract. dx at position s: from 0, w[i] dy_t[k] for the positions t
+ * whose tap i reads s, t ascending. The weight and bias gradients: from
+ * 0, the terms dy_t[k] x_src[k] (dy_t[k] for the bias) of every line in
+ * order and, within a line, every position whose tap is on it in order,
+ * then added to the slab once. Widths of 43 (a block of four vectors of
+ * sums, one vector and three channels alone), 8 and 3; taps 0, 2, 4 on
+ * lines of 9, so that some fall off; both directions; 1 and 2 threads,
+ * which share the lines and the gradient's rows.
  */
-static void test_mixer_conv_gradients_are_their_sums_in_line_and_position_order(void **state)
+static void test_mixer_conv_backward_is_its_sums_in_position_order(void **state)
 {
 	static const size_t widths[] = {43, 8, 3};
 	int bad = 0;
@@ -1098,7 +1102,7 @@ static void test_mixer_conv_gradients_are_their_sums_in_line_and_position_order(
 			td_mixer_opts o = TD_MIXER_OPTS_INIT;
 			const size_t c = widths[wi], taps = 3, d = 2, lines = 5, len = 9;
 			rig r;
-			const td_real *g;
+			const td_real *g, *w;
 
 			o.kind = TD_MIXER_CONV, o.channels = c, o.kernel_size = taps;
 			o.dilation = d, o.reverse = cfg & 1, o.threads = cfg & 2 ? 2 : 1;
@@ -1106,6 +1110,21 @@ static void test_mixer_conv_gradients_are_their_sums_in_line_and_position_order(
 			forward(&r);
 			backward(&r);
 			g = td_mixer_grads(r.m); /* w [K][C], then bias [C] */
+			w = td_mixer_params(r.m);
+			for (size_t l = 0; l < lines; l++)
+				for (size_t s = 0; s < len; s++)
+					for (size_t k = 0; k < c; k++) {
+						td_real sum = 0;
+
+						for (size_t t = 0; t < len; t++)
+							for (size_t i = 0; i < taps; i++)
+								if ((o.reverse ? t + i * d : t - i * d) == s &&
+								    (o.reverse || i * d <= t))
+									sum += w[i * c + k] *
+									       r.dy[(l * len + t) * c + k];
+						bad += memcmp(&r.dx[(l * len + s) * c + k], &sum,
+							      sizeof sum) != 0;
+					}
 			for (size_t i = 0; i <= taps; i++)
 				for (size_t k = 0; k < c; k++) {
 					td_real sum = 0, want;
@@ -1166,7 +1185,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_attention_one_step_takes_q_and_k_only_where_a_score_needs_them),
     cmocka_unit_test(test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q),
     cmocka_unit_test(test_mixer_attention_one_step_backward_bound_covers_do_and_v),
-    cmocka_unit_test(test_mixer_conv_gradients_are_their_sums_in_line_and_position_order),
+    cmocka_unit_test(test_mixer_conv_backward_is_its_sums_in_position_order),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
 };
 TD_TEST_GROUP(mixer, tests);
