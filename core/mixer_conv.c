@@ -196,7 +196,7 @@ dx_vectors(const conv_job *j, size_t l, size_t src, size_t k0, size_t V)
 		cstore(j->y + (l * len + src) * c + k0 + v * LANES, sum[v]);
 }
 
-/* Lines l0 .. l1-1 of dx: each position's sum of w[i] dy_t over the positions t whose tap i reads it. */
+/* Lines l0 .. l1-1 of dx: at each position, w[i] dy_t summed over the t whose tap i reads it. */
 static int dx_lines(void *arg, size_t l0, size_t l1)
 {
 	const conv_job *j = arg;
@@ -228,18 +228,6 @@ static int dx_lines(void *arg, size_t l0, size_t l1)
 	return 0;
 }
 
-/*
- * The weight and bias gradients are rows of sums over every (line,
- * position): row i < K is tap i's dw, row K the bias's. A thread takes a
- * range of rows and, line by line, each of its rows for the positions
- * whose tap is on the line, ascending, into [K + 1][C] scratch, then adds
- * its rows to the slab once. Each sum thus takes its terms in (line,
- * position) order whichever thread runs it and however the rows are
- * shared; the sums of VECS vectors of channels stay in registers for a
- * line's positions (each sum is a chain of dependent adds: a line of
- * them at once overlaps VECS chains, where a sum in memory waited on its
- * store at every position).
- */
 /*
  * acc[v LANES ..] += the sum over n positions, ascending, of dy's row
  * times xs's (dy's row alone when xs is NULL), rows c apart, for V <=
@@ -287,7 +275,20 @@ static void line_row(const conv_job *j, td_real *restrict acc, size_t l, size_t 
 			acc[k] += xs ? dy[t * c + k] * xs[t * c + k] : dy[t * c + k];
 }
 
-/* Rows r0 .. r1-1 of the sums (above), summed over every line, then added to the slab. */
+/*
+ * The weight and bias gradients are rows of sums over every (line,
+ * position): row i < K is tap i's dw, row K the bias's. A thread takes a
+ * range of rows and, line by line, each of its rows for the positions
+ * whose tap is on the line, ascending, into [K + 1][C] scratch, then adds
+ * its rows to the slab once. Each sum thus takes its terms in (line,
+ * position) order whichever thread runs it and however the rows are
+ * shared; the sums of VECS vectors of channels stay in registers for a
+ * line's positions (each sum is a chain of dependent adds: a line of
+ * them at once overlaps VECS chains, where a sum in memory waited on its
+ * store at every position).
+ *
+ * grad_rows: rows r0 .. r1-1.
+ */
 static int grad_rows(void *arg, size_t r0, size_t r1)
 {
 	const conv_job *j = arg;
