@@ -71,6 +71,7 @@
 #include "mixer_int.h"
 #include "pool.h"
 #include "transpose.h"
+#include "vec8.h"
 
 enum { T_WQKV, T_BQKV, T_WO, T_BO };
 
@@ -299,29 +300,15 @@ static size_t row_end(const td_mixer *m, size_t i, size_t length)
  * their lanes are independent sums, whatever the width the compiler gives
  * them.
  */
-typedef td_real vec __attribute__((vector_size(LANES * sizeof(td_real))));
-/* In the double build a vec is 64 bytes, which GCC warns changes the ABI: these are static. */
-#pragma GCC diagnostic ignored "-Wpsabi"
+typedef td_vec8 vec;
 #ifdef TD_REAL_DOUBLE
 typedef int64_t lane_int;
 #else
 typedef int32_t lane_int;
 #endif
 typedef lane_int vmask __attribute__((vector_size(LANES * sizeof(td_real))));
-_Static_assert(LANES == 8, "past_keys's lane indices are written out for 8 lanes");
-
-static vec vload(const td_real *p)
-{
-	vec v;
-
-	memcpy(&v, p, sizeof v); /* rows are only td_real-aligned */
-	return v;
-}
-
-static void vstore(td_real *p, vec v)
-{
-	memcpy(p, &v, sizeof v);
-}
+_Static_assert(LANES == 8 && (int)LANES == (int)TD_VEC8_LANES,
+	       "past_keys's lane indices are written out for 8 lanes, a vec8's");
 
 /* bt[p][j] = b[j][p] for j < n and p < kd, rows np long, 0 for n <= j < np: op(B) of q k^T. */
 static void transpose_rows(td_real *bt, size_t np, const td_real *b, size_t ldb, size_t n,
@@ -386,7 +373,7 @@ score_tile(const score_job *sj, vec *lane, size_t i, size_t j, size_t R, size_t 
 	for (size_t p = 0; p < sj->kd; p++)
 #pragma GCC unroll 2
 		for (size_t v = 0; v < V; v++) {
-			const vec b = vload(sj->bt + p * sj->np + j + v * LANES);
+			const vec b = td_vec8_load(sj->bt + p * sj->np + j + v * LANES);
 
 #pragma GCC unroll 4
 			for (size_t r = 0; r < R; r++)
@@ -401,11 +388,11 @@ score_tile(const score_job *sj, vec *lane, size_t i, size_t j, size_t R, size_t 
 
 			if (j0 + LANES > nk)
 				x = past_keys(x, j0, nk, sj->fill);
-			vstore(sj->out + (i + r - sj->i0) * sj->np + j0, x);
+			td_vec8_store(sj->out + (i + r - sj->i0) * sj->np + j0, x);
 			if (j0 >= row_end(sj->m, i + r, sj->t))
 				continue;
 			if (sj->p)
-				lane[r] += vload(sj->p + (i + r) * sj->np + j0) * x;
+				lane[r] += td_vec8_load(sj->p + (i + r) * sj->np + j0) * x;
 			else
 				lane[r] = vmax(x, lane[r]);
 		}
@@ -422,7 +409,7 @@ static td_real lane_result(const score_job *sj, vec lane)
 {
 	td_real v[LANES], mx = -INFINITY;
 
-	vstore(v, lane);
+	td_vec8_store(v, lane);
 	if (sj->p)
 		return lanes_total(v);
 	for (size_t k = 0; k < LANES; k++)
@@ -477,7 +464,7 @@ rows_tile(td_real *out, size_t ldo, const td_real *a, size_t ars, size_t aps, co
 	vec acc[8] = {0};
 
 	for (size_t k = 0; k < kn; k++) {
-		const vec bk = vload(b + k * ldb + e);
+		const vec bk = td_vec8_load(b + k * ldb + e);
 
 #pragma GCC unroll 8
 		for (size_t r = 0; r < R; r++)
@@ -485,7 +472,7 @@ rows_tile(td_real *out, size_t ldo, const td_real *a, size_t ars, size_t aps, co
 	}
 #pragma GCC unroll 8
 	for (size_t r = 0; r < R; r++)
-		vstore(out + (i + r) * ldo + e, acc[r]);
+		td_vec8_store(out + (i + r) * ldo + e, acc[r]);
 }
 
 /*
@@ -793,14 +780,14 @@ static td_real max_abs(td_real *restrict dst, const td_real *restrict x, size_t 
 	size_t i = 0;
 
 	for (; i + LANES <= n; i += LANES) {
-		const vec v = vload(x + i);
+		const vec v = td_vec8_load(x + i);
 
 		if (dst)
-			vstore(dst + i, v);
+			td_vec8_store(dst + i, v);
 		mx = vmax(vmax(-v, v), mx);
 		bad += v - v; /* 0, or NaN from an infinity or a NaN */
 	}
-	vstore(lane, mx), vstore(lane_bad, bad);
+	td_vec8_store(lane, mx), td_vec8_store(lane_bad, bad);
 	for (size_t k = 0; k < LANES; k++) {
 		out = lane[k] > out ? lane[k] : out;
 		out_bad += lane_bad[k];

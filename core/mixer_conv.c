@@ -29,6 +29,7 @@
 #include "error.h"
 #include "mixer_int.h"
 #include "pool.h"
+#include "vec8.h"
 
 enum { T_W, T_BIAS };
 
@@ -90,24 +91,9 @@ typedef struct {
  * (each sum is a chain of dependent adds; in memory each waited on its
  * own store).
  */
-enum { LANES = 8, VECS = 4 }; /* vectors' lanes; vectors of sums held at once */
+enum { LANES = TD_VEC8_LANES, VECS = 4 }; /* vectors' lanes; vectors of sums held at once */
 
-typedef td_real cvec __attribute__((vector_size(LANES * sizeof(td_real))));
-/* In the double build a cvec is 64 bytes, which GCC warns changes the ABI: these are static. */
-#pragma GCC diagnostic ignored "-Wpsabi"
-
-static cvec cload(const td_real *p)
-{
-	cvec v;
-
-	memcpy(&v, p, sizeof v); /* rows are only td_real-aligned */
-	return v;
-}
-
-static void cstore(td_real *p, cvec v)
-{
-	memcpy(p, &v, sizeof v);
-}
+typedef td_vec8 cvec;
 
 /* Lines l0 .. l1-1: the input saved, then bias plus the taps at every position. */
 static int forward_lines(void *arg, size_t l0, size_t l1)
@@ -190,10 +176,10 @@ dx_vectors(const conv_job *j, size_t l, size_t src, size_t k0, size_t V)
 		const td_real *dyt = j->dy + (l * len + t) * c + k0, *wi = w + i * c;
 
 		for (size_t v = 0; v < V; v++)
-			sum[v] += cload(wi + v * LANES) * cload(dyt + v * LANES);
+			sum[v] += td_vec8_load(wi + v * LANES) * td_vec8_load(dyt + v * LANES);
 	}
 	for (size_t v = 0; v < V; v++)
-		cstore(j->y + (l * len + src) * c + k0 + v * LANES, sum[v]);
+		td_vec8_store(j->y + (l * len + src) * c + k0 + v * LANES, sum[v]);
 }
 
 /* Lines l0 .. l1-1 of dx: at each position, w[i] dy_t summed over the t whose tap i reads it. */
@@ -241,14 +227,14 @@ row_vectors(td_real *restrict acc, const td_real *dy, const td_real *xs, size_t 
 	cvec sum[VECS];
 
 	for (size_t v = 0; v < V; v++)
-		sum[v] = cload(acc + v * LANES);
+		sum[v] = td_vec8_load(acc + v * LANES);
 	for (size_t t = 0; t < n; t++)
 #pragma GCC unroll 4
 		for (size_t v = 0; v < V; v++)
-			sum[v] += xs ? cload(dy + t * c + v * LANES) * cload(xs + t * c + v * LANES)
-				     : cload(dy + t * c + v * LANES);
+			sum[v] += xs ? td_vec8_load(dy + t * c + v * LANES) * td_vec8_load(xs + t * c + v * LANES)
+				     : td_vec8_load(dy + t * c + v * LANES);
 	for (size_t v = 0; v < V; v++)
-		cstore(acc + v * LANES, sum[v]);
+		td_vec8_store(acc + v * LANES, sum[v]);
 }
 
 /* Row i of the sums (row K: the bias's) for line l: acc[k] for every channel k. */
