@@ -508,18 +508,34 @@ static void prod_rows(td_real *out, size_t ldo, const td_real *a, size_t ars, si
 
 /*
  * w[j] = exp(s[j] - mx) for j < n; returns their sum in the lanes' order,
- * each lane summed as its values are made (one pass over the row).
+ * each lane summed as its values are made (one pass over the row). The
+ * exps go TD_VEC8_EXPS groups at a time (td_vec8_exps), the rest one by one.
  */
 static td_real exp_sum(td_real *restrict w, const td_real *restrict s, size_t n, td_real mx)
 {
-	td_real lane[LANES] = {0};
+	vec lane = {0}, x[TD_VEC8_EXPS];
+	td_real total[LANES];
+	size_t j = 0;
 
-	for (size_t j = 0; j < n; j += LANES)
-		for (size_t k = 0; k < LANES; k++) {
-			w[j + k] = td_exp(s[j + k] - mx);
-			lane[k] += w[j + k];
+	for (; j + TD_VEC8_EXPS * LANES <= n; j += TD_VEC8_EXPS * LANES) {
+#pragma GCC unroll 4
+		for (size_t u = 0; u < TD_VEC8_EXPS; u++)
+			x[u] = td_vec8_load(s + j + u * LANES) - mx;
+		td_vec8_exps(x, TD_VEC8_EXPS);
+#pragma GCC unroll 4
+		for (size_t u = 0; u < TD_VEC8_EXPS; u++) {
+			td_vec8_store(w + j + u * LANES, x[u]);
+			lane += x[u];
 		}
-	return lanes_total(lane);
+	}
+	for (; j < n; j += LANES) {
+		x[0] = td_vec8_load(s + j) - mx;
+		td_vec8_exps(x, 1);
+		td_vec8_store(w + j, x[0]);
+		lane += x[0];
+	}
+	td_vec8_store(total, lane);
+	return lanes_total(total);
 }
 
 enum { ROWS = 32 }; /* rows whose softmax steps run side by side */

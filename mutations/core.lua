@@ -1372,6 +1372,26 @@ mutant {
   why = "computes the sigmoid as 1 / (1 + exp(-x)) for every x",
 }
 
+mutant {
+  name = "vec8-exps-lower-clamp-dropped",
+  file = "core/vec8.h",
+  find = "TD_VEC8_EACH m[u] = x[u] < lo;",
+  replace = "TD_VEC8_EACH m[u] = (vint){0};",
+  guards = { "test_fastmath_vec8_exps_give_td_exp_bits" },
+  designed_against = "the vector exp drifting from td_exp: below -104 its 2^n leaves the exponent's range, and a masked softmax key's exp(-inf) is garbage instead of 0",
+  why = "drops the vector exp's clamp at -104",
+}
+
+mutant {
+  name = "vec8-exps-takes-the-first-vectors-n",
+  file = "core/vec8.h",
+  find = "TD_VEC8_EACH r[u] = x[u] - p[u] * 0.693359375f;",
+  replace = "TD_VEC8_EACH r[u] = x[u] - p[0] * 0.693359375f;",
+  guards = { "test_fastmath_vec8_exps_give_td_exp_bits" },
+  designed_against = "steps interleaved across vectors reading another vector's value: right for the first vector, wrong for the rest",
+  why = "reduces every vector by the first vector's n ln2",
+}
+
 -- The strict config ---------------------------------------------------------------
 
 mutant {
@@ -1824,11 +1844,21 @@ mutant {
 mutant {
   name = "mixer-attention-softmax-unshifted",
   file = "core/mixer_attention.c",
-  find = "w[j + k] = td_exp(s[j + k] - mx);",
-  replace = "w[j + k] = td_exp(s[j + k]), (void)mx;",
+  find = "x[u] = td_vec8_load(s + j + u * LANES) - mx;",
+  replace = "x[u] = td_vec8_load(s + j + u * LANES);",
   guards = { "test_mixer_attention_softmax_stays_finite_for_large_scores" },
   designed_against = "exp of a raw score overflows to inf for large scores, and inf / inf is NaN",
-  why = "takes exp of the score without subtracting the row maximum",
+  why = "takes exp of the score without subtracting the row maximum, where a row's exps go four vectors at a time",
+}
+
+mutant {
+  name = "mixer-attention-softmax-rest-unshifted",
+  file = "core/mixer_attention.c",
+  find = "x[0] = td_vec8_load(s + j) - mx;",
+  replace = "x[0] = td_vec8_load(s + j);",
+  guards = { "test_mixer_attention_softmax_stays_finite_for_large_scores" },
+  designed_against = "exp of a raw score overflows to inf for large scores, and inf / inf is NaN",
+  why = "takes exp of the score without subtracting the row maximum, for a row's exps past its groups of four vectors",
 }
 
 mutant {

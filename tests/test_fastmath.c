@@ -1,5 +1,6 @@
 /*
- * test_fastmath.c - td_exp, td_sigmoid and td_tanh (core/fastmath.h).
+ * test_fastmath.c - td_exp, td_sigmoid and td_tanh (core/fastmath.h), and
+ * td_vec8_exps (core/vec8.h).
  *
  * Independent reference: libm in double precision, which is accurate far
  * beyond a float's ulp. The float build's functions are our own; the sweeps
@@ -24,6 +25,8 @@
  *       -> exp_is_within_one_ulp (no inf above 88.7, no denormals)
  *   - sigmoid as 1 / (1 + exp(-x)) -> sigmoid_is_within (0 for
  *     x < -88.7, where the exact value is a denormal)
+ *   - td_vec8_exps without its clamp at -104, or reducing every vector by
+ *     the first vector's n ln2 -> vec8_exps_give_td_exp_bits
  */
 #include "tdtest.h"
 
@@ -31,6 +34,7 @@
 #include <string.h>
 
 #include "../core/fastmath.h"
+#include "../core/vec8.h"
 
 #define STRIDE 509u /* a prime, so the sweep's low bits take every value */
 
@@ -225,6 +229,65 @@ static void test_fastmath_a_vectorised_loop_gives_the_scalar_bits(void **state)
 	}
 }
 
+/*
+ * Checks td_vec8_exps (vec8.h) on n arguments from arg, TD_VEC8_EXPS
+ * vectors at a time and then one vector at a time: each lane must give
+ * td_exp's bits, out of line.
+ */
+static void check_vec8_exps(const td_real *arg, size_t n)
+{
+	td_vec8 x[TD_VEC8_EXPS], one;
+	fn volatile call = call_exp;
+
+	for (size_t i = 0; i + TD_VEC8_EXPS * TD_VEC8_LANES <= n; i += TD_VEC8_EXPS * TD_VEC8_LANES) {
+		for (size_t u = 0; u < TD_VEC8_EXPS; u++)
+			x[u] = td_vec8_load(arg + i + u * TD_VEC8_LANES);
+		one = x[0];
+		td_vec8_exps(x, TD_VEC8_EXPS);
+		td_vec8_exps(&one, 1);
+		for (size_t k = 0; k < TD_VEC8_EXPS * TD_VEC8_LANES; k++)
+			if (!same_bits(x[k / TD_VEC8_LANES][k % TD_VEC8_LANES], call(arg[i + k])))
+				fail_msg("td_vec8_exps: lane %zu of %zu at x = %a gives %a, td_exp %a",
+					 k % TD_VEC8_LANES, k / TD_VEC8_LANES, (double)arg[i + k],
+					 (double)x[k / TD_VEC8_LANES][k % TD_VEC8_LANES],
+					 (double)call(arg[i + k]));
+		for (size_t k = 0; k < TD_VEC8_LANES; k++)
+			if (!same_bits(one[k], x[0][k]))
+				fail_msg("td_vec8_exps of one vector: lane %zu at x = %a gives %a, of %d %a",
+					 k, (double)arg[i + k], (double)one[k], TD_VEC8_EXPS,
+					 (double)x[0][k]);
+	}
+}
+
+/*
+ * td_vec8_exps gives td_exp's bits lane by lane: in the float build on
+ * every STRIDE-th float (NaNs, infinities, the clamps and the denormal
+ * results included), in the double build (libm's exp) on a spread of
+ * arguments past both ends of the range.
+ */
+static void test_fastmath_vec8_exps_give_td_exp_bits(void **state)
+{
+	enum { N = TD_VEC8_EXPS * TD_VEC8_LANES * 64 };
+	static td_real arg[N];
+	size_t n = 0;
+
+	(void)state;
+#ifndef TD_REAL_DOUBLE
+	for (uint64_t b = 0; b < (UINT64_C(1) << 32); b += STRIDE) {
+		arg[n++] = from_bits((uint32_t)b);
+		if (n == N)
+			check_vec8_exps(arg, n), n = 0;
+	}
+#else
+	for (double x = -800; x < 800; x += 0.37) {
+		arg[n++] = x;
+		if (n == N)
+			check_vec8_exps(arg, n), n = 0;
+	}
+#endif
+	check_vec8_exps(arg, n);
+}
+
 static const struct CMUnitTest tests[] = {
 #ifndef TD_REAL_DOUBLE
 	cmocka_unit_test(test_fastmath_exp_is_within_one_ulp_of_libm),
@@ -236,5 +299,6 @@ static const struct CMUnitTest tests[] = {
 #endif
 	cmocka_unit_test(test_fastmath_edge_cases_are_exact),
 	cmocka_unit_test(test_fastmath_a_vectorised_loop_gives_the_scalar_bits),
+	cmocka_unit_test(test_fastmath_vec8_exps_give_td_exp_bits),
 };
 TD_TEST_GROUP(fastmath, tests);

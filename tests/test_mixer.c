@@ -63,7 +63,8 @@
  *   - dropping the ws_len check -> bad_calls_are_refused_with_a_message
  *   - attention's setup without its heads check (`c % m->o.heads != 0` ->
  *     `0`) -> attention_heads_that_do_not_divide_channels_are_refused
- *   - attention's exp without the row maximum (`p[j] - mx` -> `p[j]`)
+ *   - attention's exp without the row maximum, in exp_sum's groups of
+ *     TD_VEC8_EXPS vectors or in the vectors after them
  *       -> attention_softmax_stays_finite_for_large_scores (NaN, both builds)
  *   - attention's n_keys ignoring causal (always `length`), or softmax_row
  *     leaving the masked keys' scores in the weights (no memset)
@@ -814,13 +815,17 @@ static void test_mixer_attention_with_wide_heads_on_odd_lines_matches_its_defini
 	free(want);
 }
 
-/* Scores far past exp's range (x scaled by 1e4): the softmax shifts by the row maximum. */
+/*
+ * Scores far past exp's range (x scaled by 1e4): the softmax shifts by the
+ * row maximum. Lines of 6 steps take a row's exps one vector at a time,
+ * lines of 37 also TD_VEC8_EXPS vectors at a time (exp_sum).
+ */
 static void test_mixer_attention_softmax_stays_finite_for_large_scores(void **state)
 {
 	(void)state;
-	for (int i = 6; i < 10; i++) {
-		td_mixer_opts o = config(i);
-		rig r = rig_new(&o, 2, 6, 5);
+	for (int i = 6; i < 14; i++) {
+		td_mixer_opts o = config(i < 10 ? i : i - 4);
+		rig r = rig_new(&o, 2, i < 10 ? 6 : 37, 5);
 
 		for (size_t k = 0; k < r.n; k++)
 			r.x[k] *= 10000;
