@@ -190,10 +190,10 @@ static size_t at(size_t s, size_t length, int reverse)
 	return reverse ? length - 1 - s : s;
 }
 
-/* How many keys, in sweep order, query step i sees. */
-static size_t n_keys(const td_mixer *m, size_t i, size_t length)
+/* How many keys, in sweep order, query step i sees (causal: the mixer's option). */
+static size_t n_keys(int causal, size_t i, size_t length)
 {
-	return m->o.causal ? i + 1 : length;
+	return causal ? i + 1 : length;
 }
 
 /*
@@ -287,9 +287,9 @@ static td_real lanes_total(const td_real *lane)
 }
 
 /* The end of query step i's last group of LANES keys, within the row stride. */
-static size_t row_end(const td_mixer *m, size_t i, size_t length)
+static size_t row_end(int causal, size_t i, size_t length)
 {
-	return (n_keys(m, i, length) + LANES - 1) / LANES * LANES;
+	return (n_keys(causal, i, length) + LANES - 1) / LANES * LANES;
 }
 
 /*
@@ -347,7 +347,7 @@ static vec vmax(vec x, vec m)
  * row, the lanes of its maximum (scores) or of its sum of p dp (dL/dp).
  */
 typedef struct {
-	const td_mixer *m;
+	int causal;	     /* the mixer's option */
 	td_real *out;	     /* row i at out + (i - i0) np */
 	const td_real *a;    /* q or do, rows lda apart */
 	const td_real *bt;   /* k^T or v^T, [kd][np] */
@@ -383,13 +383,13 @@ score_tile(const score_job *sj, vec *lane, size_t i, size_t j, size_t R, size_t 
 	for (size_t r = 0; r < R; r++)
 #pragma GCC unroll 2
 		for (size_t v = 0; v < V; v++) {
-			const size_t j0 = j + v * LANES, nk = n_keys(sj->m, i + r, sj->t);
+			const size_t j0 = j + v * LANES, nk = n_keys(sj->causal, i + r, sj->t);
 			vec x = acc[r][v] * sj->scale;
 
 			if (j0 + LANES > nk)
 				x = past_keys(x, j0, nk, sj->fill);
 			td_vec8_store(sj->out + (i + r - sj->i0) * sj->np + j0, x);
-			if (j0 >= row_end(sj->m, i + r, sj->t))
+			if (j0 >= row_end(sj->causal, i + r, sj->t))
 				continue;
 			if (sj->p)
 				lane[r] += td_vec8_load(sj->p + (i + r) * sj->np + j0) * x;
@@ -425,8 +425,14 @@ static td_real lane_result(const score_job *sj, vec lane)
  * softmax steps expect; into res[i - i0], each row's maximum (scores) or
  * its sum of p dp (dL/dp, sj->p set).
  */
-static void score_rows(const score_job *sj, td_real *res, size_t i1)
+static void score_rows(const score_job *job, td_real *res, size_t i1)
 {
+	/*
+	 * a copy, held in registers: a vector store (vec8.h's, through
+	 * memcpy) may write anywhere as far as the compiler knows, and the
+	 * tiles read every field of *job again after each
+	 */
+	const score_job copy = *job, *sj = &copy;
 	const size_t np = sj->np;
 	size_t i = sj->i0;
 
@@ -556,7 +562,8 @@ static void attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 	td_real *kt = spare + 7 * d * t, mx[ROWS], sum[ROWS];
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows o = head_rows(j, j->w->ctx, c, l, h, spare + 3 * d * t, d, 0);
-	score_job sj = {j->m, s, in.q.base, kt, NULL, in.q.ld, tp, t, d, 0, j->scale, -INFINITY};
+	score_job sj = {j->m->o.causal, s, in.q.base, kt, NULL, in.q.ld, tp, t, d, 0, j->scale,
+			-INFINITY};
 
 	transpose_rows(kt, tp, in.k.base, in.k.ld, t, d);
 	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
@@ -566,10 +573,10 @@ static void attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 		sj.i0 = i0;
 		score_rows(&sj, mx, i1);
 		for (size_t i = i0; i < i1; i++)
-			sum[i - i0] = exp_sum(p + i * tp, s + (i - i0) * tp, row_end(j->m, i, t),
-					      mx[i - i0]);
+			sum[i - i0] = exp_sum(p + i * tp, s + (i - i0) * tp,
+					      row_end(sj.causal, i, t), mx[i - i0]);
 		for (size_t i = i0; i < i1; i++) {
-			const size_t n = row_end(j->m, i, t);
+			const size_t n = row_end(sj.causal, i, t);
 			td_real *w = p + i * tp;
 
 			for (size_t k = 0; k < n; k++)
@@ -601,7 +608,7 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
 	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
 	rows dout = head_rows(j, j->w->dctx, c, l, h, spare + 3 * d * t, d, 1);
 	qkv_rows g = pair_qkv(j, j->w->dqkv, l, h, spare + 4 * d * t, 0);
-	score_job sj = {j->m, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, 0};
+	score_job sj = {j->m->o.causal, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, 0};
 
 	transpose_rows(vt, tp, in.v.base, in.v.ld, t, d);
 	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
@@ -611,7 +618,7 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
 		sj.i0 = i0, sj.out = ds + i0 * tp;
 		score_rows(&sj, pdp, i1);
 		for (size_t i = i0; i < i1; i++) {
-			const size_t n = row_end(j->m, i, t);
+			const size_t n = row_end(sj.causal, i, t);
 			const td_real *restrict pi = p + i * tp;
 			td_real *restrict di = ds + i * tp;
 

@@ -1875,7 +1875,7 @@ mutant {
 mutant {
   name = "mixer-attention-masked-scores-kept",
   file = "core/mixer_attention.c",
-  find = "const size_t j0 = j + v * LANES, nk = n_keys(sj->m, i + r, sj->t);",
+  find = "const size_t j0 = j + v * LANES, nk = n_keys(sj->causal, i + r, sj->t);",
   replace = "const size_t j0 = j + v * LANES, nk = sj->t;",
   guards = { "test_mixer_causal_attention_never_reads_the_future" },
   designed_against = "the score product computes every key's score, masked or not; a masked key must still get weight 0",
@@ -2153,8 +2153,8 @@ mutant {
 mutant {
   name = "attention-softmax-pads-scores-with-zero",
   file = "core/mixer_attention.c",
-  find = "score_job sj = {j->m, s, in.q.base, kt, NULL, in.q.ld, tp, t, d, 0, j->scale, -INFINITY};",
-  replace = "score_job sj = {j->m, s, in.q.base, kt, NULL, in.q.ld, tp, t, d, 0, j->scale, 0};",
+  find = "-INFINITY};\n\n\ttranspose_rows(kt, tp, in.k.base, in.k.ld, t, d);",
+  replace = "0};\n\n\ttranspose_rows(kt, tp, in.k.base, in.k.ld, t, d);",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums: exp of the pad must be 0",
   why = "every padded lane adds exp(0 - max) to the softmax's denominator",
@@ -2163,8 +2163,8 @@ mutant {
 mutant {
   name = "attention-softmax-backward-padding-not-zeroed",
   file = "core/mixer_attention.c",
-  find = "score_job sj = {j->m, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, 0};",
-  replace = "score_job sj = {j->m, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, NAN};",
+  find = "score_job sj = {j->m->o.causal, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, 0};",
+  replace = "score_job sj = {j->m->o.causal, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, NAN};",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums",
   why = "the padding holds garbage: 0 x NaN in the sum of p dp poisons the row",
