@@ -49,12 +49,17 @@ enum { TD_VEC8_EXPS = 4 }; /* the most vectors td_vec8_exps takes at once */
  * together: a loop of td_exp leaves the processor's scheduler holding one
  * or two chains' steps, each waiting on the one before (a softmax row of
  * 32 exps took 8.3 ns a vector one at a time, 5.7 ns four at a time, on
- * the README's machine). Two steps are written differently for the same
- * bits: x is clamped to +-104 by float comparisons, which a NaN fails and
- * so passes, as td_exp's clamp on the bits lets it; and n = k + (n - k)
- * with k = n >> 1 (rounded down) rather than n / 2: 2^k and 2^(n - k) are
- * normal either way, and p 2^k is exact, so the last product rounds p 2^n
- * once either way. test_fastmath compares every 509th float with td_exp.
+ * the README's machine). Three steps are written differently for the
+ * same bits. x is clamped to 104 by a float comparison, which a NaN fails
+ * and so passes, as td_exp's clamp on the bits lets it. Below -104, where
+ * td_exp's result is +0, the lane computes exp(0) and is set to +0 at the
+ * end: td_exp gets its 0 from a last product that underflows, which the
+ * processor finishes in microcode (a row of 32 exps whose last 4 are of
+ * -inf, the softmax's padding: 11.1 ns a vector against 6.0). And n =
+ * k + (n - k) with k = n >> 1 (rounded down) rather than n / 2: 2^k and
+ * 2^(n - k) are normal either way, and p 2^k is exact, so the last
+ * product rounds p 2^n once either way. test_fastmath compares every
+ * 509th float with td_exp.
  */
 static inline __attribute__((always_inline)) void td_vec8_exps(td_vec8 *x, size_t count)
 {
@@ -68,12 +73,12 @@ static inline __attribute__((always_inline)) void td_vec8_exps(td_vec8 *x, size_
 	const td_vec8 hi = (td_vec8){0} + td_fm_float(TD_FM_EXP_LIMIT), lo = -hi;
 	const float shift = 0x1.8p23f;
 	td_vec8 t[TD_VEC8_EXPS], r[TD_VEC8_EXPS], p[TD_VEC8_EXPS];
-	vint m[TD_VEC8_EXPS], e[TD_VEC8_EXPS];
+	vint m[TD_VEC8_EXPS], e[TD_VEC8_EXPS], low[TD_VEC8_EXPS];
 
 	TD_VEC8_EACH m[u] = x[u] > hi;
 	TD_VEC8_EACH x[u] = (td_vec8)(((vint)x[u] & ~m[u]) | ((vint)hi & m[u]));
-	TD_VEC8_EACH m[u] = x[u] < lo;
-	TD_VEC8_EACH x[u] = (td_vec8)(((vint)x[u] & ~m[u]) | ((vint)lo & m[u]));
+	TD_VEC8_EACH low[u] = x[u] < lo;
+	TD_VEC8_EACH x[u] = (td_vec8)((vint)x[u] & ~low[u]); /* 0 for now: see below */
 	TD_VEC8_EACH t[u] = x[u] * 1.44269504089f + shift;
 	TD_VEC8_EACH p[u] = t[u] - shift; /* n */
 	TD_VEC8_EACH r[u] = x[u] - p[u] * 0.693359375f;
@@ -88,6 +93,7 @@ static inline __attribute__((always_inline)) void td_vec8_exps(td_vec8 *x, size_
 	TD_VEC8_EACH m[u] = e[u] >> 1;
 	TD_VEC8_EACH x[u] = p[u] * (td_vec8)((m[u] + 127) << 23) *
 			    (td_vec8)((e[u] - m[u] + 127) << 23);
+	TD_VEC8_EACH x[u] = (td_vec8)((vint)x[u] & ~low[u]);
 #endif
 #undef TD_VEC8_EACH
 }

@@ -25,8 +25,8 @@
  *       -> exp_is_within_one_ulp (no inf above 88.7, no denormals)
  *   - sigmoid as 1 / (1 + exp(-x)) -> sigmoid_is_within (0 for
  *     x < -88.7, where the exact value is a denormal)
- *   - td_vec8_exps without its clamp at -104, or reducing every vector by
- *     the first vector's n ln2 -> vec8_exps_give_td_exp_bits
+ *   - td_vec8_exps leaving exp(0) in its lanes below -104, or reducing
+ *     every vector by the first vector's n ln2 -> vec8_exps_give_td_exp_bits
  */
 #include "tdtest.h"
 
