@@ -363,10 +363,12 @@ typedef struct {
  * for the groups up to row_end, lane[r] takes each: their maximum
  * (scores), or p times them added (dL/dp), in ascending groups as the
  * softmax steps took them. Inlined with constant R and V, so that the
- * R V sums stay in registers.
+ * R V sums stay in registers, and constant causal (sj->causal) and with_p
+ * (sj->p set), so that the tests on them leave the loops.
  */
 static inline __attribute__((always_inline)) void
-score_tile(const score_job *sj, vec *lane, size_t i, size_t j, size_t R, size_t V)
+score_tile(const score_job *sj, vec *lane, size_t i, size_t j, size_t R, size_t V, int causal,
+	   int with_p)
 {
 	vec acc[4][2] = {{{0}}};
 
@@ -383,15 +385,15 @@ score_tile(const score_job *sj, vec *lane, size_t i, size_t j, size_t R, size_t 
 	for (size_t r = 0; r < R; r++)
 #pragma GCC unroll 2
 		for (size_t v = 0; v < V; v++) {
-			const size_t j0 = j + v * LANES, nk = n_keys(sj->causal, i + r, sj->t);
+			const size_t j0 = j + v * LANES, nk = n_keys(causal, i + r, sj->t);
 			vec x = acc[r][v] * sj->scale;
 
 			if (j0 + LANES > nk)
 				x = past_keys(x, j0, nk, sj->fill);
 			td_vec8_store(sj->out + (i + r - sj->i0) * sj->np + j0, x);
-			if (j0 >= row_end(sj->causal, i + r, sj->t))
+			if (j0 >= row_end(causal, i + r, sj->t))
 				continue;
-			if (sj->p)
+			if (with_p)
 				lane[r] += td_vec8_load(sj->p + (i + r) * sj->np + j0) * x;
 			else
 				lane[r] = vmax(x, lane[r]);
@@ -399,18 +401,18 @@ score_tile(const score_job *sj, vec *lane, size_t i, size_t j, size_t R, size_t 
 }
 
 /* The lanes of a row's maximum (-infinity) or of its sum of p dp (0), before its first group. */
-static vec lane_start(const score_job *sj)
+static vec lane_start(int with_p)
 {
-	return (vec){0} + (sj->p ? 0 : -INFINITY);
+	return (vec){0} + (with_p ? 0 : -INFINITY);
 }
 
 /* What lane_start's lanes add up to: the row's maximum, in the lanes' order, or lanes_total. */
-static td_real lane_result(const score_job *sj, vec lane)
+static td_real lane_result(int with_p, vec lane)
 {
 	td_real v[LANES], mx = -INFINITY;
 
 	td_vec8_store(v, lane);
-	if (sj->p)
+	if (with_p)
 		return lanes_total(v);
 	for (size_t k = 0; k < LANES; k++)
 		mx = v[k] > mx ? v[k] : mx;
@@ -423,9 +425,11 @@ static td_real lane_result(const score_job *sj, vec lane)
  * filled past the keys it sees, its padding included: the scores (scale
  * 1 / sqrt(d), fill -infinity) or dL/dp (scale 1, fill 0) that the
  * softmax steps expect; into res[i - i0], each row's maximum (scores) or
- * its sum of p dp (dL/dp, sj->p set).
+ * its sum of p dp (dL/dp, sj->p set). Inlined with constant causal and
+ * with_p (score_rows).
  */
-static void score_rows(const score_job *job, td_real *res, size_t i1)
+static inline __attribute__((always_inline)) void
+score_rows_as(const score_job *job, td_real *res, size_t i1, int causal, int with_p)
 {
 	/*
 	 * a copy, held in registers: a vector store (vec8.h's, through
@@ -441,21 +445,30 @@ static void score_rows(const score_job *job, td_real *res, size_t i1)
 		size_t j = 0;
 
 		for (size_t r = 0; r < 4; r++)
-			lane[r] = lane_start(sj);
+			lane[r] = lane_start(with_p);
 		for (; j + 2 * LANES <= np; j += 2 * LANES)
-			score_tile(sj, lane, i, j, 4, 2);
+			score_tile(sj, lane, i, j, 4, 2, causal, with_p);
 		if (j < np)
-			score_tile(sj, lane, i, j, 4, 1);
+			score_tile(sj, lane, i, j, 4, 1, causal, with_p);
 		for (size_t r = 0; r < 4; r++)
-			res[i + r - sj->i0] = lane_result(sj, lane[r]);
+			res[i + r - sj->i0] = lane_result(with_p, lane[r]);
 	}
 	for (; i < i1; i++) {
-		vec lane = lane_start(sj);
+		vec lane = lane_start(with_p);
 
 		for (size_t j = 0; j < np; j += LANES)
-			score_tile(sj, &lane, i, j, 1, 1);
-		res[i - sj->i0] = lane_result(sj, lane);
+			score_tile(sj, &lane, i, j, 1, 1, causal, with_p);
+		res[i - sj->i0] = lane_result(with_p, lane);
 	}
+}
+
+/* score_rows_as for sj's causal and for the scores (sj->p NULL) or dL/dp. */
+static void score_rows(const score_job *sj, td_real *res, size_t i1)
+{
+	if (sj->causal)
+		sj->p ? score_rows_as(sj, res, i1, 1, 1) : score_rows_as(sj, res, i1, 1, 0);
+	else
+		sj->p ? score_rows_as(sj, res, i1, 0, 1) : score_rows_as(sj, res, i1, 0, 0);
 }
 
 /*

@@ -1875,7 +1875,7 @@ mutant {
 mutant {
   name = "mixer-attention-masked-scores-kept",
   file = "core/mixer_attention.c",
-  find = "const size_t j0 = j + v * LANES, nk = n_keys(sj->causal, i + r, sj->t);",
+  find = "const size_t j0 = j + v * LANES, nk = n_keys(causal, i + r, sj->t);",
   replace = "const size_t j0 = j + v * LANES, nk = sj->t;",
   guards = { "test_mixer_causal_attention_never_reads_the_future" },
   designed_against = "the score product computes every key's score, masked or not; a masked key must still get weight 0",
