@@ -54,6 +54,8 @@
  *     ho  [T][d]         its o (forward) or dL/do (backward) in sweep order
  *                        (reverse only)
  *     hd  [T][3d]        its dq, dk, dv in sweep order (reverse only)
+ *     tail [LANES][d]    k's or v's last T mod LANES rows, padded with 0
+ *                        (transpose_rows)
  *   parts [B][params]    on lines of more than one step, each of the B
  *                        blocks' parameter gradients (backward scratch)
  *
@@ -117,12 +119,12 @@ static size_t stride(size_t length)
 	return length == 1 ? 1 : (length + LANES - 1) / LANES * LANES;
 }
 
-/* One worker's scratch: (T + d) Tp + 7 T d values. */
+/* One worker's scratch: (T + d) Tp + (7 T + LANES) d values. */
 static size_t scratch_size(const td_mixer *m, size_t length)
 {
 	const size_t d = m->o.channels / m->o.heads;
 
-	return (length + d) * stride(length) + 7 * d * length;
+	return (length + d) * stride(length) + (7 * length + LANES) * d;
 }
 
 /*
@@ -135,8 +137,8 @@ static size_t n_parts(size_t lines, size_t length)
 }
 
 /*
- * 9C values per position, L * nh * T * Tp weights, W ((T + d) Tp + 7 T d)
- * + 4C + 16 scratch, a parameter slab per block (n_parts); each product
+ * 9C values per position, L * nh * T * Tp weights, W ((T + d) Tp +
+ * (7 T + LANES) d) + 4C + 16 scratch, a parameter slab per block (n_parts); each product
  * checked (lines * heads fits: heads <= channels, and mixer.c has checked
  * that lines * length * channels fits).
  */
@@ -151,7 +153,8 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	    (err = td_mixer_size_muladd(&weights, lines * m->o.heads, tt, 0,
 					"the attention weights")) ||
 	    (err = td_mixer_size_muladd(&kt, d, stride(length), tt, "the attention scratch")) ||
-	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")))
+	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")) ||
+	    (err = td_mixer_size_muladd(&per, LANES, d, per, "the attention scratch")))
 		return err;
 	if ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 16,
 					"the attention scratch")) ||
@@ -310,14 +313,24 @@ typedef lane_int vmask __attribute__((vector_size(LANES * sizeof(td_real))));
 _Static_assert(LANES == 8 && (int)LANES == (int)TD_VEC8_LANES,
 	       "past_keys's lane indices are written out for 8 lanes, a vec8's");
 
-/* bt[p][j] = b[j][p] for j < n and p < kd, rows np long, 0 for n <= j < np: op(B) of q k^T. */
+/*
+ * bt[p][j] = b[j][p] for j < n and p < kd, rows np long, 0 for n <= j < np:
+ * op(B) of q k^T. The last n mod 8 rows of b go through a copy padded with
+ * rows of 0 to 8 (tail), so that td_transpose takes them, and writes the
+ * 0s, as a whole block of columns.
+ */
 static void transpose_rows(td_real *bt, size_t np, const td_real *b, size_t ldb, size_t n,
-			   size_t kd)
+			   size_t kd, td_real *tail)
 {
-	td_transpose(bt, np, b, ldb, n, kd);
-	for (size_t p = 0; p < kd; p++)
-		for (size_t j = n; j < np; j++)
-			bt[p * np + j] = 0;
+	const size_t whole = n / LANES * LANES;
+
+	td_transpose(bt, np, b, ldb, whole, kd);
+	if (whole == n)
+		return;
+	memset(tail, 0, LANES * kd * sizeof *tail);
+	for (size_t j = whole; j < n; j++)
+		memcpy(tail + (j - whole) * kd, b + j * ldb, kd * sizeof *tail);
+	td_transpose(bt + whole, np, tail, kd, LANES, kd);
 }
 
 /*
@@ -578,7 +591,7 @@ static void attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 	score_job sj = {j->m->o.causal, s, in.q.base, kt, NULL, in.q.ld, tp, t, d, 0, j->scale,
 			-INFINITY};
 
-	transpose_rows(kt, tp, in.k.base, in.k.ld, t, d);
+	transpose_rows(kt, tp, in.k.base, in.k.ld, t, d, kt + d * tp);
 	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
 		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
 
@@ -623,7 +636,7 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
 	qkv_rows g = pair_qkv(j, j->w->dqkv, l, h, spare + 4 * d * t, 0);
 	score_job sj = {j->m->o.causal, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, 0};
 
-	transpose_rows(vt, tp, in.v.base, in.v.ld, t, d);
+	transpose_rows(vt, tp, in.v.base, in.v.ld, t, d, vt + d * tp);
 	for (size_t i0 = 0; i0 < t; i0 += ROWS) {
 		const size_t i1 = t - i0 < ROWS ? t : i0 + ROWS;
 

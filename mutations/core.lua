@@ -1883,6 +1883,27 @@ mutant {
 }
 
 mutant {
+  name = "attention-ws-scratch-without-the-tail",
+  file = "core/mixer_attention.c",
+  find = "(err = td_mixer_size_muladd(&per, LANES, d, per, \"the attention scratch\"))",
+  replace = "(err = td_mixer_size_muladd(&per, 0, d, per, \"the attention scratch\"))",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "each worker's scratch is carved past the saved tensors; a size that forgets a slice writes past the workspace",
+  why = "asks for no room for transpose_rows's padded copy of the last rows",
+}
+
+mutant {
+  name = "attention-transpose-tail-drops-the-last-row",
+  file = "core/mixer_attention.c",
+  find = "for (size_t j = whole; j < n; j++)",
+  replace = "for (size_t j = whole; j + 1 < n; j++)",
+  guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward",
+             "test_mixer_gradients_agree_with_finite_differences" },
+  designed_against = "rows past the last whole block of 8 take another path through the transpose; an off-by-one there loses the last key",
+  why = "leaves the last key's row out of k^T (and v^T): its column is 0",
+}
+
+mutant {
   name = "mixer-attention-ws-scratch-short",
   file = "core/mixer_attention.c",
   find = "(err = td_mixer_size_muladd(&per, 7 * d, length, kt, \"the attention scratch\"))",
@@ -2153,8 +2174,8 @@ mutant {
 mutant {
   name = "attention-softmax-pads-scores-with-zero",
   file = "core/mixer_attention.c",
-  find = "-INFINITY};\n\n\ttranspose_rows(kt, tp, in.k.base, in.k.ld, t, d);",
-  replace = "0};\n\n\ttranspose_rows(kt, tp, in.k.base, in.k.ld, t, d);",
+  find = "-INFINITY};\n\n\ttranspose_rows(kt, tp, in.k.base, in.k.ld, t, d, kt + d * tp);",
+  replace = "0};\n\n\ttranspose_rows(kt, tp, in.k.base, in.k.ld, t, d, kt + d * tp);",
   guards = { "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
   designed_against = "padding a row to the vector width must add nothing to its sums: exp of the pad must be 0",
   why = "every padded lane adds exp(0 - max) to the softmax's denominator",
