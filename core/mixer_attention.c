@@ -138,9 +138,9 @@ static size_t n_parts(size_t lines, size_t length)
 
 /*
  * 9C values per position, L * nh * T * Tp weights, W ((T + d) Tp +
- * (7 T + LANES) d) + 4C + 16 scratch, a parameter slab per block (n_parts); each product
- * checked (lines * heads fits: heads <= channels, and mixer.c has checked
- * that lines * length * channels fits).
+ * (7 T + LANES) d) + 4C + 16 scratch, a parameter slab per block
+ * (n_parts); each product checked (lines * heads fits: heads <= channels,
+ * and mixer.c has checked that lines * length * channels fits).
  */
 static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {

@@ -43,23 +43,25 @@ enum { TD_VEC8_EXPS = 4 }; /* the most vectors td_vec8_exps takes at once */
 
 /*
  * x[u] = td_exp(x[u]), lane by lane, for u < count <= TD_VEC8_EXPS (a
- * constant where this is inlined), bit for bit. In the float build these are
- * td_exp's steps written for vectors and taken one step at a time across
- * the vectors, so that count chains of dependent steps are in flight
- * together: a loop of td_exp leaves the processor's scheduler holding one
- * or two chains' steps, each waiting on the one before (a softmax row of
- * 32 exps took 8.3 ns a vector one at a time, 5.7 ns four at a time, on
- * the README's machine). Three steps are written differently for the
- * same bits. x is clamped to 104 by a float comparison, which a NaN fails
- * and so passes, as td_exp's clamp on the bits lets it. Below -104, where
- * td_exp's result is +0, the lane computes exp(0) and is set to +0 at the
- * end: td_exp gets its 0 from a last product that underflows, which the
- * processor finishes in microcode (a row of 32 exps whose last 4 are of
- * -inf, the softmax's padding: 11.1 ns a vector against 6.0). And n =
- * k + (n - k) with k = n >> 1 (rounded down) rather than n / 2: 2^k and
- * 2^(n - k) are normal either way, and p 2^k is exact, so the last
- * product rounds p 2^n once either way. test_fastmath compares every
- * 509th float with td_exp.
+ * constant where this is inlined), bit for bit. In the float build these
+ * are td_exp's steps written for vectors and taken one step at a time
+ * across the vectors, so that count chains of dependent steps are in
+ * flight together: a loop of td_exp leaves the processor's scheduler
+ * holding one or two chains' steps, each waiting on the one before (a
+ * softmax row of 32 exps took 8.3 ns a vector one at a time, 5.7 ns four
+ * at a time, on the README's machine). Three steps are written
+ * differently for the same bits:
+ *   - x is clamped to 104 by a float comparison, which a NaN fails and so
+ *     passes, as td_exp's clamp on the bits lets it;
+ *   - below -104, where td_exp gives +0, the lane computes exp(0) and is
+ *     set to +0 at the end: td_exp gets its 0 from a last product that
+ *     underflows, which the processor finishes in microcode (a row of 32
+ *     exps whose last 4 are of -inf, the softmax's padding: 11.1 ns a
+ *     vector against 6.0);
+ *   - n = k + (n - k) with k = n >> 1 (rounded down) rather than n / 2:
+ *     2^k and 2^(n - k) are normal either way, and p 2^k is exact, so the
+ *     last product rounds p 2^n once either way.
+ * test_fastmath compares every 509th float with td_exp.
  */
 static inline __attribute__((always_inline)) void td_vec8_exps(td_vec8 *x, size_t count)
 {
@@ -90,7 +92,7 @@ static inline __attribute__((always_inline)) void td_vec8_exps(td_vec8 *x, size_
 	TD_VEC8_EACH p[u] = p[u] * r[u] + 5.0000001201e-1f;
 	TD_VEC8_EACH p[u] = p[u] * (r[u] * r[u]) + r[u] + 1.0f;
 	TD_VEC8_EACH e[u] = (vint)t[u] - 0x4b400000; /* n; for a NaN, garbage (p is NaN) */
-	TD_VEC8_EACH m[u] = e[u] >> 1;
+	TD_VEC8_EACH m[u] = e[u] >> 1; /* k */
 	TD_VEC8_EACH x[u] = p[u] * (td_vec8)((m[u] + 127) << 23) *
 			    (td_vec8)((e[u] - m[u] + 127) << 23);
 	TD_VEC8_EACH x[u] = (td_vec8)((vint)x[u] & ~low[u]);
