@@ -2,18 +2,11 @@
  * bench/core.c - how fast the core trains, how close that is to the
  * machine, and that threads do not change a single bit.
  *
- * Cases, all on a batch of 32 images of 28 x 28 cells at width 32, dense:
- *   mixer/KIND          one bare mixer swept along the rows (32 * 28 lines
- *                       of length 28)
- *   scan/KIND           one axial scan block sweeping w (the same lines)
- *   kernel/KIND         one axial kernel block: h and w contracted, then
- *                       the mixer over every cell as a line of length 1
- *   flatten/KIND        one flatten block: each image one line of 784
- *   model-FAMILY/KIND   a whole model (model.c): embedding from 1 input
- *                       channel, 4 layers of RMSNorm + block + residual, a
- *                       head of 10 outputs; scan layers sweep h, w, h
- *                       reversed, w reversed (tdtrain's default plan)
- * for KIND in lru, conv (4 taps), gru, attention (4 heads, not causal).
+ * The cases (bench/cases.h), all on a batch of 32 images of 28 x 28
+ * cells at width 32, dense: each bare mixer swept along the rows, each
+ * family (scan, kernel, flatten) with each mixer, and the whole model of
+ * each family with each mixer, for the mixers lru, conv (4 taps), gru,
+ * lstm and attention (4 heads, not causal).
  * Each case is one forward and one backward (a training step without the
  * optimizer), timed as the best of REPS, with 1 and with 2 threads; the
  * outputs, input gradients and parameter gradients of the two thread
@@ -26,8 +19,7 @@
  * the avx2 kernel, 16-byte ones for the baseline), the memory bandwidth (memcpy of 128 MiB)
  * and, for reference, the cache bandwidth (memcpy of 4 MiB); counts each
  * case's floating-point operations and bytes moved per step from the
- * shapes (estimates of the dominant terms, written out in cost_of and the
- * functions it calls); and prints the achieved rates at 1 thread against
+ * shapes (cost_of in cases.h); and prints the achieved rates at 1 thread against
  * the roof min(peak, intensity x memory bandwidth), with which of the two
  * bounds it. A case whose data stays in the caches can pass that roof.
  *
@@ -43,19 +35,15 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/block.h"
 #include "../core/error.h"
 #include "../core/gemm.h"
 #include "../core/hash.h"
-#include "../core/mixer.h"
-#include "../core/model.h"
 #include "../core/rng.h"
-#include "../core/tensor.h"
+#include "cases.h"
 
-enum { BATCH = 32, SIDE = 28, WIDTH = 32, CELLS = SIDE * SIDE, LAYERS = 4, OUT = 10 };
-enum { HEADS = 4, TAPS = 4 };
+static const bench_shape shape = BENCH_SHAPE;
 
-#define N_VALUES ((size_t)BATCH * CELLS * WIDTH) /* one activation: 802,816 values */
+#define N_VALUES (shape.batch * shape.side * shape.side * shape.width) /* 802,816 values */
 
 static double now(void)
 {
@@ -156,119 +144,6 @@ static double peak_bandwidth(size_t n, int times)
 	return 2.0 * (double)n * times / best;
 }
 
-/* ---- cases ---------------------------------------------------------------- */
-
-typedef enum { BARE, BLOCK, MODEL } level;
-
-typedef struct {
-	level lv;
-	td_block_family fam; /* BLOCK, MODEL */
-	td_mixer_kind kind;
-	char name[32];
-} bench_case;
-
-static const struct {
-	const char *name;
-	td_mixer_kind kind;
-} kinds[] = {{"lru", TD_MIXER_LRU},
-	     {"conv", TD_MIXER_CONV},
-	     {"gru", TD_MIXER_GRU},
-	     {"lstm", TD_MIXER_LSTM},
-	     {"attention", TD_MIXER_ATTENTION}};
-static const char *const family_names[] = {"", "scan", "kernel", "flatten"};
-
-#define N_KINDS (sizeof kinds / sizeof kinds[0])
-
-static td_mixer_opts mixer_opts(td_mixer_kind kind, int threads)
-{
-	td_mixer_opts o = TD_MIXER_OPTS_INIT;
-
-	o.kind = kind, o.channels = WIDTH, o.threads = threads;
-	o.kernel_size = TAPS, o.heads = HEADS;
-	return o;
-}
-
-/* What one case runs on: exactly one of mixer, block, model. */
-typedef struct {
-	td_mixer *mixer;
-	td_block *block;
-	td_model *model;
-	td_plan *plan;
-	td_real *ws; /* the bare mixer's workspace */
-	size_t ws_len;
-	size_t n_in, n_out; /* values of x (and dx), of y (and dy) */
-} subject;
-
-static void subject_free(subject *s)
-{
-	td_model_free(s->model);
-	td_block_free(s->block);
-	td_mixer_free(s->mixer);
-	td_plan_free(s->plan);
-	free(s->ws);
-	memset(s, 0, sizeof *s);
-}
-
-static int model_new(subject *s, const bench_case *c, const td_lattice *lat, int threads)
-{
-	static const char *const hw[] = {"h", "w"};
-	td_model_opts o = TD_MODEL_OPTS_INIT;
-	int err = 0;
-
-	o.family = c->fam, o.mixer = mixer_opts(c->kind, threads), o.mixer.channels = 0;
-	o.in = 1, o.width = WIDTH, o.out = OUT, o.max_batch = BATCH, o.n_layers = LAYERS;
-	if (c->fam == TD_BLOCK_SCAN && !(err = td_plan_cyclic(&s->plan, hw, 2, LAYERS, hw, 2)))
-		o.plan = s->plan, o.n_layers = 0;
-	if (!err && !(err = td_model_new(&s->model, lat, &o)))
-		td_model_init(s->model, 7);
-	s->n_in = (size_t)BATCH * CELLS, s->n_out = (size_t)BATCH * CELLS * OUT;
-	return err;
-}
-
-static int subject_new(subject *s, const bench_case *c, const td_lattice *lat, int threads)
-{
-	td_block_opts b = TD_BLOCK_OPTS_INIT;
-	int err;
-
-	memset(s, 0, sizeof *s);
-	s->n_in = s->n_out = N_VALUES;
-	if (c->lv == MODEL)
-		return model_new(s, c, lat, threads);
-	if (c->lv == BARE) {
-		td_mixer_opts o = mixer_opts(c->kind, threads);
-
-		if ((err = td_mixer_new(&s->mixer, &o)) ||
-		    (err = td_mixer_ws_size(&s->ws_len, s->mixer, BATCH * SIDE, SIDE)))
-			return err;
-		td_mixer_init(s->mixer, 7, 100);
-		return (s->ws = td_reals_alloc(s->ws_len)) ? 0 : -1;
-	}
-	b.family = c->fam, b.mixer = mixer_opts(c->kind, threads), b.max_batch = BATCH;
-	b.axis = c->fam == TD_BLOCK_SCAN ? "w" : NULL;
-	if ((err = td_block_new(&s->block, lat, &b)))
-		return err;
-	td_block_init(s->block, 7, 100);
-	return 0;
-}
-
-/* One forward and backward; gradients zeroed first. */
-static int subject_step(subject *s, td_real *y, td_real *dx, const td_real *x, const td_real *dy)
-{
-	if (s->model) {
-		td_model_zero_grads(s->model);
-		return td_model_forward(s->model, y, x, BATCH) ||
-		       td_model_backward(s->model, dx, dy, BATCH);
-	}
-	if (s->block) {
-		td_block_zero_grads(s->block);
-		return td_block_forward(s->block, y, x, BATCH) ||
-		       td_block_backward(s->block, dx, dy, BATCH);
-	}
-	td_mixer_zero_grads(s->mixer);
-	return td_mixer_forward(s->mixer, y, x, BATCH * SIDE, SIDE, s->ws, s->ws_len) ||
-	       td_mixer_backward(s->mixer, dx, dy, BATCH * SIDE, SIDE, s->ws, s->ws_len);
-}
-
 /* The parameter gradients, borrowed from the subject. */
 static const td_real *subject_grads(subject *s, size_t *n)
 {
@@ -322,7 +197,7 @@ static int run(result *r, const bench_case *c, const td_lattice *lat, int thread
 	       const td_real *x, const td_real *dy)
 {
 	subject s;
-	int err = subject_new(&s, c, lat, threads);
+	int err = subject_new(&s, &shape, c, lat, threads);
 
 	memset(r, 0, sizeof *r);
 	r->seconds = 1e30;
@@ -360,128 +235,7 @@ static int same(const result *a, const result *b)
 	       !memcmp(a->grads, b->grads, a->n_params * sizeof *a->grads);
 }
 
-/* ---- costs: floating-point operations and bytes per step ---------------------- */
-
-/*
- * Counted per training step (forward + backward), from the shapes, for
- * what the code does: the GEMMs at 2 operations per multiply-add, the
- * elementwise loops at their arithmetic (an exp or tanh counted as one),
- * and bytes as the passes over activation-sized arrays each function makes
- * (reads and writes; a GEMM's small weight matrix is taken to stay in
- * cache). Estimates of the dominant terms, not instruction counts.
- */
-typedef struct {
-	double flops, values; /* values moved; bytes = values * sizeof(td_real) */
-} cost;
-
-static cost mixer_cost(td_mixer_kind kind, double lines, double length)
-{
-	const double p = lines * length, c = WIDTH, t = length, nh = HEADS;
-	cost k = {0, 0};
-
-	switch (kind) {
-	case TD_MIXER_LRU: /* state N = C: 6 GEMMs of 2PNC; scans; the D skip */
-		k.flops = 12 * p * c * c + 6 * p * c + 4 * p * c;
-		k.values = 15 * p * c + 12 * p * c;
-		break;
-	case TD_MIXER_CONV: /* K taps: forward 2PCK, backward dx and dw 4PCK */
-		k.flops = 6 * p * c * TAPS + p * c;
-		k.values = 9 * p * c;
-		break;
-	case TD_MIXER_GRU: /* 6 GEMMs of 6PH^2 (the recurrent ones skip each line's first step) */
-		k.flops = 36 * p * c * c - 12 * lines * c * c + 50 * p * c;
-		k.values = 71 * p * c;
-		break;
-	case TD_MIXER_LSTM: /* as the GRU with 4 gates: 8 GEMMs of 8PH^2 less the first steps */
-		k.flops = 48 * p * c * c - 16 * lines * c * c + 60 * p * c;
-		k.values = 90 * p * c;
-		break;
-	case TD_MIXER_CLRU: /* the LRU with real and imaginary halves: twice its GEMMs */
-		k.flops = 24 * p * c * c + 20 * p * c;
-		k.values = 30 * p * c + 24 * p * c;
-		break;
-	case TD_MIXER_ATTENTION: /* projections 24PC^2; scores, mixing and their adjoints 12LT^2C */
-		k.flops =
-		    24 * p * c * c + 12 * lines * t * t * c + 8 * lines * nh * t * t + 10 * p * c;
-		k.values = 33 * p * c + 3 * lines * nh * t * t;
-		break;
-	}
-	return k;
-}
-
-/* One block over the batch: the family's own work plus its mixer's. */
-static cost block_cost(td_block_family fam, td_mixer_kind kind)
-{
-	const double p = (double)BATCH * CELLS, c = WIDTH, n = SIDE;
-	cost k;
-
-	switch (fam) {
-	case TD_BLOCK_SCAN: /* selections, fold and unfold, both ways */
-		k = mixer_cost(kind, BATCH * SIDE, SIDE);
-		k.values += 20 * p * c;
-		break;
-	case TD_BLOCK_KERNEL: /* 2 axes: contraction 2n per value, adjoint 5n (dK and dz) */
-		k = mixer_cost(kind, p, 1);
-		k.flops += 2 * 7 * n * p * c;
-		k.values += 46 * p * c;
-		break;
-	default: /* FLATTEN: gather and scatter, both ways */
-		k = mixer_cost(kind, BATCH, CELLS);
-		k.values += 10 * p * c;
-		break;
-	}
-	return k;
-}
-
-/* The model around its blocks: embedding, norms, residuals, selections, head. */
-static cost model_cost(td_block_family fam, td_mixer_kind kind)
-{
-	const double p = (double)BATCH * CELLS, w = WIDTH;
-	cost b = block_cost(fam, kind), k;
-
-	k.flops = LAYERS * (b.flops + 14 * p * w) + 6 * p * w * OUT + 6 * p * w;
-	k.values = LAYERS * (b.values + 15 * p * w) + 4 * p * w + 4 * p * OUT + 4 * p;
-	return k;
-}
-
-static cost cost_of(const bench_case *c)
-{
-	return c->lv == MODEL	? model_cost(c->fam, c->kind)
-	       : c->lv == BLOCK ? block_cost(c->fam, c->kind)
-				: mixer_cost(c->kind, BATCH * SIDE, SIDE);
-}
-
 /* ---- the run ------------------------------------------------------------------ */
-
-static size_t make_cases(bench_case *v)
-{
-	size_t n = 0;
-
-	for (size_t k = 0; k < N_KINDS; k++, n++) {
-		v[n] = (bench_case){BARE, TD_BLOCK_SCAN, kinds[k].kind, ""};
-		snprintf(v[n].name, sizeof v[n].name, "mixer/%s", kinds[k].name);
-	}
-	for (int lv = BLOCK; lv <= MODEL; lv++)
-		for (int f = TD_BLOCK_SCAN; f <= TD_BLOCK_FLATTEN; f++)
-			for (size_t k = 0; k < N_KINDS; k++, n++) {
-				v[n] =
-				    (bench_case){(level)lv, (td_block_family)f, kinds[k].kind, ""};
-				snprintf(v[n].name, sizeof v[n].name, "%s%s/%s",
-					 lv == MODEL ? "model-" : "", family_names[f],
-					 kinds[k].name);
-			}
-	return n;
-}
-
-static int lattice_28x28(td_lattice **out)
-{
-	static const size_t shape[] = {SIDE, SIDE};
-	static const char *const hw[] = {"h", "w"};
-	td_lattice_spec spec = TD_LATTICE_SPEC_INIT;
-
-	spec.rank = 2, spec.shape = shape, spec.names = hw;
-	return td_lattice_new(out, &spec);
-}
 
 /* Runs one case at 1 and 2 threads and prints its line; 1 when they differ, 2 on error. */
 static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const td_real *x,
@@ -489,7 +243,7 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 {
 	const double bytes_per = (double)sizeof(td_real);
 	result r1, r2;
-	cost k = cost_of(c);
+	cost k = cost_of(&shape, c);
 	double gflops, gbs, roof, intensity;
 	int eq;
 
@@ -515,7 +269,7 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 
 int main(int argc, char **argv)
 {
-	bench_case cases[N_KINDS + 2 * 3 * N_KINDS];
+	bench_case cases[N_CASES];
 	size_t n_cases = make_cases(cases);
 	const char *only = NULL, *peak_what = NULL;
 	int reps = 3, failed = 0;
@@ -537,14 +291,14 @@ int main(int argc, char **argv)
 			fprintf(stderr, "usage: %s [REPS] [--only SUBSTRING] [--kernel GEMM_KERNEL]\n", argv[0]);
 			return 2;
 		}
-	if (!x || !dy || lattice_28x28(&lat))
+	if (!x || !dy || bench_lattice(&lat, &shape))
 		return 2;
 	td_rng_fill_normal(1, 1, 0, N_VALUES, 0, 1, x);
 	td_rng_fill_normal(1, 2, 0, N_VALUES, 0, 1, dy);
 	fp = peak_flops(&peak_what), bw = peak_bandwidth((size_t)128 << 20, 1);
 	bw_cache = peak_bandwidth((size_t)4 << 20, 16);
-	printf("forward+backward, batch %d, %dx%d lattice, width %d, td_real = %s, best of %d\n",
-	       BATCH, SIDE, SIDE, WIDTH, TD_REAL_NAME, reps);
+	printf("forward+backward, batch %zu, %zux%zu lattice, width %zu, td_real = %s, best of %d\n",
+	       shape.batch, shape.side, shape.side, shape.width, TD_REAL_NAME, reps);
 	printf("GEMM kernel: %s\n", td_gemm_kernel());
 	printf("peak, 1 thread: %.1f GFLOP/s (%s); memory %.1f GB/s "
 	       "(memcpy of 128 MiB, read + write), caches %.1f GB/s (4 MiB); balance %.1f flop/B\n",

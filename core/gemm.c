@@ -28,6 +28,7 @@
  */
 #include "gemm.h"
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -453,6 +454,21 @@ static int check_args(const td_real *c, size_t ldc, const td_real *a, size_t lda
 	return 0;
 }
 
+static atomic_int counting;
+static atomic_uint_least64_t counted;
+
+void td_gemm_count_begin(void)
+{
+	atomic_store(&counted, 0);
+	atomic_store(&counting, 1);
+}
+
+uint64_t td_gemm_count_end(void)
+{
+	atomic_store(&counting, 0);
+	return atomic_load(&counted);
+}
+
 int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real *b, size_t ldb,
 	    size_t m, size_t n, size_t k, const td_gemm_opts *opts)
 {
@@ -461,8 +477,12 @@ int td_gemm(td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real 
 	gemm_job g;
 	int err = check_args(c, ldc, a, lda, b, ldb, m, n, k, o);
 
-	if (err || m == 0 || n == 0)
+	if (err)
 		return err;
+	if (atomic_load_explicit(&counting, memory_order_relaxed))
+		atomic_fetch_add_explicit(&counted, (uint64_t)m * n * k, memory_order_relaxed);
+	if (m == 0 || n == 0)
+		return 0;
 	g = (gemm_job){c, a, b, ldc, lda, ldb, m, n, k, *o, MC, (m + MC - 1) / MC,
 		       (n + NC - 1) / NC, 1, kernels[kernel_index()].fn, 0};
 	if (m <= GEMM_SMALL_WORK && n <= GEMM_SMALL_WORK && k <= GEMM_SMALL_WORK &&

@@ -19,6 +19,7 @@
 #define TD_GEMM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "real.h"
 
@@ -66,5 +67,16 @@ const char *td_gemm_kernel(void);
  * unchanged. Not to be called while another thread is inside td_gemm.
  */
 int td_gemm_use_kernel(const char *name);
+
+/*
+ * Counting, for benchmarks and tests that check a cost model against what
+ * runs: td_gemm_count_begin zeroes the count and starts counting,
+ * td_gemm_count_end stops and returns the multiply-adds asked of td_gemm
+ * since, m * n * k for each call that was not refused, summed over every
+ * thread's calls. Off by default; counting costs one atomic add per call.
+ * Not to be nested, nor begun while another thread is inside td_gemm.
+ */
+void td_gemm_count_begin(void);
+uint64_t td_gemm_count_end(void);
 
 #endif

@@ -981,6 +981,26 @@ mutant {
 }
 
 mutant {
+  name = "gemm-count-ignores-k",
+  file = "core/gemm.c",
+  find = "atomic_fetch_add_explicit(&counted, (uint64_t)m * n * k, memory_order_relaxed);",
+  replace = "atomic_fetch_add_explicit(&counted, (uint64_t)m * n, memory_order_relaxed);",
+  guards = { "test_gemm_counts_the_multiply_adds_asked_of_it" },
+  designed_against = "a work counter that counts calls or outputs instead of multiply-adds makes a roofline check pass on a wrong cost model",
+  why = "counts the outputs of each call, not its multiply-adds",
+}
+
+mutant {
+  name = "gemm-count-not-zeroed-at-begin",
+  file = "core/gemm.c",
+  find = "\tatomic_store(&counted, 0);\n",
+  replace = "",
+  guards = { "test_gemm_counts_the_multiply_adds_asked_of_it" },
+  designed_against = "a counter that carries one measurement into the next charges a case with the work of the one before",
+  why = "begins counting from whatever the last count left",
+}
+
+mutant {
   name = "gemm-trans-a-strides-swapped",
   file = "core/gemm.c",
   find = "pn->a = g->a + p0 * g->lda + i0, pn->ars = 1, pn->aps = g->lda;",

@@ -637,6 +637,37 @@ static void test_gemm_bad_arguments_are_refused_with_a_message(void **state)
 		assert_true(c[i] == 7);
 }
 
+/*
+ * The count is m * n * k of each call made between begin and end, over
+ * every path (a small product, a product computed as its transpose, one
+ * shared by two threads, k = 0), a refused call and calls outside the
+ * window not counted.
+ */
+static void test_gemm_counts_the_multiply_adds_asked_of_it(void **state)
+{
+	const size_t big = 100;
+	mat a = mat_new(big, big, 0, 1), b = mat_new(big, big, 0, 2);
+	td_real *c = calloc(big * big, sizeof *c);
+	td_gemm_opts two = TD_GEMM_OPTS_INIT;
+
+	(void)state;
+	assert_non_null(c);
+	two.threads = 2;
+	assert_int_equal(td_gemm(c, big, a.v, big, b.v, big, 3, 3, 3, NULL), 0); /* not counted */
+	td_gemm_count_begin();
+	assert_int_equal(td_gemm(c, big, a.v, big, b.v, big, 2, 3, 4, NULL), 0); /* small */
+	assert_int_equal(td_gemm(c, 1, a.v, big, b.v, 1, 80, 1, 100, NULL), 0); /* as C^T */
+	assert_int_equal(td_gemm(c, big, a.v, big, b.v, big, 100, 100, 100, &two), 0);
+	assert_int_equal(td_gemm(c, big, a.v, big, b.v, big, 5, 7, 0, NULL), 0); /* k = 0 */
+	TD_ASSERT_REFUSED(td_gemm(c, 2, a.v, big, b.v, big, 5, 7, 3, NULL), TD_EINVAL, "ldc 2");
+	assert_int_equal(td_gemm_count_end(), 2 * 3 * 4 + 80 * 100 + 100 * 100 * 100);
+	assert_int_equal(td_gemm(c, big, a.v, big, b.v, big, 3, 3, 3, NULL), 0); /* not counted */
+	td_gemm_count_begin(); /* zeroed */
+	assert_int_equal(td_gemm(c, big, a.v, big, b.v, big, 1, 2, 3, NULL), 0);
+	assert_int_equal(td_gemm_count_end(), 6);
+	free(c), free(a.v), free(b.v);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gemm_matches_a_naive_triple_loop),
     cmocka_unit_test(test_gemm_every_element_is_its_sum_in_k_order_bitwise),
@@ -650,5 +681,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gemm_with_beta_zero_the_old_c_is_never_read),
     cmocka_unit_test(test_gemm_leaves_the_padding_outside_the_matrix_untouched),
     cmocka_unit_test(test_gemm_bad_arguments_are_refused_with_a_message),
+    cmocka_unit_test(test_gemm_counts_the_multiply_adds_asked_of_it),
 };
 TD_TEST_GROUP(gemm, tests);
