@@ -209,6 +209,17 @@ typedef struct {
 	double values; /* values moved; bytes = values * sizeof(td_real) */
 } cost;
 
+/*
+ * The recurrent products a GRU or LSTM does not run, each of gate_ops
+ * (2 x gates x H^2) per position: the forward's h_{t-1} U^T and the
+ * backward's dh_{t-1} skip each line's first step, and on lines of one
+ * step, where h_{t-1} is 0 throughout, dU is not computed either.
+ */
+static double recurrent_skips(double gate_ops, double lines, double length)
+{
+	return 2 * gate_ops * lines + (length == 1 ? gate_ops * lines : 0);
+}
+
 static cost mixer_cost(const bench_shape *sh, td_mixer_kind kind, double lines, double length)
 {
 	const double p = lines * length, c = (double)sh->width, t = length;
@@ -225,12 +236,12 @@ static cost mixer_cost(const bench_shape *sh, td_mixer_kind kind, double lines, 
 		other = 6 * p * c * (double)sh->taps + p * c;
 		k.values = 9 * p * c;
 		break;
-	case TD_MIXER_GRU: /* 6 GEMMs of 6PH^2 (the recurrent ones skip each line's first step) */
-		k.gemm = 36 * p * c * c - 12 * lines * c * c, other = 50 * p * c;
+	case TD_MIXER_GRU: /* 6 GEMMs of 6PH^2, less the recurrent ones' skips (below) */
+		k.gemm = 36 * p * c * c - recurrent_skips(6 * c * c, lines, length), other = 50 * p * c;
 		k.values = 71 * p * c;
 		break;
-	case TD_MIXER_LSTM: /* as the GRU with 4 gates: 8 GEMMs of 8PH^2 less the first steps */
-		k.gemm = 48 * p * c * c - 16 * lines * c * c, other = 60 * p * c;
+	case TD_MIXER_LSTM: /* as the GRU with 4 gates: 8 GEMMs of 8PH^2, less the skips */
+		k.gemm = 48 * p * c * c - recurrent_skips(8 * c * c, lines, length), other = 60 * p * c;
 		k.values = 90 * p * c;
 		break;
 	case TD_MIXER_CLRU: /* the LRU with real and imaginary halves: twice its GEMMs */
@@ -238,7 +249,12 @@ static cost mixer_cost(const bench_shape *sh, td_mixer_kind kind, double lines, 
 		k.values = 30 * p * c + 24 * p * c;
 		break;
 	case TD_MIXER_ATTENTION: /* projections 24PC^2; scores, mixing and their adjoints 12LT^2C */
-		k.gemm = 24 * p * c * c;
+		/*
+		 * on lines of one step, v and the output's projections and their
+		 * gradients alone: the softmax over one key is 1 (mixer_attention.c's
+		 * one-step path, which finite data of the bench's scale takes)
+		 */
+		k.gemm = t == 1 ? 12 * p * c * c : 24 * p * c * c;
 		other = 12 * lines * t * t * c + 8 * lines * nh * t * t + 10 * p * c;
 		k.values = 33 * p * c + 3 * lines * nh * t * t;
 		break;
@@ -260,6 +276,7 @@ static cost block_cost(const bench_shape *sh, td_block_family fam, td_mixer_kind
 		break;
 	case TD_BLOCK_KERNEL: /* 2 axes: contraction 2n per value, adjoint 5n (dK and dz) */
 		k = mixer_cost(sh, kind, p, 1);
+		k.gemm += 2 * 6 * n * p * c; /* per axis the contraction, dz and dK's R Z^T */
 		k.flops += 2 * 7 * n * p * c;
 		k.values += 46 * p * c;
 		break;
@@ -278,8 +295,9 @@ static cost model_cost(const bench_shape *sh, td_block_family fam, td_mixer_kind
 	const double layers = (double)sh->layers, out = (double)sh->out;
 	cost b = block_cost(sh, fam, kind), k;
 
+	/* the head and the embedding (1 input): forward, dW and dx, each a GEMM */
 	k.flops = layers * (b.flops + 14 * p * w) + 6 * p * w * out + 6 * p * w;
-	k.gemm = layers * b.gemm;
+	k.gemm = layers * b.gemm + 6 * p * w * out + 6 * p * w;
 	k.values = layers * (b.values + 15 * p * w) + 4 * p * w + 4 * p * out + 4 * p;
 	return k;
 }

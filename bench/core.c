@@ -19,7 +19,9 @@
  * the avx2 kernel, 16-byte ones for the baseline), the memory bandwidth (memcpy of 128 MiB)
  * and, for reference, the cache bandwidth (memcpy of 4 MiB); counts each
  * case's floating-point operations and bytes moved per step from the
- * shapes (cost_of in cases.h); and prints the achieved rates at 1 thread against
+ * shapes (cost_of in cases.h: the GEMMs' exactly, checked against
+ * td_gemm's count of each case's first step, which fails the run when
+ * they differ; the rest estimates); and prints the achieved rates at 1 thread against
  * the roof min(peak, intensity x memory bandwidth), with which of the two
  * bounds it. A case whose data stays in the caches can pass that roof.
  *
@@ -165,6 +167,7 @@ typedef struct {
 	td_real *y, *dx, *grads; /* copies, for the comparison */
 	size_t n_in, n_out, n_params;
 	double seconds;
+	double gemm_ops; /* 2 x td_gemm's multiply-adds in the first step */
 } result;
 
 static void result_free(result *r)
@@ -208,8 +211,12 @@ static int run(result *r, const bench_case *c, const td_lattice *lat, int thread
 	for (int k = 0; !err && k < reps; k++) {
 		double t = now();
 
+		if (k == 0)
+			td_gemm_count_begin();
 		err = subject_step(&s, r->y, r->dx, x, dy);
 		t = now() - t;
+		if (k == 0)
+			r->gemm_ops = 2.0 * (double)td_gemm_count_end();
 		r->seconds = t < r->seconds ? t : r->seconds;
 	}
 	if (!err)
@@ -237,7 +244,11 @@ static int same(const result *a, const result *b)
 
 /* ---- the run ------------------------------------------------------------------ */
 
-/* Runs one case at 1 and 2 threads and prints its line; 1 when they differ, 2 on error. */
+/*
+ * Runs one case at 1 and 2 threads and prints its line; 1 when they
+ * differ or the cost model's GEMM operations are not those that ran, 2 on
+ * error.
+ */
 static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const td_real *x,
 		     const td_real *dy, double flops_peak, double bw_peak)
 {
@@ -253,6 +264,12 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 		return 2;
 	}
 	eq = same(&r1, &r2);
+	if (k.gemm != r1.gemm_ops) {
+		fprintf(stderr,
+			"bench: %s: cost_of (bench/cases.h) claims %.0f GEMM operations, %.0f ran\n",
+			c->name, k.gemm, r1.gemm_ops);
+		eq = 0;
+	}
 	gflops = k.flops / r1.seconds * 1e-9, gbs = k.values * bytes_per / r1.seconds * 1e-9;
 	intensity = k.flops / (k.values * bytes_per);
 	roof = intensity * bw_peak < flops_peak ? intensity * bw_peak : flops_peak;

@@ -1001,6 +1001,26 @@ mutant {
 }
 
 mutant {
+  name = "bench-cost-counts-du-on-one-step-lines",
+  file = "bench/cases.h",
+  find = "return 2 * gate_ops * lines + (length == 1 ? gate_ops * lines : 0);",
+  replace = "return 2 * gate_ops * lines + 0 * length;",
+  guards = { "test_bench_cost_model_claims_the_gemm_work_that_runs" },
+  designed_against = "a cost model derived by hand claims a product the code skips, and the roofline puts the case nearer the peak than it is (DEBUG.md #25)",
+  why = "charges the GRU's and LSTM's dU on lines of one step, which the mixers skip",
+}
+
+mutant {
+  name = "bench-cost-attention-one-step-full-projections",
+  file = "bench/cases.h",
+  find = "k.gemm = t == 1 ? 12 * p * c * c : 24 * p * c * c;",
+  replace = "k.gemm = 24 * p * c * c;",
+  guards = { "test_bench_cost_model_claims_the_gemm_work_that_runs" },
+  designed_against = "a cost model that ignores a fast path claims the work of the slow one (DEBUG.md #25)",
+  why = "charges attention's q and k projections on lines of one step, where its one-step path computes v alone",
+}
+
+mutant {
   name = "gemm-trans-a-strides-swapped",
   file = "core/gemm.c",
   find = "pn->a = g->a + p0 * g->lda + i0, pn->ars = 1, pn->aps = g->lda;",
