@@ -260,7 +260,8 @@ def c_figures(argv):
     sys.stdout.write(run.stdout)
     if run.returncode:
         sys.stdout.write(run.stderr)
-        print("build/bench/core exited %d: outputs DIFFER across thread counts or a case failed"
+        print("build/bench/core exited %d: outputs DIFFER across thread counts, the cost "
+              "model's GEMM operations were not those that ran, or a case failed"
               % run.returncode)
     figs, peak = {}, None
     for line in run.stdout.splitlines():

@@ -14,14 +14,17 @@ its own, and the verdict counts.
     for r in 5 5 8; do /usr/bin/python3 bench/torch_core.py $r > run-$r-$RANDOM.txt; done
     python3 bench/torch_table.py run-*.txt > table.md
 
-It refuses a run whose outputs differed between thread counts, runs that
-disagree on a case's hash (two commits mixed), and a case some run lacks.
+It refuses a run whose outputs differed between thread counts or whose
+cost model claimed other GEMM operations than those that ran (its floors
+would be wrong), runs that disagree on a case's hash (two commits mixed),
+and a case some run lacks.
 """
 import re
 import sys
 
 C_LINE = re.compile(r"(\S+)\s+([\d.]+) ms\s+([\d.]+) ms\s+\S+\s+(bitwise equal|DIFFER)\s+([\d.]+)"
                     r"\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+%\s+(\w+)\s+([0-9a-f]{8})$")
+COST_LINE = re.compile(r"bench: (\S+): cost_of .* claims")
 PEAK_LINE = re.compile(r"peak, 1 thread: ([\d.]+) GFLOP/s.*memory ([\d.]+) GB/s")
 TORCH_LINE = re.compile(r"(\S+)\s+([12])\s+[\d.]+ ms\s+([\d.]+) ms\s+[\d.]+x")
 
@@ -40,6 +43,10 @@ def read_run(path):
                 c[m.group(1)] = (float(m.group(2)), float(m.group(3)), float(m.group(5)),
                                  m.group(6), m.group(7))
                 continue
+            m = COST_LINE.match(line)
+            if m:
+                sys.exit("%s: %s: the cost model's GEMM operations are not those that ran; "
+                         "not a run to report" % (path, m.group(1)))
             m = PEAK_LINE.match(line)
             if m:
                 peak, bw = float(m.group(1)), float(m.group(2))
