@@ -40,6 +40,9 @@ static const shape shapes[] = {
     {"GRU step (35 lines) h U^T, U^T stored", 35, 96, 32, 0, 0},
     {"LSTM step (35 lines) h U^T, U^T stored", 35, 128, 32, 0, 0},
     {"LSTM step backward (35 lines) dg U", 35, 32, 128, 0, 0},
+    {"model head x Wo^T (10 outputs)", 25088, 10, 32, 0, 1},
+    {"kernel family dK part R Z^T (one line)", 28, 28, 32, 0, 1},
+    {"kernel family dK part R Z^T (one example)", 28, 28, 896, 0, 1},
 };
 
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])

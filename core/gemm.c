@@ -69,6 +69,9 @@ typedef struct {
 	size_t ts;  /* the tile's row stride: NC, or ldc when the tile is C itself */
 	int padded; /* B's rows hold zeros from nc up to a multiple of PAD (a packed
 		       panel): the kernel reads its last columns in place */
+	int wide;   /* the tile's rows have room up to nc rounded up to PAD: the kernel
+		       writes its last vectors whole, spare lanes included (store() and
+		       the next panel's sums never read those into C) */
 } panel;
 
 /* acc[i][j] += sum over p ascending of A(i, p) B(p, j) (gemm_kernel.inc). */
@@ -279,12 +282,21 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 	/*
 	 * With one panel, alpha 1 and beta 0, C = the sums: the kernel writes
 	 * them into C itself (as the tile, row stride ldc), and the copy from
-	 * the tile is saved. Otherwise the sums collect in the tile.
+	 * the tile is saved. Otherwise the sums collect in the tile, and so
+	 * they do when B is a packed B^T (zeros after column nc) and nc is not
+	 * a multiple of 8: the kernel then computes the last columns whole
+	 * vectors wide in the tile (wide), where C has no room for them, and
+	 * the store copies nc columns. Through a small tile of their own,
+	 * copied in and out four rows at a time, they had cost more than the
+	 * rest: 25088x10x32 (a model's head) 0.52 -> 0.43 ms, 896 calls of
+	 * 28x28x32 (the kernel family's dK) 1.15 -> 0.99 ms.
 	 */
 	const size_t kc = panel_depth(g);
 	const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0 && !g->swapped;
-	td_real *tile = direct ? g->c + i0 * g->ldc + j0 : s->acc;
-	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0, 1, direct ? g->ldc : NC, g->o.trans_b};
+	const int in_c = direct && !(g->o.trans_b && nc % 8 != 0);
+	td_real *tile = in_c ? g->c + i0 * g->ldc + j0 : s->acc;
+	panel pn = {NULL, NULL, 0,  0, 0, mc, nc, 0, 1, in_c ? g->ldc : NC, g->o.trans_b,
+		    !in_c && g->o.trans_b};
 
 	for (size_t i = 0; g->k == 0 && i < mc; i++) /* no panel: the sums are 0 */
 		memset(s->acc + i * NC, 0, nc * sizeof *s->acc);
@@ -292,17 +304,24 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 		panel_at(g, s, &pn, bi, bj, p0, kc);
 		g->kernel(tile, &pn);
 	}
-	if (!direct)
+	if (!in_c)
 		store(g, s->acc, NC, i0, mc, j0, nc);
 }
 
 /*
  * Whether the blocks run panel by panel (run_share): k spans several
- * panels and all of C fits the tile, [m][n] with rows n apart.
+ * panels and all of C fits the tile, [m][n] with rows n apart, or wide
+ * (whole_stride).
  */
 static int whole_tile(const gemm_job *g)
 {
 	return g->k > panel_depth(g) && g->m * g->n <= MC * NC;
+}
+
+/* The row stride of run_panels' tile: n rounded up to PAD (wide) where it fits, else n. */
+static size_t whole_stride(const gemm_job *g)
+{
+	return g->m * padded(g->n) <= MC * NC ? padded(g->n) : g->n;
 }
 
 /*
@@ -315,21 +334,22 @@ static int whole_tile(const gemm_job *g)
  */
 static void run_panels(const gemm_job *g, gemm_scratch *s, size_t w)
 {
-	const size_t kc = panel_depth(g), n = g->n;
+	const size_t kc = panel_depth(g), n = g->n, ts = whole_stride(g);
+	const int wide = g->o.trans_b && ts == padded(n);
 
 	for (size_t p0 = 0; p0 < g->k; p0 += kc)
 		for (size_t b = w; b < g->n_bi * g->n_bj; b += g->workers) {
 			const size_t bi = b / g->n_bj, bj = b % g->n_bj;
 			panel pn = {NULL, NULL, 0, 0, 0, min_size(g->mb, g->m - bi * g->mb),
-				    min_size(NC, n - bj * NC), 0, p0 == 0, n, g->o.trans_b};
+				    min_size(NC, n - bj * NC), 0, p0 == 0, ts, g->o.trans_b, wide};
 
 			panel_at(g, s, &pn, bi, bj, p0, kc);
-			g->kernel(s->acc + bi * g->mb * n + bj * NC, &pn);
+			g->kernel(s->acc + bi * g->mb * ts + bj * NC, &pn);
 		}
 	for (size_t b = w; b < g->n_bi * g->n_bj; b += g->workers) {
 		const size_t bi = b / g->n_bj, bj = b % g->n_bj;
 
-		store(g, s->acc + bi * g->mb * n + bj * NC, n, bi * g->mb,
+		store(g, s->acc + bi * g->mb * ts + bj * NC, ts, bi * g->mb,
 		      min_size(g->mb, g->m - bi * g->mb), bj * NC, min_size(NC, n - bj * NC));
 	}
 }

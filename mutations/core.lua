@@ -1021,6 +1021,36 @@ mutant {
 }
 
 mutant {
+  name = "gemm-wide-tile-written-into-c",
+  file = "core/gemm.c",
+  find = "\t\t    !in_c && g->o.trans_b};",
+  replace = "\t\t    g->o.trans_b};",
+  guards = { "test_gemm_leaves_the_padding_outside_the_matrix_untouched" },
+  designed_against = "a kernel that writes whole vectors past a block's last column must write them where there is room, never into the caller's C",
+  why = "lets the kernel write a packed B^T's last columns whole vectors wide when its tile is C",
+}
+
+mutant {
+  name = "gemm-whole-tile-always-wide",
+  file = "core/gemm.c",
+  find = "return g->m * padded(g->n) <= MC * NC ? padded(g->n) : g->n;",
+  replace = "return padded(g->n);",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "a tile laid out with room for padding must still fit its scratch buffer",
+  why = "lays run_panels' tile out with rows padded to 16 even when they overflow it",
+}
+
+mutant {
+  name = "gemm-narrow-tile-taken-as-wide",
+  file = "core/gemm.c",
+  find = "const int wide = g->o.trans_b && ts == padded(n);",
+  replace = "const int wide = g->o.trans_b;",
+  guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
+  designed_against = "whole vectors written past a row's last column land on the next row's sums when the rows are exactly n apart",
+  why = "lets the kernel write whole vectors into a tile whose rows are n apart",
+}
+
+mutant {
   name = "gemm-trans-a-strides-swapped",
   file = "core/gemm.c",
   find = "pn->a = g->a + p0 * g->lda + i0, pn->ars = 1, pn->aps = g->lda;",
@@ -2184,8 +2214,8 @@ mutant {
 mutant {
   name = "gemm-panels-each-start-from-zero",
   file = "core/gemm.c",
-  find = "min_size(NC, n - bj * NC), 0, p0 == 0, n, g->o.trans_b};",
-  replace = "min_size(NC, n - bj * NC), 0, 1, n, g->o.trans_b};",
+  find = "min_size(NC, n - bj * NC), 0, p0 == 0, ts, g->o.trans_b, wide};",
+  replace = "min_size(NC, n - bj * NC), 0, 1, ts, g->o.trans_b, wide};",
   guards = { "test_gemm_every_element_is_its_sum_in_k_order_bitwise" },
   designed_against = "a sum split across panels that restarts at each one",
   why = "run_panels keeps only the last panel's sum of every element",

@@ -262,7 +262,10 @@ static int order_cases(void)
 	 * (which the kernel must not write into C directly) and several, rows of 4 and
 	 * fewer, C^T wider than a column block; blocks of 6 rows (micro_6x2)
 	 * followed by blocks of 4, by one row, or by nothing, over one
-	 * panel and several
+	 * panel and several; with a transposed B and columns that are not
+	 * whole vectors, tiles whose rows have room for the last vectors
+	 * whole (wide) and, 200 x 20 over several panels, one whose rows
+	 * are exactly n apart (the tile has no room for 200 rows of 32)
 	 */
 	static const size_t sizes[][3] = {{4, 8, 3},	{5, 9, 7},	{3, 3, 8},
 					  {4, 16, 5},	{9, 35, 4},	{33, 129, 2},
@@ -272,7 +275,7 @@ static int order_cases(void)
 					  {70, 33, 200}, {40, 1, 300},	{33, 7, 130},
 					  {300, 2, 70},	{9, 4, 65},	{20, 3, 10},
 					  {32, 32, 70},	{7, 16, 9},	{13, 48, 130},
-					  {12, 32, 5}};
+					  {12, 32, 5},	{200, 20, 200}};
 	int bad = 0;
 
 	for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)
@@ -594,21 +597,29 @@ static void test_gemm_with_beta_zero_the_old_c_is_never_read(void **state)
 		assert_true(big[i] == 2);
 }
 
+/*
+ * Two column blocks, the second of 2 or 8 columns: with B as stored
+ * (alpha 1: written straight into C; 2: the store) and with B^T, whose
+ * last 2 columns the kernel computes whole vectors wide in its tile
+ * (wide) and whose last 8 it writes into C, neither reaching C past
+ * column n.
+ */
 static void test_gemm_leaves_the_padding_outside_the_matrix_untouched(void **state)
 {
-	const size_t m = 40, n = 130, k = 3, ldc = n + 5; /* two column blocks, partial edge */
-	mat a = mat_new(m, k, 0, 1), b = mat_new(k, n, 0, 2);
-	td_real *c = malloc(m * ldc * sizeof *c);
+	const size_t m = 40, k = 3;
+	mat a = mat_new(m, k, 0, 1), b = mat_new(k, 136, 0, 2);
+	td_real *c = malloc(m * (136 + 5) * sizeof *c);
 
 	(void)state;
 	assert_non_null(c);
-	for (int t = 0; t < 2; t++) { /* alpha 1: written straight into C; 2: the store */
+	for (int t = 0; t < 8; t++) {
+		const size_t n = t < 4 ? 130 : 136, ldc = n + 5;
 		td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
-		o.alpha = (td_real)(t + 1);
+		o.alpha = (td_real)(t % 2 + 1), o.trans_b = t / 2 % 2; /* B^T: b's values as n x k */
 		for (size_t i = 0; i < m * ldc; i++)
 			c[i] = 99;
-		assert_int_equal(td_gemm(c, ldc, a.v, k, b.v, n, m, n, k, &o), 0);
+		assert_int_equal(td_gemm(c, ldc, a.v, k, b.v, o.trans_b ? k : n, m, n, k, &o), 0);
 		for (size_t i = 0; i < m; i++)
 			for (size_t j = n; j < ldc; j++)
 				assert_true(c[i * ldc + j] == 99);
