@@ -5,7 +5,9 @@
  * deep, KC / 2 with a transposed A) are summed in ascending order into an
  * accumulator tile, the sums starting from zero in the kernel's registers,
  * and the tile is written to C once, at the end; a block with one panel,
- * alpha 1 and beta 0 uses C itself as the tile. When k spans several
+ * alpha 1 and beta 0 uses C itself as the tile, unless its last columns
+ * from a packed B^T are not whole vectors (the kernel computes those whole,
+ * in a tile with room for them: wide). When k spans several
  * panels and all of C fits one tile (a weight gradient), a worker takes
  * each panel across all its blocks before the next (run_panels), so that
  * the panel is read from memory once, and with several threads its rows
