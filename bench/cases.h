@@ -237,11 +237,13 @@ static cost mixer_cost(const bench_shape *sh, td_mixer_kind kind, double lines, 
 		k.values = 9 * p * c;
 		break;
 	case TD_MIXER_GRU: /* 6 GEMMs of 6PH^2, less the recurrent ones' skips (below) */
-		k.gemm = 36 * p * c * c - recurrent_skips(6 * c * c, lines, length), other = 50 * p * c;
+		k.gemm = 36 * p * c * c - recurrent_skips(6 * c * c, lines, length),
+		other = 50 * p * c;
 		k.values = 71 * p * c;
 		break;
 	case TD_MIXER_LSTM: /* as the GRU with 4 gates: 8 GEMMs of 8PH^2, less the skips */
-		k.gemm = 48 * p * c * c - recurrent_skips(8 * c * c, lines, length), other = 60 * p * c;
+		k.gemm = 48 * p * c * c - recurrent_skips(8 * c * c, lines, length),
+		other = 60 * p * c;
 		k.values = 90 * p * c;
 		break;
 	case TD_MIXER_CLRU: /* the LRU with real and imaginary halves: twice its GEMMs */
@@ -304,10 +306,10 @@ static cost model_cost(const bench_shape *sh, td_block_family fam, td_mixer_kind
 
 static cost cost_of(const bench_shape *sh, const bench_case *c)
 {
-	return c->lv == MODEL	? model_cost(sh, c->fam, c->kind)
-	       : c->lv == BLOCK ? block_cost(sh, c->fam, c->kind)
-				: mixer_cost(sh, c->kind, (double)(sh->batch * sh->side),
-					     (double)sh->side);
+	return c->lv == MODEL ? model_cost(sh, c->fam, c->kind)
+	       : c->lv == BLOCK
+		   ? block_cost(sh, c->fam, c->kind)
+		   : mixer_cost(sh, c->kind, (double)(sh->batch * sh->side), (double)sh->side);
 }
 
 #endif

@@ -297,7 +297,7 @@ static void do_block(const gemm_job *g, gemm_scratch *s, size_t bi, size_t bj)
 	const int direct = g->k > 0 && g->k <= kc && g->o.alpha == 1 && g->o.beta == 0 && !g->swapped;
 	const int in_c = direct && !(g->o.trans_b && nc % 8 != 0);
 	td_real *tile = in_c ? g->c + i0 * g->ldc + j0 : s->acc;
-	panel pn = {NULL, NULL, 0,  0, 0, mc, nc, 0, 1, in_c ? g->ldc : NC, g->o.trans_b,
+	panel pn = {NULL, NULL, 0, 0, 0, mc, nc, 0, 1, in_c ? g->ldc : NC, g->o.trans_b,
 		    !in_c && g->o.trans_b};
 
 	for (size_t i = 0; g->k == 0 && i < mc; i++) /* no panel: the sums are 0 */

@@ -16,7 +16,8 @@
 /* 2 x the multiply-adds td_gemm is asked for in one step of case c at shape sh. */
 static double counted_gemm_ops(const bench_shape *sh, const bench_case *c, const td_lattice *lat)
 {
-	const size_t n = sh->batch * sh->side * sh->side * (sh->width > sh->out ? sh->width : sh->out);
+	const size_t n =
+	    sh->batch * sh->side * sh->side * (sh->width > sh->out ? sh->width : sh->out);
 	td_real *x = td_reals_alloc(n), *dy = td_reals_alloc(n), *y = td_reals_alloc(n);
 	td_real *dx = td_reals_alloc(n);
 	subject s;
