@@ -231,6 +231,8 @@ static cost mixer_cost(const bench_shape *sh, td_mixer_kind kind, double lines, 
 	case TD_MIXER_LRU: /* state N = C: 6 GEMMs of 2PNC; scans; the D skip */
 		k.gemm = 12 * p * c * c, other = 6 * p * c + 4 * p * c;
 		k.values = 15 * p * c + 12 * p * c;
+		if (length == 1) /* one map M: y = x M, dM = x^T dy, dx = dy M^T; M, dB, dC */
+			k.gemm = 6 * p * c * c, other = 6 * c * c * c, k.values = 7 * p * c;
 		break;
 	case TD_MIXER_CONV: /* K taps: forward 2PCK, backward dx and dw 4PCK, none in td_gemm */
 		other = 6 * p * c * (double)sh->taps + p * c;

@@ -1289,6 +1289,66 @@ mutant {
 }
 
 mutant {
+  name = "mixer-lru-one-step-map-drops-d",
+  file = "core/mixer_lru.c",
+  find = "acc[u] = diag && r == s0 + u ? (double)diag[r] : 0;",
+  replace = "acc[u] = diag && r == s0 + u ? 0 * (double)diag[r] : 0;",
+  guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
+  designed_against = "a fast path that folds two products into one map must keep every term of the slow one",
+  why = "lines of one step take y = C B x and lose the skip path D x",
+}
+
+mutant {
+  name = "mixer-lru-one-step-dx-through-m-untransposed",
+  file = "core/mixer_lru.c",
+  find = "o.trans_a = 0, o.trans_b = 1;",
+  replace = "o.trans_a = 0, o.trans_b = 0;",
+  guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
+  designed_against = "the adjoint of x M is dy M^T; a square M hides the missing transpose from every shape check",
+  why = "lines of one step get dx = dy M instead of dy M^T",
+}
+
+mutant {
+  name = "mixer-lru-one-step-dc-pairs-dm-transposed",
+  file = "core/mixer_lru.c",
+  find = "(strided){w->dm, 1, c},",
+  replace = "(strided){w->dm, c, 1},",
+  guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
+  designed_against = "dC = dM^T B^T: an index pair swapped in a hand-written chain rule",
+  why = "lines of one step pair dC with dM's transpose",
+}
+
+mutant {
+  name = "mixer-lru-one-step-db-overwrites-the-gradient",
+  file = "core/mixer_lru.c",
+  find = "(strided){w->dm, c, 1}, n, c, c, NULL, 1);",
+  replace = "(strided){w->dm, c, 1}, n, c, c, NULL, 0);",
+  guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
+  designed_against = "backward must add to the parameter gradients: accumulation over micro-batches depends on it",
+  why = "lines of one step write dB with = instead of +=",
+}
+
+mutant {
+  name = "mixer-lru-one-step-products-second-span-from-the-first",
+  file = "core/mixer_lru.c",
+  find = "acc[u] += pv * (double)q.v[(s0 + u) * q.rs + t * q.ts];",
+  replace = "acc[u] += pv * (double)q.v[u * q.rs + t * q.ts];",
+  guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
+  designed_against = "a loop cut into spans must offset each span; a width within one span never shows it",
+  why = "the one-step map's columns past the first 8 sum the first 8's products",
+}
+
+mutant {
+  name = "mixer-lru-one-step-workspace-undercounted",
+  file = "core/mixer_lru.c",
+  find = "2 * m->o.state + m->o.channels + 2 * m->o.channels * m->o.channels,",
+  replace = "2 * m->o.state + m->o.channels + m->o.channels * m->o.channels,",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "a workspace carved for more than it asked for writes past its end",
+  why = "asks for room for M but not for dM",
+}
+
+mutant {
   name = "mixer-gru-workspace-undercounted",
   file = "core/mixer_gru.c",
   find = "err = td_mixer_size_muladd(out, lines * length, 6 * h, slots, \"the gru workspace\");",

@@ -308,9 +308,10 @@ static void test_mixer_gradients_agree_with_finite_differences(void **state)
 #ifdef TD_REAL_DOUBLE
 	int bad = 0;
 
-	for (int i = 0; i < N_CONFIGS; i++) {
-		td_mixer_opts o = config(i);
-		rig r = rig_new(&o, 2, 6, 7);
+	/* lines of 6 steps, and of one, which the lru takes as one map (one_step_forward) */
+	for (int i = 0; i < 2 * N_CONFIGS; i++) {
+		td_mixer_opts o = config(i % N_CONFIGS);
+		rig r = i < N_CONFIGS ? rig_new(&o, 2, 6, 7) : rig_new(&o, 5, 1, 7);
 
 		forward(&r);
 		backward(&r);
@@ -400,9 +401,9 @@ static void test_mixer_each_tensor_draws_from_its_own_stream(void **state)
 static void test_mixer_backward_adds_parameter_gradients_and_overwrites_dx(void **state)
 {
 	(void)state;
-	for (int i = 0; i < N_CONFIGS; i++) {
-		td_mixer_opts o = config(i);
-		rig r = rig_new(&o, 2, 6, 3);
+	for (int i = 0; i < 2 * N_CONFIGS; i++) { /* lines of 6 steps, then of one */
+		td_mixer_opts o = config(i % N_CONFIGS);
+		rig r = i < N_CONFIGS ? rig_new(&o, 2, 6, 3) : rig_new(&o, 5, 1, 3);
 		size_t n = td_mixer_n_params(r.m);
 		td_real *once = malloc(n * sizeof *once), *dx1 = malloc(r.n * sizeof *dx1);
 
@@ -462,9 +463,9 @@ static void test_mixer_never_writes_past_the_workspace_it_asked_for(void **state
 static void test_mixer_never_reads_workspace_it_did_not_write(void **state)
 {
 	(void)state;
-	for (int i = 0; i < N_CONFIGS; i++) {
-		td_mixer_opts o = config(i);
-		rig r = rig_new(&o, 3, 11, 4);
+	for (int i = 0; i < 2 * N_CONFIGS; i++) { /* lines of 11 steps, then of one */
+		td_mixer_opts o = config(i % N_CONFIGS);
+		rig r = i < N_CONFIGS ? rig_new(&o, 3, 11, 4) : rig_new(&o, 7, 1, 4);
 		const td_real *g = td_mixer_grads(r.m);
 
 		for (size_t k = 0; k < r.ws_len; k++)
@@ -483,8 +484,11 @@ static void test_mixer_never_reads_workspace_it_did_not_write(void **state)
 	}
 }
 
-/* Forward and backward with the given thread count; returns y, dx, grads in one buffer. */
-static td_real *run_with_threads(int threads, int config_i, size_t *len)
+/*
+ * Forward and backward with the given thread count, on 48 lines of 64
+ * steps or (one_step) 3072 lines of one; returns y, dx, grads in one buffer.
+ */
+static td_real *run_with_threads(int threads, int config_i, int one_step, size_t *len)
 {
 	td_mixer_opts o = config(config_i);
 	rig r;
@@ -494,7 +498,7 @@ static td_real *run_with_threads(int threads, int config_i, size_t *len)
 	o.channels = 40; /* CONV: three groups of weight gradients, the last one short */
 	o.state = 160;	 /* LRU, CLRU: the GEMMs over the state span more than one k-panel */
 	o.threads = threads;
-	r = rig_new(&o, 48, 64, 9); /* big enough for the GEMMs to split */
+	r = one_step ? rig_new(&o, 48 * 64, 1, 9) : rig_new(&o, 48, 64, 9); /* GEMMs split */
 	np = td_mixer_n_params(r.m);
 	forward(&r);
 	backward(&r);
@@ -511,9 +515,11 @@ static td_real *run_with_threads(int threads, int config_i, size_t *len)
 static void test_mixer_results_are_bitwise_equal_for_any_thread_count(void **state)
 {
 	(void)state;
-	for (int i = 0; i < N_CONFIGS; i++) { /* every kind, both directions */
+	for (int i = 0; i < 2 * N_CONFIGS; i++) { /* every kind, both directions; then one step */
+		const int c = i % N_CONFIGS, one_step = i >= N_CONFIGS;
 		size_t n1, n3;
-		td_real *one = run_with_threads(1, i, &n1), *three = run_with_threads(3, i, &n3);
+		td_real *one = run_with_threads(1, c, one_step, &n1);
+		td_real *three = run_with_threads(3, c, one_step, &n3);
 
 		assert_int_equal(n1, n3);
 		assert_memory_equal(one, three, n1 * sizeof *one);
