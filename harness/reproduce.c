@@ -285,7 +285,11 @@ static int run_tests(rp_run *r, rp_commit *c, int after, double limit, double *s
 	return err;
 }
 
-/* Finds each test's runner in the after state; drops inferred names no runner lists. */
+/*
+ * Finds each test's runner in the after state; drops inferred names no
+ * runner lists. Those are any test_ words of the changed lines (a helper's
+ * name, a file's named in a comment), so the message says no more than that.
+ */
 static int find_runners(rp_run *r, rp_commit *c)
 {
 	size_t k = 0;
@@ -296,7 +300,9 @@ static int find_runners(rp_run *r, rp_commit *c)
 
 		err = td_testrun_find_runner(&t->runner, r->proj, t->name, r->tree, r->tlog);
 		if (!err && t->runner < 0 && t->role == INFERRED) {
-			printf("  %s: no runner lists it (a helper, not a test): skipped\n", t->name);
+			printf("  %s: no runner lists this name from a changed line: not a test, "
+			       "skipped\n",
+			       t->name);
 			free(t->name);
 			continue;
 		}

@@ -33,7 +33,9 @@
  *   - td_reproduce() not calling record() -> a_guard_fails_... (the ledger)
  *   - choose_tests() not looking at DEBUG.md's findings
  *     -> guards_and_pins_come_from_debug_md
- *   - scan_line() reading removed lines as added and the other way round
+ *   - scan_line() reading removed lines as added and the other way round;
+ *     find_runners() calling a name it drops a helper's, when test_notes
+ *     is a file named in a comment (DEBUG.md #26) [cat]
  *     -> without_citations_the_commits_own_tests_are_run
  *   - td_mutate_list_tests() syncing its scratch copy from "" instead of the
  *     repository (DEBUG.md #17) [cat]
@@ -101,7 +103,7 @@ static const char t_main[] =
 /* Every test the history ever has: name, body; the first n are in t.c. */
 static const char *const all_tests[][2] = {
 	{"test_add_zero", "add(0, 0) == 0"}, /* C0 */
-	{"test_add", "add(2, 3) == 5"},      /* C1 */
+	{"test_add", "add(2, 3) == 5 /* more in test_notes.txt */"}, /* C1 */
 	{"test_mul", "mul(2, 3) == 6"},      /* C2 */
 	{"test_add_big", "add(1, 1) == 3"},  /* C3 */
 	{"test_flaky", "flip()"},            /* C4 */
@@ -289,6 +291,9 @@ static void test_without_citations_the_commits_own_tests_are_run(void **state)
 	assert_non_null(strstr(fx_slurp("r.log"), "test functions it added or changed"));
 	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
 	assert_null(strstr(fx_slurp("r.log"), "test_add_zero")); /* not changed by C1 */
+	/* a name from a comment on a changed line: said to be dropped as what it is */
+	assert_non_null(strstr(fx_slurp("r.log"), "test_notes: no runner lists this name from a "
+						"changed line: not a test, skipped"));
 }
 
 static void test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass(void **state)
