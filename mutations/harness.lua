@@ -138,6 +138,16 @@ mutant {
 -- the user's tree is never written.
 
 mutant {
+  name = "reproduce-dropped-name-called-a-helper",
+  file = "harness/reproduce.c",
+  find = "no runner lists this name from a changed line: not a test, ",
+  replace = "no runner lists it (a helper, not a test): ",
+  guards = { "test_without_citations_the_commits_own_tests_are_run" },
+  finding = 26,
+  why = "says a name it dropped is a helper's, when it may be a file's named in a comment",
+}
+
+mutant {
   name = "reproduce-pin-read-as-guard",
   file = "harness/reproduce.c",
   find = "return before == TD_TEST_PASS ? \"pin\" : \"guard\";",
