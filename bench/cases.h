@@ -244,7 +244,9 @@ static cost mixer_cost(const bench_shape *sh, td_mixer_kind kind, double lines, 
 		k.values = 71 * p * c;
 		break;
 	case TD_MIXER_LSTM: /* as the GRU with 4 gates: 8 GEMMs of 8PH^2, less the skips */
-		k.gemm = 48 * p * c * c - recurrent_skips(8 * c * c, lines, length),
+		/* on one step, also f's quarter of x W^T and of dW (its gate multiplies 0) */
+		k.gemm = 48 * p * c * c - recurrent_skips(8 * c * c, lines, length) -
+			 (length == 1 ? 4 * p * c * c : 0),
 		other = 60 * p * c;
 		k.values = 90 * p * c;
 		break;

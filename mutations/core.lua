@@ -1383,6 +1383,46 @@ mutant {
 -- reference.lua; these are the bugs their own tests must notice.
 
 mutant {
+  name = "mixer-lstm-one-step-f-left-as-found",
+  file = "core/mixer_lstm.c",
+  find = "memset(ifg + h, 0, h * sizeof *ifg);",
+  replace = "(void)0;",
+  guards = { "test_mixer_never_reads_workspace_it_did_not_write" },
+  designed_against = "a value skipped because it cannot matter must still be defined where it is read",
+  why = "on lines of one step f keeps whatever the workspace held, and the backward multiplies it by 0",
+}
+
+mutant {
+  name = "mixer-lstm-one-step-g-and-o-from-f-columns",
+  file = "core/mixer_lstm.c",
+  find = "err = td_gemm(g + 2 * h, 4 * h, xt, h, w->wt + 2 * h, 4 * h, l1 - l0, 2 * h, h, &o);",
+  replace = "err = td_gemm(g + 2 * h, 4 * h, xt, h, w->wt + h, 4 * h, l1 - l0, 2 * h, h, &o);",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a product cut in two must offset both operands of its second part",
+  why = "on lines of one step g and o are projected with f's and g's weights",
+}
+
+mutant {
+  name = "mixer-lstm-one-step-dw-of-g-and-o-from-f-rows",
+  file = "core/mixer_lstm.c",
+  find = "err = td_gemm(dw + 2 * h * h, h, sc->dg + 2 * h, sc->ld",
+  replace = "err = td_gemm(dw + 2 * h * h, h, sc->dg + h, sc->ld",
+  guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
+  designed_against = "a product cut in two must offset both operands of its second part",
+  why = "on lines of one step dW of g and o sums f's and g's adjoints",
+}
+
+mutant {
+  name = "mixer-lstm-one-step-dw-of-f-left-as-found",
+  file = "core/mixer_lstm.c",
+  find = "memset(dw + h * h, 0, h * h * sizeof *dw);",
+  replace = "(void)0;",
+  guards = { "test_mixer_never_reads_workspace_it_did_not_write" },
+  designed_against = "rows a product skips must still be written when the block's part is added up",
+  why = "on lines of one step dW's rows of f keep whatever the block's part held",
+}
+
+mutant {
   name = "mixer-lstm-reverse-reads-the-wrong-neighbour",
   file = "core/mixer_lstm.c",
   find = "y + (l0 * length + at(s - 1, length, m->o.reverse)) * h,",
