@@ -27,6 +27,12 @@
  *   - mixer_clru.c flipping dtheta's sign, scanning the adjoint with lambda
  *     instead of conj(lambda), flipping the rotation's sign, adding
  *     C_im h_im instead of subtracting it, ignoring reverse -> the clru test
+ *   On lines of one step (mixer-*-onestep*.txt; entries of mutations/core.lua):
+ *   - mixer_lru.c's one map without D, dx through M untransposed, dC from
+ *     dM^T, products' second span of 8 columns from the first (the lru at
+ *     width 10) -> the lru test
+ *   - mixer_lstm.c projecting g and o with f's and g's weights, or summing
+ *     dW of g and o from f's and g's adjoints -> the lstm test
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"

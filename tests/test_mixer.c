@@ -117,6 +117,12 @@
  *       -> reverse_is_forward_of_the_flipped_line_flipped_back (clru reverse)
  *   - clru lambda depending on the thread count
  *       -> results_are_bitwise_equal_for_any_thread_count
+ *   - on lines of one step (mutations/core.lua's mixer-lru-one-step-* and
+ *     mixer-lstm-one-step-*): the lru writing dB with `=` ->
+ *     backward_adds_parameter_gradients_and_overwrites_dx; its workspace
+ *     without room for dM -> never_writes_past_the_workspace_it_asked_for;
+ *     the lstm leaving f, or dW's rows of f, as the workspace held them ->
+ *     never_reads_workspace_it_did_not_write
  *   - clru_ws_size counting 3N per position instead of 4N
  *       -> never_writes_past_the_workspace_it_asked_for
  *   - clru writing dD with `=` -> backward_adds_parameter_gradients_and_overwrites_dx
