@@ -253,6 +253,8 @@ static cost mixer_cost(const bench_shape *sh, td_mixer_kind kind, double lines, 
 	case TD_MIXER_CLRU: /* the LRU with real and imaginary halves: twice its GEMMs */
 		k.gemm = 24 * p * c * c, other = 20 * p * c;
 		k.values = 30 * p * c + 24 * p * c;
+		if (length == 1) /* one real map, as the LRU's; M, dB and dC of both halves */
+			k.gemm = 6 * p * c * c, other = 12 * c * c * c, k.values = 7 * p * c;
 		break;
 	case TD_MIXER_ATTENTION: /* projections 24PC^2; scores, mixing and their adjoints 12LT^2C */
 		/*

@@ -90,6 +90,40 @@ void td_mixer_add_parts(td_mixer *m, td_real *parts, size_t n, size_t tu, size_t
 	add_range(m->grads, parts, n, m->n_params, u1, m->n_params);
 }
 
+enum { SPAN = 8 }; /* out's elements one pass over t sums, in separate accumulators */
+
+/*
+ * SPAN values of s at a time, each its own chain of adds (with one chain,
+ * each add waiting on the last, the LRU's dB and dC took 0.18 ms of a
+ * kernel LRU step of 9.6; 0.14 ms so; its M 0.08 ms either way).
+ */
+void td_mixer_products(td_real *out, size_t ors, size_t oss, td_mixer_strided p,
+		       td_mixer_strided q, size_t nr, size_t ns, size_t nt, const td_real *diag,
+		       int mode)
+{
+	for (size_t r = 0; r < nr; r++)
+		for (size_t s0 = 0; s0 < ns; s0 += SPAN) {
+			const size_t span = ns - s0 < SPAN ? ns - s0 : SPAN;
+			double acc[SPAN];
+
+			for (size_t u = 0; u < span; u++)
+				acc[u] = diag && r == s0 + u ? (double)diag[r] : 0;
+			for (size_t t = 0; t < nt; t++) {
+				const double pv = (double)p.v[r * p.rs + t * p.ts];
+
+				for (size_t u = 0; u < span; u++)
+					acc[u] += pv * (double)q.v[(s0 + u) * q.rs + t * q.ts];
+			}
+			for (size_t u = 0; u < span; u++) {
+				td_real *o = out + r * ors + (s0 + u) * oss;
+
+				*o = mode > 0	? *o + (td_real)acc[u]
+				     : mode < 0 ? *o - (td_real)acc[u]
+						: (td_real)acc[u];
+			}
+		}
+}
+
 int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what)
 {
 	if (y != 0 && x > (SIZE_MAX - z) / y)

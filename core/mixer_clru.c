@@ -9,6 +9,8 @@
  * With reverse, t-1 reads t+1 and the sweep runs from the end of the line.
  * A state is stored as its real parts then its imaginary parts: h_t is
  * 2N values [re | im], so every projection is a GEMM on a half of it.
+ * Lines of one step have no recurrence: y = x M with M = B_re^T C_re^T -
+ * B_im^T C_im^T + diag(D), one real map [C x C] (as in mixer_lru.c).
  *
  * The backward keeps the adjoint g = dL/dh_re + i dL/dh_im. Through
  * h_t = lambda h_{t-1} + u_t it flows as g_{t-1} += conj(lambda) g_t, and
@@ -25,6 +27,8 @@
  *   g   [P][2N]   the adjoint states (scratch)
  *   da  [2N]      dL/dlambda (scratch)
  *   dd  [C]       dL/dD (scratch)
+ *   mm  [C][C]    M, lines of one step only (saved)
+ *   dm  [C][C]    dL/dM, lines of one step only (scratch)
  * A gradient is summed whole in scratch (or in a GEMM's accumulator) and then
  * added to the slab once, so a backward adds exactly this call's gradient.
  *
@@ -76,12 +80,15 @@ static int clru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 	if (c > SIZE_MAX - 4 * n) /* 4N fits (clru_setup checked) */
 		return TD_FAIL(TD_ENOMEM, "the clru workspace overflows: %zu channels", c);
 	per = c + 4 * n; /* x, h, g per position */
-	return td_mixer_size_muladd(out, lines * length, per, 4 * n + c, "the clru workspace");
+	if (c > (SIZE_MAX - 4 * n - c) / (2 * c)) /* 4N + C + 2C^2 fits */
+		return TD_FAIL(TD_ENOMEM, "the clru workspace overflows: %zu channels", c);
+	return td_mixer_size_muladd(out, lines * length, per, 4 * n + c + 2 * c * c,
+				    "the clru workspace");
 }
 
 /* The workspace's parts, carved in the order the file comment lists. */
 typedef struct {
-	td_real *a, *x, *h, *g, *da, *dd;
+	td_real *a, *x, *h, *g, *da, *dd, *mm, *dm;
 } clru_ws;
 
 static clru_ws carve(const td_mixer *m, td_real *ws, size_t positions)
@@ -95,6 +102,8 @@ static clru_ws carve(const td_mixer *m, td_real *ws, size_t positions)
 	w.g = w.h + positions * 2 * n;
 	w.da = w.g + positions * 2 * n;
 	w.dd = w.da + 2 * n;
+	w.mm = w.dd + c;
+	w.dm = w.mm + c * c;
 	return w;
 }
 
@@ -149,6 +158,64 @@ static void decay_grad(td_real *da, const td_real *g, const td_real *h, size_t l
 		}
 }
 
+/*
+ * Lines of one step, forward: M[i][j] = D[i] (i == j) + sum_k B_re[k][i]
+ * C_re[j][k], in double, less sum_k B_im[k][i] C_im[j][k] (in double too:
+ * M is rounded twice), then y = x M and the copy of x the backward reads.
+ */
+static int one_step_forward(td_mixer *m, td_real *y, const td_real *x, size_t p, clru_ws *w)
+{
+	const size_t c = m->o.channels, n = m->o.state;
+	const td_mixer_strided bre = {td_mixer_slab_at(m, m->params, T_BRE), 1, c};
+	const td_mixer_strided bim = {td_mixer_slab_at(m, m->params, T_BIM), 1, c};
+	const td_mixer_strided cre = {td_mixer_slab_at(m, m->params, T_CRE), n, 1};
+	const td_mixer_strided cim = {td_mixer_slab_at(m, m->params, T_CIM), n, 1};
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+	td_mixer_products(w->mm, c, 1, bre, cre, c, c, n, td_mixer_slab_at(m, m->params, T_D), 0);
+	td_mixer_products(w->mm, c, 1, bim, cim, c, c, n, NULL, -1);
+	memcpy(w->x, x, p * c * sizeof *x);
+	o.threads = m->o.threads;
+	return td_gemm(y, c, x, c, w->mm, c, p, c, c, &o);
+}
+
+/*
+ * Lines of one step, backward: dM = x^T dy and dx = dy M^T; from dM, in
+ * double, dB_re[k][i] = sum_j C_re[j][k] dM[i][j], dB_im the same of C_im
+ * negated, dC_re[j][k] = sum_i dM[i][j] B_re[k][i], dC_im the same of B_im
+ * negated, dD[i] = dM[i][i]. nu and theta have no step to act on: their
+ * gradients are 0.
+ */
+static int one_step_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t p, clru_ws *w)
+{
+	const size_t c = m->o.channels, n = m->o.state;
+	const td_mixer_strided dm_rows = {w->dm, c, 1}, dm_cols = {w->dm, 1, c};
+	td_real *gd = td_mixer_slab_at(m, m->grads, T_D);
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = m->o.threads, o.trans_a = 1;
+	if ((err = td_gemm(w->dm, c, w->x, c, dy, c, c, c, p, &o)))
+		return err;
+	o.trans_a = 0, o.trans_b = 1;
+	if ((err = td_gemm(dx, c, dy, c, w->mm, c, p, c, c, &o)))
+		return err;
+	for (int im = 0; im < 2; im++) { /* the real parts, then the imaginary ones, negated */
+		const size_t tb = im ? T_BIM : T_BRE, tc = im ? T_CIM : T_CRE;
+		const td_mixer_strided bv = {td_mixer_slab_at(m, m->params, tb), c, 1};
+		const td_mixer_strided cv = {td_mixer_slab_at(m, m->params, tc), 1, n};
+		const int mode = im ? -1 : 1;
+
+		td_mixer_products(td_mixer_slab_at(m, m->grads, tb), c, 1, cv, dm_rows, n, c, c, NULL,
+				  mode);
+		td_mixer_products(td_mixer_slab_at(m, m->grads, tc), n, 1, dm_cols, bv, c, n, c, NULL,
+				  mode);
+	}
+	for (size_t i = 0; i < c; i++)
+		gd[i] += w->dm[i * c + i];
+	return 0;
+}
+
 static int clru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
 			td_real *ws)
 {
@@ -160,6 +227,8 @@ static int clru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines,
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
+	if (length == 1)
+		return one_step_forward(m, y, x, p, &w);
 	o.threads = m->o.threads;
 	for (size_t k = 0; k < n; k++) {
 		double r = exp(-exp((double)nu[k]));
@@ -265,6 +334,8 @@ static int clru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lin
 	td_gemm_opts put = TD_GEMM_OPTS_INIT;
 	int err;
 
+	if (length == 1)
+		return one_step_backward(m, dx, dy, p, &w);
 	put.threads = m->o.threads;
 	if ((err = output_grads(m, dy, &w, p)))
 		return err;

@@ -66,6 +66,23 @@ td_real *td_mixer_slab_at(const td_mixer *m, td_real *slab, size_t i);
 /* *out = x * y + z, or TD_ENOMEM naming what overflowed. */
 int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what);
 
+/* A matrix read through two strides: element (r, t) is v[r * rs + t * ts]. */
+typedef struct {
+	const td_real *v;
+	size_t rs, ts;
+} td_mixer_strided;
+
+/*
+ * out[r * ors + s * oss] = (mode 0), += (1) or -= (-1) the sum over t
+ * ascending of p(r, t) q(s, t), for r < nr, s < ns, t < nt, summed in
+ * double from diag[r] where r == s (diag may be NULL: from 0) and rounded
+ * once: the small products of the recurrences' maps on lines of one step
+ * (mixer_lru.c, mixer_clru.c).
+ */
+void td_mixer_products(td_real *out, size_t ors, size_t oss, td_mixer_strided p,
+		       td_mixer_strided q, size_t nr, size_t ns, size_t nt, const td_real *diag,
+		       int mode);
+
 /*
  * prev[pos] = x at the position one step earlier in the sweep (later when
  * reverse), and 0 at each line's first swept position: the h_{t-1} that a

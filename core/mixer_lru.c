@@ -242,46 +242,6 @@ static int backward_sums(void *arg, size_t q0, size_t q1)
 	return 0;
 }
 
-/* A matrix read through two strides: element (r, t) is v[r * rs + t * ts]. */
-typedef struct {
-	const td_real *v;
-	size_t rs, ts;
-} strided;
-
-enum { SPAN = 8 }; /* out's elements one pass over t sums, in separate accumulators */
-
-/*
- * out[r * ors + s * oss] (+)= sum over t ascending of p(r, t) q(s, t), for
- * r < nr, s < ns, t < nt, summed in double from diag[r] where r == s (diag
- * may be NULL: from 0) and rounded once; add: added to out, else written.
- * SPAN values of s at a time, each its own chain of adds (with one chain,
- * each add waiting on the last, dB and dC took 0.18 ms of a kernel LRU
- * step of 9.6; 0.14 ms so; M 0.08 ms either way).
- */
-static void products(td_real *out, size_t ors, size_t oss, strided p, strided q, size_t nr,
-		     size_t ns, size_t nt, const td_real *diag, int add)
-{
-	for (size_t r = 0; r < nr; r++)
-		for (size_t s0 = 0; s0 < ns; s0 += SPAN) {
-			const size_t span = ns - s0 < SPAN ? ns - s0 : SPAN;
-			double acc[SPAN];
-
-			for (size_t u = 0; u < span; u++)
-				acc[u] = diag && r == s0 + u ? (double)diag[r] : 0;
-			for (size_t t = 0; t < nt; t++) {
-				const double pv = (double)p.v[r * p.rs + t * p.ts];
-
-				for (size_t u = 0; u < span; u++)
-					acc[u] += pv * (double)q.v[(s0 + u) * q.rs + t * q.ts];
-			}
-			for (size_t u = 0; u < span; u++) {
-				td_real *o = out + r * ors + (s0 + u) * oss;
-
-				*o = add ? *o + (td_real)acc[u] : (td_real)acc[u];
-			}
-		}
-}
-
 /*
  * Lines of one step, forward: M[i][j] = D[i] (i == j) + sum_k B[k][i]
  * C[j][k], in double, then y = x M ([P x C] [C x C]) and the copy of x the
@@ -290,11 +250,11 @@ static void products(td_real *out, size_t ors, size_t oss, strided p, strided q,
 static int one_step_forward(td_mixer *m, td_real *y, const td_real *x, size_t p, lru_ws *w)
 {
 	const size_t c = m->o.channels, n = m->o.state;
-	const strided bv = {td_mixer_slab_at(m, m->params, T_B), 1, c};
-	const strided cv = {td_mixer_slab_at(m, m->params, T_C), n, 1};
+	const td_mixer_strided bv = {td_mixer_slab_at(m, m->params, T_B), 1, c};
+	const td_mixer_strided cv = {td_mixer_slab_at(m, m->params, T_C), n, 1};
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
-	products(w->mm, c, 1, bv, cv, c, c, n, td_mixer_slab_at(m, m->params, T_D), 0);
+	td_mixer_products(w->mm, c, 1, bv, cv, c, c, n, td_mixer_slab_at(m, m->params, T_D), 0);
 	memcpy(w->x, x, p * c * sizeof *x);
 	o.threads = m->o.threads;
 	return td_gemm(y, c, x, c, w->mm, c, p, c, c, &o);
@@ -322,10 +282,10 @@ static int one_step_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t
 	if ((err = td_gemm(dx, c, dy, c, w->mm, c, p, c, c, &o)))
 		return err;
 	/* dB: (r, s, t) = (k, i, j); dC: (j, k, i) */
-	products(td_mixer_slab_at(m, m->grads, T_B), c, 1, (strided){cv, 1, n},
-		 (strided){w->dm, c, 1}, n, c, c, NULL, 1);
-	products(td_mixer_slab_at(m, m->grads, T_C), n, 1, (strided){w->dm, 1, c},
-		 (strided){bv, c, 1}, c, n, c, NULL, 1);
+	td_mixer_products(td_mixer_slab_at(m, m->grads, T_B), c, 1, (td_mixer_strided){cv, 1, n},
+			  (td_mixer_strided){w->dm, c, 1}, n, c, c, NULL, 1);
+	td_mixer_products(td_mixer_slab_at(m, m->grads, T_C), n, 1, (td_mixer_strided){w->dm, 1, c},
+			  (td_mixer_strided){bv, c, 1}, c, n, c, NULL, 1);
 	for (size_t i = 0; i < c; i++)
 		gd[i] += w->dm[i * c + i];
 	return 0;

@@ -1290,7 +1290,7 @@ mutant {
 
 mutant {
   name = "mixer-lru-one-step-map-drops-d",
-  file = "core/mixer_lru.c",
+  file = "core/mixer.c",
   find = "acc[u] = diag && r == s0 + u ? (double)diag[r] : 0;",
   replace = "acc[u] = diag && r == s0 + u ? 0 * (double)diag[r] : 0;",
   guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
@@ -1311,8 +1311,8 @@ mutant {
 mutant {
   name = "mixer-lru-one-step-dc-pairs-dm-transposed",
   file = "core/mixer_lru.c",
-  find = "(strided){w->dm, 1, c},",
-  replace = "(strided){w->dm, c, 1},",
+  find = "(td_mixer_strided){w->dm, 1, c},",
+  replace = "(td_mixer_strided){w->dm, c, 1},",
   guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
   designed_against = "dC = dM^T B^T: an index pair swapped in a hand-written chain rule",
   why = "lines of one step pair dC with dM's transpose",
@@ -1321,8 +1321,8 @@ mutant {
 mutant {
   name = "mixer-lru-one-step-db-overwrites-the-gradient",
   file = "core/mixer_lru.c",
-  find = "(strided){w->dm, c, 1}, n, c, c, NULL, 1);",
-  replace = "(strided){w->dm, c, 1}, n, c, c, NULL, 0);",
+  find = "(td_mixer_strided){w->dm, c, 1}, n, c, c, NULL, 1);",
+  replace = "(td_mixer_strided){w->dm, c, 1}, n, c, c, NULL, 0);",
   guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
   designed_against = "backward must add to the parameter gradients: accumulation over micro-batches depends on it",
   why = "lines of one step write dB with = instead of +=",
@@ -1330,7 +1330,7 @@ mutant {
 
 mutant {
   name = "mixer-lru-one-step-products-second-span-from-the-first",
-  file = "core/mixer_lru.c",
+  file = "core/mixer.c",
   find = "acc[u] += pv * (double)q.v[(s0 + u) * q.rs + t * q.ts];",
   replace = "acc[u] += pv * (double)q.v[u * q.rs + t * q.ts];",
   guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
@@ -1462,6 +1462,46 @@ mutant {
   guards = { "test_mixer_backward_adds_parameter_gradients_and_overwrites_dx" },
   designed_against = "backward must add to the parameter gradients: accumulation over micro-batches depends on it",
   why = "the gru and the lstm write their summed blocks' gradients with = instead of +=",
+}
+
+mutant {
+  name = "mixer-clru-one-step-map-adds-the-imaginary-part",
+  file = "core/mixer_clru.c",
+  find = "NULL, -1);",
+  replace = "NULL, 1);",
+  guards = { "test_the_complex_lru_matches_a_torch_complex_loop_forward_and_backward" },
+  designed_against = "Re(C h) = C_re h_re - C_im h_im: a sign lost where two halves are folded into one map",
+  why = "lines of one step add B_im^T C_im^T to M instead of subtracting it",
+}
+
+mutant {
+  name = "mixer-clru-one-step-grads-of-im-not-negated",
+  file = "core/mixer_clru.c",
+  find = "const int mode = im ? -1 : 1;",
+  replace = "const int mode = 1;",
+  guards = { "test_the_complex_lru_matches_a_torch_complex_loop_forward_and_backward" },
+  designed_against = "the adjoint of a subtracted term is subtracted",
+  why = "lines of one step add dB_im and dC_im where they must be taken away",
+}
+
+mutant {
+  name = "mixer-one-step-products-subtract-adds",
+  file = "core/mixer.c",
+  find = "mode < 0 ? *o - (td_real)acc[u]",
+  replace = "mode < 0 ? *o + (td_real)acc[u]",
+  guards = { "test_the_complex_lru_matches_a_torch_complex_loop_forward_and_backward" },
+  designed_against = "a mode flag whose third value nobody but one caller uses is where a sign goes missing",
+  why = "td_mixer_products adds where it is asked to subtract: the complex LRU's one-step M and dB_im, dC_im",
+}
+
+mutant {
+  name = "mixer-clru-one-step-workspace-undercounted",
+  file = "core/mixer_clru.c",
+  find = "4 * n + c + 2 * c * c,",
+  replace = "4 * n + c + c * c,",
+  guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
+  designed_against = "a workspace carved for more than it asked for writes past its end",
+  why = "asks for room for M but not for dM",
 }
 
 mutant {

@@ -33,6 +33,9 @@
  *     width 10) -> the lru test
  *   - mixer_lstm.c projecting g and o with f's and g's weights, or summing
  *     dW of g and o from f's and g's adjoints -> the lstm test
+ *   - mixer_clru.c adding B_im^T C_im^T to M, or dB_im, instead of taking
+ *     it away; td_mixer_products adding where it is asked to subtract
+ *       -> the clru test
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"

@@ -119,8 +119,9 @@
  *       -> results_are_bitwise_equal_for_any_thread_count
  *   - on lines of one step (mutations/core.lua's mixer-lru-one-step-* and
  *     mixer-lstm-one-step-*): the lru writing dB with `=` ->
- *     backward_adds_parameter_gradients_and_overwrites_dx; its workspace
- *     without room for dM -> never_writes_past_the_workspace_it_asked_for;
+ *     backward_adds_parameter_gradients_and_overwrites_dx; its workspace,
+ *     or the clru's, without room for dM
+ *       -> never_writes_past_the_workspace_it_asked_for;
  *     the lstm leaving f, or dW's rows of f, as the workspace held them ->
  *     never_reads_workspace_it_did_not_write
  *   - clru_ws_size counting 3N per position instead of 4N
