@@ -2882,8 +2882,8 @@ mutant {
 mutant {
   name = "lstm-step-projects-the-first-block-s-inputs",
   file = "core/mixer_lstm.c",
-  find = "w->x + (l0 * length + t) * h, length * h,",
-  replace = "w->x + t * h, length * h,",
+  find = "const td_real *xt = w->x + (l0 * length + t) * h;",
+  replace = "const td_real *xt = w->x + t * h;",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a loop split across blocks whose inner call still indexes from the start of the whole batch",
   why = "every block's gates are made from the first block's inputs",
