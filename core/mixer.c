@@ -124,6 +124,31 @@ void td_mixer_products(td_real *out, size_t ors, size_t oss, td_mixer_strided p,
 		}
 }
 
+int td_mixer_map_forward(const td_mixer *m, td_real *y, const td_real *x, td_real *xs,
+			 const td_real *mm, size_t p)
+{
+	const size_t c = m->o.channels;
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+	memcpy(xs, x, p * c * sizeof *x);
+	o.threads = m->o.threads;
+	return td_gemm(y, c, x, c, mm, c, p, c, c, &o);
+}
+
+int td_mixer_map_backward(const td_mixer *m, td_real *dx, td_real *dm, const td_real *dy,
+			  const td_real *xs, const td_real *mm, size_t p)
+{
+	const size_t c = m->o.channels;
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+	int err;
+
+	o.threads = m->o.threads, o.trans_a = 1;
+	if ((err = td_gemm(dm, c, xs, c, dy, c, c, c, p, &o)))
+		return err;
+	o.trans_a = 0, o.trans_b = 1;
+	return td_gemm(dx, c, dy, c, mm, c, p, c, c, &o);
+}
+
 int td_mixer_size_muladd(size_t *out, size_t x, size_t y, size_t z, const char *what)
 {
 	if (y != 0 && x > (SIZE_MAX - z) / y)

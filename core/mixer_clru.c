@@ -170,13 +170,10 @@ static int one_step_forward(td_mixer *m, td_real *y, const td_real *x, size_t p,
 	const td_mixer_strided bim = {td_mixer_slab_at(m, m->params, T_BIM), 1, c};
 	const td_mixer_strided cre = {td_mixer_slab_at(m, m->params, T_CRE), n, 1};
 	const td_mixer_strided cim = {td_mixer_slab_at(m, m->params, T_CIM), n, 1};
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
 	td_mixer_products(w->mm, c, 1, bre, cre, c, c, n, td_mixer_slab_at(m, m->params, T_D), 0);
 	td_mixer_products(w->mm, c, 1, bim, cim, c, c, n, NULL, -1);
-	memcpy(w->x, x, p * c * sizeof *x);
-	o.threads = m->o.threads;
-	return td_gemm(y, c, x, c, w->mm, c, p, c, c, &o);
+	return td_mixer_map_forward(m, y, x, w->x, w->mm, p);
 }
 
 /*
@@ -191,14 +188,9 @@ static int one_step_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t
 	const size_t c = m->o.channels, n = m->o.state;
 	const td_mixer_strided dm_rows = {w->dm, c, 1}, dm_cols = {w->dm, 1, c};
 	td_real *gd = td_mixer_slab_at(m, m->grads, T_D);
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
-	int err;
+	int err = td_mixer_map_backward(m, dx, w->dm, dy, w->x, w->mm, p);
 
-	o.threads = m->o.threads, o.trans_a = 1;
-	if ((err = td_gemm(w->dm, c, w->x, c, dy, c, c, c, p, &o)))
-		return err;
-	o.trans_a = 0, o.trans_b = 1;
-	if ((err = td_gemm(dx, c, dy, c, w->mm, c, p, c, c, &o)))
+	if (err)
 		return err;
 	for (int im = 0; im < 2; im++) { /* the real parts, then the imaginary ones, negated */
 		const size_t tb = im ? T_BIM : T_BRE, tc = im ? T_CIM : T_CRE;

@@ -84,6 +84,16 @@ void td_mixer_products(td_real *out, size_t ors, size_t oss, td_mixer_strided p,
 		       int mode);
 
 /*
+ * The recurrences' lines of one step as one map M [C x C]: forward, xs =
+ * a copy of x (the backward's) and y = x M ([p x C] [C x C]); backward,
+ * dM = xs^T dy and dx = dy M^T. C is m's channels.
+ */
+int td_mixer_map_forward(const td_mixer *m, td_real *y, const td_real *x, td_real *xs,
+			 const td_real *mm, size_t p);
+int td_mixer_map_backward(const td_mixer *m, td_real *dx, td_real *dm, const td_real *dy,
+			  const td_real *xs, const td_real *mm, size_t p);
+
+/*
  * prev[pos] = x at the position one step earlier in the sweep (later when
  * reverse), and 0 at each line's first swept position: the h_{t-1} that a
  * recurrence read, for a backward's weight gradient. Buffers are

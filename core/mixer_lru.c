@@ -252,12 +252,9 @@ static int one_step_forward(td_mixer *m, td_real *y, const td_real *x, size_t p,
 	const size_t c = m->o.channels, n = m->o.state;
 	const td_mixer_strided bv = {td_mixer_slab_at(m, m->params, T_B), 1, c};
 	const td_mixer_strided cv = {td_mixer_slab_at(m, m->params, T_C), n, 1};
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
 	td_mixer_products(w->mm, c, 1, bv, cv, c, c, n, td_mixer_slab_at(m, m->params, T_D), 0);
-	memcpy(w->x, x, p * c * sizeof *x);
-	o.threads = m->o.threads;
-	return td_gemm(y, c, x, c, w->mm, c, p, c, c, &o);
+	return td_mixer_map_forward(m, y, x, w->x, w->mm, p);
 }
 
 /*
@@ -272,14 +269,9 @@ static int one_step_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t
 	const td_real *bv = td_mixer_slab_at(m, m->params, T_B);
 	const td_real *cv = td_mixer_slab_at(m, m->params, T_C);
 	td_real *gd = td_mixer_slab_at(m, m->grads, T_D);
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
-	int err;
+	int err = td_mixer_map_backward(m, dx, w->dm, dy, w->x, w->mm, p);
 
-	o.threads = m->o.threads, o.trans_a = 1;
-	if ((err = td_gemm(w->dm, c, w->x, c, dy, c, c, c, p, &o)))
-		return err;
-	o.trans_a = 0, o.trans_b = 1;
-	if ((err = td_gemm(dx, c, dy, c, w->mm, c, p, c, c, &o)))
+	if (err)
 		return err;
 	/* dB: (r, s, t) = (k, i, j); dC: (j, k, i) */
 	td_mixer_products(td_mixer_slab_at(m, m->grads, T_B), c, 1, (td_mixer_strided){cv, 1, n},

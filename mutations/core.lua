@@ -1300,7 +1300,7 @@ mutant {
 
 mutant {
   name = "mixer-lru-one-step-dx-through-m-untransposed",
-  file = "core/mixer_lru.c",
+  file = "core/mixer.c",
   find = "o.trans_a = 0, o.trans_b = 1;",
   replace = "o.trans_a = 0, o.trans_b = 0;",
   guards = { "test_the_lru_matches_pytorch_forward_and_backward" },
