@@ -29,7 +29,7 @@
  *     C_im h_im instead of subtracting it, ignoring reverse -> the clru test
  *   On lines of one step (mixer-*-onestep*.txt; entries of mutations/core.lua):
  *   - mixer_lru.c's one map without D, dx through M untransposed, dC from
- *     dM^T, products' second span of 8 columns from the first (the lru at
+ *     dM^T, td_mixer_products' second span of 8 columns from the first (the lru at
  *     width 10) -> the lru test
  *   - mixer_lstm.c projecting g and o with f's and g's weights, or summing
  *     dW of g and o from f's and g's adjoints -> the lstm test
