@@ -174,7 +174,7 @@ static int step_in(td_mixer *m, lstm_ws *w, const td_real *y, size_t l0, size_t 
 		   size_t s)
 {
 	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
-	const size_t skip = length == 1 ? h : 0; /* f's columns, after i's */
+	const int one_step = length == 1; /* f's columns, after i's, are left out */
 	const td_real *b = td_mixer_slab_at(m, m->params, T_B);
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
 	const td_real *xt = w->x + (l0 * length + t) * h;
@@ -182,16 +182,16 @@ static int step_in(td_mixer *m, lstm_ws *w, const td_real *y, size_t l0, size_t 
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
-	if (!skip)
+	if (!one_step)
 		err = td_gemm(g, 4 * h, xt, length * h, w->wt, 4 * h, l1 - l0, 4 * h, h, &o);
 	else if ((err = td_gemm(g, 4 * h, xt, h, w->wt, 4 * h, l1 - l0, h, h, &o)) == 0)
 		err = td_gemm(g + 2 * h, 4 * h, xt, h, w->wt + 2 * h, 4 * h, l1 - l0, 2 * h, h, &o);
 	if (err)
 		return err;
-	for (size_t i = 0; !skip && i < l1 - l0; i++) /* one loop: long lines have few rows a step */
+	for (size_t i = 0; !one_step && i < l1 - l0; i++) /* one loop: few rows a step */
 		for (size_t k = 0; k < 4 * h; k++)
 			g[i * 4 * h + k] += b[k] + c[k];
-	for (size_t i = 0; skip && i < l1 - l0; i++) {
+	for (size_t i = 0; one_step && i < l1 - l0; i++) {
 		for (size_t k = 0; k < h; k++)
 			g[i * 4 * h + k] += b[k] + c[k];
 		for (size_t k = 2 * h; k < 4 * h; k++)
