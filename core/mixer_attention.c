@@ -18,10 +18,11 @@
  * per step, so they are written out here (score_rows, prod_rows) rather than
  * handed to td_gemm, whose per-call costs were most of their time; each
  * sum is the one gemm.h's contract defines, so the bits are td_gemm's. A
- * pair works on its rows in sweep order: in place in the [P][3C] buffers
- * when the sweep runs forward, on copies in reverse sweep order otherwise,
- * so every sum over keys or queries (the products' and the softmax's) runs
- * in sweep order and reverse is exactly the mirror of forward. On lines
+ * pair works on its rows in sweep order, in place in the [P][3C] buffers:
+ * row i of a pair is step i of the sweep, its rows a signed stride apart
+ * (negative when the sweep runs in reverse), so every sum over keys or
+ * queries (the products' and the softmax's) runs in sweep order and
+ * reverse is exactly the mirror of forward. On lines
  * of one step threads split the pairs (pair b goes to worker b mod
  * workers). A pair is computed the same way whichever worker takes it,
  * and the blocks depend on the shape alone, so the result is bitwise
@@ -50,10 +51,6 @@
  *     ds  [T][Tp]        one pair's raw scores (forward), or its dL/dp, then
  *                        dL/ds (backward)
  *     kt  [d][Tp]        its k^T (forward) or v^T (backward), for scores
- *     hq  [T][3d]        its q, k, v in sweep order (reverse only)
- *     ho  [T][d]         its o (forward) or dL/do (backward) in sweep order
- *                        (reverse only)
- *     hd  [T][3d]        its dq, dk, dv in sweep order (reverse only)
  *     tail [LANES][d]    k's or v's last T mod LANES rows, padded with 0
  *                        (transpose_rows)
  *   parts [B][params]    on lines of more than one step, each of the B
@@ -64,6 +61,7 @@
  * (each row's maximum is subtracted first, so a large score cannot overflow).
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -119,12 +117,12 @@ static size_t stride(size_t length)
 	return length == 1 ? 1 : (length + LANES - 1) / LANES * LANES;
 }
 
-/* One worker's scratch: (T + d) Tp + (7 T + LANES) d values. */
+/* One worker's scratch: (T + d) Tp + LANES d values. */
 static size_t scratch_size(const td_mixer *m, size_t length)
 {
 	const size_t d = m->o.channels / m->o.heads;
 
-	return (length + d) * stride(length) + (7 * length + LANES) * d;
+	return (length + d) * stride(length) + LANES * d;
 }
 
 /*
@@ -138,7 +136,7 @@ static size_t n_parts(size_t lines, size_t length)
 
 /*
  * 9C values per position, L * nh * T * Tp weights, W ((T + d) Tp +
- * (7 T + LANES) d) + 4C + 16 scratch, a parameter slab per block
+ * LANES d) + 4C + 16 scratch, a parameter slab per block
  * (n_parts); each product checked (lines * heads fits: heads <= channels,
  * and mixer.c has checked that lines * length * channels fits).
  */
@@ -153,8 +151,7 @@ static int attention_ws_size(size_t *out, const td_mixer *m, size_t lines, size_
 	    (err = td_mixer_size_muladd(&weights, lines * m->o.heads, tt, 0,
 					"the attention weights")) ||
 	    (err = td_mixer_size_muladd(&kt, d, stride(length), tt, "the attention scratch")) ||
-	    (err = td_mixer_size_muladd(&per, 7 * d, length, kt, "the attention scratch")) ||
-	    (err = td_mixer_size_muladd(&per, LANES, d, per, "the attention scratch")))
+	    (err = td_mixer_size_muladd(&per, LANES, d, kt, "the attention scratch")))
 		return err;
 	if ((err = td_mixer_size_muladd(&scratch, n_workers(m, lines), per, 4 * c + 16,
 					"the attention scratch")) ||
@@ -187,28 +184,10 @@ static att_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	return w;
 }
 
-/* The position in a line of step s of the sweep. */
-static size_t at(size_t s, size_t length, int reverse)
-{
-	return reverse ? length - 1 - s : s;
-}
-
 /* How many keys, in sweep order, query step i sees (causal: the mixer's option). */
 static size_t n_keys(int causal, size_t i, size_t length)
 {
 	return causal ? i + 1 : length;
-}
-
-/*
- * dst row i = src row at(i) for the length rows of one line, width values
- * each. at() is its own inverse, so this both gathers a line into sweep
- * order and scatters it back.
- */
-static void sweep_copy(td_real *dst, size_t ldd, const td_real *src, size_t lds, size_t length,
-		       size_t width, int reverse)
-{
-	for (size_t i = 0; i < length; i++)
-		memcpy(dst + i * ldd, src + at(i, length, reverse) * lds, width * sizeof *dst);
 }
 
 /* The pairs' work, shared read-only by the workers, with what every pair needs once. */
@@ -225,33 +204,22 @@ typedef struct {
 /* A block of one line's rows, row i the sweep's step i: base + i * ld. */
 typedef struct {
 	td_real *base;
-	size_t ld;
+	ptrdiff_t ld;
 } rows;
 
 /*
- * Head h's columns of line l of a [P][width] buffer in sweep order: the
- * rows in place when the sweep runs forward; when reverse, a copy of its d
- * columns in spare ([T][d] with rows of stride ld_spare), filled from buf
- * when fill is set.
+ * Head h's columns of line l of a [P][width] buffer in sweep order, in
+ * place: from the line's first row, or its last when the sweep runs in
+ * reverse (ld then negative).
  */
-static rows head_rows(const pair_job *j, td_real *buf, size_t width, size_t l, size_t h,
-		      td_real *spare, size_t ld_spare, int fill)
+static rows head_rows(const pair_job *j, td_real *buf, size_t width, size_t l, size_t h)
 {
-	td_real *line = buf + l * j->length * width + h * j->d;
+	const size_t t = j->length;
+	td_real *line = buf + l * t * width + h * j->d;
 
 	if (!j->m->o.reverse)
-		return (rows){line, width};
-	if (fill)
-		sweep_copy(spare, ld_spare, line, width, j->length, j->d, 1);
-	return (rows){spare, ld_spare};
-}
-
-/* Writes a copy made by head_rows back into buf (nothing to do in place). */
-static void head_rows_put(const pair_job *j, td_real *buf, size_t width, size_t l, size_t h, rows r)
-{
-	if (j->m->o.reverse)
-		sweep_copy(buf + l * j->length * width + h * j->d, width, r.base, r.ld, j->length,
-			   j->d, 1);
+		return (rows){line, (ptrdiff_t)width};
+	return (rows){line + (t - 1) * width, -(ptrdiff_t)width};
 }
 
 /* One pair's q, k, v (or dq, dk, dv) in sweep order, and its o (or do). */
@@ -259,15 +227,14 @@ typedef struct {
 	rows q, k, v;
 } qkv_rows;
 
-static qkv_rows pair_qkv(const pair_job *j, td_real *buf, size_t l, size_t h, td_real *spare,
-			 int fill)
+static qkv_rows pair_qkv(const pair_job *j, td_real *buf, size_t l, size_t h)
 {
-	const size_t c = j->c, d = j->d;
+	const size_t c = j->c;
 	qkv_rows r;
 
-	r.q = head_rows(j, buf, 3 * c, l, h, spare, 3 * d, fill);
-	r.k = head_rows(j, buf + c, 3 * c, l, h, spare + d, 3 * d, fill);
-	r.v = head_rows(j, buf + 2 * c, 3 * c, l, h, spare + 2 * d, 3 * d, fill);
+	r.q = head_rows(j, buf, 3 * c, l, h);
+	r.k = head_rows(j, buf + c, 3 * c, l, h);
+	r.v = head_rows(j, buf + 2 * c, 3 * c, l, h);
 	return r;
 }
 
@@ -314,22 +281,34 @@ _Static_assert(LANES == 8 && (int)LANES == (int)TD_VEC8_LANES,
 	       "past_keys's lane indices are written out for 8 lanes, a vec8's");
 
 /*
- * bt[p][j] = b[j][p] for j < n and p < kd, rows np long, 0 for n <= j < np:
- * op(B) of q k^T. The last n mod 8 rows of b go through a copy padded with
- * rows of 0 to 8 (tail), so that td_transpose takes them, and writes the
- * 0s, as a whole block of columns.
+ * bt[p][j] = b[j][p] for j < n and p < kd, b's row j at b + j ldb, rows
+ * np long, 0 for n <= j < np: op(B) of q k^T. The last n mod 8 rows of b
+ * go through a copy padded with rows of 0 to 8 (tail), so that
+ * td_transpose takes them, and writes the 0s, as a whole block of
+ * columns. Rows a negative stride apart (a reverse sweep's) are taken in
+ * the order they are stored, and then each row of bt is reversed.
  */
-static void transpose_rows(td_real *bt, size_t np, const td_real *b, size_t ldb, size_t n,
+static void transpose_rows(td_real *bt, size_t np, const td_real *b, ptrdiff_t ldb, size_t n,
 			   size_t kd, td_real *tail)
 {
 	const size_t whole = n / LANES * LANES;
 
-	td_transpose(bt, np, b, ldb, whole, kd);
+	if (ldb < 0) {
+		transpose_rows(bt, np, b + (ptrdiff_t)(n - 1) * ldb, -ldb, n, kd, tail);
+		for (size_t p = 0; p < kd; p++)
+			for (size_t i = 0, k = n - 1; i < k; i++, k--) {
+				const td_real v = bt[p * np + i];
+
+				bt[p * np + i] = bt[p * np + k], bt[p * np + k] = v;
+			}
+		return;
+	}
+	td_transpose(bt, np, b, (size_t)ldb, whole, kd);
 	if (whole == n)
 		return;
 	memset(tail, 0, LANES * kd * sizeof *tail);
 	for (size_t j = whole; j < n; j++)
-		memcpy(tail + (j - whole) * kd, b + j * ldb, kd * sizeof *tail);
+		memcpy(tail + (j - whole) * kd, b + (ptrdiff_t)j * ldb, kd * sizeof *tail);
 	td_transpose(bt + whole, np, tail, kd, LANES, kd);
 }
 
@@ -362,10 +341,11 @@ static vec vmax(vec x, vec m)
 typedef struct {
 	int causal;	     /* the mixer's option */
 	td_real *out;	     /* row i at out + (i - i0) np */
-	const td_real *a;    /* q or do, rows lda apart */
+	const td_real *a;    /* q or do, rows lda apart (negative: see rows) */
 	const td_real *bt;   /* k^T or v^T, [kd][np] */
 	const td_real *p;    /* dL/dp only: the weights, [t][np] */
-	size_t lda, np, t, kd, i0;
+	ptrdiff_t lda;
+	size_t np, t, kd, i0;
 	td_real scale, fill; /* scores: 1 / sqrt(d) and -infinity; dL/dp: 1 and 0 */
 } score_job;
 
@@ -392,7 +372,7 @@ score_tile(const score_job *sj, vec *lane, size_t i, size_t j, size_t R, size_t 
 
 #pragma GCC unroll 4
 			for (size_t r = 0; r < R; r++)
-				acc[r][v] += sj->a[(i + r) * sj->lda + p] * b;
+				acc[r][v] += sj->a[(ptrdiff_t)(i + r) * sj->lda + (ptrdiff_t)p] * b;
 		}
 #pragma GCC unroll 4
 	for (size_t r = 0; r < R; r++)
@@ -490,13 +470,13 @@ static void score_rows(const score_job *sj, td_real *res, size_t i1)
  * constant R, as score_tile.
  */
 static inline __attribute__((always_inline)) void
-rows_tile(td_real *out, size_t ldo, const td_real *a, size_t ars, size_t aps, const td_real *b,
-	  size_t ldb, size_t kn, size_t i, size_t e, size_t R)
+rows_tile(td_real *out, ptrdiff_t ldo, const td_real *a, size_t ars, size_t aps,
+	  const td_real *b, ptrdiff_t ldb, size_t kn, size_t i, size_t e, size_t R)
 {
 	vec acc[8] = {0};
 
 	for (size_t k = 0; k < kn; k++) {
-		const vec bk = td_vec8_load(b + k * ldb + e);
+		const vec bk = td_vec8_load(b + (ptrdiff_t)k * ldb + (ptrdiff_t)e);
 
 #pragma GCC unroll 8
 		for (size_t r = 0; r < R; r++)
@@ -504,17 +484,17 @@ rows_tile(td_real *out, size_t ldo, const td_real *a, size_t ars, size_t aps, co
 	}
 #pragma GCC unroll 8
 	for (size_t r = 0; r < R; r++)
-		td_vec8_store(out + (i + r) * ldo + e, acc[r]);
+		td_vec8_store(out + (ptrdiff_t)(i + r) * ldo + (ptrdiff_t)e, acc[r]);
 }
 
 /*
  * out [m][d] (rows ldo apart) = A b, A(i, k) = a[i ars + k aps] for k < kn
- * and b [kn][d] (rows ldb apart): o = p v, dq = ds k, and with ars 1, aps
+ * and b [kn][d] (rows ldb apart; either stride negative: see rows): o = p v, dq = ds k, and with ars 1, aps
  * tp, dv = p^T do and dk = ds^T q. Eight rows at a time, so that eight
  * sums are in flight; columns past the last whole vector one at a time.
  */
-static void prod_rows(td_real *out, size_t ldo, const td_real *a, size_t ars, size_t aps,
-		      const td_real *b, size_t ldb, size_t m, size_t d, size_t kn)
+static void prod_rows(td_real *out, ptrdiff_t ldo, const td_real *a, size_t ars, size_t aps,
+		      const td_real *b, ptrdiff_t ldb, size_t m, size_t d, size_t kn)
 {
 	size_t e = 0;
 
@@ -533,8 +513,8 @@ static void prod_rows(td_real *out, size_t ldo, const td_real *a, size_t ars, si
 			td_real sum = 0;
 
 			for (size_t k = 0; k < kn; k++)
-				sum += a[i * ars + k * aps] * b[k * ldb + e];
-			out[i * ldo + e] = sum;
+				sum += a[i * ars + k * aps] * b[(ptrdiff_t)k * ldb + (ptrdiff_t)e];
+			out[(ptrdiff_t)i * ldo + (ptrdiff_t)e] = sum;
 		}
 }
 
@@ -584,10 +564,10 @@ enum { ROWS = 32 }; /* rows whose softmax steps run side by side */
 static void attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 {
 	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
-	td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp, *spare = s + t * tp;
-	td_real *kt = spare + 7 * d * t, mx[ROWS], sum[ROWS];
-	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
-	rows o = head_rows(j, j->w->ctx, c, l, h, spare + 3 * d * t, d, 0);
+	td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp;
+	td_real *kt = s + t * tp, mx[ROWS], sum[ROWS];
+	qkv_rows in = pair_qkv(j, j->w->qkv, l, h);
+	rows o = head_rows(j, j->w->ctx, c, l, h);
 	score_job sj = {j->m->o.causal, s, in.q.base, kt, NULL, in.q.ld, tp, t, d, 0, j->scale,
 			-INFINITY};
 
@@ -613,7 +593,6 @@ static void attend_pair(const pair_job *j, td_real *s, size_t l, size_t h)
 	}
 	/* o = p v: [T x T] [T x d] */
 	prod_rows(o.base, o.ld, p, tp, 1, in.v.base, in.v.ld, t, d, t);
-	head_rows_put(j, j->w->ctx, c, l, h, o);
 }
 
 /*
@@ -630,10 +609,10 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
 {
 	const size_t c = j->c, d = j->d, t = j->length, tp = stride(t);
 	const td_real *p = j->w->att + (l * j->m->o.heads + h) * t * tp;
-	td_real *ds = s, *spare = s + t * tp, *vt = spare + 7 * d * t, pdp[ROWS];
-	qkv_rows in = pair_qkv(j, j->w->qkv, l, h, spare, 1);
-	rows dout = head_rows(j, j->w->dctx, c, l, h, spare + 3 * d * t, d, 1);
-	qkv_rows g = pair_qkv(j, j->w->dqkv, l, h, spare + 4 * d * t, 0);
+	td_real *ds = s, *vt = s + t * tp, pdp[ROWS];
+	qkv_rows in = pair_qkv(j, j->w->qkv, l, h);
+	rows dout = head_rows(j, j->w->dctx, c, l, h);
+	qkv_rows g = pair_qkv(j, j->w->dqkv, l, h);
 	score_job sj = {j->m->o.causal, ds, dout.base, vt, p, dout.ld, tp, t, d, 0, 1, 0};
 
 	transpose_rows(vt, tp, in.v.base, in.v.ld, t, d, vt + d * tp);
@@ -657,9 +636,6 @@ static void attend_pair_backward(const pair_job *j, td_real *s, size_t l, size_t
 	/* dq = ds k: [T x T] [T x d]; dk = ds^T q: [T x T] [T x d] */
 	prod_rows(g.q.base, g.q.ld, ds, tp, 1, in.k.base, in.k.ld, t, d, t);
 	prod_rows(g.k.base, g.k.ld, ds, 1, tp, in.q.base, in.q.ld, t, d, t);
-	head_rows_put(j, j->w->dqkv, 3 * c, l, h, g.q);
-	head_rows_put(j, j->w->dqkv + c, 3 * c, l, h, g.k);
-	head_rows_put(j, j->w->dqkv + 2 * c, 3 * c, l, h, g.v);
 }
 
 /*

@@ -2074,8 +2074,8 @@ mutant {
 mutant {
   name = "mixer-attention-reverse-ignored",
   file = "core/mixer_attention.c",
-  find = "return reverse ? length - 1 - s : s;",
-  replace = "return (void)reverse, (void)length, s;",
+  find = "if (!j->m->o.reverse)",
+  replace = "if (!j->m->o.reverse || 1)",
   guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back",
              "test_mixer_causal_attention_never_reads_the_future" },
   designed_against = "with reverse and causal, the past is the later positions; a dropped flag looks the wrong way",
@@ -2095,8 +2095,8 @@ mutant {
 mutant {
   name = "attention-ws-scratch-without-the-tail",
   file = "core/mixer_attention.c",
-  find = "(err = td_mixer_size_muladd(&per, LANES, d, per, \"the attention scratch\"))",
-  replace = "(err = td_mixer_size_muladd(&per, 0, d, per, \"the attention scratch\"))",
+  find = "(err = td_mixer_size_muladd(&per, LANES, d, kt, \"the attention scratch\"))",
+  replace = "(err = td_mixer_size_muladd(&per, 0, d, kt, \"the attention scratch\"))",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   designed_against = "each worker's scratch is carved past the saved tensors; a size that forgets a slice writes past the workspace",
   why = "asks for no room for transpose_rows's padded copy of the last rows",
@@ -2116,11 +2116,22 @@ mutant {
 mutant {
   name = "mixer-attention-ws-scratch-short",
   file = "core/mixer_attention.c",
-  find = "(err = td_mixer_size_muladd(&per, 7 * d, length, kt, \"the attention scratch\"))",
-  replace = "(err = td_mixer_size_muladd(&per, 6 * d, length, kt, \"the attention scratch\"))",
+  find = "(err = td_mixer_size_muladd(&kt, d, stride(length), tt, \"the attention scratch\"))",
+  replace = "(err = td_mixer_size_muladd(&kt, d - 1, stride(length), tt, \"the attention scratch\"))",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   designed_against = "each worker's scratch is carved past the saved tensors; a size that forgets a slice writes past the workspace",
-  why = "asks for T d fewer values per worker than attend_pair_backward uses (the reverse copies of dq, dk, dv)",
+  why = "asks for Tp fewer values per worker than k^T (or v^T) takes",
+}
+
+mutant {
+  name = "mixer-attention-reverse-keys-in-storage-order",
+  file = "core/mixer_attention.c",
+  find = "for (size_t i = 0, k = n - 1; i < k; i++, k--) {",
+  replace = "for (size_t i = 0, k = n - 1; i < k && 0; i++, k--) {",
+  guards = { "test_mixer_reverse_is_forward_of_the_flipped_line_flipped_back",
+             "test_attention_matches_torch_nn_multiheadattention_forward_and_backward" },
+  designed_against = "a reverse sweep reads its rows in place a negative stride apart; k^T taken as the rows are stored puts key j at column T-1-j",
+  why = "leaves k^T (v^T backward) in storage order: each query's scores meet the keys mirrored",
 }
 
 mutant {
