@@ -32,6 +32,7 @@
  * (the GEMMs guarantee it; the loops here sum in a fixed order).
  */
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "error.h"
@@ -67,11 +68,15 @@ static int lru_setup(td_mixer *m)
 
 static int lru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t length)
 {
-	size_t positions = lines * length;
-	size_t per = m->o.channels + 2 * m->o.state; /* x, h, g per position */
+	size_t n = m->o.state, c = m->o.channels;
 
-	return td_mixer_size_muladd(out, positions, per,
-				    2 * m->o.state + m->o.channels + 2 * m->o.channels * m->o.channels,
+	if (n > SIZE_MAX / 4 || c > SIZE_MAX - 2 * n) /* 2N and C + 2N fit */
+		return TD_FAIL(TD_ENOMEM, "the lru workspace overflows: state %zu, %zu channels",
+			       n, c);
+	if (c > (SIZE_MAX - 2 * n - c) / (2 * c)) /* 2N + C + 2C^2 fits */
+		return TD_FAIL(TD_ENOMEM, "the lru workspace overflows: %zu channels", c);
+	/* x, h, g per position; 2N + C + 2C^2 for the call */
+	return td_mixer_size_muladd(out, lines * length, c + 2 * n, 2 * n + c + 2 * c * c,
 				    "the lru workspace");
 }
 
