@@ -277,21 +277,6 @@ typedef struct {
 	int unfold;
 } fold_job;
 
-/*
- * dst = src for n values: a run of one cell (every run of a fold along an
- * outer axis) as a loop the compiler vectorises, not a call of memcpy for
- * 128 bytes.
- */
-static void copy_run(td_real *restrict dst, const td_real *restrict src, size_t n)
-{
-	if (n > 64) {
-		memcpy(dst, src, n * sizeof *dst);
-		return;
-	}
-	for (size_t k = 0; k < n; k++)
-		dst[k] = src[k];
-}
-
 static int fold_examples(void *arg, size_t e0, size_t e1)
 {
 	const fold_job *j = arg;
@@ -305,7 +290,7 @@ static int fold_examples(void *arg, size_t e0, size_t e1)
 			const td_real *src = j->src + (j->unfold ? pos : cell);
 
 			if (dense)
-				copy_run(dst, src, r->len * ch);
+				memcpy(dst, src, r->len * ch * sizeof *dst);
 			else
 				select_rows(j->b, e, r->cell, r->len, ch, dst, src);
 		}
