@@ -1341,8 +1341,8 @@ mutant {
 mutant {
   name = "mixer-lru-one-step-workspace-undercounted",
   file = "core/mixer_lru.c",
-  find = "2 * m->o.state + m->o.channels + 2 * m->o.channels * m->o.channels,",
-  replace = "2 * m->o.state + m->o.channels + m->o.channels * m->o.channels,",
+  find = "c + 2 * n, 2 * n + c + 2 * c * c,",
+  replace = "c + 2 * n, 2 * n + c + c * c,",
   guards = { "test_mixer_never_writes_past_the_workspace_it_asked_for" },
   designed_against = "a workspace carved for more than it asked for writes past its end",
   why = "asks for room for M but not for dM",
