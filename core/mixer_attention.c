@@ -489,9 +489,10 @@ rows_tile(td_real *out, ptrdiff_t ldo, const td_real *a, size_t ars, size_t aps,
 
 /*
  * out [m][d] (rows ldo apart) = A b, A(i, k) = a[i ars + k aps] for k < kn
- * and b [kn][d] (rows ldb apart; either stride negative: see rows): o = p v, dq = ds k, and with ars 1, aps
- * tp, dv = p^T do and dk = ds^T q. Eight rows at a time, so that eight
- * sums are in flight; columns past the last whole vector one at a time.
+ * and b [kn][d] (rows ldb apart; either stride may be negative: see rows):
+ * o = p v, dq = ds k, and with ars 1, aps tp, dv = p^T do and dk = ds^T q.
+ * Eight rows at a time, so that eight sums are in flight; columns past the
+ * last whole vector one at a time.
  */
 static void prod_rows(td_real *out, ptrdiff_t ldo, const td_real *a, size_t ars, size_t aps,
 		      const td_real *b, ptrdiff_t ldb, size_t m, size_t d, size_t kn)
