@@ -43,6 +43,12 @@ static const shape shapes[] = {
     {"model head x Wo^T (10 outputs)", 25088, 10, 32, 0, 1},
     {"kernel family dK part R Z^T (one line)", 28, 28, 32, 0, 1},
     {"kernel family dK part R Z^T (one example)", 28, 28, 896, 0, 1},
+    {"kernel family K Z along h (one example)", 28, 896, 28, 0, 0},
+    {"kernel family K Z along w (one line)", 28, 32, 28, 0, 0},
+    {"kernel family dz = K^T R along h", 28, 896, 28, 1, 0},
+    {"kernel family dz = K^T R along w", 28, 32, 28, 1, 0},
+    {"GRU one step x W^T (896 lines)", 896, 96, 32, 0, 0},
+    {"LSTM one step dx = dg W (896 lines)", 896, 32, 128, 0, 0},
 };
 
 #define N_SHAPES (sizeof shapes / sizeof shapes[0])
