@@ -141,8 +141,11 @@ static void commit_free(rp_commit *c)
 	free(c->t);
 }
 
-/* Reads root/DEBUG.md once; TD_EIO when it is missing. */
-static int load_doc(rp_run *r)
+/*
+ * Reads root/DEBUG.md once. When it is missing: TD_EIO if required (--all
+ * has nothing else to go on), else 0 with r->doc left NULL.
+ */
+static int load_doc(rp_run *r, int required)
 {
 	char path[4200];
 	int err;
@@ -150,10 +153,12 @@ static int load_doc(rp_run *r)
 	if (r->doc)
 		return 0;
 	snprintf(path, sizeof path, "%s/DEBUG.md", r->proj->root);
-	if (access(path, F_OK) != 0)
-		return TD_FAIL(TD_EIO, "no DEBUG.md at %s, so no finding cites the tests to run; "
-				       "name them with --guard NAME, or write DEBUG.md",
+	if (access(path, F_OK) != 0 && required)
+		return TD_FAIL(TD_EIO, "no DEBUG.md at %s, so no finding names a fix commit to "
+				       "reproduce; give one COMMIT, or write DEBUG.md",
 			       r->proj->root);
+	if (access(path, F_OK) != 0)
+		return 0;
 	err = td_debugmd_parse_file(&r->doc, path);
 	for (size_t i = 0; !err && i < r->doc->problems.n; i++)
 		fprintf(stderr, "tdaudit reproduce: warning: DEBUG.md:%d: %s\n",
@@ -190,8 +195,8 @@ static int choose_tests(rp_run *r, rp_commit *c, const td_repo_commit *info,
 	if (err || c->n)
 		return err;
 	if (!f)
-		err = load_doc(r);
-	for (size_t i = 0; !err && !f && i < r->doc->n_findings; i++) {
+		err = load_doc(r, 0);
+	for (size_t i = 0; !err && !f && r->doc && i < r->doc->n_findings; i++) {
 		const td_debugmd_finding *g = &r->doc->findings[i];
 
 		if (g->commit && td_ledger_commits_match(g->commit, info->id)) {
@@ -203,7 +208,11 @@ static int choose_tests(rp_run *r, rp_commit *c, const td_repo_commit *info,
 		err = add_cited(c, f, &cited);
 	if (err || cited)
 		return err;
-	printf("  DEBUG.md cites no test for it: taking the test functions it added or changed\n");
+	if (r->doc)
+		printf("  DEBUG.md cites no test for it");
+	else
+		printf("  no DEBUG.md at %s, so no finding cites a test for it", r->proj->root);
+	printf(": taking the test functions it added or changed\n");
 	err = td_repo_test_functions(&names, r->repo, info->parent, info->id, r->proj->tests);
 	for (size_t i = 0; !err && names && names[i]; i++)
 		err = add_test(c, names[i], INFERRED);
@@ -705,7 +714,7 @@ static int record(rp_run *r, int status)
 /* Every finding of DEBUG.md with a fix commit, one after the other. */
 static int reproduce_all(rp_run *r)
 {
-	int status = 0, err = load_doc(r), n = 0;
+	int status = 0, err = load_doc(r, 1), n = 0;
 
 	if (err) {
 		fprintf(stderr, "tdaudit reproduce: %s\n", td_error_last());

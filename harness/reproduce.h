@@ -19,7 +19,8 @@
  *             guard against the bug
  *   guard     it fails (or times out) before and passes after
  * Which tests: --guard NAME ...; else the tests DEBUG.md cites (Guarded by,
- * and Pins) for the finding whose Status names C; else the test functions
+ * and Pins) for the finding whose Status names C (a repository without
+ * DEBUG.md has none, and says so); else the test functions
  * C added or changed (td_repo_test_functions), kept when a runner lists
  * them. A cited guard must come out guard and a cited pin pin; of the
  * inferred tests at least one must be a guard.
@@ -42,8 +43,8 @@
  * Exit status: 0 every claim holds (or there was nothing to revert: a
  * commit changing only tests, said so and nothing recorded); 1 a cited
  * test is not what it is cited as; 2 usage or environment error (unknown
- * or root commit, bare or shallow repository, no DEBUG.md when the tests
- * must come from it, the fix commit itself not building).
+ * or root commit, bare or shallow repository, --all without a DEBUG.md, the
+ * fix commit itself not building).
  *
  * Never: write outside root/.tdaudit/; touch the user's working tree,
  * index or HEAD; report a state that did not build as a pass.

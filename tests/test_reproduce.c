@@ -41,8 +41,10 @@
  *     repository (DEBUG.md #17) [cat]
  *     -> ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_copy
  *   - reproduce_one() without the root-commit check; load_doc() returning
- *     0 for a missing DEBUG.md; td_repo_open() without the shallow check
- *     [cat] -> bad_input_exits_2_with_a_clear_message
+ *     0 for a missing DEBUG.md with --all; td_repo_open() without the
+ *     shallow check [cat] -> bad_input_exits_2_with_a_clear_message
+ *   - load_doc() refusing a missing DEBUG.md for one commit too (DEBUG.md
+ *     #27) [cat] -> without_debug_md_the_commits_own_tests_are_run
  *   - reproduce_one() not saying it took the first parent of a merge
  *     -> a_merge_commit_is_reverted_against_its_first_parent
  *   - build_state() writing the states into the user's root [cat]
@@ -296,6 +298,20 @@ static void test_without_citations_the_commits_own_tests_are_run(void **state)
 						"changed line: not a test, skipped"));
 }
 
+/* A third-party repository has no DEBUG.md: one commit is still reproduced, from its diff. */
+static void test_without_debug_md_the_commits_own_tests_are_run(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", NULL};
+
+	(void)state;
+	make_history();
+	args[1] = ids[1];
+	assert_int_equal(td("r.log", args), 0);
+	assert_non_null(strstr(fx_slurp("r.log"), "no DEBUG.md at "));
+	assert_non_null(strstr(fx_slurp("r.log"), "taking the test functions it added or changed"));
+	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
+}
+
 static void test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass(void **state)
 {
 	const char *args[] = {"reproduce", "HEAD", "--guard", "test_mul", NULL};
@@ -367,7 +383,7 @@ static void test_bad_input_exits_2_with_a_clear_message(void **state)
 {
 	const char *unknown[] = {"reproduce", "feedface", "--guard", "test_add", NULL};
 	const char *root[] = {"reproduce", "HEAD", "--guard", "test_add", NULL};
-	const char *no_md[] = {"reproduce", "HEAD", NULL};
+	const char *no_md[] = {"reproduce", "--all", NULL};
 	const char *bare[] = {"git", "init", "-q", "--bare", "bare.git", NULL};
 	const char *plain[] = {"reproduce", "HEAD", "--guard", "test_add", "--root", "../plain", NULL};
 	const char *in_bare[] = {"reproduce", "HEAD", "--guard", "x", "--root", "../bare.git", NULL};
@@ -383,8 +399,7 @@ static void test_bad_input_exits_2_with_a_clear_message(void **state)
 	root[1] = ids[0];
 	assert_int_equal(td("r.log", root), 2);
 	assert_non_null(strstr(fx_slurp("r.log"), "is a root commit"));
-	no_md[1] = ids[1];
-	assert_int_equal(td("r.log", no_md), 2);
+	assert_int_equal(td("r.log", no_md), 2); /* --all has nothing else to go on */
 	assert_non_null(strstr(fx_slurp("r.log"), "no DEBUG.md"));
 	fx_write("plain", "tdaudit.lua", config);
 	assert_int_equal(td("r.log", plain), 2);
@@ -694,6 +709,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_test_that_passes_both_ways_is_a_pin_not_a_guard),
 	cmocka_unit_test(test_guards_and_pins_come_from_debug_md),
 	cmocka_unit_test(test_without_citations_the_commits_own_tests_are_run),
+	cmocka_unit_test(test_without_debug_md_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass),
 	cmocka_unit_test(test_files_outside_sources_are_kept_as_in_the_fix),
 	cmocka_unit_test(test_a_test_failing_after_the_fix_is_broken),
