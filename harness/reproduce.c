@@ -31,11 +31,12 @@
 #include "strv.h"
 #include "testrun.h"
 
-enum { CITED_GUARD, CITED_PIN, INFERRED };
+/* INFERRED: a test_ name from a changed line; INFERRED_FILE: a changed test file's name. */
+enum { CITED_GUARD, CITED_PIN, INFERRED, INFERRED_FILE };
 
 typedef struct {
 	char *name;
-	int role;            /* CITED_GUARD, CITED_PIN or INFERRED */
+	int role;            /* CITED_GUARD, CITED_PIN, INFERRED or INFERRED_FILE */
 	int runner;          /* index into the project's runners; -1: none lists it */
 	int *before, *after; /* opts->runs outcomes each (enum td_test_result) */
 	int before_built;
@@ -180,8 +181,35 @@ static int add_cited(rp_commit *c, const td_debugmd_finding *f, size_t *n_added)
 }
 
 /*
+ * The name of each test file the commit added or changed, less its
+ * directory and extension: where every test file is a test of its own
+ * (ctest's add_test per file, a Makefile's test binaries), that name is
+ * the test the runner lists (tests/misc_tests.c -> misc_tests).
+ */
+static int add_file_names(rp_run *r, rp_commit *c, const td_repo_commit *info)
+{
+	char **changed = NULL, name[256];
+	int err = td_repo_changed(&changed, r->repo, info->parent, info->id);
+
+	for (size_t i = 0; !err && changed && changed[i]; i++) {
+		const char *slash = strrchr(changed[i], '/'), *base = slash ? slash + 1 : changed[i];
+		const char *dot = strrchr(base, '.');
+		const size_t len = dot ? (size_t)(dot - base) : strlen(base);
+
+		if (!td_project_matches(r->proj->tests, changed[i]) || len == 0 || len >= sizeof name)
+			continue;
+		snprintf(name, sizeof name, "%.*s", (int)len, base);
+		err = add_test(c, name, INFERRED_FILE);
+	}
+	td_strv_free(changed);
+	return err;
+}
+
+/*
  * The tests for commit info: --guard, else DEBUG.md (finding f when given,
- * else every finding whose Status names the commit), else the diff.
+ * else every finding whose Status names the commit), else the diff: its
+ * test_ names and the names of its test files (find_runners keeps those a
+ * runner lists).
  */
 static int choose_tests(rp_run *r, rp_commit *c, const td_repo_commit *info,
 			const td_debugmd_finding *f)
@@ -217,7 +245,7 @@ static int choose_tests(rp_run *r, rp_commit *c, const td_repo_commit *info,
 	for (size_t i = 0; !err && names && names[i]; i++)
 		err = add_test(c, names[i], INFERRED);
 	td_strv_free(names);
-	return err;
+	return err ? err : add_file_names(r, c, info);
 }
 
 /* ---- the two states ---------------------------------------------------------- */
@@ -297,7 +325,9 @@ static int run_tests(rp_run *r, rp_commit *c, int after, double limit, double *s
 /*
  * Finds each test's runner in the after state; drops inferred names no
  * runner lists. Those are any test_ words of the changed lines (a helper's
- * name, a file's named in a comment), so the message says no more than that.
+ * name, a file's named in a comment), so the message says no more than
+ * that; a test file's name that no runner lists is only a file, dropped
+ * without a word (the changed files are listed above).
  */
 static int find_runners(rp_run *r, rp_commit *c)
 {
@@ -308,6 +338,13 @@ static int find_runners(rp_run *r, rp_commit *c)
 		rp_test *t = &c->t[i];
 
 		err = td_testrun_find_runner(&t->runner, r->proj, t->name, r->tree, r->tlog);
+		if (!err && t->role == INFERRED_FILE && t->runner >= 0)
+			printf("  %s: a test file of that name changed, and a runner lists it as a "
+			       "test\n", t->name);
+		if (!err && t->runner < 0 && t->role == INFERRED_FILE) { /* a file, not a test */
+			free(t->name);
+			continue;
+		}
 		if (!err && t->runner < 0 && t->role == INFERRED) {
 			printf("  %s: no runner lists this name from a changed line: not a test, "
 			       "skipped\n",
@@ -384,10 +421,11 @@ static int check_claims(const rp_commit *c)
 	for (size_t i = 0; i < c->n; i++) {
 		const rp_test *t = &c->t[i];
 		const char *want = t->role == CITED_PIN ? "pin" : "guard";
+		const int guessed = t->role == INFERRED || t->role == INFERRED_FILE;
 
-		inferred += t->role == INFERRED;
-		inferred_guard += t->role == INFERRED && !strcmp(t->verdict, "guard");
-		if (t->role != INFERRED && strcmp(t->verdict, want)) {
+		inferred += guessed;
+		inferred_guard += guessed && !strcmp(t->verdict, "guard");
+		if (!guessed && strcmp(t->verdict, want)) {
 			printf("  NOT A %s: %s is cited as a %s, but %s\n",
 			       t->role == CITED_PIN ? "PIN" : "GUARD", t->name, want, why_not(t->verdict));
 			status = 1;

@@ -21,8 +21,9 @@
  * Which tests: --guard NAME ...; else the tests DEBUG.md cites (Guarded by,
  * and Pins) for the finding whose Status names C (a repository without
  * DEBUG.md has none, and says so); else the test functions
- * C added or changed (td_repo_test_functions), kept when a runner lists
- * them. A cited guard must come out guard and a cited pin pin; of the
+ * C added or changed (td_repo_test_functions) and the names of the test
+ * files it added or changed, less directory and extension (where each
+ * file is a test, as with ctest), each kept when a runner lists it. A cited guard must come out guard and a cited pin pin; of the
  * inferred tests at least one must be a guard.
  *
  * --at-head: does the guard still guard today? The fix is reverted at

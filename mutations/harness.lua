@@ -148,6 +148,26 @@ mutant {
 }
 
 mutant {
+  name = "reproduce-test-file-names-not-taken",
+  file = "harness/reproduce.c",
+  find = "if (!td_project_matches(r->proj->tests, changed[i]) || len == 0",
+  replace = "if (1 || len == 0",
+  guards = { "test_a_changed_test_file_named_as_a_test_is_run" },
+  designed_against = "where each test file is one test (ctest), a fix's changed test file names its guard",
+  why = "takes test_ names only, so a ctest project's fix has no test to run",
+}
+
+mutant {
+  name = "reproduce-unlisted-test-file-kept",
+  file = "harness/reproduce.c",
+  find = "if (!err && t->runner < 0 && t->role == INFERRED_FILE) {",
+  replace = "if (0) {",
+  guards = { "test_a_changed_test_file_named_as_a_test_is_run" },
+  designed_against = "a changed test file that no runner lists is a file, not a test to run",
+  why = "runs every changed test file's name as a test, the Makefile included",
+}
+
+mutant {
   name = "reproduce-pin-read-as-guard",
   file = "harness/reproduce.c",
   find = "return before == TD_TEST_PASS ? \"pin\" : \"guard\";",
@@ -230,7 +250,7 @@ mutant {
 mutant {
   name = "reproduce-wrong-claim-exits-0",
   file = "harness/reproduce.c",
-  find = "if (t->role != INFERRED && strcmp(t->verdict, want)) {",
+  find = "if (!guessed && strcmp(t->verdict, want)) {",
   replace = "if (0) {",
   guards = { "test_a_test_that_passes_both_ways_is_a_pin_not_a_guard" },
   designed_against = "CI must fail when DEBUG.md calls a pin a guard",

@@ -312,6 +312,42 @@ static void test_without_debug_md_the_commits_own_tests_are_run(void **state)
 	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
 }
 
+/*
+ * Where each test file is a test of its own (ctest, a Makefile's test
+ * binaries), the runner lists file names, not functions: a commit that
+ * changes tests/check_add.c is guarded by the test check_add. Here no
+ * test_ word appears anywhere, so the file's name is all there is.
+ */
+static void test_a_changed_test_file_named_as_a_test_is_run(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", NULL};
+
+	(void)state;
+	fx_write("repo", "Makefile", "all: check_add check_sub\n"
+				     "check_%: tests/check_%.c calc.c\n\tcc -O0 -o $@ $^\n");
+	fx_write("repo", "tdaudit.lua",
+		 "build { \"make\", \"-s\" }\n"
+		 "runner { list = { \"sh\", \"-c\", \"echo check_add; echo check_sub\" },\n"
+		 "         run = { \"sh\", \"-c\", \"echo {test}; ./{test}\" } }\n"
+		 "sources { \"calc.c\" }\ntests { \"tests/*.c\", \"Makefile\" }\n");
+	fx_write("repo", "calc.c", "int add(int a, int b)\n{\n\treturn a - b;\n}\n");
+	fx_write("repo", "tests/check_add.c", "int add(int, int);\n"
+					       "int main(void)\n{\n\treturn add(0, 0) != 0;\n}\n");
+	fx_write("repo", "tests/check_sub.c", "int main(void)\n{\n\treturn 0;\n}\n");
+	fx_git_commit_all("repo", "add subtracts");
+	fx_write("repo", "calc.c", "int add(int a, int b)\n{\n\treturn a + b;\n}\n");
+	fx_write("repo", "tests/check_add.c", "int add(int, int);\n"
+					       "int main(void)\n{\n\treturn add(2, 3) != 5;\n}\n");
+	fx_write("repo", "Makefile", "# the checks\nall: check_add check_sub\n"
+				     "check_%: tests/check_%.c calc.c\n\tcc -O0 -o $@ $^\n");
+	fx_git_commit_all("repo", "add adds");
+	assert_int_equal(td("r.log", args), 0);
+	assert_non_null(strstr(fx_slurp("r.log"), "check_add: a test file of that name changed"));
+	assert_true(has_row("r.log", "check_add", "fail 2/2", "pass 2/2", "guard"));
+	assert_null(strstr(fx_slurp("r.log"), "check_sub")); /* not changed */
+	assert_null(strstr(fx_slurp("r.log"), "Makefile:")); /* a test file, but not a test */
+}
+
 static void test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass(void **state)
 {
 	const char *args[] = {"reproduce", "HEAD", "--guard", "test_mul", NULL};
@@ -710,6 +746,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_guards_and_pins_come_from_debug_md),
 	cmocka_unit_test(test_without_citations_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_without_debug_md_the_commits_own_tests_are_run),
+	cmocka_unit_test(test_a_changed_test_file_named_as_a_test_is_run),
 	cmocka_unit_test(test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass),
 	cmocka_unit_test(test_files_outside_sources_are_kept_as_in_the_fix),
 	cmocka_unit_test(test_a_test_failing_after_the_fix_is_broken),
