@@ -148,6 +148,16 @@ mutant {
 }
 
 mutant {
+  name = "reproduce-missing-debug-md-refused",
+  file = "harness/reproduce.c",
+  find = "err = load_doc(r, 0);",
+  replace = "err = load_doc(r, 1);",
+  guards = { "test_without_debug_md_the_commits_own_tests_are_run" },
+  finding = 27,
+  why = "refuses one commit of a repository without DEBUG.md instead of reading its diff",
+}
+
+mutant {
   name = "reproduce-test-file-names-not-taken",
   file = "harness/reproduce.c",
   find = "if (!td_project_matches(r->proj->tests, changed[i]) || len == 0",
