@@ -36,6 +36,7 @@ typedef struct {
 	td_project *proj;
 	td_repo *repo;
 	char **chain;  /* commit ids, oldest first */
+	char tests_at[41]; /* --tests-at's commit id, or "" */
 	int *state;    /* one per commit */
 	size_t n, builds;
 	char dir[4200], tree[4300], manifest[4300], blog[4300], tlog[4300];
@@ -52,7 +53,8 @@ static int try_commit(bs_run *r, size_t i)
 	int err = td_repo_commit_info(&info, r->repo, r->chain[i]);
 
 	if (!err)
-		err = td_repo_materialise(NULL, r->repo, r->chain[i], NULL, NULL, r->tree, r->manifest);
+		err = td_repo_materialise(NULL, r->repo, r->chain[i], r->tests_at[0] ? r->tests_at : NULL,
+					  r->proj->tests, r->tree, r->manifest);
 	if (!err)
 		err = td_testrun_build(&ok, &pr, r->proj, r->tree, r->blog);
 	r->builds++;
@@ -213,6 +215,24 @@ static int record(const bs_run *r, size_t hi, int want, int status)
 	return err;
 }
 
+/* Resolves --tests-at, when given; says what it holds. */
+static int load_tests_at(bs_run *r)
+{
+	td_repo_commit at;
+	int err;
+
+	if (!r->opts->tests_at)
+		return 0;
+	if (!r->proj->tests)
+		return TD_FAIL(TD_EINVAL, "--tests-at needs to know which files are tests: give "
+					  "tdaudit.lua a tests setting (tests { \"tests/*.c\" })");
+	if ((err = td_repo_commit_info(&at, r->repo, r->opts->tests_at)))
+		return err;
+	snprintf(r->tests_at, sizeof r->tests_at, "%s", at.id);
+	printf("  every commit tried gets the test files as at %s %s\n", at.short_id, at.summary);
+	return 0;
+}
+
 /* Resolves the ends and lists the first-parent line between them. */
 static int load_range(bs_run *r)
 {
@@ -232,7 +252,7 @@ static int load_range(bs_run *r)
 	if (!err)
 		printf("tdaudit bisect: %zu commits on the first-parent line from %.7s to %.7s\n", r->n,
 		       r->chain[0], r->chain[r->n - 1]);
-	return err;
+	return err ? err : load_tests_at(r);
 }
 
 int td_bisect(const char *root, const td_bisect_opts *opts)

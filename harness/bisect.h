@@ -7,7 +7,10 @@
  * reproduce, so builds stay incremental), built with the project's build
  * argv, and the guard run once with its runner. A commit that does not
  * build is skipped (as `git bisect run` treats exit 125) and reported; a
- * timeout counts as a failure.
+ * timeout counts as a failure. With --tests-at REV every commit tried
+ * gets the test files (tdaudit.lua's `tests` globs) as they are at REV,
+ * as reproduce's before state does: to find which commit fixed what a
+ * test added later checks, hold the tests at the commit that added it.
  *
  * The bad end is tried first: its outcome says what is being looked for
  * (--find fix: the guard passes there and failed before; --find
@@ -20,7 +23,8 @@
  * Exit status: 0 the commit was found; 1 skipped commits hide which of
  * them it is (all are listed); 2 usage or environment error (unknown
  * revisions, --good not on --bad's first-parent line, an end that does not
- * build, no flip between the ends, --find contradicted by the bad end).
+ * build, no flip between the ends, --find contradicted by the bad end,
+ * --tests-at without a tests setting).
  * A result (exit 0 or 1) is recorded in the ledger as one run (status ok
  * or findings) with one row of bisects: the guard, both ends, the commit
  * found (NULL when ambiguous), the direction, the commits skipped and the
@@ -41,9 +45,11 @@ typedef struct {
 	int find;            /* TD_BISECT_AUTO, _FIX or _REGRESSION */
 	double timeout;      /* seconds per test run; 0: tdaudit.lua's build timeout */
 	const char *command; /* the command line, recorded with the run in the ledger */
+	const char *tests_at; /* the test files (tdaudit.lua's tests) as at this commit in
+				 every state; NULL: each commit's own */
 } td_bisect_opts;
 
-#define TD_BISECT_OPTS_INIT {NULL, NULL, NULL, TD_BISECT_AUTO, 0, NULL}
+#define TD_BISECT_OPTS_INIT {NULL, NULL, NULL, TD_BISECT_AUTO, 0, NULL, NULL}
 
 /* Bisects the repository at root; prints every commit tried; returns the exit status above. */
 int td_bisect(const char *root, const td_bisect_opts *opts);

@@ -14,7 +14,7 @@
 
 const char td_usage_bisect[] =
 	"usage: tdaudit bisect --guard NAME [--good REV] [--bad REV] [--find fix|regression]\n"
-	"                      [--timeout S] [--root DIR]\n"
+	"                      [--tests-at REV] [--timeout S] [--root DIR]\n"
 	"\n"
 	"Finds the first commit on the first-parent line from --bad back to --good\n"
 	"where the test NAME's outcome flips, by binary search. Each commit tried is\n"
@@ -28,6 +28,8 @@ const char td_usage_bisect[] =
 	"  --find fix      the first commit where NAME passes (it must pass at --bad)\n"
 	"  --find regression  the first commit where NAME fails (it must fail at --bad)\n"
 	"                  (default: whichever --bad shows)\n"
+	"  --tests-at REV  every commit tried gets the test files (tdaudit.lua's tests)\n"
+	"                  as at REV: to find the fix for what a later test checks\n"
 	"  --timeout S     seconds per test run (default: tdaudit.lua's build timeout)\n"
 	"  --root DIR      the repository (default: the one holding the current directory)\n"
 	"\n"
@@ -50,7 +52,8 @@ static int parse(td_bisect_opts *o, const char **root, int argc, char **argv)
 			return 0;
 		}
 		if (strcmp(a, "--guard") && strcmp(a, "--good") && strcmp(a, "--bad") &&
-		    strcmp(a, "--find") && strcmp(a, "--timeout") && strcmp(a, "--root"))
+		    strcmp(a, "--find") && strcmp(a, "--timeout") && strcmp(a, "--root") &&
+		    strcmp(a, "--tests-at"))
 			return td_usage_error("bisect", "unknown option or argument '%s'", a);
 		if (!v)
 			return td_usage_error("bisect", "%s needs a value", a);
@@ -62,6 +65,8 @@ static int parse(td_bisect_opts *o, const char **root, int argc, char **argv)
 			o->good = v;
 		else if (!strcmp(a, "--bad"))
 			o->bad = v;
+		else if (!strcmp(a, "--tests-at"))
+			o->tests_at = v;
 		else if (!strcmp(a, "--root"))
 			*root = v;
 		else if (!strcmp(a, "--timeout") && (o->timeout = td_positive(v)) < 0)

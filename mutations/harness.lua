@@ -497,6 +497,26 @@ mutant {
 }
 
 mutant {
+  name = "bisect-tests-at-ignored",
+  file = "harness/bisect.c",
+  find = "r->tests_at[0] ? r->tests_at : NULL,",
+  replace = "NULL,",
+  guards = { "test_tests_held_at_a_later_commit_find_the_fix_they_check" },
+  designed_against = "an option that is accepted must change the run",
+  why = "says the tests are held at REV but builds each commit's own",
+}
+
+mutant {
+  name = "bisect-tests-at-without-tests-setting",
+  file = "harness/bisect.c",
+  find = "\tif (!r->proj->tests)\n\t\treturn TD_FAIL",
+  replace = "\tif (0)\n\t\treturn TD_FAIL",
+  guards = { "test_tests_held_at_a_later_commit_find_the_fix_they_check" },
+  designed_against = "--tests-at with no tests globs would hold nothing: refuse it, saying what it needs",
+  why = "accepts --tests-at when tdaudit.lua names no test files",
+}
+
+mutant {
   name = "bisect-ambiguous-recorded-as-found",
   file = "harness/bisect.c",
   find = "status == 0 ? r->chain[hi] : NULL,",

@@ -20,6 +20,9 @@
  *     the passing commits -> a_bisect_result_is_recorded_in_the_ledger_in_one_run
  *   - record() writing chain[hi] as found when ambiguous [cat]; td_bisect()
  *     recording an exit-2 search -> an_ambiguous_bisect_is_recorded_with_no_commit_found
+ *   - try_commit() writing each commit's own tests despite --tests-at [cat];
+ *     load_tests_at() without the tests-setting check [cat]
+ *     -> tests_held_at_a_later_commit_find_the_fix_they_check
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -197,10 +200,55 @@ static void test_no_flip_between_the_ends_exits_2(void **state)
 	assert_non_null(strstr(fx_slurp("b.log"), "unknown commit 'nosuchrev'"));
 }
 
+/*
+ * add() is fixed at C3, but until C5 test_add checks only add(0, 0), which
+ * passes either way: with each commit's own tests nothing flips between the
+ * ends; with the tests held at C5 the fix is found. A tdaudit.lua without a
+ * tests setting is told what --tests-at needs.
+ */
+static void test_tests_held_at_a_later_commit_find_the_fix_they_check(void **state)
+{
+	const char *own[] = {"bisect", "--guard", "test_add", "--find", "fix", NULL};
+	const char *held[] = {"bisect", "--guard", "test_add", "--find", "fix", "--tests-at", "HEAD",
+			      NULL};
+	char weak[sizeof t_c], want[128];
+	char *p;
+
+	(void)state;
+	snprintf(weak, sizeof weak, "%s", t_c);
+	assert_non_null(p = strstr(weak, "add(2, 3) == 5"));
+	memcpy(p, "add(0, 0) == 0", 14);
+	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
+	fx_write("repo", "tdaudit.lua", config);
+	for (int k = 0; k < 6; k++) {
+		char calc[128], msg[8];
+
+		snprintf(calc, sizeof calc,
+			 "int version = %d;\nint add(int a, int b)\n{\n\treturn a %c b;\n}\n", k,
+			 k >= 3 ? '+' : '-');
+		snprintf(msg, sizeof msg, "C%d", k);
+		fx_write("repo", "calc.c", calc);
+		fx_write("repo", "t.c", k < 5 ? weak : t_c);
+		fx_git_commit_all("repo", msg);
+		snprintf(ids[k], sizeof ids[k], "%s", fx_git_rev("repo", "HEAD"));
+	}
+	assert_int_equal(bisect(own), 2);
+	assert_non_null(strstr(fx_slurp("b.log"), "passes at the good end"));
+	assert_int_equal(bisect(held), 0);
+	assert_non_null(strstr(fx_slurp("b.log"), "test files as at"));
+	snprintf(want, sizeof want, "first commit where test_add passes: %s C3", ids[3]);
+	assert_non_null(strstr(fx_slurp("b.log"), want));
+	fx_write("repo", "tdaudit.lua", "build { \"make\", \"-s\" }\n"
+					"runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n");
+	assert_int_equal(bisect(held), 2);
+	assert_non_null(strstr(fx_slurp("b.log"), "--tests-at needs to know which files are tests"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build),
 	cmocka_unit_test(test_skipped_commits_next_to_the_flip_leave_it_ambiguous),
 	cmocka_unit_test(test_no_flip_between_the_ends_exits_2),
+	cmocka_unit_test(test_tests_held_at_a_later_commit_find_the_fix_they_check),
 	cmocka_unit_test(test_a_bisect_result_is_recorded_in_the_ledger_in_one_run),
 	cmocka_unit_test(test_an_ambiguous_bisect_is_recorded_with_no_commit_found),
 };
