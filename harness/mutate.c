@@ -217,8 +217,19 @@ static int built(const td_proc_result *res)
 /* ---- the baseline ---------------------------------------------------------- */
 
 /*
+ * Whether test t's run command runs a program named by the test, as where
+ * each test is a binary (run = { "tests/{test}" }): then it cannot have
+ * run another, and the output need not name it.
+ */
+static int program_is_the_test(const run_t *r, const test_t *t)
+{
+	return strstr(r->proj->runners[t->runner].run[0], "{test}") != NULL;
+}
+
+/*
  * Runs every test unmutated in worker w's tree. A failing test, or one
- * whose output does not name it, stops the run: TD_ESTATE.
+ * whose output does not name it (unless its program does), stops the run:
+ * TD_ESTATE.
  */
 static int baseline(run_t *r, worker_t *w)
 {
@@ -238,7 +249,8 @@ static int baseline(run_t *r, worker_t *w)
 			rename(w->log, keep); /* best effort: the path is printed below */
 			err = td_strv_push(&red, r->tests[i].name);
 		}
-		else if (!err && !log_mentions(w->log, r->tests[i].name))
+		else if (!err && !program_is_the_test(r, &r->tests[i]) &&
+			 !log_mentions(w->log, r->tests[i].name))
 			err = td_strv_push(&mute, r->tests[i].name);
 	}
 	if (!err && (red || mute)) {

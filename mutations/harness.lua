@@ -86,11 +86,21 @@ mutant {
 mutant {
   name = "mutate-silent-runner-accepted",
   file = "harness/mutate.c",
-  find = "else if (!err && !log_mentions(w->log, r->tests[i].name))",
-  replace = "else if (0)",
+  find = "else if (!err && !program_is_the_test(r, &r->tests[i]) &&",
+  replace = "else if (0 && !program_is_the_test(r, &r->tests[i]) &&",
   guards = { "test_a_runner_that_never_names_its_test_stops_the_run" },
   designed_against = "a run-one command that runs nothing makes every mutant survive or every one die",
   why = "never checks that the runner ran the named test",
+}
+
+mutant {
+  name = "mutate-silent-test-program-refused",
+  file = "harness/mutate.c",
+  find = "return strstr(r->proj->runners[t->runner].run[0], \"{test}\") != NULL;",
+  replace = "return (void)r, (void)t, 0;",
+  guards = { "test_a_test_that_is_its_own_program_need_not_print_its_name" },
+  designed_against = "where each test is a binary that prints nothing when it passes, the suite is still usable",
+  why = "asks a test binary run by its own name to print that name too",
 }
 
 mutant {

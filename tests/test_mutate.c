@@ -14,6 +14,8 @@
  *   - baseline() ignoring failing tests -> a_red_baseline_stops_the_run
  *   - baseline() not checking the runner named the test
  *       -> a_runner_that_never_names_its_test_stops_the_run
+ *   - baseline() asking a program named by its test to print the name
+ *     [cat] -> a_test_that_is_its_own_program_need_not_print_its_name
  *   - try_mutant() not restoring the file -> the second mutant of a file
  *     sees the first still applied (every_outcome_is_reported)
  *   - run_test() ignoring fail_text -> fail_text_marks_a_zero_exit_as_a_failure
@@ -244,6 +246,32 @@ static void test_a_runner_that_never_names_its_test_stops_the_run(void **state)
 	assert_non_null(strstr(fx_slurp("mutate.log"), "never names it"));
 }
 
+/*
+ * Where each test is a program (plain make with test binaries), a test
+ * that passes may print nothing: its run command names the program, so it
+ * cannot have run another, and the baseline takes it without its name.
+ */
+static void test_a_test_that_is_its_own_program_need_not_print_its_name(void **state)
+{
+	const char *args[] = {"mutate", NULL};
+
+	(void)state;
+	fx_write("repo", "calc.c", calc_c);
+	fx_write("repo", "check_add.c", "int add(int, int);\n"
+					"int main(void)\n{\n\treturn add(2, 3) != 5;\n}\n");
+	fx_write("repo", "Makefile", "check_add: check_add.c calc.c\n\tcc -O0 -o $@ $^\n");
+	fx_write("repo", "tdaudit.lua",
+		 "build { \"make\", \"-s\" }\n"
+		 "runner { list = { \"sh\", \"-c\", \"echo check_add\" }, run = { \"./{test}\" } }\n"
+		 "catalogues { \"cat.lua\" }\n");
+	fx_write("repo", "cat.lua", "mutant { name = \"m\", file = \"calc.c\", find = \"a + b\",\n"
+				    "  replace = \"a - b\", guards = { \"check_add\" },\n"
+				    "  designed_against = \"x\", why = \"adds wrong\" }\n");
+	fx_git_commit_all("repo", "fixture");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by check_add"));
+}
+
 static void test_a_malformed_config_is_refused_with_its_line(void **state)
 {
 	const char *args[] = {"mutate", NULL};
@@ -396,6 +424,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
 	cmocka_unit_test(test_a_red_baseline_stops_the_run),
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
+	cmocka_unit_test(test_a_test_that_is_its_own_program_need_not_print_its_name),
 	cmocka_unit_test(test_a_malformed_config_is_refused_with_its_line),
 	cmocka_unit_test(test_fail_text_marks_a_zero_exit_as_a_failure),
 	cmocka_unit_test(test_generated_mutants_run_and_skip_comments_are_counted),
