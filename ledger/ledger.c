@@ -956,33 +956,65 @@ static void json_finding(FILE *f, const td_ledger_finding_row *r)
 	fputs("]}", f);
 }
 
+/* Columns 0 .. n-1 of st's row as strings (null for NULL) under keys. */
+static void json_strings(FILE *f, sqlite3_stmt *st, const char *const *keys, int n)
+{
+	for (int i = 0; i < n; i++) {
+		fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
+		td_json_fput_string(f, (const char *)sqlite3_column_text(st, i));
+	}
+}
+
 static void json_reproduction(FILE *f, sqlite3_stmt *st)
 {
 	static const char *const keys[] = {"run", "fix_commit", "test", "before", "after", "verdict"};
 
 	fputs("    {", f);
-	for (int i = 0; i < 6; i++) {
-		fprintf(f, "%s\"%s\": ", i ? ", " : "", keys[i]);
-		td_json_fput_string(f, (const char *)sqlite3_column_text(st, i));
-	}
-	fprintf(f, ", \"stable_k\": %d, \"stable_n\": %d}", sqlite3_column_int(st, 6),
+	json_strings(f, st, keys, 6);
+	fprintf(f, ", \"stable_k\": %d, \"stable_n\": %d, \"at_head\": ", sqlite3_column_int(st, 6),
 		sqlite3_column_int(st, 7));
+	td_json_fput_string(f, (const char *)sqlite3_column_text(st, 8));
+	fputc('}', f);
 }
 
-static int json_reproductions(FILE *f, td_ledger *lg)
+/* skipped is space-separated ids in the table, an array of them here. */
+static void json_bisect(FILE *f, sqlite3_stmt *st)
+{
+	static const char *const keys[] = {"run", "command", "guard", "good", "bad", "found",
+					   "direction"};
+	const char *sk = (const char *)sqlite3_column_text(st, 7);
+	int n = 0;
+
+	fputs("    {", f);
+	json_strings(f, st, keys, 7);
+	fputs(", \"skipped\": [", f);
+	for (const char *p = sk ? sk : ""; *p;) {
+		size_t len = strcspn(p, " ");
+		char id[64];
+
+		if (len && len < sizeof id) {
+			snprintf(id, sizeof id, "%.*s", (int)len, p);
+			fputs(n++ ? ", " : "", f);
+			td_json_fput_string(f, id);
+		}
+		p += len + (p[len] == ' ');
+	}
+	fprintf(f, "], \"builds\": %d}", sqlite3_column_int(st, 8));
+}
+
+/* Every row of sql as one JSON object each (write), comma-separated. */
+static int json_rows(FILE *f, td_ledger *lg, const char *what, const char *sql,
+		     void (*write)(FILE *, sqlite3_stmt *))
 {
 	sqlite3_stmt *st;
-	int n = 0, rc = SQLITE_DONE, err = prepare(&st, lg, "reading reproductions",
-				     "SELECT run, fix_commit, test, outcome_before, outcome_after, verdict,"
-				     " stable_k, stable_n FROM reproductions ORDER BY fix_commit, test, run",
-				     "");
+	int n = 0, rc = SQLITE_DONE, err = prepare(&st, lg, what, sql, "");
 
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		fputs(n++ ? ",\n" : "\n", f);
-		json_reproduction(f, st);
+		write(f, st);
 	}
 	if (!err && rc != SQLITE_DONE)
-		err = sql_fail(lg, rc, "reading reproductions");
+		err = sql_fail(lg, rc, what);
 	sqlite3_finalize(st);
 	return err;
 }
@@ -1004,7 +1036,18 @@ int td_ledger_export_json(FILE *f, td_ledger *lg)
 	}
 	td_ledger_findings_free(fs);
 	fputs("],\n  \"reproductions\": [", f);
-	err = json_reproductions(f, lg);
+	err = json_rows(f, lg, "reading reproductions",
+			"SELECT run, fix_commit, test, outcome_before, outcome_after, verdict, stable_k,"
+			" stable_n, at_head FROM reproductions ORDER BY fix_commit, test, run",
+			json_reproduction);
+	fputs("],\n  \"bisects\": [", f);
+	if (!err)
+		err = json_rows(f, lg, "reading bisects",
+				"SELECT bisects.run, runs.command, guard_test, good, bad, found,"
+				" direction, skipped,"
+				" builds FROM bisects JOIN runs ON runs.id = bisects.run"
+				" ORDER BY runs.started, bisects.run, guard_test",
+				json_bisect);
 	fputs("]}\n", f);
 	if (!err && ferror(f))
 		err = TD_FAIL(TD_EIO, "writing the JSON export failed");

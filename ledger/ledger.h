@@ -271,19 +271,26 @@ int td_ledger_guard_killed(int *out, td_ledger *lg, int finding, const char *tes
 int td_ledger_export_md(FILE *f, td_ledger *lg);
 
 /*
- * Writes findings, guards and reproductions as JSON (UTF-8, keys in this
- * order, arrays sorted as stated; fix_commit is null when absent):
- *   {"format": "tdaudit-ledger", "version": 1, "schema": <user_version>,
+ * Writes findings, guards, reproductions and bisects as JSON (UTF-8, keys
+ * in this order, arrays sorted as stated; a column that is NULL is null):
+ *   {"format": "tdaudit-ledger", "version": 2, "schema": <user_version>,
  *    "findings": [ {"number", "title", "where", "severity", "found_by",
  *                   "status", "fix_commit",
  *                   "guards": [ {"test", "role"} ... by test ] } ... by number ],
  *    "reproductions": [ {"run", "fix_commit", "test", "before", "after",
- *                        "verdict", "stable_k", "stable_n"} ...
- *                       by fix_commit, test, run ] }
- * "version" is this export format's version (TD_LEDGER_JSON_VERSION): a
- * consumer must refuse a version it does not know.
+ *                        "verdict", "stable_k", "stable_n", "at_head"} ...
+ *                       by fix_commit, test, run ],
+ *    "bisects": [ {"run", "command", "guard", "good", "bad", "found", "direction",
+ *                  "skipped": [ids, oldest first], "builds"} ... by run start ] }
+ * at_head is null for a reproduction against the fix's parent, else the
+ * HEAD it was judged on (reproduce --at-head); found is null when skipped
+ * commits hide it; command is the run's command line (--tests-at changes
+ * what is found). "version" is this export format's version
+ * (TD_LEDGER_JSON_VERSION): a consumer must refuse a version it does not
+ * know. Version 1 had no at_head and no bisects, so an at-head verdict
+ * read as one about the fix itself.
  */
-#define TD_LEDGER_JSON_VERSION 1
+#define TD_LEDGER_JSON_VERSION 2
 int td_ledger_export_json(FILE *f, td_ledger *lg);
 
 #endif

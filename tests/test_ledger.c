@@ -499,6 +499,9 @@ static void test_the_markdown_export_is_the_debugmd_summary_table(void **state)
 
 static void test_the_json_export_names_its_format_and_version(void **state)
 {
+	td_ledger_reproduction at = {"abc1234", "test_g", "pass", "pass", "pin", 1, 1};
+	char *skipped[] = {"s4", "s5", NULL};
+	td_ledger_bisect b = {"test_g", "g0", "b9", NULL, "fix", skipped, 5};
 	td_ledger *lg;
 	FILE *f;
 	char *json, want[128];
@@ -508,6 +511,8 @@ static void test_the_json_export_names_its_format_and_version(void **state)
 	assert_int_equal(td_ledger_open(&lg, "l.db", 0), 0);
 	begin(lg);
 	put_finding(lg, 2, "`lattice.c`", "open", NULL);
+	assert_int_equal(td_ledger_put_reproduction_at(lg, &at, "def5678"), 0);
+	assert_int_equal(td_ledger_put_bisect(lg, &b), 0);
 	assert_int_equal(td_ledger_run_finish(lg, "ok"), 0);
 	f = fopen("out.json", "w");
 	assert_int_equal(td_ledger_export_json(f, lg), 0);
@@ -519,7 +524,14 @@ static void test_the_json_export_names_its_format_and_version(void **state)
 	assert_true(strncmp(json, want, strlen(want)) == 0);
 	assert_non_null(strstr(json, "\"guards\": [{\"test\": \"test_g\", \"role\": \"guard\"}]"));
 	assert_non_null(strstr(json, "\"status\": \"open\", \"fix_commit\": null, \"guards\": []"));
-	assert_non_null(strstr(json, "\"verdict\": \"guard\", \"stable_k\": 2, \"stable_n\": 2}"));
+	assert_non_null(strstr(json, "\"verdict\": \"guard\", \"stable_k\": 2, \"stable_n\": 2, "
+				     "\"at_head\": null}"));
+	/* an at-head verdict says so: without at_head it reads as one about the fix */
+	assert_non_null(strstr(json, "\"verdict\": \"pin\", \"stable_k\": 1, \"stable_n\": 1, "
+				     "\"at_head\": \"def5678\"}"));
+	assert_non_null(strstr(json, "\"guard\": \"test_g\", \"good\": \"g0\", \"bad\": \"b9\", "
+				     "\"found\": null, \"direction\": \"fix\", \"skipped\": [\"s4\", \"s5\"], "
+				     "\"builds\": 5}"));
 	free(json);
 }
 
