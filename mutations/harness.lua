@@ -537,6 +537,26 @@ mutant {
 }
 
 mutant {
+  name = "ledger-json-drops-at-head",
+  file = "ledger/ledger.c",
+  find = "\" stable_n, at_head FROM reproductions",
+  replace = "\" stable_n, NULL FROM reproductions",
+  guards = { "test_the_json_export_names_its_format_and_version" },
+  finding = 28,
+  why = "exports every reproduction as judged against the fix's parent, at-head ones included",
+}
+
+mutant {
+  name = "ledger-json-drops-bisects",
+  file = "ledger/ledger.c",
+  find = "\" ORDER BY runs.started, bisects.run, guard_test\",",
+  replace = "\" AND 0 ORDER BY runs.started, bisects.run, guard_test\",",
+  guards = { "test_the_json_export_names_its_format_and_version" },
+  designed_against = "every table the ledger records is in its JSON export",
+  why = "writes an empty bisects array",
+}
+
+mutant {
   name = "ledger-v1-not-migrated",
   file = "ledger/ledger.c",
   find = "\t{2, schema_v2},",
