@@ -154,12 +154,11 @@ static int load_doc(rp_run *r, int required)
 	if (r->doc)
 		return 0;
 	snprintf(path, sizeof path, "%s/DEBUG.md", r->proj->root);
-	if (access(path, F_OK) != 0 && required)
-		return TD_FAIL(TD_EIO, "no DEBUG.md at %s, so no finding names a fix commit to "
-				       "reproduce; give one COMMIT, or write DEBUG.md",
-			       r->proj->root);
 	if (access(path, F_OK) != 0)
-		return 0;
+		return required ? TD_FAIL(TD_EIO, "no DEBUG.md at %s, so no finding names a fix "
+						  "commit to reproduce; give one COMMIT, or write DEBUG.md",
+					  r->proj->root)
+				: 0;
 	err = td_debugmd_parse_file(&r->doc, path);
 	for (size_t i = 0; !err && i < r->doc->problems.n; i++)
 		fprintf(stderr, "tdaudit reproduce: warning: DEBUG.md:%d: %s\n",
