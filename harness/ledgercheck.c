@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../core/error.h"
 #include "../ledger/debugmd.h"
@@ -156,6 +157,11 @@ int td_ledger_check(const char *root)
 
 	err = td_project_load(&p, root);
 	snprintf(path, sizeof path, "%s/DEBUG.md", root);
+	if (!err && access(path, F_OK) != 0)
+		err = TD_FAIL(TD_EIO, "no DEBUG.md at %s: ledger check compares DEBUG.md's findings "
+				      "with the ledger, so it needs one (its format is in the README, "
+				      "under DEBUG.md); mutate, reproduce and bisect work without it",
+			      root);
 	if (!err)
 		err = td_debugmd_parse_file(&doc, path);
 	if (!err)

@@ -716,6 +716,18 @@ static void test_ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_co
  * continues it is reported, not dropped. Other tokens there (an option),
  * and the tests a "none" field's reason names, are prose.
  */
+/* Without DEBUG.md there is nothing to check: say so, and what works without it. */
+static void test_ledger_check_without_debug_md_says_what_it_needs(void **state)
+{
+	const char *args[] = {"ledger", "check", NULL};
+
+	(void)state;
+	make_history();
+	assert_int_equal(td("c.log", args), 2);
+	assert_non_null(strstr(fx_slurp("c.log"), "no DEBUG.md at "));
+	assert_non_null(strstr(fx_slurp("c.log"), "mutate, reproduce and bisect work without it"));
+}
+
 static void test_a_test_named_on_a_wrapped_guarded_by_line_is_reported(void **state)
 {
 	const char *chk[] = {"ledger", "check", NULL};
@@ -762,5 +774,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_repository_owned_by_another_user_is_refused_saying_what_to_do),
 	cmocka_unit_test(test_ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_copy),
 	cmocka_unit_test(test_a_test_named_on_a_wrapped_guarded_by_line_is_reported),
+	cmocka_unit_test(test_ledger_check_without_debug_md_says_what_it_needs),
 };
 TD_TEST_GROUP(reproduce, tests);
