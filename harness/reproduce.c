@@ -517,8 +517,13 @@ static int show_changes(size_t *n_code, rp_run *r, const td_repo_commit *info)
 static int run_states(rp_run *r, rp_commit *c, const td_repo_commit *info)
 {
 	double slowest = 0, limit;
-	int ok = 0, err = build_state(&ok, r, info->id, NULL, 1);
+	int ok = 0, err = 0;
 
+	if (c->n == 0) /* nothing to look for: no build */
+		return TD_FAIL(TD_EINVAL, "commit %s adds or changes no test file and no test_ "
+					  "name; name the guards with --guard NAME",
+			       info->short_id);
+	err = build_state(&ok, r, info->id, NULL, 1);
 	if (!err && !ok && r->head.id[0])
 		return TD_FAIL(TD_ESTATE, "HEAD (%s) does not build; see %s", r->head.short_id,
 			       r->blog[1]);

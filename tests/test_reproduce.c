@@ -313,6 +313,31 @@ static void test_without_debug_md_the_commits_own_tests_are_run(void **state)
 }
 
 /*
+ * Nothing to infer: a commit touching no test file is refused before any
+ * build; one whose changed test file and names no runner lists, after the
+ * build that lists them. Both say to name the guards.
+ */
+static void test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", NULL};
+	char t[8192];
+
+	(void)state;
+	make_history();
+	fx_write("repo", "calc.c", "/* faster */\nint add(int a, int b)\n{\n\treturn a + b;\n}\n");
+	fx_git_commit_all("repo", "C6: calc.c alone");
+	assert_int_equal(td("r.log", args), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "no test file and no test_ name; name the guards"));
+	assert_null(strstr(fx_slurp("r.log"), "building"));
+	snprintf(t, sizeof t, "/* checked */\n%s", fx_slurp("repo/t.c"));
+	fx_write("repo", "t.c", t);
+	fx_write("repo", "calc.c", "int add(int a, int b)\n{\n\treturn a + b;\n}\n");
+	fx_git_commit_all("repo", "C7: a comment in t.c");
+	assert_int_equal(td("r.log", args), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "no test a runner lists; name the guards"));
+}
+
+/*
  * Where each test file is a test of its own (ctest, a Makefile's test
  * binaries), the runner lists file names, not functions: a commit that
  * changes tests/check_add.c is guarded by the test check_add. Here no
@@ -759,6 +784,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_without_citations_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_without_debug_md_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_a_changed_test_file_named_as_a_test_is_run),
+	cmocka_unit_test(test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do),
 	cmocka_unit_test(test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass),
 	cmocka_unit_test(test_files_outside_sources_are_kept_as_in_the_fix),
 	cmocka_unit_test(test_a_test_failing_after_the_fix_is_broken),
