@@ -188,6 +188,26 @@ mutant {
 }
 
 mutant {
+  name = "reproduce-nothing-to-infer-built-anyway",
+  file = "harness/reproduce.c",
+  find = "if (c->n == 0) /* nothing to look for: no build */",
+  replace = "if (0) /* nothing to look for: no build */",
+  guards = { "test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do" },
+  designed_against = "a commit with no test to run is refused at once, saying how to name one",
+  why = "builds the fix before finding out there is nothing to run",
+}
+
+mutant {
+  name = "ledger-check-missing-debug-md-unexplained",
+  file = "harness/ledgercheck.c",
+  find = "if (!err && access(path, F_OK) != 0)",
+  replace = "if (0)",
+  guards = { "test_ledger_check_without_debug_md_says_what_it_needs" },
+  designed_against = "a missing input is named with what to do, not passed on as an errno",
+  why = "reports a missing DEBUG.md as the parser's open error",
+}
+
+mutant {
   name = "reproduce-pin-read-as-guard",
   file = "harness/reproduce.c",
   find = "return before == TD_TEST_PASS ? \"pin\" : \"guard\";",
