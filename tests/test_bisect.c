@@ -221,7 +221,7 @@ static void test_tests_held_at_a_later_commit_find_the_fix_they_check(void **sta
 	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
 	fx_write("repo", "tdaudit.lua", config);
 	for (int k = 0; k < 6; k++) {
-		char calc[128], msg[8];
+		char calc[128], msg[32];
 
 		snprintf(calc, sizeof calc,
 			 "int version = %d;\nint add(int a, int b)\n{\n\treturn a %c b;\n}\n", k,
