@@ -59,6 +59,7 @@ typedef struct {
 	td_debugmd *doc;   /* DEBUG.md, once read; NULL before */
 	char **keep;       /* globs kept at the fix in the before state: the tests, plus
 			      changed files that are neither tests nor sources */
+	char **changed;    /* the paths the commit being reproduced changed */
 	char dir[4200];    /* root/.tdaudit */
 	char tree[4300], manifest[4300], tlog[4300], blog[2][4300];
 	rp_commit *done;   /* every commit judged, for the ledger */
@@ -185,10 +186,10 @@ static int add_cited(rp_commit *c, const td_debugmd_finding *f, size_t *n_added)
  * (ctest's add_test per file, a Makefile's test binaries), that name is
  * the test the runner lists (tests/misc_tests.c -> misc_tests).
  */
-static int add_file_names(rp_run *r, rp_commit *c, const td_repo_commit *info)
+static int add_file_names(rp_run *r, rp_commit *c)
 {
-	char **changed = NULL, name[256];
-	int err = td_repo_changed(&changed, r->repo, info->parent, info->id);
+	char **changed = r->changed, name[256];
+	int err = 0;
 
 	for (size_t i = 0; !err && changed && changed[i]; i++) {
 		const char *slash = strrchr(changed[i], '/'), *base = slash ? slash + 1 : changed[i];
@@ -200,7 +201,6 @@ static int add_file_names(rp_run *r, rp_commit *c, const td_repo_commit *info)
 		snprintf(name, sizeof name, "%.*s", (int)len, base);
 		err = add_test(c, name, INFERRED_FILE);
 	}
-	td_strv_free(changed);
 	return err;
 }
 
@@ -244,7 +244,7 @@ static int choose_tests(rp_run *r, rp_commit *c, const td_repo_commit *info,
 	for (size_t i = 0; !err && names && names[i]; i++)
 		err = add_test(c, names[i], INFERRED);
 	td_strv_free(names);
-	return err ? err : add_file_names(r, c, info);
+	return err ? err : add_file_names(r, c);
 }
 
 /* ---- the two states ---------------------------------------------------------- */
@@ -482,13 +482,18 @@ static void print_kind(char *const *changed, const rp_run *r, int kind, const ch
 /*
  * Prints what the fix changed: source files (reverted in the before state),
  * test files, and, when tdaudit.lua names sources, other files (kept as in
- * the fix). Sets r->keep and *n_code, the number of source files.
+ * the fix). Sets r->changed, r->keep and *n_code, the number of source
+ * files.
  */
 static int show_changes(size_t *n_code, rp_run *r, const td_repo_commit *info)
 {
-	char **changed = NULL;
-	int err = td_repo_changed(&changed, r->repo, info->parent, info->id);
+	char **changed;
+	int err;
 
+	td_strv_free(r->changed);
+	r->changed = NULL;
+	err = td_repo_changed(&r->changed, r->repo, info->parent, info->id);
+	changed = r->changed;
 	*n_code = 0;
 	td_strv_free(r->keep);
 	r->keep = NULL;
@@ -509,7 +514,6 @@ static int show_changes(size_t *n_code, rp_run *r, const td_repo_commit *info)
 		print_kind(changed, r, 0, "test file", " and ");
 		printf("\n");
 	}
-	td_strv_free(changed);
 	return err;
 }
 
@@ -810,6 +814,7 @@ done:
 	td_debugmd_free(r.doc);
 	td_repo_free(r.repo);
 	td_strv_free(r.keep);
+	td_strv_free(r.changed);
 	td_project_free(r.proj);
 	return status;
 }
