@@ -95,11 +95,16 @@ CONV := -Wconversion
 LDLIBS_ALL = $(VLDFLAGS) $(PKG_LIBS) $(CUDA_LIBS) -lm -lpthread
 
 # --- sources ---------------------------------------------------------------
-# A file named *_main.c is a program's entry point; every other .c file in
-# core/ goes into libtdcore.a, and every one in harness/ and ledger/ into
-# libtdaudit.a. Adding a file adds it to the build.
+# A file named *_main.c is a program's entry point; every .c file in base/
+# (errors, files, hashing, growable arrays, string vectors, JSON) goes into
+# libtdbase.a, every other one in core/ into libtdcore.a, and every one in
+# harness/ and ledger/ into libtdaudit.a. The core and the harness both
+# build on the base; the harness never links the core. Adding a file adds
+# it to the build.
+BASE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard base/*.c))
 CORE_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out %_main.c,$(wildcard core/*.c)))
 AUDIT_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(filter-out %_main.c,$(wildcard harness/*.c ledger/*.c)))
+LIBBASE := $(BUILD)/libtdbase.a
 LIBCORE := $(BUILD)/libtdcore.a
 LIBAUDIT := $(BUILD)/libtdaudit.a
 PROGS := $(patsubst core/%_main.c,$(BUILD)/%,$(wildcard core/*_main.c)) \
@@ -111,7 +116,7 @@ TDTEST := $(BUILD)/tests/tdtest
 
 .PHONY: all test asan double coverage check audit config install uninstall clean \
 	deps run-tests FORCE
-all: $(LIBCORE) $(LIBAUDIT) $(PROGS) $(TDTEST) $(BENCHES)
+all: $(LIBBASE) $(LIBCORE) $(LIBAUDIT) $(PROGS) $(TDTEST) $(BENCHES)
 
 $(BUILD)/.pkgcheck:
 	@missing=""; for p in $(PKGS); do pkg-config --exists $$p || missing="$$missing $$p"; done; \
@@ -122,7 +127,10 @@ $(BUILD)/.pkgcheck:
 	  done; exit 2; fi
 	@mkdir -p $(@D) && touch $@
 
-$(BUILD)/core/%.o $(BUILD)/harness/%.o $(BUILD)/ledger/%.o: | $(BUILD)/.pkgcheck
+$(BUILD)/base/%.o $(BUILD)/core/%.o $(BUILD)/harness/%.o $(BUILD)/ledger/%.o: | $(BUILD)/.pkgcheck
+$(BUILD)/base/%.o: base/%.c $(BUILD)/.flags
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
 $(BUILD)/core/%.o: core/%.c $(BUILD)/.flags
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
@@ -137,7 +145,7 @@ $(BUILD)/kernels/nocuda.o: kernels/nocuda.c $(BUILD)/.flags | $(BUILD)/.pkgcheck
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) $(CONV) -c $< -o $@
 
-$(BUILD)/kernels/cuda.o: kernels/cuda.cu kernels/backend.h core/error.h
+$(BUILD)/kernels/cuda.o: kernels/cuda.cu kernels/backend.h base/error.h
 	@mkdir -p $(@D)
 	$(NVCC) -O2 -std=c++17 $(NVCC_ARCH) -Werror all-warnings -Xcompiler -Wall,-Wextra,-Werror \
 		-c $< -o $@
@@ -157,23 +165,27 @@ $(BUILD)/.flags: FORCE
 	@echo '$(CC) $(CFLAGS_ALL) $(CONV)' > $@.tmp
 	@if cmp -s $@.tmp $@; then rm -f $@.tmp; else mv $@.tmp $@; fi
 
+$(LIBBASE): $(BASE_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $(BASE_OBJ)
+
 $(LIBCORE): $(CORE_OBJ) $(KERN_OBJ) $(BUILD)/.cuda
 	@rm -f $@
 	$(AR) rcs $@ $(CORE_OBJ) $(KERN_OBJ)
 
-$(LIBAUDIT): $(AUDIT_OBJ) $(LIBCORE)
+$(LIBAUDIT): $(AUDIT_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $(AUDIT_OBJ)
 
-$(BUILD)/%: $(BUILD)/core/%_main.o $(LIBCORE)
+$(BUILD)/%: $(BUILD)/core/%_main.o $(LIBCORE) $(LIBBASE)
 	$(CC) $(VFLAGS) $^ -o $@ $(LDLIBS_ALL)
-$(BUILD)/%: $(BUILD)/harness/%_main.o $(LIBAUDIT) $(LIBCORE)
+$(BUILD)/%: $(BUILD)/harness/%_main.o $(LIBAUDIT) $(LIBBASE)
 	$(CC) $(VFLAGS) $^ -o $@ $(LDLIBS_ALL)
 
 # Benchmark programs (bench/*.c): built with everything, so they cannot rot.
-$(BUILD)/bench/%: bench/%.c $(LIBCORE) $(BUILD)/.flags | $(BUILD)/.pkgcheck
+$(BUILD)/bench/%: bench/%.c $(LIBCORE) $(LIBBASE) $(BUILD)/.flags | $(BUILD)/.pkgcheck
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(CONV) $< $(LIBCORE) -o $@ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(CONV) $< $(LIBCORE) $(LIBBASE) -o $@ $(LDLIBS_ALL)
 
 # The runner's group list, rewritten only when the set of test files changes.
 $(BUILD)/tests/groups.h: FORCE
@@ -187,8 +199,8 @@ $(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(BUILD)/.pkgcheck
 	$(CC) $(CFLAGS_ALL) -I$(BUILD)/tests -DTD_SOURCE_DIR='"$(CURDIR)"' -DTD_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -c $< -o $@
 
 # Tests may run the programs (end-to-end), so they are built first.
-$(TDTEST): $(TEST_OBJ) $(LIBAUDIT) $(LIBCORE) | $(PROGS)
-	$(CC) $(VFLAGS) $(TEST_OBJ) $(LIBAUDIT) $(LIBCORE) -o $@ $(LDLIBS_ALL)
+$(TDTEST): $(TEST_OBJ) $(LIBAUDIT) $(LIBCORE) $(LIBBASE) | $(PROGS)
+	$(CC) $(VFLAGS) $(TEST_OBJ) $(LIBAUDIT) $(LIBCORE) $(LIBBASE) -o $@ $(LDLIBS_ALL)
 
 run-tests: $(TDTEST)
 	@echo "== suite: VARIANT=$(VARIANT) CUDA=$(CUDA) ($(BUILD))"
@@ -222,7 +234,7 @@ audit: deps
 coverage: deps
 	$(MAKE) --no-print-directory VARIANT=coverage run-tests
 	lcov --quiet --capture --directory $(BUILDROOT)/coverage --output-file $(BUILDROOT)/coverage/lcov.info
-	lcov --quiet --extract $(BUILDROOT)/coverage/lcov.info '$(CURDIR)/core/*' '$(CURDIR)/kernels/*' \
+	lcov --quiet --extract $(BUILDROOT)/coverage/lcov.info '$(CURDIR)/base/*' '$(CURDIR)/core/*' '$(CURDIR)/kernels/*' \
 		'$(CURDIR)/harness/*' '$(CURDIR)/ledger/*' \
 		--output-file $(BUILDROOT)/coverage/lcov.info
 	lcov --summary $(BUILDROOT)/coverage/lcov.info
@@ -239,14 +251,16 @@ config:
 	@for p in $(PKGS); do printf '%-9s = %s\n' $$p "$$(pkg-config --modversion $$p 2>/dev/null || echo 'missing (run ci/deps)')"; done
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tdaudit/core $(DESTDIR)$(PREFIX)/include/tdaudit/kernels
-	install -m 644 $(LIBCORE) $(DESTDIR)$(PREFIX)/lib/libtdcore.a
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/tdaudit/base \
+		$(DESTDIR)$(PREFIX)/include/tdaudit/core $(DESTDIR)$(PREFIX)/include/tdaudit/kernels
+	install -m 644 $(LIBCORE) $(LIBBASE) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(wildcard base/*.h) $(DESTDIR)$(PREFIX)/include/tdaudit/base/
 	$(if $(PROGS),install -d $(DESTDIR)$(PREFIX)/bin && install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/)
 	install -m 644 $(filter-out %_int.h,$(wildcard core/*.h)) $(DESTDIR)$(PREFIX)/include/tdaudit/core/
 	install -m 644 kernels/backend.h $(DESTDIR)$(PREFIX)/include/tdaudit/kernels/
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libtdcore.a $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGS)))
+	rm -f $(DESTDIR)$(PREFIX)/lib/libtdcore.a $(DESTDIR)$(PREFIX)/lib/libtdbase.a $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGS)))
 	rm -rf $(DESTDIR)$(PREFIX)/include/tdaudit
 
 clean:

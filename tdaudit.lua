@@ -15,7 +15,7 @@ runner {
 
 -- Sources are what `tdaudit reproduce` reverts; a changed file that is
 -- neither a source nor a test (docs, fixtures' data) is kept as in the fix.
-sources    { "core/*.c", "core/*.h", "kernels/*.c", "kernels/*.h", "kernels/*.cu",
+sources    { "base/*.c", "base/*.h", "core/*.c", "core/*.h", "kernels/*.c", "kernels/*.h", "kernels/*.cu",
              "harness/*.c", "harness/*.h", "ledger/*.c", "ledger/*.h", "bench/*.c",
              "bench/*.h" }
 -- Catalogues count as tests: reverting one to its parent's version never

@@ -17,9 +17,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/gemm.h"
-#include "../core/hash.h"
+#include "../base/hash.h"
 #include "../core/rng.h"
 #include "../core/tensor.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 #define STATE_TAG "TDADAMW1"
 #define STATE_HEADER 48 /* bytes before m: see td_adamw_state_size */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 /* Row-major strides of lat's axes, in cells. */
 static void strides(const td_lattice *lat, size_t st[TD_LATTICE_MAX_RANK])

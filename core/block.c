@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "block_int.h"
-#include "error.h"
+#include "../base/error.h"
 #include "pool.h"
 
 static const td_block_ops *ops_for(td_block_family f)

@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "axial.h"
-#include "error.h"
+#include "../base/error.h"
 #include "rng.h"
 
 /* ---- the report -------------------------------------------------------- */

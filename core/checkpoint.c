@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "fileio.h"
-#include "hash.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
+#include "../base/hash.h"
 
 #define NAME_LEN 16   /* bytes of a section name on disk */
 #define N_SECTIONS 7

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "fileio.h"
-#include "hash.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
+#include "../base/hash.h"
 
 #define BIG 1000000000			   /* a practical ceiling for counts of steps */
 #define SEED_MAX INT64_C(9007199254740991) /* 2^53 - 1: exact in a double and in JSON */

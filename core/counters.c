@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "jsonl.h"
 
 typedef struct {

@@ -25,12 +25,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/json.h"
+
 #define TD_COUNTER_NAME_MAX 47 /* longest name, bytes */
 #define TD_COUNTER_WHY_MAX 199 /* longest reason kept; longer ones are cut, ending in "..." */
 #define TD_COUNTER_WHY_KEEP 4  /* distinct reasons kept per counter */
 
 typedef struct td_counters td_counters;
-typedef struct td_json_buf td_json_buf; /* a growable text buffer: see jsonl.h */
 
 /*
  * A set of at most max_counters counters, all zero. Refused: max_counters 0
@@ -67,7 +68,7 @@ const char *td_counter_why(const td_counters *c, const char *name, size_t k);
 void td_counters_reset(td_counters *c);
 
 /*
- * The text form, appended to *out (a td_json_buf from jsonl.h, used here as
+ * The text form, appended to *out (a td_json_buf from base/json.h, used here as
  * a plain text buffer): counters sorted by name, separated by one space,
  * each "name=COUNT (why: R1; R2; +N more)"; nothing when no counter is set.
  * Returns out->err (TD_ENOMEM) or 0.

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "block_int.h"
-#include "error.h"
+#include "../base/error.h"
 
 typedef struct {
 	size_t n;    /* present cells: the sequence length */

@@ -54,7 +54,7 @@
 #include <string.h>
 
 #include "block_int.h"
-#include "error.h"
+#include "../base/error.h"
 #include "fixedsum.h"
 #include "gemm.h"
 #include "pool.h"

@@ -22,7 +22,7 @@
 #include <stdlib.h>
 
 #include "block_int.h"
-#include "error.h"
+#include "../base/error.h"
 
 typedef struct {
 	td_fold *fold; /* around the step's axis */

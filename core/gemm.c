@@ -34,7 +34,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "pool.h"
 #include "transpose.h"
 

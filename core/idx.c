@@ -14,7 +14,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "rng.h"
 
 #define CHUNK (1u << 20) /* bytes per gzread call */

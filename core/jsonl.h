@@ -26,52 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../base/json.h"
 #include "counters.h"
-
-/*
- * A growable text buffer: JSON objects and text log lines are built in one.
- * Plain data: start from TD_JSON_BUF_INIT; release with td_json_buf_free.
- * An allocation failure is sticky: err becomes TD_ENOMEM, later appends do
- * nothing, and s keeps what was built so far (NUL-terminated when non-NULL).
- */
-struct td_json_buf {
-	char *s;	  /* the text, NUL-terminated; NULL until the first append */
-	size_t len, cap;  /* bytes used (without the NUL) and allocated */
-	int err;	  /* 0, or TD_ENOMEM after a failed growth */
-}; /* typedef td_json_buf in counters.h */
-
-#define TD_JSON_BUF_INIT                                                                           \
-	{                                                                                          \
-		NULL, 0, 0, 0                                                                      \
-	}
-
-/* Frees b's text and resets it to TD_JSON_BUF_INIT; accepts NULL. */
-void td_json_buf_free(td_json_buf *b);
-
-/* Empties b, keeping its allocation (and clearing err). */
-void td_json_buf_clear(td_json_buf *b);
-
-/* Appends text as it is (no escaping). */
-void td_json_put_raw(td_json_buf *b, const char *text);
-
-/*
- * Writes s to f as a JSON string (escaped as td_json_put_string does), or
- * null when s is NULL. For writers that stream JSON to a FILE.
- */
-void td_json_fput_string(FILE *f, const char *s);
-
-/* Appends s as a JSON string: quoted, with ", \ and control bytes escaped. */
-void td_json_put_string(td_json_buf *b, const char *s);
-
-/*
- * Appends v as a JSON number in the shortest %.*g form that reads back to
- * v; a non-finite v is written as null. Returns 1 when v was written as
- * null, 0 otherwise.
- */
-int td_json_put_number(td_json_buf *b, double v);
-
-/* Appends v in decimal. */
-void td_json_put_int(td_json_buf *b, int64_t v);
 
 typedef struct td_jsonl td_jsonl;
 

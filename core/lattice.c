@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 struct td_lattice {
 	int rank;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "gemm.h"
 #include "mixer_int.h"
 #include "rng.h"

@@ -38,7 +38,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "gemm.h"
 #include "mixer_int.h"
 

@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "mixer_int.h"
 #include "pool.h"
 #include "vec8.h"

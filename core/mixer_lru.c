@@ -35,7 +35,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "gemm.h"
 #include "mixer_int.h"
 #include "pool.h"

@@ -53,7 +53,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 #include "fastmath.h"
 #include "gemm.h"
 #include "mixer_int.h"

@@ -41,7 +41,7 @@
 #include <string.h>
 
 #include "axial.h"
-#include "error.h"
+#include "../base/error.h"
 #include "gemm.h"
 #include "norm.h"
 #include "pool.h"

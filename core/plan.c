@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 struct td_plan {
 	int n_axes;

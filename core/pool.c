@@ -35,7 +35,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "error.h"
+#include "../base/error.h"
 
 enum { SPIN = 4000 }; /* pauses a thread watches before it sleeps: 0.1 ms at 25 ns each */
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
-#include "hash.h"
+#include "../base/error.h"
+#include "../base/hash.h"
 #include "rng.h"
 
 #define STREAM_TAG (UINT64_C(0x5359) << 48) /* "SY": synthetic data */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "config.h"
-#include "error.h"
+#include "../base/error.h"
 #include "train.h"
 
 static const char usage[] =

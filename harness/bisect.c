@@ -20,13 +20,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../ledger/ledger.h"
 #include "commands.h"
 #include "project.h"
 #include "record.h"
 #include "repo.h"
-#include "strv.h"
+#include "../base/strv.h"
 #include "testrun.h"
 
 enum { UNTRIED, PASSES, FAILS, SKIPPED };

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "gen.h"
 #include "luahost.h"
-#include "strv.h"
+#include "../base/strv.h"
 
 static const char *const fields[] = {"name", "file", "find", "replace", "occurrence",
 				     "guards", "finding", "designed_against", "why",

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
-#include "../core/fileio.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
 #include "../ledger/ledger.h"
 #include "commands.h"
 #include "ledgercheck.h"

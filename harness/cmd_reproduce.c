@@ -11,7 +11,7 @@
 #include "commands.h"
 #include "proc.h"
 #include "reproduce.h"
-#include "strv.h"
+#include "../base/strv.h"
 
 const char td_usage_reproduce[] =
 	"usage: tdaudit reproduce COMMIT [--guard NAME]... [--runs N] [--timeout S] [--root DIR]\n"

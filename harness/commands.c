@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "repo.h"
 
 int td_usage_error(const char *cmd, const char *fmt, ...)

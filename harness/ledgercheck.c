@@ -14,14 +14,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../ledger/debugmd.h"
 #include "../ledger/ledger.h"
 #include "catalogue.h"
 #include "mutate.h"
 #include "project.h"
 #include "record.h"
-#include "strv.h"
+#include "../base/strv.h"
 
 typedef struct {
 	int problems, skipped;

@@ -28,8 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fileio.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
 #include "catalogue.h"
 #include "diffrange.h"
 #include "proc.h"
@@ -38,7 +38,7 @@
 #include "repo.h"
 #include "report.h"
 #include "scratch.h"
-#include "strv.h"
+#include "../base/strv.h"
 
 static const char *const outcome_names[TD_N_OUTCOMES] = {
 	"killed", "killed-elsewhere", "survived", "timeout", "build-failed", "stale", "equivalent",

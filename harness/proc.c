@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 
 extern char **environ;
 

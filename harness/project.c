@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "luahost.h"
-#include "strv.h"
+#include "../base/strv.h"
 
 static td_project *proj(lua_State *L)
 {

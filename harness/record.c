@@ -9,7 +9,7 @@
 
 #include <stdio.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../ledger/ledger.h"
 #include "mutate.h"
 #include "repo.h"

@@ -21,11 +21,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fileio.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
 #include "project.h"
 #include "scratch.h"
-#include "strv.h"
+#include "../base/strv.h"
 
 static int git_fail(const char *what, const char *path)
 {

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
-#include "../core/fileio.h"
-#include "../core/jsonl.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
+#include "../base/json.h"
 #include "mutate.h"
 
 const char *td_report_color(int color, int outcome)

@@ -21,14 +21,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../ledger/debugmd.h"
 #include "../ledger/ledger.h"
 #include "commands.h"
 #include "project.h"
 #include "record.h"
 #include "repo.h"
-#include "strv.h"
+#include "../base/strv.h"
 #include "testrun.h"
 
 /* INFERRED: a test_ name from a changed line; INFERRED_FILE: a changed test file's name. */

@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fileio.h"
-#include "strv.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
+#include "../base/strv.h"
 
 static int path_join(char *buf, size_t size, const char *a, const char *b)
 {

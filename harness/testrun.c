@@ -14,9 +14,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fileio.h"
-#include "strv.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
+#include "../base/strv.h"
 
 /* Empties log (creating it); td_proc_run appends. */
 static void clear_log(const char *log)

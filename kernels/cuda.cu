@@ -11,7 +11,7 @@
 
 extern "C" {
 #include "backend.h"
-#include "../core/error.h"
+#include "../base/error.h"
 }
 
 #define CUDA_TRY(call)                                                                      \

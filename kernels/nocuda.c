@@ -5,7 +5,7 @@
  */
 #include "backend.h"
 
-#include "../core/error.h"
+#include "../base/error.h"
 
 int td_cuda_compiled(void)
 {

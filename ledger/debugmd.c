@@ -18,8 +18,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "../core/error.h"
-#include "../core/grow.h"
+#include "../base/error.h"
+#include "../base/grow.h"
 
 #define TD_DEBUGMD_MAX_NUMBER 999999
 #define TD_DEBUGMD_MAX_TEST 255

@@ -19,9 +19,9 @@
 
 #include <sqlite3.h>
 
-#include "../core/error.h"
-#include "../core/grow.h"
-#include "../core/jsonl.h"
+#include "../base/error.h"
+#include "../base/grow.h"
+#include "../base/json.h"
 
 struct td_ledger {
 	sqlite3 *db;

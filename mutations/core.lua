@@ -266,7 +266,7 @@ mutant {
 
 mutant {
   name = "error-last-null",
-  file = "core/error.c",
+  file = "base/error.c",
   find = [[return last_code ? last_msg : "no error";]],
   replace = [[return last_code ? last_msg : NULL;]],
   guards = { "test_last_error_is_never_null" },
@@ -276,7 +276,7 @@ mutant {
 
 mutant {
   name = "error-message-unplaced",
-  file = "core/error.c",
+  file = "base/error.c",
   find = [[snprintf(last_msg, sizeof last_msg, "%s: %s: ", file, func);]],
   replace = [[snprintf(last_msg, sizeof last_msg, "%.0s%.0s", file, func);]],
   guards = { "test_a_message_names_file_and_function" },
@@ -430,7 +430,7 @@ mutant {
 
 mutant {
   name = "jsonl-nan-written-as-nan",
-  file = "core/jsonl.c",
+  file = "base/json.c",
   find = [[	if (!isfinite(v)) {
 		td_json_put_raw(b, "null");
 		return 1;
@@ -1962,7 +1962,7 @@ mutant {
 
 mutant {
   name = "fileio-write-in-place",
-  file = "core/fileio.c",
+  file = "base/fileio.c",
   find = "fd = mkstemp(tmp);",
   replace = "fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), strcpy(tmp, path);",
   guards = { "test_a_failed_write_leaves_the_old_file_whole" },
@@ -1972,7 +1972,7 @@ mutant {
 
 mutant {
   name = "fileio-temporary-left-after-a-failure",
-  file = "core/fileio.c",
+  file = "base/fileio.c",
   find = "unlink(tmp);",
   replace = "(void)tmp;",
   guards = { "test_a_failed_write_leaves_no_temporary_file" },
@@ -1982,7 +1982,7 @@ mutant {
 
 mutant {
   name = "fileio-mode-ignored",
-  file = "core/fileio.c",
+  file = "base/fileio.c",
   find = "fchmod(fd, (mode_t)mode) != 0 ||",
   replace = "((void)mode, 0) != 0 ||",
   guards = { "test_a_written_file_gets_the_mode_asked_for" },
@@ -1992,7 +1992,7 @@ mutant {
 
 mutant {
   name = "fileio-data-written-to-the-target-not-the-temporary",
-  file = "core/fileio.c",
+  file = "base/fileio.c",
   find = "fd = mkstemp(tmp);",
   replace = "fd = mkstemp(tmp), close(fd), fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);",
   guards = { "test_a_write_replaces_the_old_file_whole",
@@ -2003,7 +2003,7 @@ mutant {
 
 mutant {
   name = "fileio-mkdirs-no-parents",
-  file = "core/fileio.c",
+  file = "base/fileio.c",
   find = "for (char *p = buf + 1; *p; p++) {",
   replace = "for (char *p = buf + 1; 0 && *p; p++) {",
   guards = { "test_mkdirs_creates_the_missing_parents" },
@@ -2013,7 +2013,7 @@ mutant {
 
 mutant {
   name = "fileio-read-message-unnamed",
-  file = "core/fileio.c",
+  file = "base/fileio.c",
   find = "return TD_FAIL(TD_EIO, \"cannot open %s: %s\", path, strerror(errno));",
   replace = "return TD_FAIL(TD_EIO, \"cannot open %.0s%s\", path, strerror(errno));",
   guards = { "test_reading_a_missing_file_is_refused_naming_it" },

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../core/error.h"
-#include "../core/fileio.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
 #include "../harness/proc.h"
 
 #ifndef TD_BUILD_DIR

@@ -37,7 +37,7 @@
 
 #include "../core/adamw.h"
 #include "../core/counters.h"
-#include "../core/error.h"
+#include "../base/error.h"
 
 #define N 7
 

@@ -64,7 +64,7 @@
 
 #include "../core/axial.h"
 #include "../core/block.h"
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/rng.h"
 
 static td_lattice *lattice(int rank, const size_t *shape, const char *const *names,

@@ -20,12 +20,12 @@
 #include <unistd.h>
 
 /*
- * Runs make for BUILDROOT's core/error.o with the given CFLAGS; returns 1
- * when make compiled core/error.c, 0 when it did not, -1 when make failed.
+ * Runs make for BUILDROOT's core/plan.o with the given CFLAGS; returns 1
+ * when make compiled core/plan.c, 0 when it did not, -1 when make failed.
  * The parent make's jobserver variables are dropped: this make is not one
  * of its jobs.
  */
-static int make_error_o(const char *buildroot, const char *cflags)
+static int make_plan_o(const char *buildroot, const char *cflags)
 {
 	char cmd[8192], line[8192], out[16384] = "";
 	int compiled = 0, status;
@@ -33,12 +33,12 @@ static int make_error_o(const char *buildroot, const char *cflags)
 
 	snprintf(cmd, sizeof cmd,
 		 "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make --no-print-directory -C '%s' "
-		 "VARIANT=release BUILDROOT='%s' CFLAGS='%s' '%s/core/error.o' 2>&1",
+		 "VARIANT=release BUILDROOT='%s' CFLAGS='%s' '%s/core/plan.o' 2>&1",
 		 TD_SOURCE_DIR, buildroot, cflags, buildroot);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof line, p)) {
-		if (strstr(line, "-c core/error.c"))
+		if (strstr(line, "-c core/plan.c"))
 			compiled = 1;
 		if (strlen(out) + strlen(line) < sizeof out)
 			strcat(out, line);
@@ -56,10 +56,10 @@ static void test_changing_the_compiler_flags_rebuilds_an_object(void **state)
 	(void)state;
 	assert_non_null(getcwd(here, sizeof here));
 	snprintf(buildroot, sizeof buildroot, "%s/build", here);
-	assert_int_equal(make_error_o(buildroot, ""), 1);
-	assert_int_equal(make_error_o(buildroot, ""), 0); /* up to date */
-	assert_int_equal(make_error_o(buildroot, "-DTD_BUILD_PROBE"), 1);
-	assert_int_equal(make_error_o(buildroot, "-DTD_BUILD_PROBE"), 0);
+	assert_int_equal(make_plan_o(buildroot, ""), 1);
+	assert_int_equal(make_plan_o(buildroot, ""), 0); /* up to date */
+	assert_int_equal(make_plan_o(buildroot, "-DTD_BUILD_PROBE"), 1);
+	assert_int_equal(make_plan_o(buildroot, "-DTD_BUILD_PROBE"), 0);
 }
 
 static const struct CMUnitTest tests[] = {

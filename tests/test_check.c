@@ -59,7 +59,7 @@
 
 #include "../core/axial.h"
 #include "../core/check.h"
-#include "../core/error.h"
+#include "../base/error.h"
 
 /*
  * Every mixer kind as the suite builds it: adding a kind is one line here,

@@ -37,8 +37,8 @@
 #include "../core/adamw.h"
 #include "../core/checkpoint.h"
 #include "../core/config.h"
-#include "../core/error.h"
-#include "../core/fileio.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
 
 #define NW 16
 #define SIG "test-model w=4 n=16"

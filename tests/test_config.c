@@ -34,7 +34,7 @@
 #include <string.h>
 
 #include "../core/config.h"
-#include "../core/error.h"
+#include "../base/error.h"
 
 static void write_file(const char *path, const char *text)
 {

@@ -30,7 +30,7 @@
 
 #include "../core/adamw.h"
 #include "../core/counters.h"
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/jsonl.h"
 
 static void test_a_counters_reason_appears_in_both_the_text_line_and_the_json(void **state)

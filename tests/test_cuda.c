@@ -15,7 +15,7 @@
 
 #include <stdlib.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../kernels/backend.h"
 
 static void test_the_cuda_axpy_kernel_matches_a_host_loop(void **state)

@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../ledger/debugmd.h"
 #include "../ledger/ledger.h"
 

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 
 static int fails(void)
 {

@@ -35,8 +35,8 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 
-#include "../core/error.h"
-#include "../core/fileio.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
 
 static const char old_text[] = "the old contents, longer than the new ones\n";
 static const char new_text[] = "new\n";

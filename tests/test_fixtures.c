@@ -45,7 +45,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../core/fileio.h"
+#include "../base/fileio.h"
 #include "../core/mixer.h"
 
 #ifdef TD_REAL_DOUBLE

@@ -82,7 +82,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/gemm.h"
 #include "../core/pool.h"
 #include "../core/rng.h"

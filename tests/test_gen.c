@@ -51,7 +51,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../harness/gen.h"
 
 /* The mutants of src (as file t.c) of the classes in mask; the caller frees. */

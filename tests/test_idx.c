@@ -35,7 +35,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/idx.h"
 #include "../core/real.h"
 

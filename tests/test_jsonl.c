@@ -29,8 +29,8 @@
 #include <string.h>
 
 #include "../core/counters.h"
-#include "../core/error.h"
-#include "../core/fileio.h"
+#include "../base/error.h"
+#include "../base/fileio.h"
 #include "../core/jsonl.h"
 
 /* --- a strict JSON validator --------------------------------------------- */

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/lattice.h"
 
 static const char *const hw[] = {"h", "w"};

@@ -50,7 +50,7 @@
 
 #include <sqlite3.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../ledger/ledger.h"
 
 /* The integer in the first column of sql's first row, read by a separate connection. */

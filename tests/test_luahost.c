@@ -20,7 +20,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../harness/luahost.h"
 #include "fixture.h"
 

@@ -157,7 +157,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/mixer.h"
 #include "../core/mixer_int.h"
 #include "../core/rng.h"

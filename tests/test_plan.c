@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/plan.h"
 
 static const char *const axes4[] = {"a", "b", "c", "d"};

@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../harness/proc.h"
 #include "fixture.h"
 

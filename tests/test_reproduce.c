@@ -78,7 +78,7 @@
 
 #include <sqlite3.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../ledger/ledger.h"
 #include "fixture.h"
 

@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/lattice.h"
 #include "../core/synth.h"
 

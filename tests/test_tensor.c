@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "../base/error.h"
 #include "../core/tensor.h"
 
 static void test_strides_are_row_major_and_contiguous(void **state)

@@ -36,7 +36,7 @@
 #include <math.h>
 
 #include "../core/config.h"
-#include "../core/fileio.h"
+#include "../base/fileio.h"
 #include "../core/train.h"
 #include "fixture.h"
 

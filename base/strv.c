@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../core/error.h"
+#include "error.h"
 
 size_t td_strv_len(char *const *v)
 {
