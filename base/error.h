@@ -1,5 +1,5 @@
 /*
- * error.h - the core's error model.
+ * error.h - the error model of the base, the core, the harness and the ledger.
  *
  * A function that can fail returns int: 0 on success or a negative TD_E*
  * code. On failure it leaves a one-line message, readable with
