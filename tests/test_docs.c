@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fixture.h"
 
@@ -161,10 +162,13 @@ static int help_options(opt_set *s, const help_call *c)
 	argv[n++] = prog;
 	for (int i = 0; c->args[i]; i++)
 		argv[n++] = c->args[i];
-	status = fx_run(".", "docs-help.log", argv);
+	/* fx_run writes the log beside the directory it runs in: run/../ is the
+	 * test's own scratch directory, not the shared one above it */
+	mkdir("run", 0755);
+	status = fx_run("run", "docs-help.log", argv);
 	if (c->own_help_only && status != 0)
 		return -1;
-	out = fx_slurp("../docs-help.log"); /* fx_run writes the log beside the directory */
+	out = fx_slurp("docs-help.log");
 	scan_options(s, out, strlen(out));
 	return 0;
 }
