@@ -1,5 +1,5 @@
 -- tdaudit.lua: how tdaudit builds and tests this repository (dogfooding).
--- The syntax is documented in README.md (Configuration) and harness/project.h.
+-- The syntax is documented in docs/tdaudit-lua.md and harness/project.h.
 
 -- Scratch trees build without CUDA: no mutant edits kernels/*.cu yet, and
 -- nvcc would make every cold scratch build several times slower.

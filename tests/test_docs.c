@@ -1,0 +1,253 @@
+/*
+ * test_docs.c - the manual's option lists and the programs' --help agree.
+ *
+ * Each command's page in docs/ has a section headed exactly "## Options"
+ * with one line per option, the option first in backticks:
+ *
+ *     - `--only PATTERN`: ...          or     | `--only PATTERN` | ... |
+ *
+ * For every command, this runs `PROG CMD --help` (the built programs of
+ * this build), takes every --option token from what it prints, and checks
+ * both ways: each token the help prints is documented in the Options
+ * section of the command's page, and each option the section documents is
+ * printed by the help of at least one command on that page (a page may
+ * serve several: tdtrain's train, eval and hash; ledger's subcommands).
+ * Only `--[a-z][a-z0-9-]*` tokens are compared, so the layout of the help
+ * text does not matter; short options (-j, -o) are not compared, and
+ * --help itself, which every command has, is left out.
+ *
+ * Both stdout and stderr are read: a command that answers --help with its
+ * usage on stderr (tdtrain train --help today) still lists its options. A
+ * ledger subcommand's help counts only when it exits 0, since it has no
+ * help of its own until it does (its usage error names no options).
+ *
+ * Edits that break it (seen failing): deleting the `--cold` line from
+ * docs/mutate.md's Options section -> "tdaudit mutate --help prints
+ * --cold"; adding "- `--frobnicate`: ..." to docs/bisect.md's -> "documents
+ * --frobnicate".
+ */
+#include "tdtest.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "fixture.h"
+
+#define MAX_OPTS 128
+#define OPT_LEN 64
+
+typedef struct {
+	char v[MAX_OPTS][OPT_LEN];
+	int n;
+} opt_set;
+
+/* One help call: the page that documents it, the program, its arguments. */
+typedef struct {
+	const char *page;
+	const char *prog;
+	const char *args[4]; /* NULL-terminated; the last is "--help" */
+	int own_help_only;   /* count its output only when it exits 0 */
+} help_call;
+
+static const help_call calls[] = {
+    {"docs/mutate.md", "tdaudit", {"mutate", "--help", NULL}, 0},
+    {"docs/reproduce.md", "tdaudit", {"reproduce", "--help", NULL}, 0},
+    {"docs/bisect.md", "tdaudit", {"bisect", "--help", NULL}, 0},
+    {"docs/ledger.md", "tdaudit", {"ledger", "--help", NULL}, 0},
+    {"docs/ledger.md", "tdaudit", {"ledger", "check", "--help", NULL}, 1},
+    {"docs/ledger.md", "tdaudit", {"ledger", "export", "--help", NULL}, 1},
+    {"docs/ledger.md", "tdaudit", {"ledger", "merge", "--help", NULL}, 1},
+    {"docs/tdtrain.md", "tdtrain", {"train", "--help", NULL}, 0},
+    {"docs/tdtrain.md", "tdtrain", {"eval", "--help", NULL}, 0},
+    {"docs/tdtrain.md", "tdtrain", {"hash", "--help", NULL}, 0},
+};
+#define N_CALLS (sizeof calls / sizeof calls[0])
+
+static int has(const opt_set *s, const char *opt)
+{
+	for (int i = 0; i < s->n; i++)
+		if (!strcmp(s->v[i], opt))
+			return 1;
+	return 0;
+}
+
+static void add(opt_set *s, const char *opt)
+{
+	if (!has(s, opt) && s->n < MAX_OPTS)
+		snprintf(s->v[s->n++], OPT_LEN, "%s", opt);
+}
+
+/*
+ * Adds to s every --option token of text[0, len): "--" not preceded by a
+ * letter, digit or '-', then a lower-case letter, then letters, digits and
+ * '-'. A trailing '-' is not part of the token; --help is left out.
+ */
+static void scan_options(opt_set *s, const char *text, size_t len)
+{
+	for (size_t i = 0; i + 2 < len; i++) {
+		char opt[OPT_LEN];
+		size_t j = i + 2, k = 0;
+
+		if (text[i] != '-' || text[i + 1] != '-' || !islower((unsigned char)text[j]))
+			continue;
+		if (i > 0 && (isalnum((unsigned char)text[i - 1]) || text[i - 1] == '-'))
+			continue;
+		while (j < len && (islower((unsigned char)text[j]) || isdigit((unsigned char)text[j]) ||
+				   text[j] == '-'))
+			j++;
+		while (j > i + 3 && text[j - 1] == '-')
+			j--;
+		for (size_t c = i; c < j && k + 1 < sizeof opt; c++)
+			opt[k++] = text[c];
+		opt[k] = '\0';
+		if (strcmp(opt, "--help"))
+			add(s, opt);
+		i = j - 1;
+	}
+}
+
+/*
+ * The options the "## Options" section of page documents: on each line of
+ * the section that starts with "- `" or "| `", the tokens before the
+ * description (before the first "`:" of a list line, within the first
+ * cell of a table row). Returns 0 when the page has no such section.
+ */
+static int page_options(opt_set *s, const char *page)
+{
+	char path[4096], *text;
+	const char *p, *end;
+	int found = 0;
+
+	snprintf(path, sizeof path, "%s/%s", TD_SOURCE_DIR, page);
+	text = strdup(fx_slurp(path));
+	assert_non_null(text);
+	for (p = text; *p; p = *end ? end + 1 : end) {
+		const char *head_end;
+
+		end = strchr(p, '\n');
+		if (!end)
+			end = p + strlen(p);
+		if (!found) {
+			found = (size_t)(end - p) == strlen("## Options") && !strncmp(p, "## Options", 10);
+			continue;
+		}
+		if (!strncmp(p, "## ", 3) || !strncmp(p, "# ", 2))
+			break;
+		if (strncmp(p, "- `", 3) && strncmp(p, "| `", 3))
+			continue;
+		head_end = p[0] == '-' ? strstr(p, "`:") : strchr(p + 1, '|');
+		if (!head_end || head_end > end)
+			head_end = end;
+		scan_options(s, p, (size_t)(head_end - p));
+	}
+	free(text);
+	return found;
+}
+
+/*
+ * Runs call c's program and adds the options its output names to s.
+ * Returns 0 when the output counts (see own_help_only), -1 when not.
+ */
+static int help_options(opt_set *s, const help_call *c)
+{
+	const char *argv[8] = {NULL};
+	char prog[4096];
+	const char *out;
+	int n = 0, status;
+
+	snprintf(prog, sizeof prog, "%s/%s", TD_BUILD_DIR, c->prog);
+	argv[n++] = prog;
+	for (int i = 0; c->args[i]; i++)
+		argv[n++] = c->args[i];
+	/* fx_run writes the log beside the directory it runs in: run/../ is the
+	 * test's own scratch directory, not the shared one above it */
+	mkdir("run", 0755);
+	status = fx_run("run", "docs-help.log", argv);
+	if (c->own_help_only && status != 0)
+		return -1;
+	out = fx_slurp("docs-help.log");
+	scan_options(s, out, strlen(out));
+	return 0;
+}
+
+/* "tdaudit mutate --help" for messages. */
+static const char *call_name(char *buf, size_t size, const help_call *c)
+{
+	size_t len = (size_t)snprintf(buf, size, "%s", c->prog);
+
+	for (int i = 0; c->args[i] && len < size; i++)
+		len += (size_t)snprintf(buf + len, size - len, " %s", c->args[i]);
+	return buf;
+}
+
+static void test_every_option_a_help_prints_is_documented_on_its_page(void **state)
+{
+	char msg[8192] = "", name[256];
+	size_t len = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N_CALLS; i++) {
+		opt_set help = {.n = 0}, doc = {.n = 0};
+		int counts = help_options(&help, &calls[i]);
+
+		if (!page_options(&doc, calls[i].page))
+			fail_msg("%s has no section headed exactly \"## Options\"", calls[i].page);
+		if (counts == 0 && help.n == 0)
+			len += (size_t)snprintf(msg + len, sizeof msg - len,
+						"`%s` prints no --option at all (is it built?)\n",
+						call_name(name, sizeof name, &calls[i]));
+		for (int k = 0; k < help.n && len < sizeof msg; k++)
+			if (!has(&doc, help.v[k]))
+				len += (size_t)snprintf(
+				    msg + len, sizeof msg - len,
+				    "`%s` prints %s, but the ## Options section of %s does not "
+				    "document it\n",
+				    call_name(name, sizeof name, &calls[i]), help.v[k], calls[i].page);
+	}
+	if (len)
+		fail_msg("%s", msg);
+}
+
+static void test_every_option_a_page_documents_is_in_its_help(void **state)
+{
+	char msg[8192] = "", names[1024], name[256];
+	size_t len = 0;
+
+	(void)state;
+	for (size_t i = 0; i < N_CALLS; i++) {
+		opt_set help = {.n = 0}, doc = {.n = 0};
+		size_t nlen = 0;
+		int first = 1;
+
+		if (i > 0 && !strcmp(calls[i - 1].page, calls[i].page))
+			continue; /* this page was checked with its first call */
+		names[0] = '\0';
+		for (size_t j = i; j < N_CALLS && !strcmp(calls[j].page, calls[i].page); j++) {
+			if (help_options(&help, &calls[j]) != 0)
+				continue;
+			nlen += (size_t)snprintf(names + nlen, sizeof names - nlen, "%s`%s`",
+						 first ? "" : " or ",
+						 call_name(name, sizeof name, &calls[j]));
+			first = 0;
+		}
+		if (!page_options(&doc, calls[i].page))
+			fail_msg("%s has no section headed exactly \"## Options\"", calls[i].page);
+		for (int k = 0; k < doc.n && len < sizeof msg; k++)
+			if (!has(&help, doc.v[k]))
+				len += (size_t)snprintf(msg + len, sizeof msg - len,
+							"the ## Options section of %s documents %s, but "
+							"%s does not print it\n",
+							calls[i].page, doc.v[k], names);
+	}
+	if (len)
+		fail_msg("%s", msg);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_every_option_a_help_prints_is_documented_on_its_page),
+    cmocka_unit_test(test_every_option_a_page_documents_is_in_its_help),
+};
+TD_TEST_GROUP(docs, tests);
