@@ -42,11 +42,33 @@ typedef struct {
 	long long stop_after;
 } args;
 
+/*
+ * Records option o in seen (n of them so far); 1 when it was there
+ * already and is not --set, the one repeatable option: the last value
+ * would otherwise silently win.
+ */
+static int given_before(const char **seen, int *n, const char *o)
+{
+	for (int j = 0; j < *n; j++)
+		if (!strcmp(seen[j], o) && strcmp(o, "--set"))
+			return 1;
+	if (*n < 16)
+		seen[(*n)++] = o;
+	return 0;
+}
+
 static int parse(args *a, int argc, char **argv)
 {
+	const char *seen[16];
+	int n_seen = 0;
+
 	for (int i = 2; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
+		if (given_before(seen, &n_seen, o)) {
+			fprintf(stderr, "tdtrain %s: %s is given twice; give it once\n", argv[1], o);
+			return 2;
+		}
 		if (!strcmp(o, "--quiet")) {
 			a->quiet = 1;
 			continue;

@@ -308,6 +308,27 @@ static void test_keys_this_version_cannot_honour_are_refused(void **state)
 	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "bidirectional = true with layers = 2 does nothing"));
 }
 
+/*
+ * An option given twice is refused: with two --config files the second
+ * used to be read and the first dropped without a word (DEBUG.md #29).
+ */
+static void test_tdtrain_refuses_an_option_given_twice(void **state)
+{
+	const char *config[] = {"hash", "--config", "a.cfg", "--config", "b.cfg", TINY, NULL};
+	const char *out[] = {"train", TINY, "--out", "a", "--out", "b", NULL};
+
+	(void)state;
+	enter();
+	fx_write(".", "a.cfg", "seed = 1\n");
+	fx_write(".", "b.cfg", "seed = 2\n");
+	assert_int_equal(tdtrain(config), 2);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "--config is given twice; give it once"));
+	assert_int_equal(tdtrain(out), 2);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "--out is given twice; give it once"));
+	assert_int_equal(access("a", F_OK), -1); /* refused before anything ran */
+	assert_int_equal(access("b", F_OK), -1);
+}
+
 static void test_a_corrupt_checkpoint_is_refused_on_resume(void **state)
 {
 	const char *run[] = {"train", TINY, "--stop-after", "10", "--out", "r", NULL};
@@ -455,6 +476,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_task_with_absent_cells_per_example_trains),
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
 	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
+	cmocka_unit_test(test_tdtrain_refuses_an_option_given_twice),
 	cmocka_unit_test(test_every_config_key_changes_the_run_or_is_refused),
 	cmocka_unit_test(test_every_built_mixer_and_family_trains),
 };
