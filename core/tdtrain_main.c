@@ -8,6 +8,8 @@
  * Exit status: 0 done, 1 the run stopped on its own grounds (the NaN
  * firewall), 2 usage, config or data errors. Only this file may exit.
  */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +59,20 @@ static int given_before(const char **seen, int *n, const char *o)
 	return 0;
 }
 
+/* 1 when all of s is a whole number >= 1 (put in *out), else 0. */
+static int steps(long long *out, const char *s)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (!*s || *end || errno || v < 1 || !isdigit((unsigned char)*s))
+		return 0;
+	*out = v;
+	return 1;
+}
+
 static int parse(args *a, int argc, char **argv)
 {
 	const char *seen[16];
@@ -86,8 +102,13 @@ static int parse(args *a, int argc, char **argv)
 			a->resume = v;
 		else if (!strcmp(o, "--checkpoint"))
 			a->checkpoint = v;
-		else if (!strcmp(o, "--stop-after"))
-			a->stop_after = atoll(v);
+		else if (!strcmp(o, "--stop-after")) {
+			if (!steps(&a->stop_after, v)) {
+				fprintf(stderr, "tdtrain %s: --stop-after needs a whole number of steps, "
+						"1 or more, not '%s'\n", argv[1], v);
+				return 2;
+			}
+		}
 		else if (!strcmp(o, "--set") && a->n_sets < 63)
 			a->sets[a->n_sets++] = v;
 		else if (!strcmp(o, "--threads") && a->n_sets < 63) {

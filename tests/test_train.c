@@ -329,6 +329,28 @@ static void test_tdtrain_refuses_an_option_given_twice(void **state)
 	assert_int_equal(access("b", F_OK), -1);
 }
 
+/*
+ * --stop-after takes a whole number of steps, all of it: "abc" used to be
+ * read as 0 (run to the end) and "10x" as 10, without a word (DEBUG.md #30).
+ */
+static void test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number(void **state)
+{
+	const char *bad[] = {"abc", "10x", "", "0", "-5", "2.5", NULL};
+	const char *run[] = {"train", TINY, "--stop-after", NULL, "--out", "r", NULL};
+	char want[96];
+
+	(void)state;
+	enter();
+	for (int i = 0; bad[i]; i++) {
+		run[sizeof run / sizeof run[0] - 4] = bad[i];
+		assert_int_equal(tdtrain(run), 2);
+		snprintf(want, sizeof want, "--stop-after needs a whole number of steps, 1 or more, not '%.8s'",
+			 bad[i]);
+		assert_non_null(strstr(fx_slurp("../tdtrain.log"), want));
+		assert_int_equal(access("r", F_OK), -1); /* refused before anything ran */
+	}
+}
+
 static void test_a_corrupt_checkpoint_is_refused_on_resume(void **state)
 {
 	const char *run[] = {"train", TINY, "--stop-after", "10", "--out", "r", NULL};
@@ -477,6 +499,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
 	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
 	cmocka_unit_test(test_tdtrain_refuses_an_option_given_twice),
+	cmocka_unit_test(test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number),
 	cmocka_unit_test(test_every_config_key_changes_the_run_or_is_refused),
 	cmocka_unit_test(test_every_built_mixer_and_family_trains),
 };
