@@ -130,3 +130,23 @@ mutant {
   designed_against = "a progress loss must describe the steps it summarises, not the last batch",
   why = "prints the last step's batch loss as the window's",
 }
+
+mutant {
+  name = "tdtrain-option-given-twice-keeps-the-last",
+  file = "core/tdtrain_main.c",
+  find = "if (given_before(seen, &n_seen, o)) {",
+  replace = "if (0 && given_before(seen, &n_seen, o)) {",
+  guards = { "test_tdtrain_refuses_an_option_given_twice" },
+  finding = 29,
+  why = "a second --config replaces the first without a word: the run reads another config than the one named first",
+}
+
+mutant {
+  name = "tdtrain-stop-after-read-by-atoll",
+  file = "core/tdtrain_main.c",
+  find = "if (!steps(&a->stop_after, v)) {",
+  replace = "if ((a->stop_after = atoll(v)) < 0 && !steps(&a->stop_after, v)) {",
+  guards = { "test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number" },
+  finding = 30,
+  why = "--stop-after abc is read as 0 and the run goes to the end instead of stopping with a checkpoint",
+}

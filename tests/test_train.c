@@ -23,6 +23,10 @@
  *          changed nothing")
  *   - periodic checkpoints not logged -> every_config_key_changes_the_run_or_is_refused
  *     (checkpoint_every changed nothing)
+ *   - an option given twice keeping the last value (#29)
+ *       -> tdtrain_refuses_an_option_given_twice
+ *   - --stop-after read with atoll (#30)
+ *       -> tdtrain_refuses_a_stop_after_that_is_not_a_whole_number
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
