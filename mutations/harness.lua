@@ -43,6 +43,27 @@ mutant {
 }
 
 mutant {
+  name = "opt-number-trailing-garbage-accepted",
+  file = "base/opt.c",
+  find = "return !*end && !errno;",
+  replace = "return !errno;",
+  guards = { "test_opt_a_number_is_read_in_full_and_range_checked_or_refused",
+             "test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number" },
+  finding = 30,
+  why = "a number is read up to its first non-digit: --stop-after 10x stops after 10 steps, -j 4x runs 4 workers, without a word",
+}
+
+mutant {
+  name = "opt-unknown-option-ignored",
+  file = "base/opt.c",
+  find = "if (!o)\n\t\treturn td_opt_error(cmd, \"unknown option '%s'\", word);",
+  replace = "if (!o)\n\t\treturn 0;",
+  guards = { "test_opt_an_unknown_option_or_a_stray_operand_is_refused" },
+  designed_against = "a mistyped option must stop the command, not run it without what the user asked for",
+  why = "an unknown option is skipped: --tiemout 5 runs with the default timeout",
+}
+
+mutant {
   name = "debugmd-continuation-lines-unwatched",
   file = "ledger/debugmd.c",
   find = "\t\tp->field_line = p->line, p->field_pin = pin; /* its continuation lines are watched */",

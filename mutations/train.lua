@@ -134,8 +134,8 @@ mutant {
 mutant {
   name = "tdtrain-option-given-twice-keeps-the-last",
   file = "core/tdtrain_main.c",
-  find = "if (given_before(seen, &n_seen, o)) {",
-  replace = "if (0 && given_before(seen, &n_seen, o)) {",
+  find = "{.name = \"--config\", .arg = \"F\", .type = TD_OPT_STRING,",
+  replace = "{.name = \"--config\", .arg = \"F\", .repeatable = 1, .type = TD_OPT_STRING,",
   guards = { "test_tdtrain_refuses_an_option_given_twice" },
   finding = 29,
   why = "a second --config replaces the first without a word: the run reads another config than the one named first",
@@ -144,9 +144,9 @@ mutant {
 mutant {
   name = "tdtrain-stop-after-read-by-atoll",
   file = "core/tdtrain_main.c",
-  find = "if (!steps(&a->stop_after, v)) {",
-  replace = "if ((a->stop_after = atoll(v)) < 0 && !steps(&a->stop_after, v)) {",
+  find = ".min = 1, .unit = \"steps\",",
+  replace = ".min = 0, .unit = \"steps\",",
   guards = { "test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number" },
   finding = 30,
-  why = "--stop-after abc is read as 0 and the run goes to the end instead of stopping with a checkpoint",
+  why = "--stop-after 0, what atoll made of abc, is taken: the run goes to the end instead of stopping with a checkpoint",
 }
