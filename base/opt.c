@@ -125,10 +125,13 @@ static int take(const td_opt_cmd *cmd, const td_opt *o, void *args, const char *
 		else
 			*(long long *)field = n;
 		return 0;
-	case TD_OPT_CALL:
-		if (o->call(o, args, v) != 0)
-			return td_opt_error(cmd, "%s", td_error_last());
+	case TD_OPT_CALL: {
+		char why[256] = "is refused";
+
+		if (o->call(o, args, v, why, sizeof why) != 0)
+			return td_opt_error(cmd, "%s %s", as, why);
 		return 0;
+	}
 	}
 	assert(!"a td_opt_type without a case");
 	return 2;

@@ -29,7 +29,7 @@ typedef enum {
 	TD_OPT_POSITIVE, /* double: a number > 0 (and <= max when max > 0), all of it */
 	TD_OPT_INT,      /* int: a whole number in min..max (max 0: INT_MAX), all of it */
 	TD_OPT_LONG,     /* long long: the same, max 0: LLONG_MAX */
-	TD_OPT_CALL,     /* none of its own: call(opt, args, argument) (NULL for a flag) */
+	TD_OPT_CALL,     /* none of its own: call() below takes the argument */
 } td_opt_type;
 
 typedef struct td_opt td_opt;
@@ -47,12 +47,12 @@ struct td_opt {
 	long long max;     /* TD_OPT_INT, _LONG, _POSITIVE: the largest; 0: no bound but the type's */
 	const char *unit;  /* in the messages: "a positive number of seconds"; NULL: none */
 	/*
-	 * TD_OPT_CALL: takes the value into args (the struct td_opt_parse was
-	 * given); returns 0, or a negative TD_E code with a message
-	 * (td_error_last) that names the option, printed as
-	 * "PROGRAM COMMAND: message".
+	 * TD_OPT_CALL: takes the value (NULL for a flag) into args, the struct
+	 * td_opt_parse was given; returns 0, or nonzero after writing to why
+	 * what is wrong, as it reads after the option's name: "is fix or
+	 * regression, not 'x'", printed as "PROGRAM COMMAND: --find is ...".
 	 */
-	int (*call)(const td_opt *opt, void *args, const char *value);
+	int (*call)(const td_opt *opt, void *args, const char *value, char *why, size_t why_size);
 };
 
 typedef struct {

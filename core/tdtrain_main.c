@@ -30,13 +30,15 @@ typedef struct {
 } args;
 
 /* --threads N: the shorthand of --set threads=N, in its place among the --set. */
-static int threads(const td_opt *opt, void *a, const char *value)
+static int threads(const td_opt *opt, void *a, const char *value, char *why, size_t why_size)
 {
 	char kv[64];
 
 	(void)opt;
 	snprintf(kv, sizeof kv, "threads=%s", value);
-	return td_strv_push(&((args *)a)->sets, kv);
+	if (td_strv_push(&((args *)a)->sets, kv) != 0)
+		return snprintf(why, why_size, "could not be kept: out of memory"), 1;
+	return 0;
 }
 
 #define CONFIG_OPTS                                                                                \

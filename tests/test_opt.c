@@ -32,9 +32,11 @@ typedef struct {
 	double timeout;
 } targs;
 
-static int call_mode(const td_opt *opt, void *a, const char *v)
+static int call_mode(const td_opt *opt, void *a, const char *v, char *why, size_t size)
 {
 	(void)opt;
+	if (!strcmp(v, "bad"))
+		return snprintf(why, size, "is good or fine, not '%s'", v), 1;
 	((targs *)a)->mode = v;
 	return 0;
 }
@@ -155,6 +157,7 @@ static void test_opt_an_unknown_option_or_a_stray_operand_is_refused(void **stat
 	REFUSED("unknown option '--jobs=4'", "--jobs=4");
 	REFUSED("unknown option or argument 'stray'", "stray");
 	REFUSED("--name needs a value (--name NAME)", "--name");
+	REFUSED("--mode is good or fine, not 'bad'", "--mode", "bad");
 	assert_int_equal(parse(&with_operands, &a, &operands, w), TD_OPT_RUN);
 	assert_int_equal(td_strv_len(operands), 3);
 	assert_string_equal(operands[1], "-");
