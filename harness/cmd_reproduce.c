@@ -37,7 +37,7 @@ static const td_opt opts[] = {
 	{.name = "--all", .type = TD_OPT_FLAG, .at = offsetof(args, o.all),
 	 .help = "every finding in DEBUG.md with a fix commit (no COMMIT, no --guard)"},
 	{.name = "--runs", .arg = "N", .type = TD_OPT_INT, .at = offsetof(args, o.runs), .min = 1,
-	 .max = 100, .help = "runs per test in each state (default 2)"},
+	 .max = 100, .help = "runs per test in each state (default 2: TD_REPRODUCE_RUNS)"},
 	{.name = "--timeout", .arg = "S", .type = TD_OPT_POSITIVE, .at = offsetof(args, o.timeout),
 	 .unit = "seconds",
 	 .help = "seconds per test run (default: the build timeout after the fix, factor x the "
@@ -95,7 +95,7 @@ static int check(const args *a, char **commits)
 
 int td_cmd_reproduce(int argc, char **argv)
 {
-	args a = {.o = {.runs = 2}};
+	args a = {0};
 	char root[PATH_MAX], line[1024] = "tdaudit ", **commits = NULL;
 	int rc = td_opt_parse(&cmd, &a, argc, argv, &commits);
 
