@@ -183,7 +183,7 @@ static int skipped_commits(char ***out, const bs_run *r)
  */
 static int record(const bs_run *r, size_t hi, int want, int status)
 {
-	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
+	td_ledger_run_info info = {0};
 	td_ledger_bisect b = {r->opts->guard, r->chain[0], r->chain[r->n - 1],
 			      status == 0 ? r->chain[hi] : NULL, want == PASSES ? "fix" : "regression",
 			      NULL, (int)r->builds};

@@ -36,8 +36,9 @@
 #ifndef TD_BISECT_H
 #define TD_BISECT_H
 
-enum { TD_BISECT_AUTO, TD_BISECT_FIX, TD_BISECT_REGRESSION };
+enum { TD_BISECT_AUTO, TD_BISECT_FIX, TD_BISECT_REGRESSION }; /* AUTO is 0, the default */
 
+/* Zero is every default but guard: td_bisect_opts o = {.guard = "test_x"}. */
 typedef struct {
 	const char *guard;   /* the test to run */
 	const char *good;    /* the old end; NULL: the first commit of bad's first-parent line */
@@ -48,8 +49,6 @@ typedef struct {
 	const char *tests_at; /* the test files (tdaudit.lua's tests) as at this commit in
 				 every state; NULL: each commit's own */
 } td_bisect_opts;
-
-#define TD_BISECT_OPTS_INIT {NULL, NULL, NULL, TD_BISECT_AUTO, 0, NULL, NULL}
 
 /* Bisects the repository at root; prints every commit tried; returns the exit status above. */
 int td_bisect(const char *root, const td_bisect_opts *opts);

@@ -242,7 +242,7 @@ static void add_generated(lua_State *L, td_mutants *list, const td_gen_mutant *g
 static void generate_file(lua_State *L, td_mutants *list, const char *file, unsigned classes,
 			  char *const *guards)
 {
-	td_gen_opts opts = TD_GEN_OPTS_INIT;
+	td_gen_opts opts = {0};
 	td_gen_result *res = NULL;
 	char *src;
 	size_t len;

@@ -1,34 +1,98 @@
 /*
- * cmd_ledger.c - tdaudit ledger check | export | merge.
+ * cmd_ledger.c - tdaudit ledger check | export | merge: one table of
+ * options for base/opt.c per subcommand, and what each runs.
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/error.h"
 #include "../base/fileio.h"
+#include "../base/opt.h"
+#include "../base/strv.h"
 #include "../ledger/ledger.h"
 #include "commands.h"
 #include "ledgercheck.h"
 #include "project.h"
 #include "record.h"
 
-const char td_usage_ledger[] =
-	"usage: tdaudit ledger check [--root DIR]\n"
-	"       tdaudit ledger export --format md|json [-o FILE] [--root DIR]\n"
-	"       tdaudit ledger merge DB... -o OUT\n"
-	"\n"
+/* What the options of check, export and merge set; zero: not given. */
+typedef struct {
+	const char *root;   /* --root DIR */
+	const char *format; /* export --format md|json */
+	const char *out;    /* export's FILE, merge's OUT */
+} args;
+
+/* --format md|json. */
+static int export_format(const td_opt *opt, void *a, const char *v, char *why, size_t why_size)
+{
+	(void)opt;
+	if (strcmp(v, "md") && strcmp(v, "json"))
+		return snprintf(why, why_size, "is md or json, not '%s'", v), 1;
+	((args *)a)->format = v;
+	return 0;
+}
+
+#define ROOT_OPT                                                                                   \
+	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),         \
+	 .help = "the repository (default: the one holding the current directory)"}
+
+static const td_opt check_opts[] = {ROOT_OPT, {0}};
+
+static const td_opt export_opts[] = {
+	{.name = "--format", .arg = "md|json", .required = 1, .type = TD_OPT_CALL, .call = export_format,
+	 .help = "md is DEBUG.md's summary table, json the documented format of ledger/ledger.h"},
+	{.name = "--out", .short_name = 'o', .arg = "FILE", .type = TD_OPT_STRING,
+	 .at = offsetof(args, out), .help = "write atomically to FILE (default: stdout)"},
+	ROOT_OPT,
+	{0},
+};
+
+static const td_opt merge_opts[] = {
+	{.name = "--out", .short_name = 'o', .arg = "OUT", .required = 1, .type = TD_OPT_STRING,
+	 .at = offsetof(args, out), .help = "the ledger merged into (created if missing)"},
+	{0},
+};
+
+static const char about_check[] =
 	"check   DEBUG.md against the ledger, the test runner, git history and the\n"
-	"        catalogues; every problem names its DEBUG.md line (what CI runs)\n"
+	"        catalogues; every problem names its DEBUG.md line (what CI runs)\n";
+static const char about_export[] =
 	"export  the ledger's findings: md is DEBUG.md's summary table, json the\n"
-	"        documented format of ledger/ledger.h; to stdout or atomically to FILE\n"
+	"        documented format of ledger/ledger.h; to stdout or atomically to FILE\n";
+static const char about_merge[] =
 	"merge   shard ledgers into OUT (created if missing); merging the same ledger\n"
-	"        twice adds nothing\n"
-	"\n"
+	"        twice adds nothing\n";
+
+static const char after[] =
 	"The ledger is the one tdaudit.lua names (default .tdaudit/ledger.db).\n"
 	"exit status: 0 clean, 1 problems found, 2 usage or environment error.\n";
+
+static const td_opt_cmd subs[] = {
+	{.program = "tdaudit", .name = "ledger check", .hint = "tdaudit help ledger",
+	 .opts = check_opts, .about = about_check, .after = after},
+	{.program = "tdaudit", .name = "ledger export", .hint = "tdaudit help ledger",
+	 .opts = export_opts, .about = about_export, .after = after},
+	{.program = "tdaudit", .name = "ledger merge", .operands = "DB...",
+	 .hint = "tdaudit help ledger", .opts = merge_opts, .about = about_merge, .after = after},
+};
+#define N_SUBS (sizeof subs / sizeof subs[0])
+
+/* The three synopses, what each does, each one's options. */
+void td_usage_ledger(FILE *f)
+{
+	for (size_t i = 0; i < N_SUBS; i++)
+		td_opt_synopsis(f, &subs[i], i == 0);
+	fprintf(f, "\n%s%s%s", about_check, about_export, about_merge);
+	for (size_t i = 0; i < N_SUBS; i++) {
+		fprintf(f, "\n%s:\n", subs[i].name + strlen("ledger "));
+		td_opt_list(f, &subs[i]);
+	}
+	fprintf(f, "\n%s", after);
+}
 
 static int export(const char *root, const char *format, const char *out)
 {
@@ -61,76 +125,44 @@ static int export(const char *root, const char *format, const char *out)
 	return err ? 2 : 0;
 }
 
-static int merge(int argc, char **argv)
+static int merge(const td_opt_cmd *cmd, const char *out, char **dbs)
 {
-	const char *out = NULL;
-	int n_src = 0;
-
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "-o") && i + 1 < argc && out)
-			return td_usage_error("ledger", "merge: -o is given twice; give it once%s", "");
-		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			out = argv[++i];
-		else if (argv[i][0] == '-')
-			return td_usage_error("ledger", "merge: unknown option '%s'", argv[i]);
-		else
-			n_src++;
-	}
-	if (!out || n_src == 0)
-		return td_usage_error("ledger", "merge needs at least one DB and -o OUT%s", "");
-	for (int i = 1; i < argc; i++) {
+	if (!dbs)
+		return td_opt_error(cmd, "which ledgers? give at least one DB to merge into %s", out);
+	for (size_t i = 0; dbs[i]; i++) {
 		long added = 0;
 
-		if (!strcmp(argv[i], "-o")) {
-			i++;
-			continue;
-		}
-		if (td_ledger_merge(&added, out, argv[i]) != 0) {
-			fprintf(stderr, "tdaudit ledger merge: %s: %s\n", argv[i], td_error_last());
+		if (td_ledger_merge(&added, out, dbs[i]) != 0) {
+			fprintf(stderr, "tdaudit ledger merge: %s: %s\n", dbs[i], td_error_last());
 			return 2;
 		}
-		printf("merged %s: %ld rows added\n", argv[i], added);
+		printf("merged %s: %ld rows added\n", dbs[i], added);
 	}
 	return 0;
 }
 
 int td_cmd_ledger(int argc, char **argv)
 {
-	const char *sub = argc > 1 ? argv[1] : "", *root_arg = NULL, *format = NULL, *out = NULL;
-	td_opts_seen seen = {{NULL}, 0};
-	char root[PATH_MAX];
+	const char *sub = argc > 1 ? argv[1] : "";
+	const td_opt_cmd *cmd = NULL;
+	char root[PATH_MAX], **dbs = NULL;
+	args a = {0};
 	int rc;
 
 	if (!strcmp(sub, "--help") || !strcmp(sub, "-h")) {
-		fputs(td_usage_ledger, stdout);
+		td_usage_ledger(stdout);
 		return 0;
 	}
-	if (!strcmp(sub, "merge"))
-		return merge(argc - 1, argv + 1);
-	if (strcmp(sub, "check") && strcmp(sub, "export"))
+	for (size_t i = 0; i < N_SUBS; i++)
+		if (!strcmp(sub, subs[i].name + strlen("ledger ")))
+			cmd = &subs[i];
+	if (!cmd)
 		return td_usage_error("ledger", "no subcommand '%s' (check, export, merge)", sub);
-	for (int i = 2; i < argc; i++) {
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if ((!strcmp(argv[i], "--root") || !strcmp(argv[i], "--format") ||
-		     !strcmp(argv[i], "-o")) &&
-		    td_option_once(&seen, "ledger", argv[i]))
-			return 2;
-		if (!strcmp(argv[i], "--root") && v)
-			root_arg = v, i++;
-		else if (!strcmp(argv[i], "--format") && v && !strcmp(sub, "export"))
-			format = v, i++;
-		else if (!strcmp(argv[i], "-o") && v && !strcmp(sub, "export"))
-			out = v, i++;
-		else
-			return td_usage_error("ledger", "%s: unknown or incomplete option '%s'", sub, argv[i]);
-	}
-	rc = td_find_root(root, sizeof root, root_arg);
-	if (rc)
-		return rc;
-	if (!strcmp(sub, "check"))
-		return td_ledger_check(root);
-	if (!format || (strcmp(format, "md") && strcmp(format, "json")))
-		return td_usage_error("ledger", "export needs --format md or --format json%s", "");
-	return export(root, format, out);
+	rc = td_opt_parse(cmd, &a, argc - 1, argv + 1, cmd->operands ? &dbs : NULL);
+	if (rc == TD_OPT_RUN && cmd == &subs[2])
+		rc = merge(cmd, a.out, dbs);
+	else if (rc == TD_OPT_RUN && !(rc = td_find_root(root, sizeof root, a.root)))
+		rc = cmd == &subs[0] ? td_ledger_check(root) : export(root, a.format, a.out);
+	td_strv_free(dbs);
+	return rc;
 }

@@ -1,9 +1,11 @@
 /*
  * cmd_mutate.c - the command line of `tdaudit mutate` (see mutate.h for
- * what a run does).
+ * what a run does): its table of options for base/opt.c, which parses
+ * them and prints the usage.
  */
 #define _GNU_SOURCE
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,104 +13,80 @@
 
 #include "commands.h"
 #include "mutate.h"
+#include "../base/opt.h"
+#include "../base/strv.h"
 
-const char td_usage_mutate[] =
-	"usage: tdaudit mutate [--only PATTERN] [--diff REV | --rev REV] [-j N] [--timeout S]\n"
-	"                      [--list] [--json FILE] [--junit FILE] [--root DIR] [--cold]\n"
-	"\n"
-	"Runs every mutant of the catalogues named in tdaudit.lua in scratch copies\n"
-	"under .tdaudit/ (the working tree, index and HEAD are never touched): build,\n"
-	"run the guards, then the rest of the suite.\n"
-	"\n"
-	"  --only PATTERN  only mutants whose id matches the shell pattern (repeatable:\n"
-	"                  those matching any; a pattern that matches none is refused)\n"
-	"  --diff REV      only mutants on lines changed since REV (working tree included)\n"
-	"  --rev REV       mutate the committed revision REV instead of the working tree\n"
-	"                  (tdaudit.lua and the catalogues still come from the working tree)\n"
-	"  -j, --jobs N    scratch workers (default: the number of cores)\n"
-	"  --timeout S     seconds per test (default: factor x its baseline time, floor)\n"
-	"  --list          print the mutants (id, file:line, operator, state); run nothing\n"
-	"  --json FILE     write the report as JSON (schema tdaudit.mutate/1)\n"
-	"  --junit FILE    write the report as JUnit XML (survivors are failures)\n"
-	"  --root DIR      the repository (default: the one holding the current directory)\n"
-	"  --cold          the naive way, for benchmarks: a fresh copy, a clean build and\n"
-	"                  the whole suite for every mutant (same outcomes, much slower)\n"
-	"\n"
-	"exit status: 0 every mutant caught; 1 a mutant survived, was stale, was\n"
-	"killed only by a test not named as its guard, or is a catalogue entry that\n"
-	"does not build; 2 usage or environment error (a red baseline included).\n";
+/* What mutate's options set; zero: not given. */
+typedef struct {
+	td_mutate_opts o;
+	char **only;      /* the --only patterns (a td_strv) */
+	const char *root; /* --root DIR */
+} args;
+
+static const td_opt opts[] = {
+	{.name = "--only", .arg = "PATTERN", .repeatable = 1, .type = TD_OPT_STRINGS,
+	 .at = offsetof(args, only),
+	 .help = "only mutants whose id matches the shell pattern (repeatable: those matching any; "
+		 "a pattern that matches none is refused)"},
+	{.name = "--diff", .arg = "REV", .type = TD_OPT_STRING, .at = offsetof(args, o.diff),
+	 .help = "only mutants on lines changed since REV (working tree included; not with --rev)"},
+	{.name = "--rev", .arg = "REV", .type = TD_OPT_STRING, .at = offsetof(args, o.rev),
+	 .help = "mutate the committed revision REV instead of the working tree (tdaudit.lua and "
+		 "the catalogues still come from the working tree)"},
+	{.name = "--jobs", .short_name = 'j', .arg = "N", .type = TD_OPT_INT,
+	 .at = offsetof(args, o.jobs), .min = 1, .max = 64,
+	 .help = "scratch workers (default: the number of cores)"},
+	{.name = "--timeout", .arg = "S", .type = TD_OPT_POSITIVE, .at = offsetof(args, o.timeout),
+	 .unit = "seconds", .help = "seconds per test (default: factor x its baseline time, floor)"},
+	{.name = "--list", .type = TD_OPT_FLAG, .at = offsetof(args, o.list),
+	 .help = "print the mutants (id, file:line, operator, state); run nothing"},
+	{.name = "--json", .arg = "FILE", .type = TD_OPT_STRING, .at = offsetof(args, o.json),
+	 .help = "write the report as JSON (schema tdaudit.mutate/1)"},
+	{.name = "--junit", .arg = "FILE", .type = TD_OPT_STRING, .at = offsetof(args, o.junit),
+	 .help = "write the report as JUnit XML (survivors are failures)"},
+	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
+	 .help = "the repository (default: the one holding the current directory)"},
+	{.name = "--cold", .type = TD_OPT_FLAG, .at = offsetof(args, o.cold),
+	 .help = "the naive way, for benchmarks: a fresh copy, a clean build and the whole suite "
+		 "for every mutant (same outcomes, much slower)"},
+	{0},
+};
+
+static const td_opt_cmd cmd = {
+	.program = "tdaudit",
+	.name = "mutate",
+	.hint = "tdaudit help mutate",
+	.opts = opts,
+	.about = "Runs every mutant of the catalogues named in tdaudit.lua in scratch copies\n"
+		 "under .tdaudit/ (the working tree, index and HEAD are never touched): build,\n"
+		 "run the guards, then the rest of the suite.\n",
+	.after = "exit status: 0 every mutant caught; 1 a mutant survived, was stale, was\n"
+		 "killed only by a test not named as its guard, or is a catalogue entry that\n"
+		 "does not build; 2 usage or environment error (a red baseline included).\n",
+};
+
+void td_usage_mutate(FILE *f)
+{
+	td_opt_usage(f, &cmd);
+}
 
 int td_cmd_mutate(int argc, char **argv)
 {
-	td_mutate_opts o = TD_MUTATE_OPTS_INIT;
-	td_opts_seen seen = {{NULL}, 0};
-	const char *root_arg = NULL, *only[32];
+	args a = {0};
 	char root[PATH_MAX], command[1024];
-	int rc;
+	int rc = td_opt_parse(&cmd, &a, argc, argv, NULL);
 
-	o.only = only;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		int takes = 1;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			fputs(td_usage_mutate, stdout);
-			return 0;
-		} else if (!strcmp(a, "--list")) {
-			o.list = 1, takes = 0;
-		} else if (!strcmp(a, "--cold")) {
-			o.cold = 1, takes = 0;
-		} else if (!strncmp(a, "-j", 2) && a[2]) { /* -j4 */
-			v = a + 2, takes = 0;
-			if (td_option_once(&seen, "mutate", "-j"))
-				return 2;
-			if (td_positive(v) < 1 || td_positive(v) > 64 || td_positive(v) != (int)td_positive(v))
-				return td_usage_error("mutate", "-j needs a whole number 1..64, not '%s'", v);
-			o.jobs = (int)td_positive(v);
-		} else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) {
-			if (td_option_once(&seen, "mutate", "-j"))
-				return 2;
-			if (td_positive(v) < 1 || td_positive(v) > 64 || td_positive(v) != (int)td_positive(v))
-				return td_usage_error("mutate", "-j needs a whole number 1..64, not '%s'", v ? v : "");
-			o.jobs = (int)td_positive(v);
-		} else if (!strcmp(a, "--timeout")) {
-			if (td_option_once(&seen, "mutate", "--timeout"))
-				return 2;
-			if ((o.timeout = td_positive(v)) < 0)
-				return td_usage_error("mutate", "--timeout needs a positive number of seconds, not '%s'",
-						   v ? v : "");
-		} else if (!strcmp(a, "--only") || !strcmp(a, "--json") || !strcmp(a, "--junit") ||
-			   !strcmp(a, "--root") || !strcmp(a, "--diff") || !strcmp(a, "--rev")) {
-			if (!v)
-				return td_usage_error("mutate", "%s needs a value", a);
-			if (strcmp(a, "--only") && td_option_once(&seen, "mutate", a))
-				return 2;
-			if (!strcmp(a, "--only") && o.n_only == sizeof only / sizeof only[0])
-				return td_usage_error("mutate", "--only is given more than %zu times; "
-						  "one shell pattern can match many ids",
-						  sizeof only / sizeof only[0]);
-			if (!strcmp(a, "--only"))
-				only[o.n_only++] = v;
-			else if (!strcmp(a, "--json"))
-				o.json = v;
-			else if (!strcmp(a, "--junit"))
-				o.junit = v;
-			else if (!strcmp(a, "--diff"))
-				o.diff = v;
-			else if (!strcmp(a, "--rev"))
-				o.rev = v;
-			else
-				root_arg = v;
-		} else {
-			return td_usage_error("mutate", "unknown option '%s'", a);
-		}
-		i += takes;
-	}
-	rc = td_find_root(root, sizeof root, root_arg);
+	if (rc != TD_OPT_RUN)
+		goto done;
+	rc = td_find_root(root, sizeof root, a.root);
 	if (rc)
-		return rc;
-	o.color = isatty(1) && !getenv("NO_COLOR");
-	o.command = td_command_line(command, sizeof command, argc, argv);
-	return td_mutate(root, &o);
+		goto done;
+	a.o.only = (const char *const *)a.only;
+	a.o.n_only = td_strv_len(a.only);
+	a.o.color = isatty(1) && !getenv("NO_COLOR");
+	a.o.command = td_command_line(command, sizeof command, argc, argv);
+	rc = td_mutate(root, &a.o);
+done:
+	td_strv_free(a.only);
+	return rc;
 }
-

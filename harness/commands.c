@@ -1,5 +1,6 @@
 /*
- * commands.c - what every tdaudit command's argument parsing shares.
+ * commands.c - what every tdaudit command shares: the usage error for what
+ * the option tables cannot say alone, the repository root, the command line.
  */
 #define _GNU_SOURCE
 #include "commands.h"
@@ -24,25 +25,6 @@ int td_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\n(tdaudit help%s%s for the options)\n", cmd ? " " : "", cmd ? cmd : "");
 	return 2;
-}
-
-int td_option_once(td_opts_seen *s, const char *cmd, const char *name)
-{
-	for (int i = 0; i < s->n; i++)
-		if (!strcmp(s->name[i], name))
-			return td_usage_error(cmd, "%s is given twice; give it once", name);
-	if (s->n < (int)(sizeof s->name / sizeof s->name[0]))
-		s->name[s->n++] = name;
-	return 0;
-}
-
-/* Parses a positive number; -1 if s is not one. */
-double td_positive(const char *s)
-{
-	char *end;
-	double v = s ? strtod(s, &end) : -1;
-
-	return s && *s && !*end && v > 0 ? v : -1;
 }
 
 int td_find_root(char *root, size_t size, const char *given)

@@ -1,43 +1,33 @@
 /*
  * commands.h - the tdaudit commands, one file each (cmd_<name>.c), and the
- * helpers their argument parsing shares. A command takes argv starting at
- * its own name and returns the process exit status: 0 all good, 1
- * findings, 2 usage or environment error. Only main() exits.
+ * helpers they share. Each command's options are a table for base/opt.c,
+ * which parses them and prints the usage from the same table. A command
+ * takes argv starting at its own name and returns the process exit
+ * status: 0 all good, 1 findings, 2 usage or environment error. Only
+ * main() exits.
  */
 #ifndef TD_COMMANDS_H
 #define TD_COMMANDS_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define TDAUDIT_VERSION "0.1.0"
 
 int td_cmd_mutate(int argc, char **argv);
-extern const char td_usage_mutate[];
+void td_usage_mutate(FILE *f); /* the usage, as `tdaudit help mutate` prints it */
 int td_cmd_reproduce(int argc, char **argv);
-extern const char td_usage_reproduce[];
+void td_usage_reproduce(FILE *f); /* the usage, as `tdaudit help reproduce` prints it */
 int td_cmd_bisect(int argc, char **argv);
-extern const char td_usage_bisect[];
+void td_usage_bisect(FILE *f); /* the usage, as `tdaudit help bisect` prints it */
 int td_cmd_ledger(int argc, char **argv);
-extern const char td_usage_ledger[];
-
-/* Prints "tdaudit CMD: <message>" and the help hint; returns 2. */
-int td_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* The options one command's parser has seen, to refuse one given twice. */
-typedef struct {
-	const char *name[16];
-	int n;
-} td_opts_seen;
+void td_usage_ledger(FILE *f); /* the usage, as `tdaudit help ledger` prints it */
 
 /*
- * Records option name (one spelling per option); returns 0, or 2 after a
- * usage error when it was given before, since the last value would
- * otherwise silently win.
+ * Prints "tdaudit CMD: <message>" and the help hint; returns 2. For what
+ * the option tables cannot say alone (one COMMIT or --all, say).
  */
-int td_option_once(td_opts_seen *s, const char *cmd, const char *name);
-
-/* s as a positive number, or -1 when it is not one (NULL included). */
-double td_positive(const char *s);
+int td_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* "tdaudit " + argv joined by spaces, into buf (truncated to size); returns buf. */
 const char *td_command_line(char *buf, size_t size, int argc, char **argv);

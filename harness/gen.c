@@ -612,7 +612,7 @@ static int visit_file(struct gen *g)
 
 static int wanted(const td_gen_mutant *m, const td_gen_opts *o)
 {
-	if (!(o->classes & (unsigned)m->cls))
+	if (o->classes && !(o->classes & (unsigned)m->cls))
 		return 0;
 	if (!o->lines)
 		return 1;
@@ -711,7 +711,7 @@ static void gen_release(struct gen *g)
 int td_gen_file(td_gen_result **out, const char *path, const char *src, size_t len,
 		const td_gen_opts *opts)
 {
-	static const td_gen_opts all = TD_GEN_OPTS_INIT;
+	static const td_gen_opts all = {0};
 	td_ctok_list *tl = NULL;
 	td_gen_result *r = NULL;
 	struct gen g = {0};

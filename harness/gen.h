@@ -74,16 +74,12 @@ typedef struct td_gen_lines {
 	int first, last;
 } td_gen_lines;
 
-/* Which mutants to keep. */
+/* Which mutants to keep; zero keeps every one: td_gen_opts o = {0}, or {.classes = ...}. */
 typedef struct td_gen_opts {
-	unsigned classes;	   /* a mask of td_gen_class; TD_GEN_ALL keeps every class */
+	unsigned classes;	   /* a mask of td_gen_class; 0 or TD_GEN_ALL keeps every class */
 	const td_gen_lines *lines; /* borrowed; NULL keeps every line, else only these */
 	size_t n_lines;
 } td_gen_opts;
-#define TD_GEN_OPTS_INIT                                                                           \
-	{                                                                                          \
-		TD_GEN_ALL, NULL, 0                                                                \
-	}
 
 /* What td_gen_file found. Plain data; free with td_gen_result_free. */
 typedef struct td_gen_result {

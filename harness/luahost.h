@@ -22,12 +22,11 @@
 
 typedef struct td_lua td_lua;
 
+/* Zero is every default: td_lua_opts o = {0}, or {.mem_limit = ...}. */
 typedef struct {
 	size_t mem_limit;    /* bytes; 0: 256 MiB */
 	long instr_limit;    /* VM instructions per script; 0: 200 million */
 } td_lua_opts;
-
-#define TD_LUA_OPTS_INIT {0, 0}
 
 /*
  * A fresh sandboxed state whose file API is confined to root (an existing

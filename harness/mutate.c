@@ -116,7 +116,7 @@ static double test_limit(const run_t *r, const test_t *t)
 static int run_test(const run_t *r, const test_t *t, const char *tree, const char *log,
 		    double limit, td_proc_result *res, int *failed)
 {
-	td_proc_opts po = TD_PROC_OPTS_INIT;
+	td_proc_opts po = {0};
 	char **argv;
 	int err = td_strv_subst(&argv, r->proj->runners[t->runner].run, "{test}", t->name);
 
@@ -137,7 +137,7 @@ static int run_test(const run_t *r, const test_t *t, const char *tree, const cha
 /* Appends the test names printed by runner k (run in tree) to r->tests. */
 static int list_tests(run_t *r, int k, const char *tree, const char *log)
 {
-	td_proc_opts po = TD_PROC_OPTS_INIT;
+	td_proc_opts po = {0};
 	td_proc_result pr;
 	char *out = NULL, buf[256];
 	int err;
@@ -199,7 +199,7 @@ static int check_test_names(const run_t *r)
 
 static int build(const run_t *r, const char *tree, const char *log, td_proc_result *res)
 {
-	td_proc_opts po = TD_PROC_OPTS_INIT;
+	td_proc_opts po = {0};
 
 	po.argv = (const char *const *)r->proj->build;
 	po.cwd = tree;
@@ -750,7 +750,7 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 
 int td_mutate_list_tests(char ***names, td_project *proj)
 {
-	td_mutate_opts opts = TD_MUTATE_OPTS_INIT;
+	td_mutate_opts opts = {0};
 	run_t r = {.opts = &opts, .proj = proj, .mu = PTHREAD_MUTEX_INITIALIZER};
 	worker_t w = {.run = &r};
 	int err, lock_fd = -1;

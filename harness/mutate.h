@@ -36,6 +36,7 @@ enum td_outcome {
 
 const char *td_outcome_name(enum td_outcome o);
 
+/* Zero is every default: td_mutate_opts o = {0}, or {.jobs = 2, .list = 1}. */
 typedef struct {
 	int jobs;            /* scratch workers; 0: number of cores */
 	const char *const *only; /* fnmatch(3) patterns on mutant ids, any may match */
@@ -51,8 +52,6 @@ typedef struct {
 	int cold;            /* the naive way, for benchmarks: a fresh copy and clean build per
 				mutant, the whole suite without fail-fast */
 } td_mutate_opts;
-
-#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, 0}
 
 /*
  * Runs the project at root (which has a tdaudit.lua). Never writes outside

@@ -10,6 +10,7 @@
 #ifndef TD_PROC_H
 #define TD_PROC_H
 
+/* Zero is every default: td_proc_opts o = {.argv = argv, .timeout_s = 60}. */
 typedef struct {
 	const char *const *argv; /* argv[0] is looked up on PATH; NULL-terminated */
 	const char *cwd;         /* run there; NULL: the current directory */
@@ -17,8 +18,6 @@ typedef struct {
 	const char *const *env;  /* extra NAME=VALUE entries, NULL-terminated; may be NULL */
 	double timeout_s;        /* kill the group after this long; <= 0: no limit */
 } td_proc_opts;
-
-#define TD_PROC_OPTS_INIT {NULL, NULL, NULL, NULL, 0}
 
 typedef struct {
 	int exited;      /* 1 if it exited (then status is its exit status) */

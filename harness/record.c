@@ -41,7 +41,7 @@ static int put_one(td_ledger *lg, const td_mutant *m, const td_mutation_result *
 int td_record_mutation_run(const td_project *p, const char *command, const char *commit,
 			   const td_mutants *m, const td_mutation_result *res, int status)
 {
-	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
+	td_ledger_run_info info = {0};
 	td_ledger *lg = NULL;
 	char path[8192], sha[41] = "";
 	int dirty = 0, err;

@@ -726,7 +726,7 @@ static int put_reproductions(td_ledger *lg, const rp_run *r)
 
 static int record(rp_run *r, int status)
 {
-	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
+	td_ledger_run_info info = {0};
 	td_ledger *lg = NULL;
 	char path[8400], head[41];
 	int dirty = 0, err;
@@ -781,10 +781,15 @@ static int reproduce_all(rp_run *r)
 	return status;
 }
 
-int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *opts)
+int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *given)
 {
+	td_reproduce_opts o = *given, *opts = &o; /* with the defaults filled in */
 	rp_run r = {.opts = opts};
-	int lock_fd = -1, status = 2, err = td_project_load(&r.proj, root);
+	int lock_fd = -1, status = 2, err;
+
+	if (o.runs == 0)
+		o.runs = TD_REPRODUCE_RUNS;
+	err = td_project_load(&r.proj, root);
 
 	if (!err)
 		err = td_repo_open(&r.repo, r.proj->root);

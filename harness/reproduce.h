@@ -53,16 +53,17 @@
 #ifndef TD_REPRODUCE_H
 #define TD_REPRODUCE_H
 
+#define TD_REPRODUCE_RUNS 2 /* runs per test per state unless told */
+
+/* Zero is every default: td_reproduce_opts o = {0}, or {.runs = 3, .all = 1}. */
 typedef struct {
 	char *const *guards; /* --guard names; NULL: from DEBUG.md, else from the diff */
-	int runs;            /* runs per test per state (>= 1) */
+	int runs;            /* runs per test per state (>= 1); 0: TD_REPRODUCE_RUNS */
 	int all;             /* every finding of DEBUG.md with a fix commit */
 	double timeout;      /* seconds per test run; 0: the defaults above */
 	const char *command; /* the command line, recorded with the run in the ledger */
 	int at_head;         /* revert the fix at HEAD instead (see above); not with all */
 } td_reproduce_opts;
-
-#define TD_REPRODUCE_OPTS_INIT {NULL, 2, 0, 0, NULL, 0}
 
 /*
  * Reproduces commit (any revision; ignored with opts->all) in the

@@ -12,7 +12,7 @@
 static const struct {
 	const char *name;
 	int (*run)(int argc, char **argv);
-	const char *usage;
+	void (*usage)(FILE *f);
 	const char *summary;
 } commands[] = {
 	{"mutate", td_cmd_mutate, td_usage_mutate,
@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < N_COMMANDS; i++) {
 		if (!strcmp(argv[1], "help") && !strcmp(argv[2], commands[i].name)) {
-			fputs(commands[i].usage, stdout);
+			commands[i].usage(stdout);
 			return 0;
 		}
 		if (!strcmp(argv[1], commands[i].name))

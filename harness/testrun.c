@@ -61,7 +61,7 @@ int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, con
 int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const char *tree,
 		     const char *log)
 {
-	td_proc_opts po = TD_PROC_OPTS_INIT;
+	td_proc_opts po = {0};
 	int err;
 
 	po.argv = (const char *const *)p->build;
@@ -95,7 +95,7 @@ int td_testrun_find_runner(int *runner, const td_project *p, const char *test, c
 {
 	*runner = -1;
 	for (int k = 0; k < p->n_runners && *runner < 0; k++) {
-		td_proc_opts po = TD_PROC_OPTS_INIT;
+		td_proc_opts po = {0};
 		td_proc_result pr;
 		char a[256], d[64];
 		int err;
@@ -131,7 +131,7 @@ static int mentions(const char *path, const char *text)
 int td_testrun_one(enum td_test_result *out, double *seconds, const td_project *p, int k,
 		   const char *test, const char *tree, const char *log, double limit)
 {
-	td_proc_opts po = TD_PROC_OPTS_INIT;
+	td_proc_opts po = {0};
 	td_proc_result pr;
 	char **argv = NULL;
 	int err = td_strv_subst(&argv, p->runners[k].run, "{test}", test);

@@ -87,13 +87,13 @@ void td_ledger_free(td_ledger *lg);
 
 /* --- runs ---------------------------------------------------------------- */
 
+/* Plain data, zero when unknown: td_ledger_run_info info = {.command = ...}. */
 typedef struct {
 	const char *command;      /* the command line as one string, e.g. "tdaudit mutate -j 4" */
 	const char *head_commit;  /* HEAD's commit id, or NULL outside git */
 	int dirty;                /* 1 when the working tree had uncommitted changes */
 	const char *tool_version; /* tdaudit's version string */
 } td_ledger_run_info;
-#define TD_LEDGER_RUN_INFO_INIT {NULL, NULL, 0, NULL}
 
 /*
  * Begins a run: opens the run's transaction and inserts its row (status

@@ -25,8 +25,8 @@ mutant {
 mutant {
   name = "mutate-only-keeps-the-last-pattern",
   file = "harness/cmd_mutate.c",
-  find = "\t\t\t\tonly[o.n_only++] = v;",
-  replace = "\t\t\t\tonly[0] = v, o.n_only = 1;",
+  find = "\ta.o.only = (const char *const *)a.only;\n\ta.o.n_only = td_strv_len(a.only);",
+  replace = "\ta.o.n_only = a.only ? 1 : 0;\n\ta.o.only = (const char *const *)a.only + (a.only ? td_strv_len(a.only) - 1 : 0);",
   guards = { "test_only_given_twice_keeps_the_mutants_of_both_patterns" },
   finding = 21,
   why = "a second --only replaces the first: half the mutants asked for never run, and the summary says all were caught",
@@ -34,12 +34,35 @@ mutant {
 
 mutant {
   name = "option-given-twice-accepted",
-  file = "harness/commands.c",
-  find = "\t\tif (!strcmp(s->name[i], name))\n",
-  replace = "\t\tif (0 && !strcmp(s->name[i], name))\n",
-  guards = { "test_a_value_option_given_twice_is_refused" },
+  file = "base/opt.c",
+  find = "if (seen[o - cmd->opts]++ && !o->repeatable)",
+  replace = "if (seen[o - cmd->opts]++ && 0)",
+  guards = { "test_a_value_option_given_twice_is_refused",
+             "test_opt_an_option_given_twice_is_refused_unless_repeatable",
+             "test_tdtrain_refuses_an_option_given_twice" },
   finding = 21,
   why = "an option given twice keeps its last value without a word",
+}
+
+mutant {
+  name = "opt-number-trailing-garbage-accepted",
+  file = "base/opt.c",
+  find = "return !*end && !errno;",
+  replace = "return !errno;",
+  guards = { "test_opt_a_number_is_read_in_full_and_range_checked_or_refused",
+             "test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number" },
+  finding = 30,
+  why = "a number is read up to its first non-digit: --stop-after 10x stops after 10 steps, -j 4x runs 4 workers, without a word",
+}
+
+mutant {
+  name = "opt-unknown-option-ignored",
+  file = "base/opt.c",
+  find = "if (!o)\n\t\treturn td_opt_error(cmd, \"unknown option '%s'\", word);",
+  replace = "if (!o)\n\t\treturn 0;",
+  guards = { "test_opt_an_unknown_option_or_a_stray_operand_is_refused" },
+  designed_against = "a mistyped option must stop the command, not run it without what the user asked for",
+  why = "an unknown option is skipped: --tiemout 5 runs with the default timeout",
 }
 
 mutant {

@@ -36,7 +36,7 @@ void fx_write(const char *dir, const char *rel, const char *text)
 
 int fx_run(const char *dir, const char *log, const char *const *argv)
 {
-	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_opts o = {0};
 	td_proc_result r;
 	char out[4096];
 

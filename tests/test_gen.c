@@ -57,7 +57,7 @@
 /* The mutants of src (as file t.c) of the classes in mask; the caller frees. */
 static td_gen_result *gen(const char *src, unsigned mask)
 {
-	td_gen_opts o = TD_GEN_OPTS_INIT;
+	td_gen_opts o = {0};
 	td_gen_result *r;
 
 	o.classes = mask;

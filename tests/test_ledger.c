@@ -93,7 +93,7 @@ static char *slurp(const char *path)
 
 static void begin(td_ledger *lg)
 {
-	td_ledger_run_info info = TD_LEDGER_RUN_INFO_INIT;
+	td_ledger_run_info info = {0};
 
 	info.command = "tdaudit test";
 	info.tool_version = "0.1";

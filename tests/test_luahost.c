@@ -89,7 +89,7 @@ static void test_glob_lists_sorted_paths_relative_to_the_root(void **state)
 
 static void test_a_script_that_loops_forever_is_stopped(void **state)
 {
-	td_lua_opts o = TD_LUA_OPTS_INIT;
+	td_lua_opts o = {0};
 
 	(void)state;
 	o.instr_limit = 100000;
@@ -98,7 +98,7 @@ static void test_a_script_that_loops_forever_is_stopped(void **state)
 
 static void test_a_script_that_hoards_memory_is_stopped(void **state)
 {
-	td_lua_opts o = TD_LUA_OPTS_INIT;
+	td_lua_opts o = {0};
 
 	(void)state;
 	o.mem_limit = 4 << 20;

@@ -67,7 +67,7 @@ static int gone(pid_t pid)
 static void test_exit_status_and_output_are_reported(void **state)
 {
 	const char *argv[] = {"sh", "-c", "echo hello; exit 3", NULL};
-	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_opts o = {0};
 	td_proc_result r;
 	char buf[64];
 
@@ -83,7 +83,7 @@ static void test_exit_status_and_output_are_reported(void **state)
 static void test_a_signal_is_reported_as_a_signal(void **state)
 {
 	const char *argv[] = {"sh", "-c", "kill -SEGV $$", NULL};
-	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_opts o = {0};
 	td_proc_result r;
 	char buf[64];
 
@@ -98,7 +98,7 @@ static void test_a_signal_is_reported_as_a_signal(void **state)
 static void test_a_timeout_kills_the_whole_process_group(void **state)
 {
 	const char *argv[] = {"sh", "-c", "sleep 30 & echo $! > grandchild.pid; wait", NULL};
-	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_opts o = {0};
 	td_proc_result r;
 	pid_t grandchild;
 
@@ -116,7 +116,7 @@ static void test_a_timeout_kills_the_whole_process_group(void **state)
 static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
 {
 	const char *argv[] = {"sh", "-c", "sleep 30 & echo $! > grandchild.pid; exit 0", NULL};
-	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_opts o = {0};
 	td_proc_result r;
 
 	(void)state;
@@ -131,7 +131,7 @@ static void test_a_missing_program_is_an_error(void **state)
 {
 	const char *argv[] = {"no-such-program-tdaudit", NULL};
 	const char *rel[] = {"build/no-such-binary", NULL};
-	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_opts o = {0};
 	td_proc_result r;
 
 	(void)state;
@@ -146,7 +146,7 @@ static void test_extra_environment_entries_reach_the_child(void **state)
 {
 	const char *argv[] = {"sh", "-c", "test \"$TD_PROC_PROBE\" = yes", NULL};
 	const char *env[] = {"TD_PROC_PROBE=yes", NULL};
-	td_proc_opts o = TD_PROC_OPTS_INIT;
+	td_proc_opts o = {0};
 	td_proc_result r;
 
 	(void)state;
