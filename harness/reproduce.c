@@ -310,12 +310,12 @@ static int run_tests(rp_run *r, rp_commit *c, int after, double limit, double *s
 
 		for (int j = 0; j < r->opts->runs && !err; j++) {
 			enum td_test_result res;
-			double s = 0;
+			td_proc_result pr = {0};
 
-			err = td_testrun_one(&res, &s, r->proj, t->runner < 0 ? 0 : t->runner, t->name,
+			err = td_testrun_one(&res, &pr, r->proj, t->runner < 0 ? 0 : t->runner, t->name,
 					     r->tree, r->tlog, limit);
 			out[j] = (int)res;
-			*slowest = s > *slowest ? s : *slowest;
+			*slowest = pr.seconds > *slowest ? pr.seconds : *slowest;
 		}
 	}
 	return err;
