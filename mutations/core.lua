@@ -284,6 +284,16 @@ mutant {
   why = "drops the file and function from every message",
 }
 
+mutant {
+  name = "strv-implied-capacity-too-large",
+  file = "base/strv.c",
+  find = "\tsize_t cap = 8;",
+  replace = "\tsize_t cap = 16;",
+  guards = { "test_a_list_keeps_every_push_across_its_growths" },
+  designed_against = "a capacity inferred rather than stored must be the one the allocator gave",
+  why = "td_strv_push believes a list of 8 slots holds 16 and writes past its end",
+}
+
 -- The test runner (the harness drives exactly this interface) ---------------
 
 mutant {
