@@ -295,10 +295,23 @@ static int judge(run_t *r, worker_t *w, const td_mutant *m, td_mutation_result *
 	return 0;
 }
 
+/*
+ * Locates m in a scratch copy of its file. The copy is the source
+ * locate_all found m in, so this holds; if it does not (the source changed
+ * under the run), the run stops rather than judge a mutant it never saw.
+ */
+static int locate_in_copy(td_mutant *m, const char *text, size_t len)
+{
+	size_t count;
+
+	TD_REQUIRE(td_mutant_locate(m, text, len, &count) == TD_LOCATE_OK);
+	return 0;
+}
+
 static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *res)
 {
 	char path[8400], *orig = NULL, *mut = NULL;
-	size_t len, mlen, count;
+	size_t len, mlen;
 	td_proc_result pr;
 	int err, ok = 0;
 
@@ -306,10 +319,8 @@ static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *r
 	err = td_file_read(path, &orig, &len);
 	if (err)
 		return err;
-	if (td_mutant_locate(m, orig, len, &count) != TD_LOCATE_OK) {
-		res->outcome = TD_STALE; /* cannot happen after the source check, but say so */
+	if ((err = locate_in_copy(m, orig, len)))
 		goto done;
-	}
 	err = td_mutant_apply(m, orig, len, &mut, &mlen);
 	if (!err)
 		err = td_scratch_put(w->tree, m->file, mut, mlen);

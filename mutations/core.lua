@@ -285,6 +285,26 @@ mutant {
 }
 
 mutant {
+  name = "error-require-returns-0",
+  file = "base/error.h",
+  find = "\t\t\treturn td_error_set(TD_EINVAL, __FILE__, __func__,",
+  replace = "\t\t\treturn 0 * td_error_set(TD_EINVAL, __FILE__, __func__,",
+  guards = { "test_a_broken_requirement_returns_einval_naming_expression_and_line" },
+  designed_against = "an invariant check that reports a breach as success is only a comment again",
+  why = "a broken TD_REQUIRE sets its message but returns 0, so the caller carries on",
+}
+
+mutant {
+  name = "error-require-message-without-the-expression",
+  file = "base/error.h",
+  find = "\"line %d: requirement failed: %s\", __LINE__, #expr);",
+  replace = "\"line %d: requirement failed: %s\", __LINE__, \"?\");",
+  guards = { "test_a_broken_requirement_returns_einval_naming_expression_and_line" },
+  designed_against = "a failed check must say which check failed, or nobody can act on it",
+  why = "a broken TD_REQUIRE's message no longer names the expression",
+}
+
+mutant {
   name = "strv-implied-capacity-too-large",
   file = "base/strv.c",
   find = "\tsize_t cap = 8;",
