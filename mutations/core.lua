@@ -774,8 +774,8 @@ mutant {
 mutant {
   name = "model-stream-not-reselected-after-embedding",
   file = "core/model.c",
-  find = "model_select(m, batch, w, s.h);",
-  replace = "",
+  find = "(err = model_select(m, batch, w, s.h))",
+  replace = "(err = 0)",
   guards = { "test_the_residual_stream_is_zero_at_absent_cells_after_every_layer" },
   designed_against = "the residual path not re-masked: absent cells carry the embedding bias down the stream (torch-dimensions DEBUG.md #27)",
   why = "skips the selection after the embedding",
@@ -784,8 +784,8 @@ mutant {
 mutant {
   name = "model-input-saved-unselected",
   file = "core/model.c",
-  find = "model_select(m, batch, m->o.in, s.xs);",
-  replace = "",
+  find = "(err = model_select(m, batch, m->o.in, s.xs))",
+  replace = "(err = 0)",
   guards = { "test_every_scan_model_passes_the_conformance_suite" },
   designed_against = "a NaN in an absent input reaching the weight gradient through NaN * 0",
   why = "keeps the raw input for the backward, absent cells included",
