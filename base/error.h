@@ -28,6 +28,21 @@ int td_error_set(int code, const char *file, const char *func, const char *fmt, 
 #define TD_FAIL(code, ...) td_error_set((code), __FILE__, __func__, __VA_ARGS__)
 
 /*
+ * A precondition or invariant that runs in every build: when expr is
+ * false, the enclosing function (which returns int) returns TD_EINVAL
+ * with a message naming the file, function, line and expr's text,
+ * `return TD_FAIL(...)` style. It never aborts: a broken invariant in the
+ * libraries is an error the caller sees, not the end of the process.
+ * Write what must hold: TD_REQUIRE(n <= cap), TD_REQUIRE(err == 0).
+ */
+#define TD_REQUIRE(expr)                                                                           \
+	do {                                                                                       \
+		if (!(expr))                                                                       \
+			return td_error_set(TD_EINVAL, __FILE__, __func__,                         \
+					    "line %d: requirement failed: %s", __LINE__, #expr);   \
+	} while (0)
+
+/*
  * The message of this thread's last failure, or "no error". Never NULL.
  * Borrowed: valid until this thread's next failure.
  */

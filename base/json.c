@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "grow.h"
 
 void td_json_buf_free(td_json_buf *b)
 {
@@ -34,23 +35,10 @@ void td_json_buf_clear(td_json_buf *b)
 /* Room for n more bytes and the NUL; sets the sticky error on failure. */
 static int reserve(td_json_buf *b, size_t n)
 {
-	size_t cap;
-	char *s;
-
 	if (b->err)
 		return 0;
-	if (b->len + n + 1 <= b->cap)
-		return 1;
-	cap = b->cap ? b->cap : 256;
-	while (cap < b->len + n + 1)
-		cap *= 2;
-	s = realloc(b->s, cap);
-	if (!s) {
-		b->err = TD_FAIL(TD_ENOMEM, "no memory for a log line of %zu bytes", b->len + n + 1);
-		return 0;
-	}
-	b->s = s, b->cap = cap;
-	return 1;
+	b->err = td_grow(&b->s, &b->cap, b->len + n + 1, 1); /* sticky: later puts do nothing */
+	return !b->err;
 }
 
 static void put_bytes(td_json_buf *b, const char *p, size_t n)

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "error.h"
+#include "grow.h"
 
 size_t td_strv_len(char *const *v)
 {
@@ -17,21 +18,36 @@ size_t td_strv_len(char *const *v)
 	return n;
 }
 
+/*
+ * The capacity of a list of n entries (and its NULL) that td_strv_push
+ * made: td_grow's, the first of 8, 16, 32 ... slots that holds n + 1; 0
+ * for none. A list keeps no capacity of its own, so every list is made
+ * by td_strv_push (strv.h): one allocated otherwise could be smaller.
+ */
+static size_t implied_cap(char *const *v, size_t n)
+{
+	size_t cap = 8;
+
+	if (!v)
+		return 0;
+	while (cap < n + 1)
+		cap *= 2;
+	return cap;
+}
+
 int td_strv_push(char ***v, const char *s)
 {
-	size_t n = td_strv_len(*v);
-	char **nv = realloc(*v, (n + 2) * sizeof *nv);
+	size_t n = td_strv_len(*v), cap = implied_cap(*v, n);
 	char *copy = strdup(s);
+	int err = copy ? td_grow(v, &cap, n + 2, sizeof **v)
+		       : TD_FAIL(TD_ENOMEM, "out of memory for a string list");
 
-	if (!nv || !copy) {
+	if (err) {
 		free(copy);
-		if (nv)
-			*v = nv;
-		return TD_FAIL(TD_ENOMEM, "out of memory for a string list");
+		return err;
 	}
-	nv[n] = copy;
-	nv[n + 1] = NULL;
-	*v = nv;
+	(*v)[n] = copy;
+	(*v)[n + 1] = NULL;
 	return 0;
 }
 

@@ -1,6 +1,10 @@
 /*
  * strv.h - NULL-terminated arrays of owned strings (argv lists, globs,
  * test names). The harness's one small container.
+ *
+ * A list is made and grown by td_strv_push alone (it doubles, as td_grow,
+ * from a capacity it infers from the length): never hand it an array
+ * allocated some other way.
  */
 #ifndef TD_STRV_H
 #define TD_STRV_H

@@ -53,7 +53,8 @@ typedef struct {
 
 #define TD_ADAMW_OPTS_INIT                                                                         \
 	{                                                                                          \
-		1e-3, 0.0, 0, 1000, 0.9, 0.999, 1e-8, 0.01, 1.0                                    \
+		.lr = 1e-3, .total_steps = 1000, .beta1 = 0.9, .beta2 = 0.999, .eps = 1e-8,        \
+		.weight_decay = 0.01, .clip = 1.0                                                  \
 	}
 
 /* What the last step saw (for the step log). Plain data. */

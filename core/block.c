@@ -297,20 +297,24 @@ static int fold_examples(void *arg, size_t e0, size_t e1)
 	return 0;
 }
 
-void td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
-			  const td_real *x, td_real *xf)
+int td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
+			 const td_real *x, td_real *xf)
 {
 	fold_job j = {b, f, channels, x, xf, 0};
+	int err = td_pool_ranges(b->o.mixer.threads, batch, fold_examples, &j);
 
-	(void)td_pool_ranges(b->o.mixer.threads, batch, fold_examples, &j); /* never fails */
+	TD_REQUIRE(err == 0); /* fold_examples never fails, and the pool fails only where it does */
+	return 0;
 }
 
-void td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
-			    const td_real *xf, td_real *x)
+int td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
+			   const td_real *xf, td_real *x)
 {
 	fold_job j = {b, f, channels, xf, x, 1};
+	int err = td_pool_ranges(b->o.mixer.threads, batch, fold_examples, &j);
 
-	(void)td_pool_ranges(b->o.mixer.threads, batch, fold_examples, &j);
+	TD_REQUIRE(err == 0); /* as in td_block_fold_select */
+	return 0;
 }
 
 int td_block_set_example_mask(td_block *b, const uint8_t *mask)

@@ -59,7 +59,8 @@ typedef struct {
 
 #define TD_BLOCK_OPTS_INIT                                                                         \
 	{                                                                                          \
-		TD_BLOCK_SCAN, TD_MIXER_OPTS_INIT, NULL, 0, 1, 256, TD_BLOCK_CANCEL_DEFAULT        \
+		.family = TD_BLOCK_SCAN, .mixer = TD_MIXER_OPTS_INIT, .max_batch = 1,              \
+		.chunk = 256, .cancel = TD_BLOCK_CANCEL_DEFAULT                                    \
 	}
 
 /* One slab of parameters and its gradients, as its owner lays it out. */

@@ -49,14 +49,15 @@ int td_block_no_absent(const td_block *b);
  * xf = fold(select(x)) in one pass: xf [batch][n_cells][channels] gets, at
  * folded position k, cell f->fold[k]'s row of x, or 0 when that cell is
  * absent on the lattice or in its example. Selection, not multiplication:
- * an absent cell's NaN or infinity never reaches xf.
+ * an absent cell's NaN or infinity never reaches xf. Returns 0; TD_EINVAL
+ * only if the pool broke its contract (TD_REQUIRE).
  */
-void td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
-			  const td_real *x, td_real *xf);
+int td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
+			 const td_real *x, td_real *xf);
 
 /* x = select(unfold(xf)) in one pass: the inverse of the above, absent cells written as 0. */
-void td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
-			    const td_real *xf, td_real *x);
+int td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
+			   const td_real *xf, td_real *x);
 
 extern const td_block_ops td_family_scan_ops;
 extern const td_block_ops td_family_kernel_ops;

@@ -22,6 +22,7 @@
 
 #include "axial.h"
 #include "../base/error.h"
+#include "../base/grow.h"
 #include "rng.h"
 
 /* ---- the report -------------------------------------------------------- */
@@ -36,16 +37,11 @@ static void report_add(td_check_report *r, const char *check, const char *where,
 	td_check_result *res;
 	va_list ap;
 
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 16;
-		td_check_result *v = realloc(r->v, cap * sizeof *v);
-
-		if (!v) { /* keep the count honest even when the text is lost */
-			r->n_fail += st == TD_CHECK_FAIL, r->n_skip += st == TD_CHECK_SKIP;
-			r->n_ok += st == TD_CHECK_OK;
-			return;
-		}
-		r->v = v, r->cap = cap;
+	if (td_grow(&r->v, &r->cap, r->n + 1, sizeof *r->v)) {
+		/* keep the count honest even when the text is lost */
+		r->n_fail += st == TD_CHECK_FAIL, r->n_skip += st == TD_CHECK_SKIP;
+		r->n_ok += st == TD_CHECK_OK;
+		return;
 	}
 	res = &r->v[r->n++];
 	snprintf(res->check, sizeof res->check, "%s", check);

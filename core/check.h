@@ -58,7 +58,7 @@ typedef struct {
 
 #define TD_CHECK_REPORT_INIT                                                                       \
 	{                                                                                          \
-		NULL, 0, 0, 0, 0, 0                                                                \
+		0                                                                                  \
 	}
 
 /* Frees what r holds and resets it to empty; accepts NULL. */
@@ -105,8 +105,8 @@ typedef struct {
 
 #define TD_CHECK_OPTS_INIT                                                                         \
 	{                                                                                          \
-		NULL, 0, 8, TD_CHECK_DENSE | TD_CHECK_SPARSE, TD_CHECK_NO_TIME | TD_CHECK_TIME, 2, \
-		    1                                                                              \
+		.width = 8, .densities = TD_CHECK_DENSE | TD_CHECK_SPARSE,                         \
+		.times = TD_CHECK_NO_TIME | TD_CHECK_TIME, .batch = 2, .seed = 1                   \
 	}
 
 /*
@@ -136,7 +136,7 @@ typedef struct {
 
 #define TD_TRAINABLE_OPTS_INIT                                                                     \
 	{                                                                                          \
-		300, 16, 8, 0.01, 0.25, 1                                                          \
+		.steps = 300, .batch = 16, .width = 8, .lr = 0.01, .pass = 0.25, .seed = 1         \
 	}
 
 /* Held-out mean squared error divided by the mean squared target. */

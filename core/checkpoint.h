@@ -79,7 +79,7 @@ typedef struct {
 
 #define TD_CHECKPOINT_DATA_INIT                                                                    \
 	{                                                                                          \
-		NULL, NULL, 0, NULL, 0, 0, 0, 0, NULL, 0                                           \
+		0                                                                                  \
 	}
 
 /* What the loader must find; a field left at its _INIT value is not checked. */
@@ -92,7 +92,7 @@ typedef struct {
 
 #define TD_CHECKPOINT_EXPECT_INIT                                                                  \
 	{                                                                                          \
-		NULL, 0, 0, 0                                                                      \
+		0                                                                                  \
 	}
 
 typedef struct td_checkpoint td_checkpoint;

@@ -56,7 +56,7 @@ typedef struct {
 
 #define TD_CONFIG_SPEC_INIT                                                                        \
 	{                                                                                          \
-		NULL, NULL, 0                                                                      \
+		0                                                                                  \
 	}
 
 /*

@@ -98,7 +98,7 @@ typedef struct {
 
 #define TD_FIREWALL_INIT                                                                           \
 	{                                                                                          \
-		0, 0, 0, 0                                                                         \
+		0                                                                                  \
 	}
 
 /* Records that step (1-based) ran; applied is what td_adamw_step returned. */

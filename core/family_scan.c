@@ -82,12 +82,11 @@ static int scan_forward(td_block *b, td_real *y, const td_real *x, size_t batch)
 		return td_block_mix_forward(b, y, x, batch * s->fold->lines, s->fold->length,
 					    w.mix);
 
-	td_block_fold_select(b, s->fold, batch, b->width, x, w.xf);
-	if ((err = td_block_mix_forward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
+	if ((err = td_block_fold_select(b, s->fold, batch, b->width, x, w.xf)) ||
+	    (err = td_block_mix_forward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
 					w.mix)))
 		return err;
-	td_block_unfold_select(b, s->fold, batch, b->width, w.yf, y);
-	return 0;
+	return td_block_unfold_select(b, s->fold, batch, b->width, w.yf, y);
 }
 
 static int scan_backward(td_block *b, td_real *dx, const td_real *dy, size_t batch)
@@ -99,12 +98,11 @@ static int scan_backward(td_block *b, td_real *dx, const td_real *dy, size_t bat
 	if (is_plain_copy(b, s))
 		return td_block_mix_backward(b, dx, dy, batch * s->fold->lines, s->fold->length,
 					     w.mix);
-	td_block_fold_select(b, s->fold, batch, b->width, dy, w.xf);
-	if ((err = td_block_mix_backward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
+	if ((err = td_block_fold_select(b, s->fold, batch, b->width, dy, w.xf)) ||
+	    (err = td_block_mix_backward(b, w.yf, w.xf, batch * s->fold->lines, s->fold->length,
 					 w.mix)))
 		return err;
-	td_block_unfold_select(b, s->fold, batch, b->width, w.yf, dx);
-	return 0;
+	return td_block_unfold_select(b, s->fold, batch, b->width, w.yf, dx);
 }
 
 static void scan_free(td_block *b)

@@ -33,7 +33,7 @@ typedef struct {
 
 #define TD_GEMM_OPTS_INIT                                                                          \
 	{                                                                                          \
-		0, 0, 1, 0, 1                                                                      \
+		.alpha = 1, .threads = 1                                                           \
 	}
 
 /*

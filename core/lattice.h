@@ -33,7 +33,10 @@ typedef struct {
 	size_t mask_len;          /* must equal the cell count when mask is given */
 } td_lattice_spec;
 
-#define TD_LATTICE_SPEC_INIT {0, NULL, NULL, -1, NULL, 0}
+#define TD_LATTICE_SPEC_INIT                                                                       \
+	{                                                                                          \
+		.time_axis = -1                                                                    \
+	}
 
 /*
  * Builds a lattice from spec. Copies shape, names and mask: the caller may

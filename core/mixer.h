@@ -100,7 +100,7 @@ typedef struct {
  */
 #define TD_MIXER_OPTS_INIT                                                                         \
 	{                                                                                          \
-		TD_MIXER_LRU, 0, 0, 4, 1, 0, 1, 0, 0                                               \
+		.kind = TD_MIXER_LRU, .kernel_size = 4, .dilation = 1, .threads = 1                \
 	}
 
 /* One named parameter tensor: its values are params[offset .. offset + count). */

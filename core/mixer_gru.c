@@ -2,7 +2,8 @@
  * mixer_gru.c - the gated recurrent unit (equations in mixer.h), H = channels.
  *
  * Lines run in blocks (td_mixer_blocks), so that a block's gates stay
- * in the caches from its steps forward to its steps backward. Each step
+ * in the caches from its steps forward to its steps backward; the driver
+ * that runs them is mixer_rnn.c's, shared with the LSTM. Each step
  * of a block's recurrence takes its lines' input projections x_t W^T
  * with one GEMM (b is added where the step's gates read them) and gh =
  * h_{t-1} U^T + c with one more (the lines' rows are length * H apart,
@@ -44,8 +45,6 @@
 #include "fastmath.h"
 #include "gemm.h"
 #include "mixer_int.h"
-#include "pool.h"
-#include "transpose.h"
 
 enum { T_W, T_U, T_B, T_C };
 
@@ -87,7 +86,8 @@ static int gru_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t leng
 }
 
 typedef struct {
-	td_real *x, *h, *gates, *gh, *wt, *ut, *dgx, *dgh, *hp, *carry, *part;
+	td_mixer_rnn_ws r; /* x, wt, ut, dgx, dgh (rows 3H apart), hp, carry, part */
+	td_real *h, *gates, *gh;
 } gru_ws;
 
 static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -96,17 +96,18 @@ static gru_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
 	size_t sr = td_mixer_blocks(lines, length) * td_mixer_slot_rows(lines, length);
 	gru_ws w;
 
-	w.x = ws;
-	w.h = w.x + p * h;
+	w.r.x = ws;
+	w.h = w.r.x + p * h;
 	w.gates = w.h + p * h;
 	w.gh = w.gates + p * 4 * h;
-	w.wt = w.gh + lines * 3 * h;
-	w.ut = w.wt + 3 * h * h;
-	w.dgx = w.ut + 3 * h * h;
-	w.dgh = w.dgx + sr * 3 * h;
-	w.hp = w.dgh + sr * 3 * h;
-	w.carry = w.hp + sr * h;
-	w.part = w.carry + lines * h;
+	w.r.wt = w.gh + lines * 3 * h;
+	w.r.ut = w.r.wt + 3 * h * h;
+	w.r.dgx = w.r.ut + 3 * h * h;
+	w.r.dgh = w.r.dgx + sr * 3 * h;
+	w.r.ld = 3 * h;
+	w.r.hp = w.r.dgh + sr * 3 * h;
+	w.r.carry = w.r.hp + sr * h;
+	w.r.part = w.r.carry + lines * h;
 	return w;
 }
 
@@ -117,40 +118,27 @@ static size_t at(size_t s, size_t length, int reverse)
 }
 
 /*
- * The blocks of one call, forward or backward: a thread runs a range of
- * them (td_pool_ranges). Every line's recurrence is its own; the GEMMs
- * inside run on one thread, over the block's rows.
- */
-typedef struct {
-	td_mixer *m;
-	gru_ws *w;
-	const td_real *x;  /* forward only */
-	td_real *y;	   /* forward only */
-	const td_real *dy; /* backward only */
-	td_real *dx;	   /* backward only */
-	size_t lines, length, blocks;
-} gru_lines;
-
-/*
  * Step s's products for the block of lines l0 .. l1-1: gx = x_t W^T into
  * the first 3H columns of its gate rows, and for s >= 1 gh = h_{t-1} U^T +
  * c (at s = 0 gh is c itself, which step_forward reads in place). W^T and
- * U^T come from w->wt and w->ut: a GEMM would pack them on every step.
+ * U^T come from w->r.wt and w->r.ut: a GEMM would pack them on every step.
  */
-static int step_in(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t length, size_t s)
+static int step_in(const td_mixer_rnn *j, size_t l0, size_t l1, size_t s)
 {
-	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+	const td_mixer *m = j->m;
+	const gru_ws *w = (const gru_ws *)j->w;
+	const size_t h = m->o.channels, length = j->length, t = at(s, length, m->o.reverse);
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
 	const td_real *prev = s ? w->h + (l0 * length + at(s - 1, length, m->o.reverse)) * h : NULL;
 	int err;
 
 	if ((err = td_gemm(w->gates + td_mixer_saved_at(l0, l1, length, l0, t) * 4 * h, 4 * h,
-			   w->x + (l0 * length + t) * h, length * h, w->wt, 3 * h, l1 - l0, 3 * h,
-			   h, NULL)))
+			   w->r.x + (l0 * length + t) * h, length * h, w->r.wt, 3 * h, l1 - l0,
+			   3 * h, h, NULL)))
 		return err;
 	if (s == 0)
 		return 0;
-	if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, w->ut, 3 * h, l1 - l0,
+	if ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, w->r.ut, 3 * h, l1 - l0,
 			   3 * h, h, NULL)))
 		return err;
 	for (size_t l = l0; l < l1; l++) {
@@ -193,9 +181,11 @@ static void state_row(td_real *restrict ht, const td_real *restrict z, const td_
 }
 
 /* Step s of lines l0 .. l1-1: gates from gx (already in gates), b and gh, then h_t. */
-static void step_forward(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t length, size_t s)
+static void step_forward(const td_mixer_rnn *j, size_t l0, size_t l1, size_t s)
 {
-	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+	const td_mixer *m = j->m;
+	const gru_ws *w = (const gru_ws *)j->w;
+	const size_t h = m->o.channels, length = j->length, t = at(s, length, m->o.reverse);
 	const td_real *b = td_mixer_slab_at(m, m->params, T_B);
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
 
@@ -208,7 +198,7 @@ static void step_forward(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t le
 		if (s + 1 < length) { /* the rows the next step's products read and write */
 			const size_t next = at(s + 1, length, m->o.reverse);
 
-			td_mixer_prefetch(w->x + (l * length + next) * h, h);
+			td_mixer_prefetch(w->r.x + (l * length + next) * h, h);
 			td_mixer_prefetch_write(
 			    w->gates + td_mixer_saved_at(l0, l1, length, l, next) * 4 * h, 4 * h);
 		}
@@ -217,39 +207,13 @@ static void step_forward(td_mixer *m, gru_ws *w, size_t l0, size_t l1, size_t le
 	}
 }
 
-/* Blocks k0 .. k1-1 forward: a block's copy of x (saved), its recurrence, then its y. */
-static int forward_blocks(void *arg, size_t k0, size_t k1)
+/* A block's outputs after its steps: y is the block's saved h. */
+static void forward_end(const td_mixer_rnn *j, size_t l0, size_t l1)
 {
-	const gru_lines *j = arg;
+	const gru_ws *w = (const gru_ws *)j->w;
 	const size_t h = j->m->o.channels, t = j->length;
-	int err;
 
-	for (size_t k = k0; k < k1; k++) {
-		size_t b0, b1;
-
-		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
-		memcpy(j->w->x + b0 * t * h, j->x + b0 * t * h, (b1 - b0) * t * h * sizeof *j->x);
-		for (size_t s = 0; s < t; s++) {
-			if ((err = step_in(j->m, j->w, b0, b1, t, s)))
-				return err;
-			step_forward(j->m, j->w, b0, b1, t, s);
-		}
-		memcpy(j->y + b0 * t * h, j->w->h + b0 * t * h, (b1 - b0) * t * h * sizeof *j->y);
-	}
-	return 0;
-}
-
-static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
-		       td_real *ws)
-{
-	gru_ws w = carve(m, ws, lines, length);
-	gru_lines j = {m, &w, x, y, NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
-
-	td_transpose(w.wt, 3 * m->o.channels, td_mixer_slab_at(m, m->params, T_W), m->o.channels,
-		     3 * m->o.channels, m->o.channels);
-	td_transpose(w.ut, 3 * m->o.channels, td_mixer_slab_at(m, m->params, T_U), m->o.channels,
-		     3 * m->o.channels, m->o.channels);
-	return td_pool_ranges(m->o.threads, j.blocks, forward_blocks, &j);
+	memcpy(j->y + l0 * t * h, w->h + l0 * t * h, (l1 - l0) * t * h * sizeof *j->y);
 }
 
 /*
@@ -280,10 +244,13 @@ static void back_row(td_real *restrict dgx, td_real *restrict dgh, td_real *rest
  * rows from line l0's first); needs the slot's hp (td_mixer_shift_prev of
  * w->h).
  */
-static void step_backward(const td_mixer *m, gru_ws *w, const gru_ws *sc, const td_real *dy,
-			  size_t l0, size_t l1, size_t length, size_t s)
+static void step_backward(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, size_t l0, size_t l1,
+			  size_t s)
 {
-	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+	const td_mixer *m = j->m;
+	const gru_ws *w = (const gru_ws *)j->w;
+	const td_real *dy = j->dy;
+	const size_t h = m->o.channels, length = j->length, t = at(s, length, m->o.reverse);
 	const size_t next = s ? at(s - 1, length, m->o.reverse) : t;
 
 	for (size_t l = l0; l < l1; l++) {
@@ -295,95 +262,46 @@ static void step_backward(const td_mixer *m, gru_ws *w, const gru_ws *sc, const 
 			td_mixer_prefetch(w->gates + rn * 4 * h, 4 * h);
 			td_mixer_prefetch(dy + (l * length + next) * h, h);
 		}
-		back_row(sc->dgx + q * 3 * h, sc->dgh + q * 3 * h, w->carry + l * h,
+		back_row(sc->dgx + q * 3 * h, sc->dgh + q * 3 * h, w->r.carry + l * h,
 			 w->gates + r * 4 * h, dy + pos * h, sc->hp + q * h, h);
 	}
 }
 
-/*
- * Block k's gradient sums into its part: dW = dgx^T x and dU = dgh^T hp
- * ([3H x rows] [rows x H]; on lines of one step, the kernel family's, hp
- * is 0 throughout and dU gets nothing), db and dc the column sums of dgx
- * and dgh, rows ascending. The block's positions are p0 .. p1-1; sc is
- * its slot.
- */
-static int block_grads(td_mixer *m, gru_ws *w, const gru_ws *sc, size_t k, size_t p0, size_t p1,
-		       size_t length)
+/* Before a block's backward steps: its h_{t-1} into the slot's hp, its carry at 0. */
+static void backward_begin(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, size_t l0, size_t l1)
 {
-	const size_t h = m->o.channels, h3 = 3 * h;
-	td_real *part = w->part + k * m->n_params;
-	td_real *db = td_mixer_slab_at(m, part, T_B), *dc = td_mixer_slab_at(m, part, T_C);
-	int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dgx, sc->dgh, h3, w->x + p0 * h,
-					 sc->hp, p1 - p0, length);
+	const gru_ws *w = (const gru_ws *)j->w;
+	const size_t h = j->m->o.channels, length = j->length;
 
-	if (err)
-		return err;
-	memset(db, 0, h3 * sizeof *db);
-	memset(dc, 0, h3 * sizeof *dc);
-	for (size_t i = 0; i < p1 - p0; i++)
-		for (size_t c = 0; c < h3; c++) {
-			db[c] += sc->dgx[i * h3 + c];
-			dc[c] += sc->dgh[i * h3 + c];
-		}
-	return 0;
+	td_mixer_shift_prev(sc->hp, w->h + l0 * length * h, l1 - l0, length, h, j->m->o.reverse);
+	memset(w->r.carry + l0 * h, 0, (l1 - l0) * h * sizeof *w->r.carry);
 }
 
-/*
- * Blocks k0 .. k1-1 backwards, in the slot of block k0: a block's h_{t-1},
- * its recurrence filling its dgx and dgh, then its dx = dgx W and its
- * gradient sums while dgx and dgh are still in the caches.
- */
-static int backward_blocks(void *arg, size_t k0, size_t k1)
+/* back_row's carry is dh z, the direct path: the step's dgh U is added to it. */
+static const td_mixer_rnn_ops gru_rnn = {
+    .gates = 3,
+    .carry_adds = 1,
+    .step_in = step_in,
+    .step_forward = step_forward,
+    .forward_end = forward_end,
+    .backward_begin = backward_begin,
+    .step_backward = step_backward,
+};
+
+static int gru_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
+		       td_real *ws)
 {
-	const gru_lines *j = arg;
-	td_mixer *m = j->m;
-	gru_ws *w = j->w, sc = *w;
-	const size_t h = m->o.channels, length = j->length;
-	const size_t slot = k0 * td_mixer_slot_rows(j->lines, length);
-	td_gemm_opts o = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
-	int err;
+	gru_ws w = carve(m, ws, lines, length);
 
-	sc.dgx += slot * 3 * h, sc.dgh += slot * 3 * h, sc.hp += slot * h;
-	o.beta = 1;
-	for (size_t k = k0; k < k1; k++) {
-		size_t b0, b1;
-
-		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
-		td_mixer_shift_prev(sc.hp, w->h + b0 * length * h, b1 - b0, length, h,
-				    m->o.reverse);
-		memset(w->carry + b0 * h, 0, (b1 - b0) * h * sizeof *w->carry);
-		for (size_t s = length; s-- > 0;) {
-			step_backward(m, w, &sc, j->dy, b0, b1, length, s);
-			if (s == 0)
-				break; /* h_{-1} is a constant: nothing flows further */
-			/* carry += dgh_t U: [lines x 3H] [3H x H] */
-			err =
-			    td_gemm(w->carry + b0 * h, h,
-				    sc.dgh + at(s, length, m->o.reverse) * 3 * h, length * 3 * h,
-				    td_mixer_slab_at(m, m->params, T_U), h, b1 - b0, h, 3 * h, &o);
-			if (err)
-				return err;
-		}
-		/* dx = dgx W: [positions x 3H] [3H x H] */
-		if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dgx, 3 * h,
-				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
-				   3 * h, &put)) ||
-		    (err = block_grads(m, w, &sc, k, b0 * length, b1 * length, length)))
-			return err;
-	}
-	return 0;
+	return td_mixer_rnn_forward(&gru_rnn, m, &w.r, y, x, lines, length);
 }
 
 static int gru_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
 			td_real *ws)
 {
 	gru_ws w = carve(m, ws, lines, length);
-	gru_lines j = {m, &w, NULL, NULL, dy, dx, lines, length, td_mixer_blocks(lines, length)};
-	int err = td_pool_ranges(m->o.threads, j.blocks, backward_blocks, &j);
 
-	if (!err)
-		td_mixer_add_parts(m, w.part, j.blocks, T_U, length);
-	return err;
+	return td_mixer_rnn_backward(&gru_rnn, m, &w.r, dx, dy, lines, length);
 }
 
 const td_mixer_ops td_mixer_gru_ops = {"gru", gru_setup, gru_ws_size, gru_forward, gru_backward};

@@ -184,4 +184,91 @@ int td_mixer_block_weights(const td_mixer *m, td_real *part, size_t tw, size_t t
  */
 void td_mixer_add_parts(td_mixer *m, td_real *parts, size_t n, size_t tu, size_t length);
 
+/*
+ * The recurrences' (gru, lstm) shared block driver, mixer_rnn.c. A kind
+ * carves its workspace with a td_mixer_rnn_ws first, the buffers the
+ * driver itself reads, and supplies the steps as a td_mixer_rnn_ops; the
+ * driver runs the blocks (td_mixer_blocks) on the pool, a block's steps
+ * in sweep order forward and backward, the products that carry the
+ * adjoints to the step before and to dx, and the block's weight and bias
+ * gradients into its own part, added in block order. Every sum is taken
+ * in the order each kind took it before the driver was shared.
+ *
+ * The kinds' tensors are W [G*H x H], U [G*H x H], b and c [G*H], declared
+ * in that order (tensors 0 .. 3), for G gate blocks.
+ */
+typedef struct {
+	td_real *x;	/* [P][H] a copy of the input (saved) */
+	td_real *wt;	/* [H][G*H] W^T (forward scratch) */
+	td_real *ut;	/* [H][G*H] U^T (forward scratch) */
+	td_real *dgx;	/* [S][ld] the adjoints W's products meet (backward scratch, by slot) */
+	td_real *dgh;	/* [S][ld] those U's products meet, the rows of c's sums: dgx itself
+			   where one adjoint serves both, and then dc = db */
+	size_t ld;	/* dgx's and dgh's row stride, >= G*H */
+	td_real *hp;	/* [S][H] h_{t-1} per position when the gradients are summed (by slot) */
+	td_real *carry; /* [L][H] dL/dh_{t-1} flowing to the previous step */
+	td_real *part;	/* [B][n] each block's gradients, n the parameter count */
+} td_mixer_rnn_ws;
+
+typedef struct td_mixer_rnn_ops td_mixer_rnn_ops;
+
+/*
+ * One call's blocks, forward (x, y) or backward (dy, dx): what the
+ * driver hands every step. w is the first member of the kind's own
+ * workspace struct, which the kind's steps convert it back to.
+ */
+typedef struct {
+	const td_mixer_rnn_ops *ops;
+	td_mixer *m;
+	td_mixer_rnn_ws *w;
+	const td_real *x;  /* forward only */
+	td_real *y;	   /* forward only */
+	const td_real *dy; /* backward only */
+	td_real *dx;	   /* backward only */
+	size_t lines, length, blocks;
+} td_mixer_rnn;
+
+/*
+ * A recurrence's steps, for the block of lines l0 .. l1-1 and step s of
+ * the sweep; sc is the block's slot (w with dgx, dgh and hp moved to the
+ * slot of the thread's first block).
+ */
+struct td_mixer_rnn_ops {
+	size_t gates;	/* G */
+	int carry_adds; /* the product dgh_t U adds into carry (1) or is carry (0) */
+	/* Step s's products into the block's gate rows. */
+	int (*step_in)(const td_mixer_rnn *j, size_t l0, size_t l1, size_t s);
+	/* Step s's gates and state, from its products. */
+	void (*step_forward)(const td_mixer_rnn *j, size_t l0, size_t l1, size_t s);
+	/* After the block's last forward step; NULL: nothing. */
+	void (*forward_end)(const td_mixer_rnn *j, size_t l0, size_t l1);
+	/* Before the block's first backward step: its carry (and any state) at 0, its hp. */
+	void (*backward_begin)(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, size_t l0,
+			       size_t l1);
+	/* Step s backwards: the slot's dgx and dgh rows of step s and the carry's direct path. */
+	void (*step_backward)(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, size_t l0,
+			      size_t l1, size_t s);
+	/* After the block's dx, before its gradient sums (hp then holds h_{t-1}); NULL: none. */
+	void (*backward_end)(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, size_t l0,
+			     size_t l1);
+	/* dW and dU of a block on lines of one step into part; NULL: td_mixer_block_weights. */
+	int (*one_step_weights)(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, td_real *part,
+				size_t p0, size_t p1);
+};
+
+/*
+ * y from x ([lines][length][H]) through the recurrence: W^T and U^T into
+ * w, then every block's copy of x, its steps and forward_end, on m's
+ * threads. Fails only if a GEMM does.
+ */
+int td_mixer_rnn_forward(const td_mixer_rnn_ops *ops, td_mixer *m, td_mixer_rnn_ws *w, td_real *y,
+			 const td_real *x, size_t lines, size_t length);
+
+/*
+ * dx from dy, and m's gradients += the parameters' (td_mixer_add_parts),
+ * from what td_mixer_rnn_forward saved in w. Fails only if a GEMM does.
+ */
+int td_mixer_rnn_backward(const td_mixer_rnn_ops *ops, td_mixer *m, td_mixer_rnn_ws *w, td_real *dx,
+			  const td_real *dy, size_t lines, size_t length);
+
 #endif

@@ -1,7 +1,8 @@
 /*
  * mixer_lstm.c - the long short-term memory (equations in mixer.h), H = channels.
  *
- * As in mixer_gru.c, lines run in blocks. Each step of a block's
+ * As in mixer_gru.c, lines run in blocks, through the driver the two
+ * share (mixer_rnn.c). Each step of a block's
  * recurrence takes its lines' input projections x_t W^T + b + c with one
  * GEMM, adds h_{t-1} U^T with one more, accumulated straight into the
  * step's rows of the gate buffer, and then the gates and the state. The
@@ -57,8 +58,6 @@
 #include "fastmath.h"
 #include "gemm.h"
 #include "mixer_int.h"
-#include "pool.h"
-#include "transpose.h"
 
 enum { T_W, T_U, T_B, T_C };
 
@@ -117,8 +116,9 @@ static int lstm_ws_size(size_t *out, const td_mixer *m, size_t lines, size_t len
 }
 
 typedef struct {
-	td_real *x, *s, *ts, *gates, *dg, *hp, *dh, *ds, *wt, *ut, *part;
-	size_t ld; /* dg's row stride (dg_ld) */
+	td_mixer_rnn_ws r; /* x, wt, ut, dg (as dgx and dgh, rows dg_ld apart), hp, dh (as
+			      carry), part */
+	td_real *s, *ts, *gates, *ds;
 } lstm_ws;
 
 static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length)
@@ -127,18 +127,18 @@ static lstm_ws carve(const td_mixer *m, td_real *ws, size_t lines, size_t length
 	size_t sr = td_mixer_blocks(lines, length) * td_mixer_slot_rows(lines, length);
 	lstm_ws w;
 
-	w.x = ws;
-	w.s = w.x + p * h;
+	w.r.x = ws;
+	w.s = w.r.x + p * h;
 	w.ts = w.s + p * h;
 	w.gates = w.ts + p * h;
-	w.dg = w.gates + p * 4 * h;
-	w.ld = dg_ld(h, lines, length);
-	w.hp = w.dg + sr * w.ld;
-	w.dh = w.hp + sr * h;
-	w.ds = w.dh + lines * h;
-	w.wt = w.ds + lines * h;
-	w.ut = w.wt + 4 * h * h;
-	w.part = w.ut + 4 * h * h;
+	w.r.dgx = w.r.dgh = w.gates + p * 4 * h;
+	w.r.ld = dg_ld(h, lines, length);
+	w.r.hp = w.r.dgx + sr * w.r.ld;
+	w.r.carry = w.r.hp + sr * h;
+	w.ds = w.r.carry + lines * h;
+	w.r.wt = w.ds + lines * h;
+	w.r.ut = w.r.wt + 4 * h * h;
+	w.r.part = w.r.ut + 4 * h * h;
 	return w;
 }
 
@@ -149,43 +149,31 @@ static size_t at(size_t s, size_t length, int reverse)
 }
 
 /*
- * The blocks of one call, forward or backward: a thread runs a range of
- * them (td_pool_ranges). Every line's recurrence is its own; the GEMMs
- * inside run on one thread, over the block's rows.
- */
-typedef struct {
-	td_mixer *m;
-	lstm_ws *w;
-	const td_real *x;  /* forward only */
-	td_real *y;	   /* forward only */
-	const td_real *dy; /* backward only */
-	td_real *dx;	   /* backward only */
-	size_t lines, length, blocks;
-} lstm_lines;
-
-/*
  * Step s's pre-activations for the block of lines l0 .. l1-1, into its
  * gate rows: x_t W^T + b + c ([lines x H] [H x 4H], W^T from w->wt: a GEMM
  * would pack it from W on every step; on lines of one step i's columns
  * and g's and o's, f's left unwritten), then for s >= 1 += h_{t-1} U^T,
  * U^T from w->ut and h_{t-1} from the output y.
  */
-static int step_in(td_mixer *m, lstm_ws *w, const td_real *y, size_t l0, size_t l1, size_t length,
-		   size_t s)
+static int step_in(const td_mixer_rnn *j, size_t l0, size_t l1, size_t s)
 {
-	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+	const td_mixer *m = j->m;
+	const lstm_ws *w = (const lstm_ws *)j->w;
+	const td_real *y = j->y;
+	const size_t h = m->o.channels, length = j->length, t = at(s, length, m->o.reverse);
 	const int one_step = length == 1; /* f's columns, after i's, are left out */
 	const td_real *b = td_mixer_slab_at(m, m->params, T_B);
 	const td_real *c = td_mixer_slab_at(m, m->params, T_C);
-	const td_real *xt = w->x + (l0 * length + t) * h;
+	const td_real *xt = w->r.x + (l0 * length + t) * h;
 	td_real *g = w->gates + td_mixer_saved_at(l0, l1, length, l0, t) * 4 * h;
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 	int err;
 
 	if (!one_step)
-		err = td_gemm(g, 4 * h, xt, length * h, w->wt, 4 * h, l1 - l0, 4 * h, h, &o);
-	else if ((err = td_gemm(g, 4 * h, xt, h, w->wt, 4 * h, l1 - l0, h, h, &o)) == 0)
-		err = td_gemm(g + 2 * h, 4 * h, xt, h, w->wt + 2 * h, 4 * h, l1 - l0, 2 * h, h, &o);
+		err = td_gemm(g, 4 * h, xt, length * h, w->r.wt, 4 * h, l1 - l0, 4 * h, h, &o);
+	else if ((err = td_gemm(g, 4 * h, xt, h, w->r.wt, 4 * h, l1 - l0, h, h, &o)) == 0)
+		err =
+		    td_gemm(g + 2 * h, 4 * h, xt, h, w->r.wt + 2 * h, 4 * h, l1 - l0, 2 * h, h, &o);
 	if (err)
 		return err;
 	for (size_t i = 0; !one_step && i < l1 - l0; i++) /* one loop: few rows a step */
@@ -201,7 +189,7 @@ static int step_in(td_mixer *m, lstm_ws *w, const td_real *y, size_t l0, size_t 
 		return 0;
 	o.beta = 1;
 	return td_gemm(g, 4 * h, y + (l0 * length + at(s - 1, length, m->o.reverse)) * h,
-		       length * h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);
+		       length * h, w->r.ut, 4 * h, l1 - l0, 4 * h, h, &o);
 }
 
 /*
@@ -248,10 +236,12 @@ static void state_row(td_real *restrict st, td_real *restrict ts, td_real *restr
 }
 
 /* Step s of lines l0 .. l1-1: the gates from their pre-activations, then s_t and h_t (into y). */
-static void step_forward(td_mixer *m, lstm_ws *w, td_real *y, size_t l0, size_t l1, size_t length,
-			 size_t s)
+static void step_forward(const td_mixer_rnn *j, size_t l0, size_t l1, size_t s)
 {
-	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+	const td_mixer *m = j->m;
+	const lstm_ws *w = (const lstm_ws *)j->w;
+	td_real *y = j->y;
+	const size_t h = m->o.channels, length = j->length, t = at(s, length, m->o.reverse);
 
 	for (size_t l = l0; l < l1; l++) {
 		size_t r = td_mixer_saved_at(l0, l1, length, l, t);
@@ -263,51 +253,13 @@ static void step_forward(td_mixer *m, lstm_ws *w, td_real *y, size_t l0, size_t 
 		if (s + 1 < length) { /* the rows the next step's products read and write */
 			const size_t next = at(s + 1, length, m->o.reverse);
 
-			td_mixer_prefetch(w->x + (l * length + next) * h, h);
+			td_mixer_prefetch(w->r.x + (l * length + next) * h, h);
 			td_mixer_prefetch_write(
 			    w->gates + td_mixer_saved_at(l0, l1, length, l, next) * 4 * h, 4 * h);
 		}
 		gates_row(g, g + 2 * h, g + 3 * h, h, length == 1);
 		state_row(w->s + r * h, w->ts + r * h, y + (l * length + t) * h, g, sp, h);
 	}
-}
-
-/*
- * Blocks k0 .. k1-1 forward: a block's copy of x (saved), then its
- * recurrence. The steps write h_t into y and read h_{t-1} from it: the
- * backward takes h_{t-1} from the saved gates and ts.
- */
-static int forward_blocks(void *arg, size_t k0, size_t k1)
-{
-	const lstm_lines *j = arg;
-	const size_t h = j->m->o.channels, t = j->length;
-	int err;
-
-	for (size_t k = k0; k < k1; k++) {
-		size_t b0, b1;
-
-		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
-		memcpy(j->w->x + b0 * t * h, j->x + b0 * t * h, (b1 - b0) * t * h * sizeof *j->x);
-		for (size_t s = 0; s < t; s++) {
-			if ((err = step_in(j->m, j->w, j->y, b0, b1, t, s)))
-				return err;
-			step_forward(j->m, j->w, j->y, b0, b1, t, s);
-		}
-	}
-	return 0;
-}
-
-static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
-			td_real *ws)
-{
-	lstm_ws w = carve(m, ws, lines, length);
-	lstm_lines j = {m, &w, x, y, NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
-
-	td_transpose(w.wt, 4 * m->o.channels, td_mixer_slab_at(m, m->params, T_W), m->o.channels,
-		     4 * m->o.channels, m->o.channels);
-	td_transpose(w.ut, 4 * m->o.channels, td_mixer_slab_at(m, m->params, T_U), m->o.channels,
-		     4 * m->o.channels, m->o.channels);
-	return td_pool_ranges(m->o.threads, j.blocks, forward_blocks, &j);
 }
 
 /*
@@ -340,10 +292,13 @@ static void back_row(td_real *restrict dg, td_real *restrict dh_next, td_real *r
  * block's slot (its rows from line l0's first). The slot's hp holds
  * s_{t-1} here (prev_rows), not yet h_{t-1}.
  */
-static void step_backward(const td_mixer *m, lstm_ws *w, const lstm_ws *sc, const td_real *dy,
-			  size_t l0, size_t l1, size_t length, size_t s)
+static void step_backward(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, size_t l0, size_t l1,
+			  size_t s)
 {
-	const size_t h = m->o.channels, t = at(s, length, m->o.reverse);
+	const td_mixer *m = j->m;
+	const lstm_ws *w = (const lstm_ws *)j->w;
+	const td_real *dy = j->dy;
+	const size_t h = m->o.channels, length = j->length, t = at(s, length, m->o.reverse);
 	const size_t next = s ? at(s - 1, length, m->o.reverse) : t;
 
 	for (size_t l = l0; l < l1; l++) {
@@ -356,44 +311,34 @@ static void step_backward(const td_mixer *m, lstm_ws *w, const lstm_ws *sc, cons
 			td_mixer_prefetch(w->ts + rn * h, h);
 			td_mixer_prefetch(dy + (l * length + next) * h, h);
 		}
-		back_row(sc->dg + q * sc->ld, w->dh + l * h, w->ds + l * h, w->gates + r * 4 * h,
-			 w->ts + r * h, sc->hp + q * h, dy + (l * length + t) * h, h);
+		back_row(sc->dgx + q * sc->ld, w->r.carry + l * h, w->ds + l * h,
+			 w->gates + r * 4 * h, w->ts + r * h, sc->hp + q * h,
+			 dy + (l * length + t) * h, h);
 	}
 }
 
 /*
- * Block k's gradient sums into its part: dW = dg^T x and dU = dg^T hp
- * ([4H x rows] [rows x H], hp holding h_{t-1}; on lines of one step, the
- * kernel family's, hp is 0 throughout and dU gets nothing, and dW's rows
- * of f are 0: see the file comment), db and dc the
- * column sums of dg, rows ascending. The block's positions are p0 .. p1-1;
- * sc is its slot.
+ * A block's dW on lines of one step (the kernel family's) into part: dW's
+ * rows of i, then of g and o, = dg^T x ([H x rows] [rows x H]); its rows
+ * of f are 0 (see the file comment), and dU gets nothing (hp is 0
+ * throughout). The block's positions are p0 .. p1-1; sc is its slot.
  */
-static int block_grads(td_mixer *m, lstm_ws *w, const lstm_ws *sc, size_t k, size_t p0, size_t p1,
-		       size_t length)
+static int one_step_weights(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, td_real *part,
+			    size_t p0, size_t p1)
 {
-	const size_t h = m->o.channels, h4 = 4 * h;
-	td_real *part = w->part + k * m->n_params;
-	td_real *db = td_mixer_slab_at(m, part, T_B), *dw = td_mixer_slab_at(m, part, T_W);
+	const size_t h = j->m->o.channels;
+	td_real *dw = td_mixer_slab_at(j->m, part, T_W);
+	const td_real *x = j->w->x + p0 * h;
 	td_gemm_opts put = TD_GEMM_OPTS_INIT;
 	int err;
 
-	put.trans_a = 1; /* on one step: dW's rows of i, then of g and o ([H x rows] [rows x H]) */
-	if (length > 1)
-		err = td_mixer_block_weights(m, part, T_W, T_U, sc->dg, sc->dg, sc->ld,
-					     w->x + p0 * h, sc->hp, p1 - p0, length);
-	else if ((err = td_gemm(dw, h, sc->dg, sc->ld, w->x + p0 * h, h, h, h, p1 - p0, &put)) == 0)
-		err = td_gemm(dw + 2 * h * h, h, sc->dg + 2 * h, sc->ld, w->x + p0 * h, h, 2 * h, h,
-			      p1 - p0, &put);
+	put.trans_a = 1;
+	if ((err = td_gemm(dw, h, sc->dgx, sc->ld, x, h, h, h, p1 - p0, &put)) == 0)
+		err = td_gemm(dw + 2 * h * h, h, sc->dgx + 2 * h, sc->ld, x, h, 2 * h, h, p1 - p0,
+			      &put);
 	if (err)
 		return err;
-	if (length == 1) /* f's rows */
-		memset(dw + h * h, 0, h * h * sizeof *dw);
-	memset(db, 0, h4 * sizeof *db);
-	for (size_t i = 0; i < p1 - p0; i++)
-		for (size_t c = 0; c < h4; c++)
-			db[c] += sc->dg[i * sc->ld + c];
-	memcpy(td_mixer_slab_at(m, part, T_C), db, h4 * sizeof *db);
+	memset(dw + h * h, 0, h * h * sizeof *dw); /* f's rows */
 	return 0;
 }
 
@@ -425,63 +370,54 @@ static void prev_rows(td_real *hp, const lstm_ws *w, size_t l0, size_t l1, size_
 	}
 }
 
-/*
- * Blocks k0 .. k1-1 backwards, in the slot of block k0: a block's s_{t-1},
- * its recurrence filling its dg, then its dx = dg W and, with its h_{t-1},
- * its gradient sums while dg is still in the caches.
- */
-static int backward_blocks(void *arg, size_t k0, size_t k1)
+/* Before a block's backward steps: its s_{t-1} into the slot's hp, its dh and ds at 0. */
+static void backward_begin(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, size_t l0, size_t l1)
 {
-	const lstm_lines *j = arg;
-	td_mixer *m = j->m;
-	lstm_ws *w = j->w, sc = *w;
-	const size_t h = m->o.channels, length = j->length;
-	const size_t slot = k0 * td_mixer_slot_rows(j->lines, length);
-	td_gemm_opts o = TD_GEMM_OPTS_INIT;
-	int err;
+	const lstm_ws *w = (const lstm_ws *)j->w;
+	const size_t h = j->m->o.channels;
 
-	sc.dg += slot * w->ld, sc.hp += slot * h;
-	for (size_t k = k0; k < k1; k++) {
-		size_t b0, b1;
+	prev_rows(sc->hp, w, l0, l1, j->length, h, j->m->o.reverse, 0);
+	memset(w->r.carry + l0 * h, 0, (l1 - l0) * h * sizeof *w->r.carry);
+	memset(w->ds + l0 * h, 0, (l1 - l0) * h * sizeof *w->ds);
+}
 
-		td_mixer_block(j->lines, j->blocks, k, &b0, &b1);
-		prev_rows(sc.hp, w, b0, b1, length, h, m->o.reverse, 0);
-		memset(w->dh + b0 * h, 0, (b1 - b0) * h * sizeof *w->dh);
-		memset(w->ds + b0 * h, 0, (b1 - b0) * h * sizeof *w->ds);
-		for (size_t s = length; s-- > 0;) {
-			step_backward(m, w, &sc, j->dy, b0, b1, length, s);
-			if (s == 0)
-				break; /* h_{-1} is a constant: nothing flows further */
-			/* dh_{t-1} = dg_t U: [lines x 4H] [4H x H]; h_{t-1} reaches nothing else */
-			err =
-			    td_gemm(w->dh + b0 * h, h, sc.dg + at(s, length, m->o.reverse) * w->ld,
-				    length * w->ld, td_mixer_slab_at(m, m->params, T_U), h, b1 - b0,
-				    h, 4 * h, &o);
-			if (err)
-				return err;
-		}
-		/* dx = dg W: [positions x 4H] [4H x H] */
-		if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, w->ld,
-				   td_mixer_slab_at(m, m->params, T_W), h, (b1 - b0) * length, h,
-				   4 * h, &o)))
-			return err;
-		prev_rows(sc.hp, w, b0, b1, length, h, m->o.reverse, 1);
-		if ((err = block_grads(m, w, &sc, k, b0 * length, b1 * length, length)))
-			return err;
-	}
-	return 0;
+/* After a block's dx: its h_{t-1} into the slot's hp, for dU. */
+static void backward_end(const td_mixer_rnn *j, const td_mixer_rnn_ws *sc, size_t l0, size_t l1)
+{
+	prev_rows(sc->hp, (const lstm_ws *)j->w, l0, l1, j->length, j->m->o.channels,
+		  j->m->o.reverse, 1);
+}
+
+/*
+ * dh_{t-1} = dg_t U: h_{t-1} reaches nothing else, so the product is the
+ * carry. The steps write h_t into y and read h_{t-1} from it: the
+ * backward takes h_{t-1} from the saved gates and ts.
+ */
+static const td_mixer_rnn_ops lstm_rnn = {
+    .gates = 4,
+    .carry_adds = 0,
+    .step_in = step_in,
+    .step_forward = step_forward,
+    .backward_begin = backward_begin,
+    .step_backward = step_backward,
+    .backward_end = backward_end,
+    .one_step_weights = one_step_weights,
+};
+
+static int lstm_forward(td_mixer *m, td_real *y, const td_real *x, size_t lines, size_t length,
+			td_real *ws)
+{
+	lstm_ws w = carve(m, ws, lines, length);
+
+	return td_mixer_rnn_forward(&lstm_rnn, m, &w.r, y, x, lines, length);
 }
 
 static int lstm_backward(td_mixer *m, td_real *dx, const td_real *dy, size_t lines, size_t length,
 			 td_real *ws)
 {
 	lstm_ws w = carve(m, ws, lines, length);
-	lstm_lines j = {m, &w, NULL, NULL, dy, dx, lines, length, td_mixer_blocks(lines, length)};
-	int err = td_pool_ranges(m->o.threads, j.blocks, backward_blocks, &j);
 
-	if (!err)
-		td_mixer_add_parts(m, w.part, j.blocks, T_U, length);
-	return err;
+	return td_mixer_rnn_backward(&lstm_rnn, m, &w.r, dx, dy, lines, length);
 }
 
 const td_mixer_ops td_mixer_lstm_ops = {"lstm", lstm_setup, lstm_ws_size, lstm_forward,

@@ -398,13 +398,16 @@ static int select_cells(void *arg, size_t i0, size_t i1)
  * buf [batch][n_cells][channels]: cells absent on the lattice or in their
  * example become 0. Nothing to do when no cell can be absent.
  */
-static void model_select(const td_model *m, size_t batch, size_t channels, td_real *buf)
+static int model_select(const td_model *m, size_t batch, size_t channels, td_real *buf)
 {
 	cells_job j = {m, channels, buf, buf, NULL, NULL, NULL, NULL};
+	int err;
 
 	if (no_absent(m))
-		return;
-	(void)td_pool_ranges(m->o.mixer.threads, batch * m->n_cells, select_cells, &j);
+		return 0;
+	err = td_pool_ranges(m->o.mixer.threads, batch * m->n_cells, select_cells, &j);
+	TD_REQUIRE(err == 0); /* select_cells never fails, and the pool fails only where it does */
+	return 0;
 }
 
 /*
@@ -415,12 +418,14 @@ static void model_select(const td_model *m, size_t batch, size_t channels, td_re
  * (td_rmsnorm_row with gain): the next layer's norm without a read of
  * its own.
  */
-static void add_select(const td_model *m, size_t batch, size_t w, td_real *dst, const td_real *a,
-		       const td_real *b, td_real *n, td_real *inv, const td_real *gain)
+static int add_select(const td_model *m, size_t batch, size_t w, td_real *dst, const td_real *a,
+		      const td_real *b, td_real *n, td_real *inv, const td_real *gain)
 {
 	cells_job j = {m, w, dst, a, b, n, inv, gain};
+	int err = td_pool_ranges(m->o.mixer.threads, batch * m->n_cells, select_cells, &j);
 
-	(void)td_pool_ranges(m->o.mixer.threads, batch * m->n_cells, select_cells, &j);
+	TD_REQUIRE(err == 0); /* as in model_select */
+	return 0;
 }
 
 int td_model_set_example_mask(td_model *m, const uint8_t *mask)
@@ -482,8 +487,7 @@ static int ffn_forward(td_model *m, const model_ws *s, int l, size_t batch, td_r
 			  m->params + m->b2 + lu * w)))
 		return err;
 	next_norm(m, s, l, &n, &inv, &gain);
-	add_select(m, batch, w, next, hm, s->u, n, inv, gain);
-	return 0;
+	return add_select(m, batch, w, next, hm, s->u, n, inv, gain);
 }
 
 /*
@@ -500,15 +504,17 @@ static int layer_forward(td_model *m, const model_ws *s, int l, size_t batch)
 	const td_real *gain;
 	int err;
 
-	if (l == 0)
-		td_rmsnorm_forward(s->n, s->inv, h, m->params + m->gain, r, w, m->o.mixer.threads);
+	if (l == 0 && (err = td_rmsnorm_forward(s->n, s->inv, h, m->params + m->gain, r, w,
+						m->o.mixer.threads)))
+		return err;
 	if ((err = td_block_forward(m->block[l], s->u, s->n, batch)))
 		return err;
 	if (m->o.ffn)
 		n = s->n, inv = s->inv2 + (size_t)l * m->rows, gain = m->params + m->g2 + (size_t)l * w;
 	else
 		next_norm(m, s, l, &n, &inv, &gain);
-	add_select(m, batch, w, mid, h, s->u, n, inv, gain);
+	if ((err = add_select(m, batch, w, mid, h, s->u, n, inv, gain)))
+		return err;
 	return m->o.ffn ? ffn_forward(m, s, l, batch, next) : 0;
 }
 
@@ -573,10 +579,10 @@ int td_model_forward(td_model *m, td_real *y, const td_real *x, size_t batch)
 	if (err)
 		return err;
 	memcpy(s.xs, x, r * m->o.in * sizeof *x);
-	model_select(m, batch, m->o.in, s.xs);
-	if ((err = linear(m, s.h, s.xs, r, w, m->o.in, m->params + m->we, m->params + m->be)))
+	if ((err = model_select(m, batch, m->o.in, s.xs)) ||
+	    (err = linear(m, s.h, s.xs, r, w, m->o.in, m->params + m->we, m->params + m->be)) ||
+	    (err = model_select(m, batch, w, s.h)))
 		return err;
-	model_select(m, batch, w, s.h);
 	for (int l = 0; l < m->n_layers && !err; l++)
 		err = layer_forward(m, &s, l, batch);
 	if (err)
@@ -586,8 +592,7 @@ int td_model_forward(td_model *m, td_real *y, const td_real *x, size_t batch)
 	else if ((err = linear(m, y, s.h + (size_t)m->n_layers * m->rows * w, r, m->o.out, w,
 			       m->params + m->wo, m->params + m->bo)))
 		return err;
-	model_select(m, batch, m->o.out, y);
-	return 0;
+	return model_select(m, batch, m->o.out, y);
 }
 
 /* Given g = dL/dh[l+1] (selected): g becomes dL/dm_l, selected. */
@@ -606,16 +611,17 @@ static int ffn_backward(td_model *m, const model_ws *s, int l, size_t batch)
 	for (size_t i = 0; i < r * f; i++)
 		s->dact[i] = pre[i] > 0 ? s->dact[i] : 0;
 	/* the norm's output again, from the saved input: the forward's bytes */
-	td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + go, r, w,
-			   m->o.mixer.threads);
-	if ((err = linear_back(m, s->gn, s->dact, s->n, r, f, w, m->w1 + lu * f * w,
-			       m->b1 + lu * f, s->sum)))
+	if ((err = td_rmsnorm_forward(s->n, s->inv2 + lu * m->rows, hm, m->params + go, r, w,
+				      m->o.mixer.threads)) ||
+	    (err = linear_back(m, s->gn, s->dact, s->n, r, f, w, m->w1 + lu * f * w, m->b1 + lu * f,
+			       s->sum)))
 		return err;
 	/* g += the norm's dx: the residual path, then the selection */
-	td_rmsnorm_backward(s->g, m->grads + go, s->sum, s->gn, hm, s->inv2 + lu * m->rows,
-			    m->params + go, r, w, m->o.mixer.threads, 1);
-	model_select(m, batch, w, s->g);
-	return 0;
+	if ((err =
+		 td_rmsnorm_backward(s->g, m->grads + go, s->sum, s->gn, hm, s->inv2 + lu * m->rows,
+				     m->params + go, r, w, m->o.mixer.threads, 1)))
+		return err;
+	return model_select(m, batch, w, s->g);
 }
 
 /* Given g = dL/dh[l+1] (selected): g becomes dL/dh[l], selected. */
@@ -629,10 +635,11 @@ static int layer_backward(td_model *m, const model_ws *s, int l, size_t batch)
 		return err;
 	if ((err = td_block_backward(m->block[l], s->gn, s->g, batch)))
 		return err;
-	td_rmsnorm_backward(s->g, m->grads + go, s->sum, s->gn, s->h + at,
-			    s->inv + (size_t)l * m->rows, m->params + go, r, w, m->o.mixer.threads, 1);
-	model_select(m, batch, w, s->g);
-	return 0;
+	if ((err = td_rmsnorm_backward(s->g, m->grads + go, s->sum, s->gn, s->h + at,
+				       s->inv + (size_t)l * m->rows, m->params + go, r, w,
+				       m->o.mixer.threads, 1)))
+		return err;
+	return model_select(m, batch, w, s->g);
 }
 
 int td_model_backward(td_model *m, td_real *dx, const td_real *dy, size_t batch)
@@ -644,21 +651,21 @@ int td_model_backward(td_model *m, td_real *dx, const td_real *dy, size_t batch)
 	if (err)
 		return err;
 	memcpy(s.gy, dy, r * m->o.out * sizeof *dy);
-	model_select(m, batch, m->o.out, s.gy);
+	if ((err = model_select(m, batch, m->o.out, s.gy)))
+		return err;
 	if (m->o.head_per_cell)
 		head_per_cell_back(m, s.g, s.gy, s.h + (size_t)m->n_layers * m->rows * w, batch,
 				   s.sum);
 	else if ((err = linear_back(m, s.g, s.gy, s.h + (size_t)m->n_layers * m->rows * w, r,
 				    m->o.out, w, m->wo, m->bo, s.sum)))
 		return err;
-	model_select(m, batch, w, s.g);
+	if ((err = model_select(m, batch, w, s.g)))
+		return err;
 	for (int l = m->n_layers; l-- > 0 && !err;)
 		err = layer_backward(m, &s, l, batch);
 	if (err || (err = linear_back(m, dx, s.g, s.xs, r, w, m->o.in, m->we, m->be, s.sum)))
 		return err;
-	if (dx)
-		model_select(m, batch, m->o.in, dx);
-	return 0;
+	return dx ? model_select(m, batch, m->o.in, dx) : 0;
 }
 
 size_t td_model_n_params(const td_model *m)

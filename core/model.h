@@ -61,8 +61,8 @@ typedef struct {
 
 #define TD_MODEL_OPTS_INIT                                                                         \
 	{                                                                                          \
-		TD_BLOCK_SCAN, TD_MIXER_OPTS_INIT, 1, 8, 1, 0, NULL, 1, 256,                       \
-		    TD_BLOCK_CANCEL_DEFAULT, 0, 0                                                  \
+		.family = TD_BLOCK_SCAN, .mixer = TD_MIXER_OPTS_INIT, .in = 1, .width = 8,         \
+		.out = 1, .max_batch = 1, .chunk = 256, .cancel = TD_BLOCK_CANCEL_DEFAULT          \
 	}
 
 typedef struct td_model td_model;

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "../base/error.h"
 #include "fixedsum.h"
 #include "pool.h"
 
@@ -52,12 +53,14 @@ static int forward_rows(void *arg, size_t r0, size_t r1)
 	return 0;
 }
 
-void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
-			size_t rows, size_t width, int threads)
+int td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_real *gain, size_t rows,
+		       size_t width, int threads)
 {
 	norm_job j = {y, inv, NULL, NULL, x, NULL, gain, NULL, rows, width, 0, 0};
+	int err = td_pool_ranges(threads, rows, forward_rows, &j);
 
-	(void)td_pool_ranges(threads, rows, forward_rows, &j); /* ranges that never fail */
+	TD_REQUIRE(err == 0); /* forward_rows never fails, and the pool fails only where it does */
+	return 0;
 }
 
 /*
@@ -143,19 +146,24 @@ static int gain_groups(void *arg, size_t g0, size_t g1)
 	return 0;
 }
 
-void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td_real *dy,
-			 const td_real *x, const td_real *inv, const td_real *gain, size_t rows,
-			 size_t width, int threads, int add)
+int td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td_real *dy,
+			const td_real *x, const td_real *inv, const td_real *gain, size_t rows,
+			size_t width, int threads, int add)
 {
 	norm_job j = {dx, NULL, dgain, scratch, x, dy, gain, inv, rows, width, threads <= 1, add};
+	int err;
 
 	if (j.fused) {
 		memset(scratch, 0, width * sizeof *scratch);
-		(void)backward_rows(&j, 0, rows);
+		err = backward_rows(&j, 0, rows);
+		TD_REQUIRE(err == 0); /* backward_rows and gain_groups never fail */
 		for (size_t k = 0; k < width; k++)
 			dgain[k] += scratch[k];
-		return;
+		return 0;
 	}
-	(void)td_pool_ranges(threads, rows, backward_rows, &j);
-	(void)td_pool_ranges(threads, (width + GROUP - 1) / GROUP, gain_groups, &j);
+	err = td_pool_ranges(threads, rows, backward_rows, &j);
+	TD_REQUIRE(err == 0);
+	err = td_pool_ranges(threads, (width + GROUP - 1) / GROUP, gain_groups, &j);
+	TD_REQUIRE(err == 0);
+	return 0;
 }

@@ -19,8 +19,9 @@
 /*
  * y and inv[rows] from x; y may not overlap x. threads (at least 1 is
  * used) share the rows; the result is the same bits for any count.
+ * Returns 0; TD_EINVAL only if the pool broke its contract (TD_REQUIRE).
  */
-void td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
+int td_rmsnorm_forward(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
 			size_t rows, size_t width, int threads);
 
 /*
@@ -37,9 +38,9 @@ void td_rmsnorm_row(td_real *y, td_real *inv, const td_real *x, const td_real *g
  * sum without a pass of its own) and adds dL/dgain to dgain, summed whole
  * in scratch[width] first. x and inv are what the forward read and saved.
  * dx may not overlap dy or x. threads share the rows, then the channels
- * of dgain; the same bits for any count.
+ * of dgain; the same bits for any count. Returns 0, as td_rmsnorm_forward.
  */
-void td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td_real *dy,
+int td_rmsnorm_backward(td_real *dx, td_real *dgain, td_real *scratch, const td_real *dy,
 			 const td_real *x, const td_real *inv, const td_real *gain, size_t rows,
 			 size_t width, int threads, int add);
 

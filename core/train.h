@@ -40,7 +40,10 @@ typedef struct {
 	int64_t stop_after;  /* stop after this many steps done (checkpointing); 0: run to the end */
 } td_train_opts;
 
-#define TD_TRAIN_OPTS_INIT {NULL, NULL, 0, 0}
+#define TD_TRAIN_OPTS_INIT                                                                         \
+	{                                                                                          \
+		0                                                                                  \
+	}
 
 #define TD_TRAIN_MAX_CLASSES 64
 

@@ -48,7 +48,6 @@ static int try_commit(bs_run *r, size_t i)
 	td_repo_commit info;
 	enum td_test_result res = TD_TEST_FAIL;
 	td_proc_result pr;
-	double s;
 	int ok = 0, runner = -1;
 	int err = td_repo_commit_info(&info, r->repo, r->chain[i]);
 
@@ -61,7 +60,7 @@ static int try_commit(bs_run *r, size_t i)
 	if (!err && ok)
 		err = td_testrun_find_runner(&runner, r->proj, r->opts->guard, r->tree, r->tlog);
 	if (!err && ok)
-		err = td_testrun_one(&res, &s, r->proj, runner < 0 ? 0 : runner, r->opts->guard, r->tree,
+		err = td_testrun_one(&res, &pr, r->proj, runner < 0 ? 0 : runner, r->opts->guard, r->tree,
 				     r->tlog, r->opts->timeout > 0 ? r->opts->timeout : r->proj->timeout_build);
 	if (err)
 		return err;

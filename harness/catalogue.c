@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "../base/error.h"
+#include "../base/grow.h"
 #include "gen.h"
 #include "luahost.h"
 #include "../base/strv.h"
@@ -140,19 +141,10 @@ static void check_entry(lua_State *L, const td_mutants *list, const td_mutant *m
 				   list->v[i].where);
 }
 
+/* Room for one more entry in list. */
 static int grow(td_mutants *list)
 {
-	size_t cap = list->cap ? list->cap * 2 : 64;
-	td_mutant *v;
-
-	if (list->n < list->cap)
-		return 0;
-	v = realloc(list->v, cap * sizeof *v);
-	if (!v)
-		return -1;
-	list->v = v;
-	list->cap = cap;
-	return 0;
+	return td_grow(&list->v, &list->cap, list->n + 1, sizeof *list->v);
 }
 
 static int l_mutant(lua_State *L)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../base/error.h"
+#include "../base/grow.h"
 
 struct lexer {
 	const char *src;
@@ -76,16 +77,10 @@ static int is_space(int c)
 /* Appends a token from start (with its line and column) to the cursor. */
 static int emit(struct lexer *lx, td_ctok_kind kind, size_t start, int line, int col)
 {
-	if (lx->n == lx->cap) {
-		size_t cap = lx->cap ? 2 * lx->cap : 256;
-		td_ctok *t = realloc(lx->toks, cap * sizeof *t);
+	int err = td_grow(&lx->toks, &lx->cap, lx->n + 1, sizeof *lx->toks);
 
-		if (!t)
-			return TD_FAIL(TD_ENOMEM, "out of memory for %zu tokens of %s", cap,
-				       lx->name);
-		lx->toks = t;
-		lx->cap = cap;
-	}
+	if (err)
+		return err;
 	lx->toks[lx->n++] = (td_ctok){kind, start, lx->pos - start, line, col};
 	lx->bol = 0;
 	return 0;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../base/error.h"
+#include "../base/grow.h"
 
 typedef struct {
 	char *file;
@@ -19,7 +20,8 @@ typedef struct {
 
 struct td_diffrange {
 	changed_line *v;
-	long n, cap;
+	long n;
+	size_t cap;
 };
 
 static int add_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
@@ -30,14 +32,8 @@ static int add_line(const git_diff_delta *delta, const git_diff_hunk *hunk,
 	(void)hunk;
 	if (line->origin != GIT_DIFF_LINE_ADDITION || line->new_lineno < 1)
 		return 0;
-	if (d->n == d->cap) {
-		long cap = d->cap ? d->cap * 2 : 256;
-		changed_line *v = realloc(d->v, (size_t)cap * sizeof *v);
-
-		if (!v)
-			return -1;
-		d->v = v, d->cap = cap;
-	}
+	if (td_grow(&d->v, &d->cap, (size_t)d->n + 1, sizeof *d->v))
+		return -1;
 	d->v[d->n].file = strdup(delta->new_file.path);
 	d->v[d->n].line = line->new_lineno;
 	return d->v[d->n++].file ? 0 : -1;

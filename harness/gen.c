@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../base/error.h"
+#include "../base/grow.h"
 #include "ctok.h"
 
 #define NONE ((size_t)-1)
@@ -51,7 +52,7 @@ struct gen {
 	td_gen_mutant *all; /* every candidate, before filters and skips */
 	size_t n_all, cap_all;
 	struct skipline *skips;
-	size_t n_skips;
+	size_t n_skips, cap_skips;
 };
 
 /* --- token access -------------------------------------------------------- */
@@ -163,10 +164,12 @@ static int find_skips(struct gen *g)
 
 			if (memcmp(s + k, mark, mlen) != 0)
 				continue;
-			sk = realloc(g->skips, (g->n_skips + 1) * sizeof *sk);
-			if (!sk)
-				return TD_FAIL(TD_ENOMEM, "out of memory for skips in %s", g->path);
-			g->skips = sk;
+			int err =
+			    td_grow(&g->skips, &g->cap_skips, g->n_skips + 1, sizeof *g->skips);
+
+			if (err)
+				return err;
+			sk = g->skips;
 			sk[g->n_skips].line = t->line;
 			sk[g->n_skips].reason = reason_dup(s + k + mlen, t->len - k - mlen);
 			if (!sk[g->n_skips++].reason)
@@ -183,19 +186,13 @@ static int find_skips(struct gen *g)
 /* The next ordinal, from 1, of (cls, key) in the current function. */
 static int next_ordinal(struct gen *g, td_gen_class cls, const char *key)
 {
+	int err;
+
 	for (size_t i = 0; i < g->n_ords; i++)
 		if (g->ords[i].cls == cls && strcmp(g->ords[i].key, key) == 0)
 			return ++g->ords[i].count;
-	if (g->n_ords == g->cap_ords) {
-		size_t cap = g->cap_ords ? 2 * g->cap_ords : 32;
-		struct ordinal *o = realloc(g->ords, cap * sizeof *o);
-
-		if (!o)
-			return TD_FAIL(TD_ENOMEM, "out of memory counting operators in %s",
-				       g->path);
-		g->ords = o;
-		g->cap_ords = cap;
-	}
+	if ((err = td_grow(&g->ords, &g->cap_ords, g->n_ords + 1, sizeof *g->ords)))
+		return err;
 	g->ords[g->n_ords].key = strdup(key);
 	if (!g->ords[g->n_ords].key)
 		return TD_FAIL(TD_ENOMEM, "out of memory counting operators in %s", g->path);
@@ -251,20 +248,12 @@ struct edit {
 static int add(struct gen *g, const struct edit *e)
 {
 	td_gen_mutant m = {e->cls, e->off, e->len, NULL, NULL, tok(g, e->at)->line, NULL, NULL};
-	int ord = next_ordinal(g, e->cls, e->key);
+	int ord = next_ordinal(g, e->cls, e->key), err;
 
 	if (ord < 0)
 		return ord;
-	if (g->n_all == g->cap_all) {
-		size_t cap = g->cap_all ? 2 * g->cap_all : 64;
-		td_gen_mutant *a = realloc(g->all, cap * sizeof *a);
-
-		if (!a)
-			return TD_FAIL(TD_ENOMEM, "out of memory for %zu mutants of %s", cap,
-				       g->path);
-		g->all = a;
-		g->cap_all = cap;
-	}
+	if ((err = td_grow(&g->all, &g->cap_all, g->n_all + 1, sizeof *g->all)))
+		return err;
 	m.orig = strndup(g->tl->src + e->off, e->len);
 	m.repl = strdup(e->repl);
 	m.func = strdup(g->func_name);
@@ -634,14 +623,14 @@ static const char *skip_reason(const struct gen *g, int line)
 static int count_skip(td_gen_result *r, const char *reason)
 {
 	td_gen_skip *s;
+	int err;
 
 	for (size_t i = 0; i < r->n_skips; i++)
 		if (strcmp(r->skips[i].reason, reason) == 0)
 			return r->skips[i].count++, 0;
-	s = realloc(r->skips, (r->n_skips + 1) * sizeof *s);
-	if (!s)
-		return TD_FAIL(TD_ENOMEM, "out of memory counting skips");
-	r->skips = s;
+	if ((err = td_grow(&r->skips, &r->cap_skips, r->n_skips + 1, sizeof *r->skips)))
+		return err;
+	s = r->skips;
 	s[r->n_skips].reason = strdup(reason);
 	if (!s[r->n_skips].reason)
 		return TD_FAIL(TD_ENOMEM, "out of memory counting skips");

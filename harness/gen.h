@@ -86,7 +86,7 @@ typedef struct td_gen_result {
 	td_gen_mutant *mutants; /* n_mutants, in source order */
 	size_t n_mutants;
 	td_gen_skip *skips; /* n_skips, one per reason, sorted by reason (strcmp) */
-	size_t n_skips;
+	size_t n_skips, cap_skips;
 } td_gen_result;
 
 /*

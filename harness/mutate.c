@@ -30,6 +30,7 @@
 
 #include "../base/error.h"
 #include "../base/fileio.h"
+#include "../base/grow.h"
 #include "catalogue.h"
 #include "diffrange.h"
 #include "proc.h"
@@ -38,6 +39,7 @@
 #include "repo.h"
 #include "report.h"
 #include "scratch.h"
+#include "testrun.h"
 #include "../base/strv.h"
 
 static const char *const outcome_names[TD_N_OUTCOMES] = {
@@ -61,7 +63,7 @@ typedef struct {
 	td_mutants muts;
 	td_mutation_result *res; /* one per mutant */
 	test_t *tests;
-	size_t n_tests;
+	size_t n_tests, tests_cap;
 	char dir[4200];      /* root/.tdaudit */
 	char src[4400];      /* where the code to mutate is: the root, or --rev's tree */
 	char rev_id[41];     /* --rev's full commit id; "" without --rev */
@@ -87,18 +89,7 @@ static double now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* ---- tests: listing and running one ------------------------------------ */
-
-/* Does the log mention text? (NULL: no.) */
-static int log_mentions(const char *log, const char *text_)
-{
-	char *text = NULL;
-	int yes = text_ && td_file_read(log, &text, NULL) == 0 && strstr(text, text_) != NULL;
-
-	free(text);
-	return yes;
-}
-
+/* ---- tests: listing and running one (testrun.h) ---------------------- */
 
 static double test_limit(const run_t *r, const test_t *t)
 {
@@ -110,67 +101,40 @@ static double test_limit(const run_t *r, const test_t *t)
 }
 
 /*
- * Runs test t in tree with output to log. *failed is 1 when it failed
- * (non-zero exit, signal or timeout); res gets the details.
+ * Runs test t in tree with output to log (td_testrun_one). *failed is 1
+ * when it failed (non-zero exit, signal, fail_text or timeout), *timed_out
+ * when it ran out of time; res gets the details.
  */
 static int run_test(const run_t *r, const test_t *t, const char *tree, const char *log,
-		    double limit, td_proc_result *res, int *failed)
+		    double limit, td_proc_result *res, int *failed, int *timed_out)
 {
-	td_proc_opts po = {0};
-	char **argv;
-	int err = td_strv_subst(&argv, r->proj->runners[t->runner].run, "{test}", t->name);
+	enum td_test_result out = TD_TEST_FAIL;
+	int err = td_testrun_one(&out, res, r->proj, t->runner, t->name, tree, log, limit);
 
-	if (err)
-		return err;
-	po.argv = (const char *const *)argv;
-	po.cwd = tree;
-	po.out_path = log;
-	po.timeout_s = limit;
-	truncate(log, 0);
-	err = td_proc_run(res, &po);
-	td_strv_free(argv);
-	*failed = !err && (res->timed_out || !res->exited || res->status != 0 ||
-			   log_mentions(log, r->proj->runners[t->runner].fail_text));
+	*failed = !err && out != TD_TEST_PASS;
+	*timed_out = !err && out == TD_TEST_TIMEOUT;
 	return err;
 }
 
 /* Appends the test names printed by runner k (run in tree) to r->tests. */
 static int list_tests(run_t *r, int k, const char *tree, const char *log)
 {
-	td_proc_opts po = {0};
-	td_proc_result pr;
-	char *out = NULL, buf[256];
-	int err;
+	char **names = NULL;
+	size_t n = 0;
+	int err = td_testrun_list(&names, r->proj, k, tree, log);
 
-	po.argv = (const char *const *)r->proj->runners[k].list;
-	po.cwd = tree;
-	po.out_path = log;
-	po.timeout_s = r->proj->timeout_build;
-	truncate(log, 0);
-	err = td_proc_run(&pr, &po);
-	if (!err && (!pr.exited || pr.status != 0))
-		err = TD_FAIL(TD_EIO, "%s: listing tests with '%s' failed (%s); see %s",
-			      r->proj->runners[k].where,
-			      td_proc_argv_string(po.argv, buf, sizeof buf),
-			      td_proc_describe(&pr, buf + 128, 128), log);
 	if (!err)
-		err = td_file_read(log, &out, NULL);
-	for (char *line = err ? NULL : strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
-		test_t *t;
+		n = td_strv_len(names);
+	if (!err)
+		err = td_grow(&r->tests, &r->tests_cap, r->n_tests + n, sizeof *r->tests);
+	for (size_t i = 0; !err && i < n; i++) {
+		test_t *t = &r->tests[r->n_tests++];
 
-		line[strcspn(line, "\r")] = '\0';
-		if (!line[0])
-			continue;
-		t = realloc(r->tests, (r->n_tests + 1) * sizeof *t);
-		if (!t || !(t[r->n_tests].name = strdup(line))) {
-			err = TD_FAIL(TD_ENOMEM, "out of memory listing tests");
-			break;
-		}
-		r->tests = t;
-		t[r->n_tests].runner = k;
-		t[r->n_tests++].baseline_s = 0;
+		t->name = names[i], names[i] = NULL; /* r->tests owns it now */
+		t->runner = k;
+		t->baseline_s = 0;
 	}
-	free(out);
+	td_strv_free(names);
 	return err;
 }
 
@@ -193,25 +157,6 @@ static int check_test_names(const run_t *r)
 				       r->tests[i].name, find_test(r, r->tests[i].name)->runner + 1,
 				       r->tests[i].runner + 1);
 	return 0;
-}
-
-/* ---- building ------------------------------------------------------------ */
-
-static int build(const run_t *r, const char *tree, const char *log, td_proc_result *res)
-{
-	td_proc_opts po = {0};
-
-	po.argv = (const char *const *)r->proj->build;
-	po.cwd = tree;
-	po.out_path = log;
-	po.timeout_s = r->proj->timeout_build;
-	truncate(log, 0);
-	return td_proc_run(res, &po);
-}
-
-static int built(const td_proc_result *res)
-{
-	return res->exited && res->status == 0 && !res->timed_out;
 }
 
 /* ---- the baseline ---------------------------------------------------------- */
@@ -237,10 +182,11 @@ static int baseline(run_t *r, worker_t *w)
 	int err = 0;
 
 	for (size_t i = 0; i < r->n_tests && !err; i++) {
-		td_proc_result pr;
-		int failed;
+		td_proc_result pr = {0};
+		int failed, timed_out;
 
-		err = run_test(r, &r->tests[i], w->tree, w->log, r->proj->timeout_build, &pr, &failed);
+		err = run_test(r, &r->tests[i], w->tree, w->log, r->proj->timeout_build, &pr, &failed,
+			       &timed_out);
 		r->tests[i].baseline_s = pr.seconds;
 		if (!err && failed) {
 			char keep[4400];
@@ -250,7 +196,7 @@ static int baseline(run_t *r, worker_t *w)
 			err = td_strv_push(&red, r->tests[i].name);
 		}
 		else if (!err && !program_is_the_test(r, &r->tests[i]) &&
-			 !log_mentions(w->log, r->tests[i].name))
+			 !td_testrun_log_mentions(w->log, r->tests[i].name))
 			err = td_strv_push(&mute, r->tests[i].name);
 	}
 	if (!err && (red || mute)) {
@@ -275,10 +221,9 @@ static int baseline(run_t *r, worker_t *w)
 static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int *failed,
 		 int *timed_out)
 {
-	td_proc_result pr;
-	int err = run_test(r, t, w->tree, w->log, test_limit(r, t), &pr, failed);
+	td_proc_result pr = {0};
+	int err = run_test(r, t, w->tree, w->log, test_limit(r, t), &pr, failed, timed_out);
 
-	*timed_out = pr.timed_out;
 	if (err || !*failed)
 		return err;
 	if (!res->killers) {
@@ -350,27 +295,38 @@ static int judge(run_t *r, worker_t *w, const td_mutant *m, td_mutation_result *
 	return 0;
 }
 
+/*
+ * Locates m in a scratch copy of its file. The copy is the source
+ * locate_all found m in, so this holds; if it does not (the source changed
+ * under the run), the run stops rather than judge a mutant it never saw.
+ */
+static int locate_in_copy(td_mutant *m, const char *text, size_t len)
+{
+	size_t count;
+
+	TD_REQUIRE(td_mutant_locate(m, text, len, &count) == TD_LOCATE_OK);
+	return 0;
+}
+
 static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *res)
 {
 	char path[8400], *orig = NULL, *mut = NULL;
-	size_t len, mlen, count;
+	size_t len, mlen;
 	td_proc_result pr;
-	int err;
+	int err, ok = 0;
 
 	snprintf(path, sizeof path, "%s/%s", w->tree, m->file);
 	err = td_file_read(path, &orig, &len);
 	if (err)
 		return err;
-	if (td_mutant_locate(m, orig, len, &count) != TD_LOCATE_OK) {
-		res->outcome = TD_STALE; /* cannot happen after the source check, but say so */
+	if ((err = locate_in_copy(m, orig, len)))
 		goto done;
-	}
 	err = td_mutant_apply(m, orig, len, &mut, &mlen);
 	if (!err)
 		err = td_scratch_put(w->tree, m->file, mut, mlen);
 	if (!err)
-		err = build(r, w->tree, w->log, &pr);
-	if (!err && !built(&pr)) {
+		err = td_testrun_build(&ok, &pr, r->proj, w->tree, w->log);
+	if (!err && !ok) {
 		res->outcome = TD_BUILD_FAILED;
 		td_proc_describe(&pr, res->detail, sizeof res->detail);
 	} else if (!err) {
@@ -491,6 +447,7 @@ static void *worker_prepare(void *arg)
 	char manifest[4300], **files = NULL;
 	td_proc_result pr;
 	size_t n;
+	int ok = 0;
 
 	snprintf(manifest, sizeof manifest, "%s/work/%d.manifest", r->dir, w->id);
 	w->err = source_files(r, &files);
@@ -498,8 +455,8 @@ static void *worker_prepare(void *arg)
 		w->err = td_scratch_sync(r->src, files, w->tree, manifest, &n);
 	td_strv_free(files);
 	if (!w->err)
-		w->err = build(r, w->tree, w->log, &pr);
-	if (!w->err && !built(&pr)) {
+		w->err = td_testrun_build(&ok, &pr, r->proj, w->tree, w->log);
+	if (!w->err && !ok) {
 		char d[64];
 
 		w->err = TD_FAIL(TD_EIO, "the unmutated code does not build in %s (%s); see %s", w->tree,

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../base/error.h"
+#include "../base/grow.h"
 #include "../base/fileio.h"
 #include "project.h"
 #include "scratch.h"
@@ -801,14 +802,10 @@ int td_repo_materialise(size_t *n_written, td_repo *r, const char *base, const c
 /* Appends one entry to l. */
 static int push_entry(state_list *l, const char *path, const git_oid *oid, git_filemode_t mode)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? 2 * l->cap : 256;
-		state_ent *v = realloc(l->v, cap * sizeof *v);
+	int err = td_grow(&l->v, &l->cap, l->n + 1, sizeof *l->v);
 
-		if (!v)
-			return TD_FAIL(TD_ENOMEM, "out of memory listing a state");
-		l->v = v, l->cap = cap;
-	}
+	if (err)
+		return err;
 	if (!(l->v[l->n].path = strdup(path)))
 		return TD_FAIL(TD_ENOMEM, "out of memory listing a state");
 	git_oid_cpy(&l->v[l->n].oid, oid);

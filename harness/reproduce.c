@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../base/error.h"
+#include "../base/grow.h"
 #include "../ledger/debugmd.h"
 #include "../ledger/ledger.h"
 #include "commands.h"
@@ -47,7 +48,7 @@ typedef struct {
 typedef struct {
 	char fix[41];
 	rp_test *t;
-	size_t n;
+	size_t n, cap;
 } rp_commit;
 
 
@@ -63,7 +64,7 @@ typedef struct {
 	char dir[4200];    /* root/.tdaudit */
 	char tree[4300], manifest[4300], tlog[4300], blog[2][4300];
 	rp_commit *done;   /* every commit judged, for the ledger */
-	size_t n_done;
+	size_t n_done, cap_done;
 	td_repo_commit head; /* --at-head: HEAD, the state the fix is reverted on */
 } rp_run;
 
@@ -116,14 +117,14 @@ const char *td_reproduce_verdict(int *k, const int *before, int before_built, co
 static int add_test(rp_commit *c, const char *name, int role)
 {
 	rp_test *t;
+	int err;
 
 	for (size_t i = 0; i < c->n; i++)
 		if (!strcmp(c->t[i].name, name))
 			return 0; /* cited twice: the first role stands */
-	t = realloc(c->t, (c->n + 1) * sizeof *t);
-	if (!t)
-		return TD_FAIL(TD_ENOMEM, "out of memory");
-	c->t = t;
+	if ((err = td_grow(&c->t, &c->cap, c->n + 1, sizeof *c->t)))
+		return err;
+	t = c->t;
 	memset(&t[c->n], 0, sizeof *t);
 	t[c->n].role = role;
 	t[c->n].runner = -1;
@@ -310,12 +311,12 @@ static int run_tests(rp_run *r, rp_commit *c, int after, double limit, double *s
 
 		for (int j = 0; j < r->opts->runs && !err; j++) {
 			enum td_test_result res;
-			double s = 0;
+			td_proc_result pr = {0};
 
-			err = td_testrun_one(&res, &s, r->proj, t->runner < 0 ? 0 : t->runner, t->name,
+			err = td_testrun_one(&res, &pr, r->proj, t->runner < 0 ? 0 : t->runner, t->name,
 					     r->tree, r->tlog, limit);
 			out[j] = (int)res;
-			*slowest = s > *slowest ? s : *slowest;
+			*slowest = pr.seconds > *slowest ? pr.seconds : *slowest;
 		}
 	}
 	return err;
@@ -560,12 +561,11 @@ static int run_states(rp_run *r, rp_commit *c, const td_repo_commit *info)
 /* Keeps c's results for the ledger (takes what c owns). */
 static int keep(rp_run *r, rp_commit *c)
 {
-	rp_commit *v = realloc(r->done, (r->n_done + 1) * sizeof *v);
+	int err = td_grow(&r->done, &r->cap_done, r->n_done + 1, sizeof *r->done);
 
-	if (!v)
-		return TD_FAIL(TD_ENOMEM, "out of memory");
-	r->done = v;
-	v[r->n_done++] = *c;
+	if (err)
+		return err;
+	r->done[r->n_done++] = *c;
 	memset(c, 0, sizeof *c);
 	return 0;
 }
@@ -608,7 +608,7 @@ static int check_revert(int *status, rp_run *r, const td_repo_commit *info)
 static int reproduce_one(rp_run *r, const char *rev, const td_debugmd_finding *f)
 {
 	td_repo_commit info;
-	rp_commit c = {{0}, NULL, 0};
+	rp_commit c = {{0}, NULL, 0, 0};
 	size_t n_code = 0;
 	int err = td_repo_commit_info(&info, r->repo, rev), status = 0;
 

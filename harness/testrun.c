@@ -74,20 +74,37 @@ int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const ch
 	return err;
 }
 
-/* Whether the text of file path holds line as a whole line. */
-static int has_line(const char *path, const char *line)
+int td_testrun_list(char ***names, const td_project *p, int k, const char *tree, const char *log)
 {
-	char *text = NULL;
-	int yes = 0;
+	td_proc_opts po = {0};
+	td_proc_result pr;
+	char *out = NULL, a[256], d[64];
+	int err;
 
-	if (td_file_read(path, &text, NULL) != 0)
-		return 0;
-	for (char *l = strtok(text, "\n"); l && !yes; l = strtok(NULL, "\n")) {
+	*names = NULL;
+	po.argv = (const char *const *)p->runners[k].list;
+	po.cwd = tree;
+	po.out_path = log;
+	po.timeout_s = p->timeout_build;
+	clear_log(log);
+	err = td_proc_run(&pr, &po);
+	if (!err && (!pr.exited || pr.status != 0))
+		err = TD_FAIL(TD_EIO, "%s: listing tests with '%s' failed (%s); see %s",
+			      p->runners[k].where, td_proc_argv_string(po.argv, a, sizeof a),
+			      td_proc_describe(&pr, d, sizeof d), log);
+	if (!err)
+		err = td_file_read(log, &out, NULL);
+	for (char *l = err ? NULL : strtok(out, "\n"); l && !err; l = strtok(NULL, "\n")) {
 		l[strcspn(l, "\r")] = '\0';
-		yes = strcmp(l, line) == 0;
+		if (l[0])
+			err = td_strv_push(names, l);
 	}
-	free(text);
-	return yes;
+	free(out);
+	if (err) {
+		td_strv_free(*names);
+		*names = NULL;
+	}
+	return err;
 }
 
 int td_testrun_find_runner(int *runner, const td_project *p, const char *test, const char *tree,
@@ -95,31 +112,19 @@ int td_testrun_find_runner(int *runner, const td_project *p, const char *test, c
 {
 	*runner = -1;
 	for (int k = 0; k < p->n_runners && *runner < 0; k++) {
-		td_proc_opts po = {0};
-		td_proc_result pr;
-		char a[256], d[64];
-		int err;
+		char **names;
+		int err = td_testrun_list(&names, p, k, tree, log);
 
-		po.argv = (const char *const *)p->runners[k].list;
-		po.cwd = tree;
-		po.out_path = log;
-		po.timeout_s = p->timeout_build;
-		clear_log(log);
-		err = td_proc_run(&pr, &po);
 		if (err)
 			return err;
-		if (!pr.exited || pr.status != 0)
-			return TD_FAIL(TD_EIO, "%s: listing tests with '%s' failed (%s); see %s",
-				       p->runners[k].where, td_proc_argv_string(po.argv, a, sizeof a),
-				       td_proc_describe(&pr, d, sizeof d), log);
-		if (has_line(log, test))
+		if (names && td_strv_find(names, test) >= 0)
 			*runner = k;
+		td_strv_free(names);
 	}
 	return 0;
 }
 
-/* Does the file at path contain text? (NULL text: no.) */
-static int mentions(const char *path, const char *text)
+int td_testrun_log_mentions(const char *path, const char *text)
 {
 	char *body = NULL;
 	int yes = text && td_file_read(path, &body, NULL) == 0 && strstr(body, text) != NULL;
@@ -128,11 +133,10 @@ static int mentions(const char *path, const char *text)
 	return yes;
 }
 
-int td_testrun_one(enum td_test_result *out, double *seconds, const td_project *p, int k,
+int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_project *p, int k,
 		   const char *test, const char *tree, const char *log, double limit)
 {
 	td_proc_opts po = {0};
-	td_proc_result pr;
 	char **argv = NULL;
 	int err = td_strv_subst(&argv, p->runners[k].run, "{test}", test);
 
@@ -143,14 +147,14 @@ int td_testrun_one(enum td_test_result *out, double *seconds, const td_project *
 	po.out_path = log;
 	po.timeout_s = limit;
 	clear_log(log);
-	err = td_proc_run(&pr, &po);
+	err = td_proc_run(res, &po);
 	td_strv_free(argv);
 	if (err)
 		return err;
-	*seconds = pr.seconds;
-	if (pr.timed_out)
+	if (res->timed_out)
 		*out = TD_TEST_TIMEOUT;
-	else if (!pr.exited || pr.status != 0 || mentions(log, p->runners[k].fail_text))
+	else if (!res->exited || res->status != 0 ||
+		 td_testrun_log_mentions(log, p->runners[k].fail_text))
 		*out = TD_TEST_FAIL;
 	else
 		*out = TD_TEST_PASS;

@@ -1,6 +1,7 @@
 /*
- * testrun.h - building a scratch tree and running one named test in it,
- * for the commands that walk history (reproduce, bisect).
+ * testrun.h - building a scratch tree, listing its tests and running one
+ * named test in it: the one way every command does it (mutate, reproduce,
+ * bisect).
  *
  * Everything runs through td_proc_run with the argv arrays of tdaudit.lua:
  * the project's build argv, a runner's list argv, a runner's run argv with
@@ -8,9 +9,6 @@
  * or prints the runner's fail_text; a run past its deadline is a timeout,
  * which is a failure too but reported as its own word. A program that
  * cannot be started is an error (TD_EIO), never a test failure.
- *
- * (mutate.c has its own copy of "run one test", because the mutation
- * catalogue names the lines it mutates there.)
  */
 #ifndef TD_TESTRUN_H
 #define TD_TESTRUN_H
@@ -43,6 +41,13 @@ int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const ch
 		     const char *log);
 
 /*
+ * The names runner k's list argv prints, run in tree (output to log): one
+ * a line, empty lines skipped. TD_EIO when it fails. Caller frees *names
+ * with td_strv_free; NULL when it lists none.
+ */
+int td_testrun_list(char ***names, const td_project *p, int k, const char *tree, const char *log);
+
+/*
  * The runner (index into p->runners) whose list argv, run in tree, prints
  * test; -1 when none does. TD_EIO when a list argv fails.
  */
@@ -51,9 +56,14 @@ int td_testrun_find_runner(int *runner, const td_project *p, const char *test, c
 
 /*
  * Runs test with runner k in tree, output to log (truncated first), killed
- * after limit seconds. *out gets the result, *seconds the time it took.
+ * after limit seconds. *out gets the result; res the run's details (its
+ * time, exit status or signal: td_proc_describe), which say why a failed
+ * test failed: an exit 0 with TD_TEST_FAIL means the runner's fail_text.
  */
-int td_testrun_one(enum td_test_result *out, double *seconds, const td_project *p, int k,
+int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_project *p, int k,
 		   const char *test, const char *tree, const char *log, double limit);
+
+/* Whether the file at path holds text (NULL text, or no such file: no). */
+int td_testrun_log_mentions(const char *path, const char *text);
 
 #endif

@@ -778,6 +778,22 @@ static td_ledger_finding_row *find_row(td_ledger_findings *fs, int number)
 	return NULL;
 }
 
+/* Appends the guard row st is on to finding f, whose guards have room for *cap. */
+static int add_guard(td_ledger_finding_row *f, size_t *cap, sqlite3_stmt *st)
+{
+	int err;
+
+	TD_REQUIRE(f != NULL); /* guards.finding is a foreign key of findings */
+	if ((err = td_grow(&f->guards, cap, f->n_guards + 1, sizeof *f->guards)))
+		return err;
+	f->guards[f->n_guards] = (td_ledger_guard_row){NULL, NULL};
+	err = column_dup(&f->guards[f->n_guards].test, st, 1);
+	if (!err)
+		err = column_dup(&f->guards[f->n_guards].role, st, 2);
+	f->n_guards++;
+	return err;
+}
+
 /* Attaches every guard row to its finding in fs, by test. */
 static int load_guards(td_ledger_findings *fs, td_ledger *lg)
 {
@@ -793,15 +809,7 @@ static int load_guards(td_ledger_findings *fs, td_ledger *lg)
 			f = find_row(fs, sqlite3_column_int(st, 0));
 			cap = 0;
 		}
-		if (!f)
-			continue; /* cannot happen: guards.finding is a foreign key */
-		if ((err = td_grow(&f->guards, &cap, f->n_guards + 1, sizeof *f->guards)))
-			break;
-		f->guards[f->n_guards] = (td_ledger_guard_row){NULL, NULL};
-		err = column_dup(&f->guards[f->n_guards].test, st, 1);
-		if (!err)
-			err = column_dup(&f->guards[f->n_guards].role, st, 2);
-		f->n_guards++;
+		err = add_guard(f, &cap, st);
 	}
 	if (!err && rc != SQLITE_DONE)
 		err = sql_fail(lg, rc, "reading guards");

@@ -284,6 +284,36 @@ mutant {
   why = "drops the file and function from every message",
 }
 
+mutant {
+  name = "error-require-returns-0",
+  file = "base/error.h",
+  find = "\t\t\treturn td_error_set(TD_EINVAL, __FILE__, __func__,",
+  replace = "\t\t\treturn 0 * td_error_set(TD_EINVAL, __FILE__, __func__,",
+  guards = { "test_a_broken_requirement_returns_einval_naming_expression_and_line" },
+  designed_against = "an invariant check that reports a breach as success is only a comment again",
+  why = "a broken TD_REQUIRE sets its message but returns 0, so the caller carries on",
+}
+
+mutant {
+  name = "error-require-message-without-the-expression",
+  file = "base/error.h",
+  find = "\"line %d: requirement failed: %s\", __LINE__, #expr);",
+  replace = "\"line %d: requirement failed: %s\", __LINE__, \"?\");",
+  guards = { "test_a_broken_requirement_returns_einval_naming_expression_and_line" },
+  designed_against = "a failed check must say which check failed, or nobody can act on it",
+  why = "a broken TD_REQUIRE's message no longer names the expression",
+}
+
+mutant {
+  name = "strv-implied-capacity-too-large",
+  file = "base/strv.c",
+  find = "\tsize_t cap = 8;",
+  replace = "\tsize_t cap = 16;",
+  guards = { "test_a_list_keeps_every_push_across_its_growths" },
+  designed_against = "a capacity inferred rather than stored must be the one the allocator gave",
+  why = "td_strv_push believes a list of 8 slots holds 16 and writes past its end",
+}
+
 -- The test runner (the harness drives exactly this interface) ---------------
 
 mutant {
@@ -744,8 +774,8 @@ mutant {
 mutant {
   name = "model-stream-not-reselected-after-embedding",
   file = "core/model.c",
-  find = "model_select(m, batch, w, s.h);",
-  replace = "",
+  find = "(err = model_select(m, batch, w, s.h))",
+  replace = "(err = 0)",
   guards = { "test_the_residual_stream_is_zero_at_absent_cells_after_every_layer" },
   designed_against = "the residual path not re-masked: absent cells carry the embedding bias down the stream (torch-dimensions DEBUG.md #27)",
   why = "skips the selection after the embedding",
@@ -754,8 +784,8 @@ mutant {
 mutant {
   name = "model-input-saved-unselected",
   file = "core/model.c",
-  find = "model_select(m, batch, m->o.in, s.xs);",
-  replace = "",
+  find = "(err = model_select(m, batch, m->o.in, s.xs))",
+  replace = "(err = 0)",
   guards = { "test_every_scan_model_passes_the_conformance_suite" },
   designed_against = "a NaN in an absent input reaching the weight gradient through NaN * 0",
   why = "keeps the raw input for the backward, absent cells included",
@@ -1395,8 +1425,8 @@ mutant {
 mutant {
   name = "mixer-lstm-one-step-g-and-o-from-f-columns",
   file = "core/mixer_lstm.c",
-  find = "err = td_gemm(g + 2 * h, 4 * h, xt, h, w->wt + 2 * h, 4 * h, l1 - l0, 2 * h, h, &o);",
-  replace = "err = td_gemm(g + 2 * h, 4 * h, xt, h, w->wt + h, 4 * h, l1 - l0, 2 * h, h, &o);",
+  find = "td_gemm(g + 2 * h, 4 * h, xt, h, w->r.wt + 2 * h, 4 * h, l1 - l0, 2 * h, h, &o);",
+  replace = "td_gemm(g + 2 * h, 4 * h, xt, h, w->r.wt + h, 4 * h, l1 - l0, 2 * h, h, &o);",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a product cut in two must offset both operands of its second part",
   why = "on lines of one step g and o are projected with f's and g's weights",
@@ -1405,8 +1435,8 @@ mutant {
 mutant {
   name = "mixer-lstm-one-step-dw-of-g-and-o-from-f-rows",
   file = "core/mixer_lstm.c",
-  find = "err = td_gemm(dw + 2 * h * h, h, sc->dg + 2 * h, sc->ld",
-  replace = "err = td_gemm(dw + 2 * h * h, h, sc->dg + h, sc->ld",
+  find = "err = td_gemm(dw + 2 * h * h, h, sc->dgx + 2 * h, sc->ld",
+  replace = "err = td_gemm(dw + 2 * h * h, h, sc->dgx + h, sc->ld",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a product cut in two must offset both operands of its second part",
   why = "on lines of one step dW of g and o sums f's and g's adjoints",
@@ -1435,8 +1465,8 @@ mutant {
 mutant {
   name = "mixer-lstm-lines-read-each-other",
   file = "core/mixer_lstm.c",
-  find = "\t\t       length * h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);",
-  replace = "\t\t       h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);",
+  find = "\t\t       length * h, w->r.ut, 4 * h, l1 - l0, 4 * h, h, &o);",
+  replace = "\t\t       h, w->r.ut, 4 * h, l1 - l0, 4 * h, h, &o);",
   guards = { "test_every_scan_model_passes_the_conformance_suite",
              "test_every_kernel_model_passes_the_conformance_suite",
              "test_every_flatten_model_passes_the_conformance_suite" },
@@ -2548,8 +2578,8 @@ mutant {
 mutant {
   name = "lstm-backward-takes-the-cell-state-for-its-tanh",
   file = "core/mixer_lstm.c",
-  find = "\t\t\t w->ts + r * h, sc->hp + q * h, dy + (l * length + t) * h, h);",
-  replace = "\t\t\t w->s + r * h, sc->hp + q * h, dy + (l * length + t) * h, h);",
+  find = "w->gates + r * 4 * h, w->ts + r * h, sc->hp + q * h,",
+  replace = "w->gates + r * 4 * h, w->s + r * h, sc->hp + q * h,",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a value saved by the forward to spare the backward a recomputation: the backward must read the saved value, not its argument",
   why = "the backward uses s_t where tanh(s_t) belongs",
@@ -2762,12 +2792,12 @@ mutant {
 
 mutant {
   name = "gru-block-input-saved-for-the-first-block-only",
-  file = "core/mixer_gru.c",
+  file = "core/mixer_rnn.c",
   find = "\t\tmemcpy(j->w->x + b0 * t * h, j->x + b0 * t * h, (b1 - b0) * t * h * sizeof *j->x);",
   replace = "\t\tmemcpy(j->w->x, j->x, (b1 - b0) * t * h * sizeof *j->x);",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a per-block step applied at the start of the buffer whatever the block",
-  why = "every block saves its input over the first block's, so the later blocks project what the workspace held",
+  why = "every block saves its input over the first block's (in the driver the gru and lstm share), so the later blocks project what the workspace held",
 }
 
 mutant {
@@ -2822,12 +2852,12 @@ mutant {
 
 mutant {
   name = "gru-block-dx-written-at-the-block-s-line",
-  file = "core/mixer_gru.c",
-  find = "\t\tif ((err = td_gemm(j->dx + b0 * length * h, h,",
-  replace = "\t\tif ((err = td_gemm(j->dx + b0 * h, h,",
+  file = "core/mixer_rnn.c",
+  find = "td_gemm(j->dx + b0 * length * h, h, sc->dgx, w->ld,",
+  replace = "td_gemm(j->dx + b0 * h, h, sc->dgx, w->ld,",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "an offset written for lines where the buffer is laid out by positions",
-  why = "each block of lines past the first writes its dx at the row of its first line, not of its first position",
+  why = "each block of lines past the first writes its dx at the row of its first line, not of its first position (the driver the gru and lstm share)",
 }
 
 mutant {
@@ -2853,7 +2883,7 @@ mutant {
 mutant {
   name = "gru-step-reads-w-where-it-wants-w-transposed",
   file = "core/mixer_gru.c",
-  find = "length * h, w->wt, 3 * h,",
+  find = "length * h, w->r.wt, 3 * h,",
   replace = "length * h, td_mixer_slab_at(m, m->params, T_W), 3 * h,",
   guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward" },
   designed_against = "a weight kept in two layouts (as stored, and transposed for a product) where the product reads the wrong one: same size, so nothing faults",
@@ -2863,8 +2893,8 @@ mutant {
 mutant {
   name = "gru-step-projects-the-first-block-s-inputs",
   file = "core/mixer_gru.c",
-  find = "w->x + (l0 * length + t) * h, length * h,",
-  replace = "w->x + t * h, length * h,",
+  find = "w->r.x + (l0 * length + t) * h, length * h,",
+  replace = "w->r.x + t * h, length * h,",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a loop split across blocks whose inner call still indexes from the start of the whole batch",
   why = "every block's gates are made from the first block's inputs",
@@ -2873,7 +2903,7 @@ mutant {
 mutant {
   name = "gru-step-reads-u-where-it-wants-u-transposed",
   file = "core/mixer_gru.c",
-  find = "\tif ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, w->ut, 3 * h, l1 - l0,",
+  find = "\tif ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, w->r.ut, 3 * h, l1 - l0,",
   replace = "\tif ((err = td_gemm(w->gh + l0 * 3 * h, 3 * h, prev, length * h, td_mixer_slab_at(m, m->params, T_U), 3 * h, l1 - l0,",
   guards = { "test_the_gru_matches_torch_nn_gru_forward_and_backward" },
   designed_against = "a weight kept in two layouts (as stored, and transposed for a product) where the product reads the wrong one: same size, so nothing faults",
@@ -2883,7 +2913,7 @@ mutant {
 mutant {
   name = "lstm-step-reads-w-where-it-wants-w-transposed",
   file = "core/mixer_lstm.c",
-  find = "length * h, w->wt, 4 * h,",
+  find = "length * h, w->r.wt, 4 * h,",
   replace = "length * h, td_mixer_slab_at(m, m->params, T_W), 4 * h,",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a weight kept in two layouts (as stored, and transposed for a product) where the product reads the wrong one: same size, so nothing faults",
@@ -2893,8 +2923,8 @@ mutant {
 mutant {
   name = "lstm-step-projects-the-first-block-s-inputs",
   file = "core/mixer_lstm.c",
-  find = "const td_real *xt = w->x + (l0 * length + t) * h;",
-  replace = "const td_real *xt = w->x + t * h;",
+  find = "const td_real *xt = w->r.x + (l0 * length + t) * h;",
+  replace = "const td_real *xt = w->r.x + t * h;",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a loop split across blocks whose inner call still indexes from the start of the whole batch",
   why = "every block's gates are made from the first block's inputs",
@@ -2912,9 +2942,9 @@ mutant {
 
 mutant {
   name = "lstm-dx-reads-the-gate-adjoints-unpadded",
-  file = "core/mixer_lstm.c",
-  find = "if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, w->ld,",
-  replace = "if ((err = td_gemm(j->dx + b0 * length * h, h, sc.dg, 4 * h,",
+  file = "core/mixer_rnn.c",
+  find = "td_gemm(j->dx + b0 * length * h, h, sc->dgx, w->ld,",
+  replace = "td_gemm(j->dx + b0 * length * h, h, sc->dgx, gh,",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a buffer whose rows are padded for speed, read by one of its users as if they were not",
   why = "where 4H is a multiple of 32 (the wide fixture's channels 8), dx reads each position's gate adjoints 16 values per row early",
@@ -2922,9 +2952,9 @@ mutant {
 
 mutant {
   name = "lstm-bias-sums-the-gate-adjoints-unpadded",
-  file = "core/mixer_lstm.c",
-  find = "\t\t\tdb[c] += sc->dg[i * sc->ld + c];",
-  replace = "\t\t\tdb[c] += sc->dg[i * 4 * h + c];",
+  file = "core/mixer_rnn.c",
+  find = "\t\t\t\tdb[c] += sc->dgx[i * ld + c];",
+  replace = "\t\t\t\tdb[c] += sc->dgx[i * gh + c];",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a buffer whose rows are padded for speed, read by one of its users as if they were not",
   why = "where 4H is a multiple of 32, db and dc sum the padded rows at the unpadded stride",
@@ -2943,7 +2973,7 @@ mutant {
 mutant {
   name = "lstm-step-reads-u-where-it-wants-u-transposed",
   file = "core/mixer_lstm.c",
-  find = "\t\t       length * h, w->ut, 4 * h, l1 - l0, 4 * h, h, &o);",
+  find = "\t\t       length * h, w->r.ut, 4 * h, l1 - l0, 4 * h, h, &o);",
   replace = "\t\t       length * h, td_mixer_slab_at(m, m->params, T_U), 4 * h, l1 - l0, 4 * h, h, &o);",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "a weight kept in two layouts (as stored, and transposed for a product) where the product reads the wrong one: same size, so nothing faults",
@@ -3012,19 +3042,19 @@ mutant {
 
 mutant {
   name = "gru-block-grads-read-the-first-block-s-rows",
-  file = "core/mixer_gru.c",
-  find = "int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dgx, sc->dgh, h3, w->x + p0 * h,",
-  replace = "int err = td_mixer_block_weights(m, part, T_W, T_U, sc->dgx, sc->dgh, h3, w->x,",
+  file = "core/mixer_rnn.c",
+  find = "j->w->x + p0 * h, sc->hp, p1 - p0, j->length);",
+  replace = "j->w->x, sc->hp, p1 - p0, j->length);",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "an offset applied to one operand of a per-block product and not the other",
-  why = "every block's dW pairs its dgx with the first block's inputs",
+  why = "every block's dW pairs its dgx with the first block's inputs (the driver the gru and lstm share)",
 }
 
 mutant {
   name = "lstm-backward-block-keeps-the-last-block-s-dh",
   file = "core/mixer_lstm.c",
-  find = "\t\tmemset(w->dh + b0 * h, 0, (b1 - b0) * h * sizeof *w->dh);",
-  replace = "\t\tmemset(w->dh, 0, (b1 - b0) * h * sizeof *w->dh);",
+  find = "\tmemset(w->r.carry + l0 * h, 0, (l1 - l0) * h * sizeof *w->r.carry);",
+  replace = "\tmemset(w->r.carry, 0, (l1 - l0) * h * sizeof *w->r.carry);",
   guards = { "test_mixer_lines_in_blocks_give_each_line_its_own_result" },
   designed_against = "a per-block reset of state applied to the first block only",
   why = "the blocks past the first start their backward recurrence from whatever dh held, not from 0",

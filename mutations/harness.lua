@@ -148,12 +148,12 @@ mutant {
 
 mutant {
   name = "mutate-fail-text-ignored",
-  file = "harness/mutate.c",
-  find = "log_mentions(log, r->proj->runners[t->runner].fail_text));",
-  replace = "0);",
+  file = "harness/testrun.c",
+  find = "td_testrun_log_mentions(log, p->runners[k].fail_text))",
+  replace = "0)",
   guards = { "test_fail_text_marks_a_zero_exit_as_a_failure" },
   designed_against = "a runner that exits 0 on failure hides every kill",
-  why = "ignores the runner's fail_text",
+  why = "ignores the runner's fail_text (in testrun.c, which mutate, reproduce and bisect share)",
 }
 
 mutant {

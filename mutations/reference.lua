@@ -76,8 +76,8 @@ mutant {
 mutant {
   name = "reference-lstm-backward-reads-h-for-s",
   file = "core/mixer_lstm.c",
-  find = "prev_rows(sc.hp, w, b0, b1, length, h, m->o.reverse, 0);",
-  replace = "prev_rows(sc.hp, w, b0, b1, length, h, m->o.reverse, 1);",
+  find = "prev_rows(sc->hp, w, l0, l1, j->length, h, j->m->o.reverse, 0);",
+  replace = "prev_rows(sc->hp, w, l0, l1, j->length, h, j->m->o.reverse, 1);",
   guards = { "test_the_lstm_matches_torch_nn_lstm_forward_and_backward" },
   designed_against = "the hp scratch holds s_{t-1} during the recurrence and h_{t-1} after it: the two are the same shape and easy to swap",
   why = "gives the forget gate's adjoint h_{t-1} where it needs s_{t-1}",
