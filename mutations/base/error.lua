@@ -1,0 +1,26 @@
+-- mutations/base/error.lua: the mutants of base/error.c, per-thread
+-- last-error message (see error.h).
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "error-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "error-message-unplaced",
+  file = "base/error.c",
+  find = [[snprintf(last_msg, sizeof last_msg, "%s: %s: ", file, func);]],
+  replace = [[snprintf(last_msg, sizeof last_msg, "%.0s%.0s", file, func);]],
+  guards = { "test_a_message_names_file_and_function" },
+  designed_against = "a message must say where it came from",
+  why = "drops the file and function from every message",
+}
+
+mutant {
+  name = "error-last-null",
+  file = "base/error.c",
+  find = [[return last_code ? last_msg : "no error";]],
+  replace = [[return last_code ? last_msg : NULL;]],
+  guards = { "test_last_error_is_never_null" },
+  designed_against = "callers print td_error_last() unguarded",
+  why = "returns NULL when there is no error",
+}
