@@ -40,7 +40,7 @@ mutant {
   name = "axial-select-by-multiplication",
   file = "core/axial.c",
   find = "if (!mask[c]) /* a store, never a product: NaN * 0 is NaN */",
-  replace = "for (size_t k = 0; k < channels; k++) v[k] = v[k] * (td_real)mask[c]; if (0)",
+  replace = "for (size_t k = 0; k < channels; k++)\n\t\t\t\tv[k] = v[k] * (td_real)mask[c];\n\t\t\tif (0)",
   guards = { "test_selection_zeroes_nan_and_infinities_in_absent_cells",
              "test_every_scan_model_passes_the_conformance_suite" },
   designed_against = "masking by multiplication instead of selection: NaN * 0 and inf * 0 are NaN",
