@@ -79,19 +79,19 @@ static const char config[] =
 	"timeout { factor = 5, floor = 2 }\n";
 
 static const char catalogue[] =
-	"mutant { name = \"m-killed\", file = \"calc.c\", find = \"a + b\", replace = \"a - b\",\n"
+	"mutant { name = \"calc-killed\", file = \"calc.c\", find = \"a + b\", replace = \"a - b\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"adds wrong\" }\n"
-	"mutant { name = \"m-elsewhere\", file = \"calc.c\", find = \"return 0;\", replace = \"return 1;\",\n"
+	"mutant { name = \"calc-elsewhere\", file = \"calc.c\", find = \"return 0;\", replace = \"return 1;\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"clamps to 1\" }\n"
-	"mutant { name = \"m-survived\", file = \"calc.c\", find = \"return 7;\", replace = \"return 8;\",\n"
+	"mutant { name = \"calc-survived\", file = \"calc.c\", find = \"return 7;\", replace = \"return 8;\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"nobody calls it\" }\n"
-	"mutant { name = \"m-timeout\", file = \"calc.c\", find = \"i++\", replace = \"i += 0\",\n"
+	"mutant { name = \"calc-timeout\", file = \"calc.c\", find = \"i++\", replace = \"i += 0\",\n"
 	"  guards = { \"test_sum\" }, designed_against = \"x\", why = \"loops forever\" }\n"
-	"mutant { name = \"m-build-failed\", file = \"calc.c\", find = \"a + b;\", replace = \"a + ;\",\n"
+	"mutant { name = \"calc-build-failed\", file = \"calc.c\", find = \"a + b;\", replace = \"a + ;\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"does not compile\" }\n"
-	"mutant { name = \"m-stale\", file = \"calc.c\", find = \"no such text\", replace = \"x\",\n"
+	"mutant { name = \"calc-stale\", file = \"calc.c\", find = \"no such text\", replace = \"x\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"the code moved on\" }\n"
-	"mutant { name = \"m-equivalent\", file = \"calc.c\", find = \"x < 0\", replace = \"x <= 0\",\n"
+	"mutant { name = \"calc-equivalent\", file = \"calc.c\", find = \"x < 0\", replace = \"x <= 0\",\n"
 	"  guards = { \"test_clamp\" }, designed_against = \"x\", why = \"0 clamps to 0 either way\",\n"
 	"  equivalent = \"clamp(0) is 0 on both sides of the boundary\" }\n";
 
@@ -131,19 +131,19 @@ static void test_every_outcome_is_reported(void **state)
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
 	json = fx_slurp("report.json");
-	assert_string_equal(outcome_of(json, "m-killed"), "killed");
-	assert_string_equal(outcome_of(json, "m-elsewhere"), "killed-elsewhere");
-	assert_string_equal(outcome_of(json, "m-survived"), "survived");
-	assert_string_equal(outcome_of(json, "m-timeout"), "timeout");
-	assert_string_equal(outcome_of(json, "m-build-failed"), "build-failed");
-	assert_string_equal(outcome_of(json, "m-stale"), "stale");
-	assert_string_equal(outcome_of(json, "m-equivalent"), "equivalent");
+	assert_string_equal(outcome_of(json, "calc-killed"), "killed");
+	assert_string_equal(outcome_of(json, "calc-elsewhere"), "killed-elsewhere");
+	assert_string_equal(outcome_of(json, "calc-survived"), "survived");
+	assert_string_equal(outcome_of(json, "calc-timeout"), "timeout");
+	assert_string_equal(outcome_of(json, "calc-build-failed"), "build-failed");
+	assert_string_equal(outcome_of(json, "calc-stale"), "stale");
+	assert_string_equal(outcome_of(json, "calc-equivalent"), "equivalent");
 	assert_non_null(strstr(json, "\"killed_by\": [\"test_clamp\"]")); /* the elsewhere kill */
 }
 
 static void test_all_caught_exits_0(void **state)
 {
-	const char *args[] = {"mutate", "--only", "m-killed", NULL};
+	const char *args[] = {"mutate", "--only", "calc-killed", NULL};
 
 	(void)state;
 	make_fixture(catalogue);
@@ -153,33 +153,33 @@ static void test_all_caught_exits_0(void **state)
 
 static void test_an_only_pattern_that_matches_no_mutant_is_refused(void **state)
 {
-	const char *args[] = {"mutate", "--only", "m-kill", NULL}; /* a prefix without its '*' */
+	const char *args[] = {"mutate", "--only", "calc-kill", NULL}; /* a prefix without its '*' */
 	const char *log;
 
 	(void)state;
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
 	log = fx_slurp("mutate.log");
-	assert_non_null(strstr(log, "--only 'm-kill' matches none of the 7 mutants"));
+	assert_non_null(strstr(log, "--only 'calc-kill' matches none of the 7 mutants"));
 	assert_null(strstr(log, "every mutant was caught"));
 }
 
 /* --only given twice runs the mutants of both patterns (it used to keep the last one). */
 static void test_only_given_twice_keeps_the_mutants_of_both_patterns(void **state)
 {
-	const char *args[] = {"mutate", "--list", "--only", "m-killed", "--only", "m-stale", NULL};
-	const char *both[] = {"mutate", "--list", "--only", "m-killed", "--only", "m-none", NULL};
+	const char *args[] = {"mutate", "--list", "--only", "calc-killed", "--only", "calc-stale", NULL};
+	const char *both[] = {"mutate", "--list", "--only", "calc-killed", "--only", "calc-none", NULL};
 	const char *log;
 
 	(void)state;
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "list.log", args), 0);
 	log = fx_slurp("list.log");
-	assert_non_null(strstr(log, "m-killed\t"));
-	assert_non_null(strstr(log, "m-stale\t"));
-	assert_null(strstr(log, "m-survived\t"));
+	assert_non_null(strstr(log, "calc-killed\t"));
+	assert_non_null(strstr(log, "calc-stale\t"));
+	assert_null(strstr(log, "calc-survived\t"));
 	assert_int_equal(fx_tdaudit("repo", "none.log", both), 2);
-	assert_non_null(strstr(fx_slurp("none.log"), "--only 'm-none' matches none of the 7 mutants"));
+	assert_non_null(strstr(fx_slurp("none.log"), "--only 'calc-none' matches none of the 7 mutants"));
 }
 
 /* A value option given twice is refused in every command: the last one would silently win. */
@@ -204,13 +204,27 @@ static void test_a_value_option_given_twice_is_refused(void **state)
 
 static void test_a_catalogue_entry_that_does_not_build_fails_the_run(void **state)
 {
-	const char *args[] = {"mutate", "--only", "m-build-failed", "--junit", "../r.xml", NULL};
+	const char *args[] = {"mutate", "--only", "calc-build-failed", "--junit", "../r.xml", NULL};
 
 	(void)state;
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
 	assert_non_null(strstr(fx_slurp("mutate.log"), "the entry tests nothing"));
 	assert_non_null(strstr(fx_slurp("r.xml"), "failures=\"1\""));
+}
+
+/* The loader refuses a name that does not start with its file's stem, saying which. */
+static void test_an_entry_not_named_for_its_file_is_refused(void **state)
+{
+	const char *args[] = {"mutate", "--list", NULL};
+
+	(void)state;
+	make_fixture("mutant { name = \"add-wrong\", file = \"calc.c\", find = \"a + b\",\n"
+		     "  replace = \"a - b\", guards = { \"test_add\" }, designed_against = \"x\",\n"
+		     "  why = \"adds wrong\" }\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "cat.lua:1: mutant 'add-wrong' edits calc.c, "
+							"so its name must start with 'calc-'"));
 }
 
 static void test_a_red_baseline_stops_the_run(void **state)
@@ -264,7 +278,7 @@ static void test_a_test_that_is_its_own_program_need_not_print_its_name(void **s
 		 "build { \"make\", \"-s\" }\n"
 		 "runner { list = { \"sh\", \"-c\", \"echo check_add\" }, run = { \"./{test}\" } }\n"
 		 "catalogues { \"cat.lua\" }\n");
-	fx_write("repo", "cat.lua", "mutant { name = \"m\", file = \"calc.c\", find = \"a + b\",\n"
+	fx_write("repo", "cat.lua", "mutant { name = \"calc-adds-wrong\", file = \"calc.c\", find = \"a + b\",\n"
 				    "  replace = \"a - b\", guards = { \"check_add\" },\n"
 				    "  designed_against = \"x\", why = \"adds wrong\" }\n");
 	fx_git_commit_all("repo", "fixture");
@@ -288,7 +302,7 @@ static void test_a_malformed_config_is_refused_with_its_line(void **state)
 
 static void test_fail_text_marks_a_zero_exit_as_a_failure(void **state)
 {
-	const char *args[] = {"mutate", "--only", "m-killed", NULL};
+	const char *args[] = {"mutate", "--only", "calc-killed", NULL};
 	const char *cfg = "build { \"make\", \"-s\" }\n"
 			  "runner { list = { \"./t\", \"--list\" },\n"
 			  "  run = { \"sh\", \"-c\", \"./t {test}; exit 0\" }%s }\n"
@@ -340,19 +354,19 @@ static void test_diff_keeps_only_mutants_on_changed_lines(void **state)
 	make_fixture(catalogue);
 	snprintf(changed, sizeof changed, "%s", calc_c);
 	*strstr(changed, "return 7;") = '\0';
-	strcat(changed, "return 7; }\n"); /* rewrites the line of m-survived only */
+	strcat(changed, "return 7; }\n"); /* rewrites the line of calc-survived only */
 	fx_write("repo", "calc.c", changed);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
 	log = fx_slurp("mutate.log");
-	assert_non_null(strstr(log, "m-survived\t"));
-	assert_null(strstr(log, "m-killed\t"));
-	assert_non_null(strstr(log, "m-stale\t")); /* a stale entry is always reported */
+	assert_non_null(strstr(log, "calc-survived\t"));
+	assert_null(strstr(log, "calc-killed\t"));
+	assert_non_null(strstr(log, "calc-stale\t")); /* a stale entry is always reported */
 	assert_non_null(strstr(log, "2 of 7 mutants"));
 }
 
 static void test_rev_mutates_the_committed_revision_not_the_working_tree(void **state)
 {
-	const char *args[] = {"mutate", "--rev", "HEAD", "--only", "m-killed", NULL};
+	const char *args[] = {"mutate", "--rev", "HEAD", "--only", "calc-killed", NULL};
 	const char *both[] = {"mutate", "--rev", "HEAD", "--diff", "HEAD", NULL};
 	uint64_t before;
 
@@ -422,6 +436,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_given_twice_keeps_the_mutants_of_both_patterns),
 	cmocka_unit_test(test_a_value_option_given_twice_is_refused),
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
+	cmocka_unit_test(test_an_entry_not_named_for_its_file_is_refused),
 	cmocka_unit_test(test_a_red_baseline_stops_the_run),
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
 	cmocka_unit_test(test_a_test_that_is_its_own_program_need_not_print_its_name),
