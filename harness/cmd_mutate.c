@@ -13,8 +13,9 @@
 #include "mutate.h"
 
 const char td_usage_mutate[] =
-	"usage: tdaudit mutate [--only PATTERN] [--diff REV | --rev REV] [-j N] [--timeout S]\n"
-	"                      [--list] [--json FILE] [--junit FILE] [--root DIR] [--cold]\n"
+	"usage: tdaudit mutate [--only PATTERN] [--file GLOB] [--diff REV | --rev REV] [-j N]\n"
+	"                      [--timeout S] [--list [--guard TEST]] [--json FILE]\n"
+	"                      [--junit FILE] [--root DIR] [--cold]\n"
 	"\n"
 	"Runs every mutant of the catalogues named in tdaudit.lua in scratch copies\n"
 	"under .tdaudit/ (the working tree, index and HEAD are never touched): build,\n"
@@ -22,12 +23,18 @@ const char td_usage_mutate[] =
 	"\n"
 	"  --only PATTERN  only mutants whose id matches the shell pattern (repeatable:\n"
 	"                  those matching any; a pattern that matches none is refused)\n"
+	"  --file GLOB     only mutants of files matching GLOB, as tdaudit.lua's globs match\n"
+	"                  ('*' does not cross '/'); with --list, also shows their guards:\n"
+	"                  what breaks core/plan.c, and who guards it?\n"
 	"  --diff REV      only mutants on lines changed since REV (working tree included)\n"
 	"  --rev REV       mutate the committed revision REV instead of the working tree\n"
 	"                  (tdaudit.lua and the catalogues still come from the working tree)\n"
 	"  -j, --jobs N    scratch workers (default: the number of cores)\n"
 	"  --timeout S     seconds per test (default: factor x its baseline time, floor)\n"
 	"  --list          print the mutants (id, file:line, operator, state); run nothing\n"
+	"  --guard TEST    with --list: only entries naming a guard matching the shell\n"
+	"                  pattern TEST, with their guards: what does this test guard?\n"
+	"                  (--file and --guard refuse a pattern that matches none)\n"
 	"  --json FILE     write the report as JSON (schema tdaudit.mutate/1)\n"
 	"  --junit FILE    write the report as JUnit XML (survivors are failures)\n"
 	"  --root DIR      the repository (default: the one holding the current directory)\n"
@@ -78,7 +85,8 @@ int td_cmd_mutate(int argc, char **argv)
 				return td_usage_error("mutate", "--timeout needs a positive number of seconds, not '%s'",
 						   v ? v : "");
 		} else if (!strcmp(a, "--only") || !strcmp(a, "--json") || !strcmp(a, "--junit") ||
-			   !strcmp(a, "--root") || !strcmp(a, "--diff") || !strcmp(a, "--rev")) {
+			   !strcmp(a, "--root") || !strcmp(a, "--diff") || !strcmp(a, "--rev") ||
+			   !strcmp(a, "--file") || !strcmp(a, "--guard")) {
 			if (!v)
 				return td_usage_error("mutate", "%s needs a value", a);
 			if (strcmp(a, "--only") && td_option_once(&seen, "mutate", a))
@@ -97,6 +105,10 @@ int td_cmd_mutate(int argc, char **argv)
 				o.diff = v;
 			else if (!strcmp(a, "--rev"))
 				o.rev = v;
+			else if (!strcmp(a, "--file"))
+				o.file = v;
+			else if (!strcmp(a, "--guard"))
+				o.guard = v;
 			else
 				root_arg = v;
 		} else {

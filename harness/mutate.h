@@ -50,9 +50,13 @@ typedef struct {
 	const char *rev;     /* mutate this committed revision, not the working tree; NULL: the tree */
 	int cold;            /* the naive way, for benchmarks: a fresh copy and clean build per
 				mutant, the whole suite without fail-fast */
+	const char *file;    /* only mutants of files matching this glob (tdaudit.lua's
+				globs: '*' does not cross '/'); NULL: all */
+	const char *guard;   /* with list only: the entries naming a guard matching this
+				shell pattern; NULL: all */
 } td_mutate_opts;
 
-#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, 0}
+#define TD_MUTATE_OPTS_INIT {0, NULL, 0, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, 0, NULL, NULL}
 
 /*
  * Runs the project at root (which has a tdaudit.lua). Never writes outside

@@ -227,6 +227,80 @@ static void test_an_entry_not_named_for_its_file_is_refused(void **state)
 							"so its name must start with 'calc-'"));
 }
 
+/* The fixture's catalogue and one entry on t.c: two files to tell apart. */
+static const char t_entry[] =
+	"mutant { name = \"t-add-expects-6\", file = \"t.c\", find = \"add(2, 3) == 5\",\n"
+	"  replace = \"add(2, 3) == 6\", guards = { \"test_add\", \"test_sum\" },\n"
+	"  designed_against = \"x\", why = \"the test expects the wrong sum\" }\n";
+
+static void make_two_file_fixture(void)
+{
+	char cat[sizeof catalogue + sizeof t_entry];
+
+	snprintf(cat, sizeof cat, "%s%s", catalogue, t_entry);
+	make_fixture(cat);
+}
+
+/* --list --file GLOB: what breaks a file, and who guards it; tdaudit.lua's glob rules. */
+static void test_list_file_shows_the_mutants_of_matching_files_and_their_guards(void **state)
+{
+	const char *calc[] = {"mutate", "--list", "--file", "calc.c", NULL};
+	const char *any[] = {"mutate", "--list", "--file", "*.c", NULL};
+	const char *none[] = {"mutate", "--list", "--file", "core/*.c", NULL};
+	const char *log;
+
+	(void)state;
+	make_two_file_fixture();
+	assert_int_equal(fx_tdaudit("repo", "calc.log", calc), 0);
+	log = fx_slurp("calc.log");
+	assert_non_null(strstr(log, "calc-killed\tcalc.c:3\tcatalogue\trunnable\ttest_add\n"));
+	assert_non_null(strstr(log, "calc-timeout\tcalc.c:17\tcatalogue\trunnable\ttest_sum\n"));
+	assert_null(strstr(log, "t-add-expects-6"));
+	assert_int_equal(fx_tdaudit("repo", "any.log", any), 0);
+	log = fx_slurp("any.log");
+	assert_non_null(strstr(log, "calc-killed\t"));
+	assert_non_null(strstr(log, "t-add-expects-6\tt.c:4\tcatalogue\trunnable\ttest_add,test_sum\n"));
+	assert_int_equal(fx_tdaudit("repo", "none.log", none), 2);
+	assert_non_null(strstr(fx_slurp("none.log"), "--file 'core/*.c' matches the file of none of "
+						      "the 8 mutants"));
+}
+
+/* --file without --list filters the run too. */
+static void test_file_runs_only_the_mutants_of_matching_files(void **state)
+{
+	const char *args[] = {"mutate", "--file", "t.c", NULL};
+	const char *log;
+
+	(void)state;
+	make_two_file_fixture();
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "tdaudit mutate: 1 mutants"));
+	assert_non_null(strstr(log, "killed by test_add"));
+}
+
+/* --list --guard TEST: what does this test guard; a test that guards nothing is refused. */
+static void test_list_guard_shows_the_entries_naming_the_test(void **state)
+{
+	const char *sum[] = {"mutate", "--list", "--guard", "test_sum", NULL};
+	const char *none[] = {"mutate", "--list", "--guard", "test_none", NULL};
+	const char *run[] = {"mutate", "--guard", "test_sum", NULL};
+	const char *log;
+
+	(void)state;
+	make_two_file_fixture();
+	assert_int_equal(fx_tdaudit("repo", "sum.log", sum), 0);
+	log = fx_slurp("sum.log");
+	assert_non_null(strstr(log, "calc-timeout\tcalc.c:17\tcatalogue\trunnable\ttest_sum\n"));
+	assert_non_null(strstr(log, "t-add-expects-6\tt.c:4\tcatalogue\trunnable\ttest_add,test_sum\n"));
+	assert_null(strstr(log, "calc-killed"));
+	assert_int_equal(fx_tdaudit("repo", "none.log", none), 2);
+	assert_non_null(strstr(fx_slurp("none.log"), "--guard 'test_none' is a guard of none of the 8 "
+						      "mutants"));
+	assert_int_equal(fx_tdaudit("repo", "run.log", run), 2);
+	assert_non_null(strstr(fx_slurp("run.log"), "--guard only lists (with --list)"));
+}
+
 static void test_a_red_baseline_stops_the_run(void **state)
 {
 	const char *args[] = {"mutate", NULL};
@@ -437,6 +511,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_value_option_given_twice_is_refused),
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
 	cmocka_unit_test(test_an_entry_not_named_for_its_file_is_refused),
+	cmocka_unit_test(test_list_file_shows_the_mutants_of_matching_files_and_their_guards),
+	cmocka_unit_test(test_file_runs_only_the_mutants_of_matching_files),
+	cmocka_unit_test(test_list_guard_shows_the_entries_naming_the_test),
 	cmocka_unit_test(test_a_red_baseline_stops_the_run),
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
 	cmocka_unit_test(test_a_test_that_is_its_own_program_need_not_print_its_name),

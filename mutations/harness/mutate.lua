@@ -135,3 +135,25 @@ mutant {
   finding = 17,
   why = "ledger check lists the tests of whatever scratch copy the last mutate left (and cannot build one where none exists)",
 }
+
+mutant {
+  name = "mutate-guard-run-accepted",
+  file = "harness/mutate.c",
+  find = "if (!err && opts->guard && !opts->list)",
+  replace = "if (0 && !err && opts->guard && !opts->list)",
+  guards = { "test_list_guard_shows_the_entries_naming_the_test" },
+  designed_against = "a run by guard would run mutants whose other guards decide the outcome; only a listing has a clear meaning",
+  why = "runs the mutants a test guards instead of refusing --guard without --list",
+}
+
+mutant {
+  name = "mutate-file-and-guard-filters-ignored",
+  file = "harness/mutate.c",
+  find = "if (!err && (opts->file || opts->guard))",
+  replace = "if (0 && !err && (opts->file || opts->guard))",
+  guards = { "test_list_file_shows_the_mutants_of_matching_files_and_their_guards",
+             "test_file_runs_only_the_mutants_of_matching_files",
+             "test_list_guard_shows_the_entries_naming_the_test" },
+  designed_against = "what breaks core/plan.c, and who guards it, must not be answered with every mutant of the catalogue",
+  why = "--file and --guard keep every mutant: the listing answers for the whole catalogue, a --file run runs them all",
+}
