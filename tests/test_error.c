@@ -1,11 +1,7 @@
 /*
  * test_error.c - the error model: codes pass up, messages name the place.
  *
- * Edits that break these tests (each seen failing):
- *   - td_error_last() returning NULL when there is no error
- *       -> last_error_is_never_null
- *   - td_error_set() dropping the file/function prefix
- *       -> a_message_names_file_and_function
+ * What these tests guard: tdaudit mutate --list --file base/error.c
  */
 #include "tdtest.h"
 

@@ -4,7 +4,12 @@
  * list / run-one interface, a Makefile, tdaudit.lua and a catalogue with
  * one mutant per outcome.
  *
- * Edits that break these tests (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file harness/mutate.c
+ *   and --list --file harness/catalogue.c
+ *   and --list --file harness/cmd_mutate.c
+ *   and --list --file harness/commands.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - judge() treating a timeout as killed -> every_outcome_is_reported
  *   - try_mutant() counting build-failed as killed -> every_outcome_is_reported
  *   - judge() skipping the rest of the suite when guards pass
@@ -14,8 +19,6 @@
  *   - baseline() ignoring failing tests -> a_red_baseline_stops_the_run
  *   - baseline() not checking the runner named the test
  *       -> a_runner_that_never_names_its_test_stops_the_run
- *   - baseline() asking a program named by its test to print the name
- *     [cat] -> a_test_that_is_its_own_program_need_not_print_its_name
  *   - try_mutant() not restoring the file -> the second mutant of a file
  *     sees the first still applied (every_outcome_is_reported)
  *   - run_test() ignoring fail_text -> fail_text_marks_a_zero_exit_as_a_failure

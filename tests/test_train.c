@@ -6,23 +6,8 @@
  * wrote: log.jsonl's weights line (FNV-1a 64 of the final weights),
  * checkpoint.bin, config.txt.
  *
- * Edits that break these tests (each seen failing; they are the entries of
- * mutations/train.lua):
- *   - td_model_init(t->model, 1) whatever the seed
- *       -> different_seeds_give_different_initial_weights
- *   - restore() not importing the optimizer state
- *       -> a_resumed_run_equals_the_uninterrupted_run_bitwise
- *   - the final eval not logged -> the_final_eval_is_logged_and_scores_what_eval_scores
- *   - td_config_write() not called -> the_resolved_config_is_written_beside_the_run
- *   - mixer = attention refused again -> every_built_mixer_and_family_trains
- *   - mixer = lstm (or clru) built as a conv, or refused as before
- *       -> every_built_mixer_and_family_trains
- *   - the bidirectional refusal for layers < 4 removed
- *       -> keys_this_version_cannot_honour_are_refused (and, with layers = 2
- *          in TINY, every_config_key_... reports "--set bidirectional=false:
- *          changed nothing")
- *   - periodic checkpoints not logged -> every_config_key_changes_the_run_or_is_refused
- *     (checkpoint_every changed nothing)
+ * What these tests guard: tdaudit mutate --list --file core/train.c
+ *   and --list --file core/config.c
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
