@@ -222,7 +222,7 @@ asan: deps
 
 check: test asan
 
-# The main job on this repository: every mutant of mutations/*.lua, every
+# The main job on this repository: every mutant of mutations/, every
 # finding of DEBUG.md reproduced through git history, then DEBUG.md checked
 # against the ledger those runs wrote (scratch trees under .tdaudit/).
 audit: deps

@@ -127,8 +127,28 @@ static char **guards_field(lua_State *L)
 	return g;
 }
 
+/*
+ * Whether name starts with the stem of file (its base name up to the first
+ * '.') and a '-': "plan-flip-per-layer" for core/plan.c. The stem puts an
+ * entry's id beside its file in every listing and report, and lets
+ * `--only 'plan-*'` mean "the mutants of core/plan.c".
+ */
+static int named_for_its_file(const char *name, const char *file, char *stem, size_t size)
+{
+	const char *base = strrchr(file, '/') ? strrchr(file, '/') + 1 : file;
+	size_t n = strcspn(base, ".");
+
+	snprintf(stem, size, "%.*s-", (int)n, base);
+	return strncmp(name, stem, strlen(stem)) == 0;
+}
+
 static void check_entry(lua_State *L, const td_mutants *list, const td_mutant *m)
 {
+	char stem[256];
+
+	if (!named_for_its_file(m->name, m->file, stem, sizeof stem))
+		luaL_error(L, "%s: mutant '%s' edits %s, so its name must start with '%s'", where(L),
+			   m->name, m->file, stem);
 	if (!m->guards && !m->equivalent)
 		luaL_error(L, "%s: mutant '%s' names no guards; say which tests must fail", where(L),
 			   m->name);

@@ -2,7 +2,7 @@
  * catalogue.h - mutation catalogues: Lua files of mutant { ... } entries.
  *
  *   mutant {
- *     name = "plan-flip-per-layer",          -- unique across all catalogues
+ *     name = "plan-flip-per-layer",          -- unique; starts with the file's stem
  *     file = "core/plan.c",                  -- relative to the root
  *     find = "(i / n_axes) % 2 == 1",        -- exact text, must match once
  *     replace = "i % 2 == 1",
@@ -15,7 +15,9 @@
  *   }
  *
  * A missing or unknown field, a wrong type, finding and designed_against
- * both given or both missing, or a duplicated name is refused with the
+ * both given or both missing, a duplicated name, or a name that does not
+ * start with its file's stem and a '-' (the base name up to its first '.':
+ * "plan-" for core/plan.c, "Makefile-" for Makefile) is refused with the
  * catalogue's file:line.
  *
  * Generated operator mutants (harness/gen.h) over files matching globs:

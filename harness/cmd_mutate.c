@@ -28,6 +28,10 @@ static const td_opt opts[] = {
 	 .at = offsetof(args, only),
 	 .help = "only mutants whose id matches the shell pattern (repeatable: those matching any; "
 		 "a pattern that matches none is refused)"},
+	{.name = "--file", .arg = "GLOB", .type = TD_OPT_STRING, .at = offsetof(args, o.file),
+	 .help = "only mutants of files matching GLOB, as tdaudit.lua's globs match ('*' does not "
+		 "cross '/'); with --list, also shows their guards: what breaks core/plan.c, and who "
+		 "guards it? (a glob that matches none is refused)"},
 	{.name = "--diff", .arg = "REV", .type = TD_OPT_STRING, .at = offsetof(args, o.diff),
 	 .help = "only mutants on lines changed since REV (working tree included; not with --rev)"},
 	{.name = "--rev", .arg = "REV", .type = TD_OPT_STRING, .at = offsetof(args, o.rev),
@@ -40,6 +44,9 @@ static const td_opt opts[] = {
 	 .unit = "seconds", .help = "seconds per test (default: factor x its baseline time, floor)"},
 	{.name = "--list", .type = TD_OPT_FLAG, .at = offsetof(args, o.list),
 	 .help = "print the mutants (id, file:line, operator, state); run nothing"},
+	{.name = "--guard", .arg = "TEST", .type = TD_OPT_STRING, .at = offsetof(args, o.guard),
+	 .help = "with --list: only entries naming a guard matching the shell pattern TEST, with "
+		 "their guards: what does this test guard? (a pattern that matches none is refused)"},
 	{.name = "--json", .arg = "FILE", .type = TD_OPT_STRING, .at = offsetof(args, o.json),
 	 .help = "write the report as JSON (schema tdaudit.mutate/1)"},
 	{.name = "--junit", .arg = "FILE", .type = TD_OPT_STRING, .at = offsetof(args, o.junit),

@@ -572,6 +572,46 @@ static int filter(td_mutants *m, const char *const *pattern, size_t n_pattern)
 	return 0;
 }
 
+/* Whether one of the mutant's guards matches the shell pattern. */
+static int guarded_by(const td_mutant *m, const char *pattern)
+{
+	for (size_t g = 0; m->guards && m->guards[g]; g++)
+		if (fnmatch(pattern, m->guards[g], 0) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * --file GLOB and --guard TEST: keeps the mutants whose file matches glob
+ * (as tdaudit.lua's globs match: '*' does not cross '/') and, with test,
+ * that name a guard matching it. Refuses a filter that keeps nothing, as
+ * filter() does: an empty listing would read as "nothing breaks it".
+ */
+static int filter_file_guard(td_mutants *m, const char *glob, const char *test)
+{
+	char *const globs[] = {(char *)glob, NULL};
+	size_t k = 0, n = m->n;
+
+	for (size_t i = 0; i < n; i++) {
+		if ((!glob || td_project_matches(globs, m->v[i].file)) &&
+		    (!test || guarded_by(&m->v[i], test)))
+			m->v[k++] = m->v[i];
+		else
+			td_mutant_free(&m->v[i]);
+	}
+	m->n = k;
+	if (k == 0 && glob && test)
+		return TD_FAIL(TD_EINVAL, "no mutant of a file matching --file '%s' names a guard "
+					  "matching --guard '%s' (of %zu mutants)", glob, test, n);
+	if (k == 0 && glob)
+		return TD_FAIL(TD_EINVAL, "--file '%s' matches the file of none of the %zu mutants "
+					  "('*' does not cross '/': core/*.c, not *.c)", glob, n);
+	if (k == 0)
+		return TD_FAIL(TD_EINVAL, "--guard '%s' is a guard of none of the %zu mutants; "
+					  "tdtest --list prints the test names", test, n);
+	return 0;
+}
+
 /* --diff REV: keeps the mutants on lines changed since REV (and the stale ones). */
 static int filter_diff(run_t *r, const char *rev)
 {
@@ -664,13 +704,24 @@ static int n_jobs(run_t *r)
 	return j > 64 ? 64 : j;
 }
 
+/*
+ * --list: id, file:line, operator, state; with --file or --guard also the
+ * guards, comma-separated ("any test" for a generated mutant without any).
+ */
 static void list_mutants(const run_t *r)
 {
+	int guards = r->opts->file || r->opts->guard;
+
 	for (size_t i = 0; i < r->muts.n; i++) {
 		const td_mutant *m = &r->muts.v[i];
 
-		printf("%s\t%s:%d\t%s\t%s\n", m->id, m->file, m->line, m->op,
+		printf("%s\t%s:%d\t%s\t%s", m->id, m->file, m->line, m->op,
 		       r->res[i].settled ? td_outcome_name(r->res[i].outcome) : "runnable");
+		for (size_t g = 0; guards && m->guards && m->guards[g]; g++)
+			printf("%c%s", g ? ',' : '\t', m->guards[g]);
+		if (guards && !m->guards)
+			printf("\tany test");
+		putchar('\n');
 	}
 }
 
@@ -745,6 +796,11 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		err = td_catalogue_load(&r.muts, r.proj->root, r.proj->catalogues);
 	if (!err && opts->n_only)
 		err = filter(&r.muts, opts->only, opts->n_only);
+	if (!err && opts->guard && !opts->list)
+		err = TD_FAIL(TD_EINVAL, "--guard only lists (with --list): to run what a test "
+					 "guards, give the ids --list --guard prints to --only");
+	if (!err && (opts->file || opts->guard))
+		err = filter_file_guard(&r.muts, opts->file, opts->guard);
 	if (!err && !(r.res = calloc(r.muts.n + 1, sizeof *r.res)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
 	snprintf(r.src, sizeof r.src, "%s", r.proj ? r.proj->root : "");

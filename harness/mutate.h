@@ -51,6 +51,10 @@ typedef struct {
 	const char *rev;     /* mutate this committed revision, not the working tree; NULL: the tree */
 	int cold;            /* the naive way, for benchmarks: a fresh copy and clean build per
 				mutant, the whole suite without fail-fast */
+	const char *file;    /* only mutants of files matching this glob (tdaudit.lua's
+				globs: '*' does not cross '/'); NULL: all */
+	const char *guard;   /* with list only: the entries naming a guard matching this
+				shell pattern; NULL: all */
 } td_mutate_opts;
 
 /*

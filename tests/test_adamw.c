@@ -5,23 +5,11 @@
  * property at the optimizer level (export/import then k steps equals the
  * uninterrupted run, bitwise).
  *
- * Edits that break these tests (each seen failing):
- *   - update() without the decoupled decay (decay = 1.0)
- *       -> matches_a_double_precision_reference_for_six_steps
- *   - update() with bc1 = 1.0 (no first-moment bias correction)
- *       -> the_first_step_is_bias_corrected_to_lr_times_the_sign
+ * What these tests guard: tdaudit mutate --list --file core/adamw.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_adamw_lr() warming up with s in place of s + 1 (lr(0) = 0)
  *       -> the_schedule_warms_up_linearly_then_decays_by_cosine_to_the_floor
- *   - td_adamw_step() with scale = norm / clip
- *       -> clipping_keeps_the_direction_and_puts_the_norm_at_the_limit
- *   - td_adamw_step() without the isfinite(norm) test (the firewall off)
- *       -> a_non_finite_gradient_skips_the_step_and_leaves_params_and_moments_bitwise
- *   - count_skip() returning before td_counter_addf (a skip not counted)
- *       -> a_non_finite_gradient_skips_the_step_and_leaves_params_and_moments_bitwise
- *   - td_adamw_import() not reading v
- *       -> export_import_then_k_steps_equals_the_uninterrupted_run_bitwise
- *   - td_adamw_import() not restoring s (the schedule restarts)
- *       -> export_import_then_k_steps_equals_the_uninterrupted_run_bitwise
  *   - td_adamw_import() without the n check -> import_refuses_another_state
  *   - check_opts() with warmup > total_steps for >= -> bad_options_are_refused
  * Not tried: grad_norm() summing in another fixed order changes the value by

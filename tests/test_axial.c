@@ -10,42 +10,12 @@
  * whose renormalised answer is known in closed form (a constant stays
  * constant; a cancelled line is bounded by its absolute mass).
  *
- * Edits that break these tests (each seen failing; all but the last two
- * are entries of mutations/core.lua):
- *   - td_fold_new taking the fold as its own inverse
- *     (`f->unfold[f->fold[k]] = k` -> `f->unfold[k] = f->fold[k]`)
- *       -> a_folds_inverse_is_the_argsort_of_the_fold
- *   - fill_fold reading the position from axis 0 (`st[axis]` -> `st[0]`)
- *       -> each_folded_line_runs_along_its_axis and
- *          a_scan_step_runs_the_mixer_along_its_own_axis (the first version
- *          of that test swept h only, axis 0, and passed: it now sweeps both)
- *   - td_select_present multiplying (`mask[c] ? v[k] : 0` -> `v[k] * mask[c]`)
- *       -> selection_zeroes_nan_and_infinities_in_absent_cells
- *   - td_axial_order skipping the sort by name (`j > (t >= 0) && 0 && ...`)
- *       -> the_canonical_axis_order_is_time_first_then_by_name
- *   - masses comparing with an absolute epsilon
- *     (`fabs(sg) > b->o.cancel * ab` -> `fabs(sg) > 1e-6`), or contract
- *     dividing by the signed mass clamped at 1e-6 (DEBUG.md #3's clamp_min)
- *       -> a_near_cancelled_kernel_line_is_not_amplified (23500x)
- *   - masses comparing with cancel alone (`b->o.cancel * ab` -> `b->o.cancel`)
- *       -> a_genuinely_small_mass_still_renormalises_exactly
- *   - contract mapping a NaN to 0 (`num != num ? 0 : ...`)
- *       -> a_nan_in_a_present_cell_leaves_the_kernel_contraction
- *   - masses counting absent cells (`if (m[l * n + j])` -> `|| 1`), or
- *     contract leaving its output in absent cells for the next axis to read
- *       -> a_constant_input_stays_constant_over_holes
- *   - contract dividing on degenerate lines too (`num / den[at]`: 0/0)
- *       -> a_kernel_row_that_sees_no_present_cell_gives_zero (the first
- *          version used a line with no present cell at all: its outputs are
- *          all absent and selected away, so the mutant survived)
- *   - build() ignoring the step's direction (`mo.reverse = b->o.reverse`
- *     -> `mo.reverse = 0`)
- *       -> a_reverse_step_is_the_forward_step_over_the_flipped_axis
- *   - build_seq in storage order, or scatter leaving absent cells stale
- *       -> flatten_runs_the_present_cells_only_in_canonical_order
- *   - dropping the chunk check -> bad_block_options_are_refused_with_a_message
- *   - build_seq taking every cell (`if (b->mask[by_key[k]])` -> `if (1)`)
- *       -> flatten_runs_the_present_cells_only_in_canonical_order
+ * What these tests guard: tdaudit mutate --list --file core/family_kernel.c
+ *   and --list --file core/axial.c
+ *   and --list --file core/block.c
+ *   and --list --file core/family_flatten.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - the kernel backward's dK reduction zeroing rows from the first
  *     whatever its range, or its per-line sums stored by position in the
  *     range instead of in the batch

@@ -4,25 +4,15 @@
  * until the fix, passes from it on; one commit in the range does not
  * build.
  *
- * Edits that break these tests (each made, seen failing, then restored;
- * [cat]: also a mutant in mutations/harness.lua):
- *   - search() reading a commit that does not build as the old outcome
- *     [cat] -> skipped_commits_next_to_the_flip_leave_it_ambiguous
- *   - search() reading it as the new outcome [cat]
- *     -> finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build
- *   - pick() walking one commit at a time [cat]
- *     -> finds_the_fix_in_log2_builds_... (more than ceil(log2 N) + 2 builds)
+ * What these tests guard: tdaudit mutate --list --file harness/bisect.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - conclude() without the skipped-commits check
  *     -> skipped_commits_next_to_the_flip_leave_it_ambiguous
- *   - conclude() without the good-end check [cat]
- *     -> no_flip_between_the_ends_exits_2
  *   - td_bisect() not calling record() [cat]; skipped_commits() listing
  *     the passing commits -> a_bisect_result_is_recorded_in_the_ledger_in_one_run
  *   - record() writing chain[hi] as found when ambiguous [cat]; td_bisect()
  *     recording an exit-2 search -> an_ambiguous_bisect_is_recorded_with_no_commit_found
- *   - try_commit() writing each commit's own tests despite --tests-at [cat];
- *     load_tests_at() without the tests-setting check [cat]
- *     -> tests_held_at_a_later_commit_find_the_fix_they_check
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"

@@ -8,9 +8,7 @@
  * object three times: the first build compiles it, the same flags again
  * compile nothing, other CFLAGS compile it again.
  *
- * Edits that break it (seen failing): the objects not depending on
- * $(BUILD)/.flags (the Makefile before the fix) -> the third make compiles
- * nothing.
+ * What this test guards: tdaudit mutate --list --file Makefile
  */
 #include "tdtest.h"
 

@@ -7,41 +7,25 @@
  * a skip stays a skip; it catches a schedule taken from storage order;
  * trainability with a negative control that must fail.
  *
- * Edits that break these tests (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file core/check.c
+ *   and --list --file core/family_kernel.c
+ *   and --list --file core/axial.c
+ *   and --list --file core/mixer_lstm.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - in the double build: conv_backward_at reading its taps without the
  *     dilation (the forward keeps it), which the suite missed while it ran
  *     the convolution undilated; gru's step_backward dropping r from
  *     d(Un h + cn) (`dn * r` -> `dn`), now seen at rank 3 too
  *       -> every_*_model_passes_the_conformance_suite (gradient check)
- *   - td_check_block running ranks 1..n instead of the ranks asked
- *     (`config c = {opts->ranks[i], sp, t, ""}` -> `{i + 1, sp, t, ""}`),
- *     or rig_new building the model at width 2 whatever was asked
- *       -> checks_run_only_at_the_ranks_and_width_asked_for
- *   - the float build's gradient check reporting ok instead of skip
- *       -> a_skip_is_reported_as_a_skip_never_as_a_pass
- *   - check_covariance comparing the output with itself
- *       -> the_suite_catches_a_schedule_taken_from_storage_order
  *   - dropping the rank range check -> bad_check_options_are_refused
- *   - td_select_present multiplying by the mask, or the model keeping the
- *     raw input for its backward (NaN * 0 in dW)
- *       -> every_scan_model_passes_the_conformance_suite (absent check)
- *   - td_axial_order in storage order, or a kernel's rng stream chosen by
- *     its axis's storage index
- *       -> every_kernel_model_... and every_flatten_model_passes_the_
- *          conformance_suite (covariance check)
  *   - in the double build: the kernel's dK dropping its `- out_i m_j`
  *     term, its dz using K transposed, RMSNorm's backward dropping its
  *     second term, the model's backward dropping the residual gradient
  *       -> every_*_model_passes_the_conformance_suite (gradient check)
- *   - adam_step climbing instead of descending
- *       -> a_model_that_sweeps_w_learns_the_running_sum
  *   - the task's target being the input itself (`y[i] = s` -> `y[i] = x[i]`)
  *       -> a_model_that_never_sweeps_the_needed_axis_cannot_learn_it
  *          (the control then learns), the_task_target_is_the_running_sum_along_w
- *   - td_check_trainable ignoring the control's score
- *       -> the_trainable_check_fails_when_the_control_learns_too
- *   - td_check_train_index returning a fixed batch
- *       -> training_draws_a_fresh_batch_every_step_and_never_the_held_out_one
  *   - the task summing along h instead of w
  *       -> the_task_target_is_the_running_sum_along_w
  *   - the lstm's recurrent GEMM reading h_{t-1} one position apart instead

@@ -4,25 +4,14 @@
  * model, another config), the atomic write, and resume through a checkpoint
  * that equals the uninterrupted run bitwise.
  *
- * Edits that break these tests (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file core/checkpoint.c
+ *   and --list --file core/adamw.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - payload() writing weights[i ? 1 : 0] for every i -> a_checkpoint_round_trips_bitwise
  *   - decode() leaving rng_counter 0 -> a_checkpoint_round_trips_bitwise
- *   - check_header() without the checksum comparison (`if (0)`)
- *       -> every_flipped_byte_is_refused (payload flips load silently)
  *   - check_header() without the truncation test -> a_truncated_or_extended_...
- *   - check_header() accepting any version up to 255 -> a_wrong_magic_or_a_newer_version...
- *   - check_expect() without the config hash comparison
- *       -> another_config_is_refused_naming_both_hashes
- *   - check_expect() without the signature comparison -> another_model_is_refused_naming_both
- *   - td_checkpoint_write() writing in place (fopen "wb" + fwrite) instead of
- *     td_file_write_atomic -> an_existing_checkpoint_survives_a_failed_write
  *   - check_data() without the config hash check -> the_writer_refuses_inconsistent_data
- *   - td_adamw_import() not reading v
- *       -> resuming_from_a_checkpoint_equals_the_uninterrupted_run_bitwise
- * Not caught, on purpose: checksum() over the payload alone. Every header
- * field is checked on its own (magic, version, real size, section count,
- * payload length, the checksum itself), so a single flipped header byte is
- * refused either way; covering the header is defence in depth.
  */
 #include "tdtest.h"
 

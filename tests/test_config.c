@@ -2,29 +2,8 @@
  * test_config.c - the strict config: refusals with their origin, override
  * precedence, the canonical text, its hash, the atomic write.
  *
- * Edits that break these tests (each seen failing):
- *   - lookup() without its type check -> defaults_resolve_and_read_back_typed
- *   - edit_distance() charging every substitution (diag + 1): "wieght_decay"
- *     is told "did you mean 'seed'?" -> an_unknown_key_is_refused_with_the_nearest...
- *   - parse_int() ignoring trailing text (no *end test): "1.5" reads as 1
- *       -> a_value_of_the_wrong_type_names_the_key_value_and_line
- *   - parse_int() checking only the maximum -> a_value_out_of_range_names...
- *   - set_key() without the duplicate-line check -> a_key_given_twice_in_the_file...
- *   - parse_value() without the empty-value check ("lr =" then reads as "not a
- *     finite number") -> malformed_lines_are_refused_with_their_line
- *   - parse_line() not cutting at '#' -> comments_blank_lines_and_spacing_are_ignored
- *   - td_config_new() applying the overrides before the file
- *       -> overrides_beat_the_file_and_the_file_beats_the_defaults
- *   - check_combinations() with warmup > steps for >= -> combinations_that_cannot...
- *   - td_config_serialize() leaving out bool keys
- *       -> changing_any_one_key_changes_the_hash ("--set bidirectional=false
- *          leaves the hash unchanged")
- *   - a second table entry named eval_every (in place of log_every)
- *       -> every_key_is_documented_and_named_once
- *   - td_config_serialize() without the qsort -> the_text_is_sorted_complete...
- *   - td_config_write() writing at path itself instead of the temporary
- *       -> the_write_replaces_the_file_whole_and_leaves_no_temporary
- *   - load_file() returning 0 when fopen fails -> an_unreadable_file_is_refused...
+ * What these tests guard: tdaudit mutate --list --file core/config.c
+ *   and --list --file base/fileio.c
  */
 #include "tdtest.h"
 

@@ -2,24 +2,14 @@
  * test_counters.c - counters carry their reason into both log forms, and
  * the NaN firewall stops a run after two log windows without a finite step.
  *
- * Edits that break these tests (each seen failing):
- *   - line_one() without the loop that prints the reasons (the dormouse M2
- *     class: the text line shows only name=count)
- *       -> a_counters_reason_appears_in_both_the_text_line_and_the_json
- *   - json_one() writing "why":[] without the reasons (the JSON row drops them)
- *       -> a_counters_reason_appears_in_both_the_text_line_and_the_json
- *   - get_slot() appending at the end instead of the sorted place
- *       -> a_counters_reason_appears_in_both_the_text_line_and_the_json (order)
+ * What these tests guard: tdaudit mutate --list --file core/counters.c
+ *   and --list --file core/adamw.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_counter_add() without the empty-why check
  *       -> a_count_without_a_reason_or_a_plain_name_is_refused
  *   - remember() without the duplicate check
  *       -> distinct_reasons_are_kept_up_to_the_limit_and_the_rest_counted
- *   - td_firewall_window_end() failing at dead_in_row >= 3
- *       -> two_windows_without_a_finite_step_stop_the_run_loudly
- *   - td_firewall_window_end() not clearing dead_in_row on a finite window
- *       -> a_finite_window_between_dead_ones_resets_the_streak
- *   - td_firewall_step() counting every step as finite
- *       -> two_windows_without_a_finite_step_stop_the_run_loudly
  */
 #include "tdtest.h"
 

@@ -17,7 +17,10 @@
  * half the smallest denormal must give 0. In the double build the functions
  * are libm's, which the tests check bit for bit instead.
  *
- * Edits that break these tests (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file core/fastmath.h
+ *   and --list --file core/vec8.h
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - the exp polynomial's 1/24 coefficient 4.1665795894e-2f -> 4.1e-2f
  *       -> exp_is_within_one_ulp (and the sigmoid and tanh bounds)
  *   - the tanh polynomial's -1/3 written -3.3e-1f -> tanh_is_within

@@ -9,21 +9,7 @@
  * where a read-only directory would not stop the write) and at the rename
  * (the target is a directory).
  *
- * Edits that break these tests (each seen failing):
- *   - td_file_write_atomic() writing straight into path (the temporary's
- *     name made the target's: `fd = mkstemp(tmp);` -> open(path, O_TRUNC)
- *     and `strcpy(tmp, path)`) -> a_failed_write_leaves_the_old_file_whole
- *     (the old file is truncated before the write fails)
- *   - the failure path without `unlink(tmp)`
- *       -> a_failed_write_leaves_no_temporary_file
- *   - no fchmod (the temporary keeps mkstemp's 0600)
- *       -> a_written_file_gets_the_mode_asked_for
- *   - the data written through a descriptor of the target while the empty
- *     temporary is renamed over it -> a_write_replaces_the_old_file_whole
- *   - td_mkdirs() creating only the last component (the loop over the
- *     parents skipped) -> mkdirs_creates_the_missing_parents
- *   - td_file_read()'s message without the path (`"cannot open %.0s%s"`)
- *       -> reading_a_missing_file_is_refused_naming_it
+ * What these tests guard: tdaudit mutate --list --file base/fileio.c
  */
 #include "tdtest.h"
 

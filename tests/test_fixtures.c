@@ -10,32 +10,10 @@
  * parameter gradient. Tolerance: 1e-10 relative in the double build, 5e-5
  * in the float build (attention agrees to 1e-15 and 5e-7).
  *
- * Edits that break these tests (each seen failing; they are the entries of
- * mutations/reference.lua):
- *   - mixer_conv.c reading tap j at t + j*d (anti-causal) -> the conv test
- *   - mixer_gru.c leaving the reset gate off the candidate state -> the gru test
- *   - mixer_lru.c dropping the D * x skip path -> the lru test
- *   - mixer_attention.c dropping the softmax's mean term from the score
- *     gradient, or ignoring causal -> the attention test (also: dv without p,
- *     at() ignoring reverse; and, from mutations/core.lua, on its two
- *     blocks of one line each: every block's gradients in block 0's part,
- *     a worker's share of blocks stopping one short, every block's dctx
- *     from block 0's dy)
- *   - mixer_lstm.c reading the forget gate from the input gate's slice,
- *     dropping f(1 - f) from df, or reading s_{t-1} at t-1 in reverse
- *       -> the lstm test
- *   - mixer_clru.c flipping dtheta's sign, scanning the adjoint with lambda
- *     instead of conj(lambda), flipping the rotation's sign, adding
- *     C_im h_im instead of subtracting it, ignoring reverse -> the clru test
- *   On lines of one step (mixer-*-onestep*.txt; entries of mutations/core.lua):
- *   - mixer_lru.c's one map without D, dx through M untransposed, dC from
- *     dM^T, td_mixer_products' second span of 8 columns from the first (the lru at
- *     width 10) -> the lru test
- *   - mixer_lstm.c projecting g and o with f's and g's weights, or summing
- *     dW of g and o from f's and g's adjoints -> the lstm test
- *   - mixer_clru.c adding B_im^T C_im^T to M, or dB_im, instead of taking
- *     it away; td_mixer_products adding where it is asked to subtract
- *       -> the clru test
+ * What these tests guard: tdaudit mutate --list --file core/mixer_lstm.c
+ *   and --list --file core/mixer_attention.c
+ *   and --list --file core/mixer.c
+ *   and --list --file core/mixer_clru.c
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"

@@ -10,7 +10,11 @@
  * Every test that computes runs each kernel (baseline, avx2) the CPU has;
  * one that could not run turns the test into a visible skip.
  *
- * Edits that break these tests (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file core/gemm.c
+ *   and --list --file core/gemm_kernel.inc
+ *   and --list --file core/pool.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - do_block reading B as stored whatever trans_b says
  *     (`if (!g->o.trans_b) {` -> `if (1) {`)
  *       -> matches_a_naive_triple_loop (the trans_b cases)
@@ -18,11 +22,6 @@
  *   - do_block dropping the last partial k-panel (`p0 < g->k` ->
  *     `p0 + KC <= g->k`) -> matches_a_naive_triple_loop, and
  *     with_beta_zero_the_old_c_is_never_read (k = 1 < KC: no panel at all)
- *   - do_block visiting a block's k-panels starting from its worker's index
- *     (`p0 = (q + block % workers) % panels * KC`, "to spread memory
- *     traffic") -> results_are_bitwise_equal_for_any_thread_count, and
- *     test_mixer_results_are_bitwise_equal_for_any_thread_count; the naive
- *     comparison stays green: only the thread-count test guards the order
  *   - store() reading C when beta == 0 (`if (beta == 0)` -> `if (0)`), or
  *     small_product doing so (`g->o.beta == 0 ?` -> `0 ?`)
  *       -> with_beta_zero_the_old_c_is_never_read (the store's case only

@@ -7,24 +7,7 @@
  * directory. The Fashion-MNIST test reads Debian's dataset-fashion-mnist and
  * skips (counted) where it is not installed.
  *
- * Edits that break these tests (each seen failing):
- *   - be32() reading little-endian -> raw_and_gzipped_files_read_back_the_same_bytes
- *   - read_data() without the got < n_bytes check
- *       -> a_file_shorter_than_its_header_promises_is_refused
- *   - read_data() without the final gz_cut_off() check (a missing trailer
- *     passes) -> a_gzip_stream_cut_off_is_refused
- *   - read_upto() treating gzread's -1 as end of file (a CRC error passes)
- *       -> a_gzip_stream_with_a_bad_checksum_is_refused
- *   - read_data() without the one-byte-past read -> a_file_longer_than_its_header...
- *   - check_magic() without the 0x08 type check -> a_wrong_magic_type_or_dimension...
- *   - check_pair() without the count comparison -> images_and_labels_that_disagree...
- *   - td_fmnist_load() without the 60000/10000 check -> a_split_of_the_wrong_size...
- *   - td_fmnist_image() dividing by 256 (mean pixel 0.2849233, not 0.2860406)
- *       -> fashion_mnist_loads_the_shipped_split_with_its_known_statistics
- *   - the absent-mask stream without the split bits (train and test masks
- *     coincide) -> an_absent_mask_is_a_pure_function_of_seed_split_and_index
- *   - td_fmnist_image_absent() not zeroing absent pixels
- *       -> absent_pixels_read_as_zero_and_present_ones_as_their_value
+ * What these tests guard: tdaudit mutate --list --file core/idx.c
  */
 #include "tdtest.h"
 

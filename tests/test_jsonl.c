@@ -6,20 +6,11 @@
  *
  * Lines are checked with a strict JSON (RFC 8259) validator written below.
  *
- * Edits that break these tests (each seen failing):
- *   - td_json_put_number() without the isfinite test ("nan" in the file)
- *       -> every_line_is_valid_json_even_with_nan_inf_and_control_bytes
- *   - td_jsonl_num() not adding the counter (a null with no reason)
- *       -> every_line_is_valid_json_even_with_nan_inf_and_control_bytes
- *   - escape_of() passing bytes below 0x20 through
- *       -> every_line_is_valid_json_even_with_nan_inf_and_control_bytes
+ * What these tests guard: tdaudit mutate --list --file core/jsonl.c
+ *   and --list --file base/json.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_json_put_number() with a fixed %.6g -> doubles_and_integers_read_back_exactly
- *   - td_log_due() without "|| step == steps" (dormouse minor 1: the final
- *     eval missing from the JSON log)
- *       -> the_final_eval_is_written_like_every_other_eval
- *   - td_jsonl_end() without the fflush -> each_line_is_flushed_and_reopening_appends
- *   - td_jsonl_open() with fopen(path, "w") (truncating an existing log)
- *       -> each_line_is_flushed_and_reopening_appends
  */
 #include "tdtest.h"
 

@@ -1,16 +1,11 @@
 /*
  * test_lattice.c - lattices: immutability, copies, refusals, gather/scatter.
  *
- * Edits that break these tests (each seen failing):
- *   - derive_cells() keeping the caller's mask pointer instead of a copy
- *       -> a_lattice_copies_the_mask_it_is_given
- *   - td_lattice_mask() returning lat->mask itself
- *       -> a_mask_handed_out_is_a_fresh_copy
+ * What these tests guard: tdaudit mutate --list --file core/lattice.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - dropping the zero-size / duplicate-name / empty-name / mask-length /
  *     no-present-cell check -> the matching refusal test
- *   - scatter without the memset -> scatter_zeroes_every_absent_cell
- *   - gather indexing with p instead of present[p] -> gather_then_scatter...
- *   - gather ignoring the batch stride -> gather_keeps_batches_apart
  */
 #include "tdtest.h"
 

@@ -6,7 +6,9 @@
  * paths. The file is inspected with sqlite3 directly where the point is what
  * another process would see.
  *
- * Edits that break these tests (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file ledger/ledger.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - mkdir_parents() never calling mkdir()
  *       -> a_new_ledger_has_the_schema_version_magic_and_wal_mode
  *   - deleting the `ver > TD_LEDGER_SCHEMA_VERSION` refusal in check_identity()
@@ -29,14 +31,10 @@
  *       -> a_ledger_is_not_merged_into_itself
  *   - md_cell() not escaping '|'
  *       -> the_markdown_export_is_the_debugmd_summary_table
- *   - json_str() writing "" for a NULL string
- *       -> the_json_export_names_its_format_and_version
  *   - removing the CHECK on guards.role
  *       -> an_unknown_role_is_refused
  *   - td_ledger_commits_match() comparing with strcasecmp (whole strings)
  *       -> a_guard_is_verified_by_a_full_commit_id_cited_short
- *   - migration step 2 numbered 1 (a version-1 ledger never gets it)
- *       -> a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows
  *   - merge_sql without the bisects statement; join_commits() without
  *     the space between ids -> a_bisect_result_is_recorded_and_merged_once
  */

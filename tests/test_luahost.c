@@ -2,14 +2,9 @@
  * test_luahost.c - the Lua sandbox: only the safe libraries, file reads
  * confined to the repository, budgets on memory and instructions.
  *
- * Edits that break these tests (each seen failing):
- *   - open_sandbox() also opening LUA_IOLIBNAME / LUA_OSLIBNAME
- *       -> only_safe_libraries_are_there
- *   - dropping "load" or "dofile" from banned[] -> only_safe_libraries_are_there
- *   - rel_ok() accepting ".." -> reads_are_confined_to_the_root
- *   - td_lua_read_confined() without the realpath prefix check
- *       -> a_symlink_out_of_the_root_is_refused
- *   - count_hook() never raising -> a_script_that_loops_forever_is_stopped
+ * What these tests guard: tdaudit mutate --list --file harness/luahost.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - budget_alloc() ignoring mem_limit -> a_script_that_hoards_memory_is_stopped
  */
 #define _XOPEN_SOURCE 700

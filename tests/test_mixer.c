@@ -8,8 +8,12 @@
  * time-reversal identity reverse(x) = flip(forward(flip(x))), which needs
  * no second implementation.
  *
- * Edits that break these tests (each seen failing; the gradcheck in the
- * double build):
+ * What these tests guard: tdaudit mutate --list --file core/mixer_attention.c
+ *   and --list --file core/mixer_lstm.c
+ *   and --list --file core/mixer_conv.c
+ *   and --list --file core/mixer_lru.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - lru decay_to_w losing the minus sign of da/dw = -a * sigmoid(w)
  *       -> gradients_agree_with_finite_differences (dw)
  *   - lru scan_adjoint starting one step early (`s = length - 1` ->
@@ -117,8 +121,8 @@
  *       -> reverse_is_forward_of_the_flipped_line_flipped_back (clru reverse)
  *   - clru lambda depending on the thread count
  *       -> results_are_bitwise_equal_for_any_thread_count
- *   - on lines of one step (mutations/core.lua's mixer-lru-one-step-* and
- *     mixer-lstm-one-step-*): the lru writing dB with `=` ->
+ *   - on lines of one step (the mixer_lru-one-step-* and
+ *     mixer_lstm-one-step-* entries): the lru writing dB with `=` ->
  *     backward_adds_parameter_gradients_and_overwrites_dx; its workspace,
  *     or the clru's, without room for dM
  *       -> never_writes_past_the_workspace_it_asked_for;
@@ -127,9 +131,6 @@
  *   - clru_ws_size counting 3N per position instead of 4N
  *       -> never_writes_past_the_workspace_it_asked_for
  *   - clru writing dD with `=` -> backward_adds_parameter_gradients_and_overwrites_dx
- *   - td_pool_ranges ending each range but the last one line early
- *       -> results_are_bitwise_equal_for_any_thread_count (and test_gemm.c's
- *          pool_ranges_cover_each_item_once_and_carry_a_failure_back)
  *   - gru's dx of a block of lines written at its first line's row, not its
  *     first position's; td_mixer_block ending each block a line early;
  *     lstm's backward resetting dh for the first block only; the step

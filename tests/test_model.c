@@ -3,27 +3,14 @@
  * count), the COUNTED plan/layer-count warning, absent cells zero in the
  * residual stream at every layer, one parameter slab, seeded init.
  *
- * Edits that break these tests (each seen failing):
- *   - check_opts in block.c dropping the chunk check (`if (o->chunk < 1)`
- *     -> `if (0)`): a division by zero far from the option
- *       -> chunk_must_be_at_least_1_and_the_refusal_names_it
+ * What these tests guard: tdaudit mutate --list --file core/model.c
+ *   and --list --file core/block.c
+ *   and --list --file core/norm.c
+ *   and --list --file core/mixer_conv.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - dropping the "a scan model needs a plan" refusal
  *       -> bad_model_options_are_refused_with_a_message
- *   - count_override never counting (its condition -> `if (1)`)
- *       -> a_plan_that_disagrees_with_n_layers_is_counted_with_its_reason
- *   - td_model_forward dropping the selection after the embedding (the
- *     stream then carries the embedding bias in absent cells)
- *       -> the_residual_stream_is_zero_at_absent_cells_after_every_layer
- *   - build_slabs binding every block to one region (`at += 0`)
- *       -> every_parameter_lives_in_one_slab,
- *          initial_weights_are_a_pure_function_of_the_seed
- *   - td_model_init giving every layer the same streams
- *     (`(uint64_t)(i + 1) << 20` -> `(uint64_t)1 << 20`)
- *       -> initial_weights_are_a_pure_function_of_the_seed
- * Not guarded, and why: dropping the selection after a layer's residual
- * add changes nothing observable, because every block already writes
- * exactly 0 into absent cells (guarded in test_axial.c and by the suite's
- * absent check); the re-selection is a second wall, not the first.
  */
 #include "tdtest.h"
 

@@ -4,7 +4,12 @@
  * list / run-one interface, a Makefile, tdaudit.lua and a catalogue with
  * one mutant per outcome.
  *
- * Edits that break these tests (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file harness/mutate.c
+ *   and --list --file harness/catalogue.c
+ *   and --list --file harness/cmd_mutate.c
+ *   and --list --file harness/commands.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - judge() treating a timeout as killed -> every_outcome_is_reported
  *   - try_mutant() counting build-failed as killed -> every_outcome_is_reported
  *   - judge() skipping the rest of the suite when guards pass
@@ -14,8 +19,6 @@
  *   - baseline() ignoring failing tests -> a_red_baseline_stops_the_run
  *   - baseline() not checking the runner named the test
  *       -> a_runner_that_never_names_its_test_stops_the_run
- *   - baseline() asking a program named by its test to print the name
- *     [cat] -> a_test_that_is_its_own_program_need_not_print_its_name
  *   - try_mutant() not restoring the file -> the second mutant of a file
  *     sees the first still applied (every_outcome_is_reported)
  *   - run_test() ignoring fail_text -> fail_text_marks_a_zero_exit_as_a_failure
@@ -79,19 +82,19 @@ static const char config[] =
 	"timeout { factor = 5, floor = 2 }\n";
 
 static const char catalogue[] =
-	"mutant { name = \"m-killed\", file = \"calc.c\", find = \"a + b\", replace = \"a - b\",\n"
+	"mutant { name = \"calc-killed\", file = \"calc.c\", find = \"a + b\", replace = \"a - b\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"adds wrong\" }\n"
-	"mutant { name = \"m-elsewhere\", file = \"calc.c\", find = \"return 0;\", replace = \"return 1;\",\n"
+	"mutant { name = \"calc-elsewhere\", file = \"calc.c\", find = \"return 0;\", replace = \"return 1;\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"clamps to 1\" }\n"
-	"mutant { name = \"m-survived\", file = \"calc.c\", find = \"return 7;\", replace = \"return 8;\",\n"
+	"mutant { name = \"calc-survived\", file = \"calc.c\", find = \"return 7;\", replace = \"return 8;\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"nobody calls it\" }\n"
-	"mutant { name = \"m-timeout\", file = \"calc.c\", find = \"i++\", replace = \"i += 0\",\n"
+	"mutant { name = \"calc-timeout\", file = \"calc.c\", find = \"i++\", replace = \"i += 0\",\n"
 	"  guards = { \"test_sum\" }, designed_against = \"x\", why = \"loops forever\" }\n"
-	"mutant { name = \"m-build-failed\", file = \"calc.c\", find = \"a + b;\", replace = \"a + ;\",\n"
+	"mutant { name = \"calc-build-failed\", file = \"calc.c\", find = \"a + b;\", replace = \"a + ;\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"does not compile\" }\n"
-	"mutant { name = \"m-stale\", file = \"calc.c\", find = \"no such text\", replace = \"x\",\n"
+	"mutant { name = \"calc-stale\", file = \"calc.c\", find = \"no such text\", replace = \"x\",\n"
 	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"the code moved on\" }\n"
-	"mutant { name = \"m-equivalent\", file = \"calc.c\", find = \"x < 0\", replace = \"x <= 0\",\n"
+	"mutant { name = \"calc-equivalent\", file = \"calc.c\", find = \"x < 0\", replace = \"x <= 0\",\n"
 	"  guards = { \"test_clamp\" }, designed_against = \"x\", why = \"0 clamps to 0 either way\",\n"
 	"  equivalent = \"clamp(0) is 0 on both sides of the boundary\" }\n";
 
@@ -131,19 +134,19 @@ static void test_every_outcome_is_reported(void **state)
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
 	json = fx_slurp("report.json");
-	assert_string_equal(outcome_of(json, "m-killed"), "killed");
-	assert_string_equal(outcome_of(json, "m-elsewhere"), "killed-elsewhere");
-	assert_string_equal(outcome_of(json, "m-survived"), "survived");
-	assert_string_equal(outcome_of(json, "m-timeout"), "timeout");
-	assert_string_equal(outcome_of(json, "m-build-failed"), "build-failed");
-	assert_string_equal(outcome_of(json, "m-stale"), "stale");
-	assert_string_equal(outcome_of(json, "m-equivalent"), "equivalent");
+	assert_string_equal(outcome_of(json, "calc-killed"), "killed");
+	assert_string_equal(outcome_of(json, "calc-elsewhere"), "killed-elsewhere");
+	assert_string_equal(outcome_of(json, "calc-survived"), "survived");
+	assert_string_equal(outcome_of(json, "calc-timeout"), "timeout");
+	assert_string_equal(outcome_of(json, "calc-build-failed"), "build-failed");
+	assert_string_equal(outcome_of(json, "calc-stale"), "stale");
+	assert_string_equal(outcome_of(json, "calc-equivalent"), "equivalent");
 	assert_non_null(strstr(json, "\"killed_by\": [\"test_clamp\"]")); /* the elsewhere kill */
 }
 
 static void test_all_caught_exits_0(void **state)
 {
-	const char *args[] = {"mutate", "--only", "m-killed", NULL};
+	const char *args[] = {"mutate", "--only", "calc-killed", NULL};
 
 	(void)state;
 	make_fixture(catalogue);
@@ -153,33 +156,33 @@ static void test_all_caught_exits_0(void **state)
 
 static void test_an_only_pattern_that_matches_no_mutant_is_refused(void **state)
 {
-	const char *args[] = {"mutate", "--only", "m-kill", NULL}; /* a prefix without its '*' */
+	const char *args[] = {"mutate", "--only", "calc-kill", NULL}; /* a prefix without its '*' */
 	const char *log;
 
 	(void)state;
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
 	log = fx_slurp("mutate.log");
-	assert_non_null(strstr(log, "--only 'm-kill' matches none of the 7 mutants"));
+	assert_non_null(strstr(log, "--only 'calc-kill' matches none of the 7 mutants"));
 	assert_null(strstr(log, "every mutant was caught"));
 }
 
 /* --only given twice runs the mutants of both patterns (it used to keep the last one). */
 static void test_only_given_twice_keeps_the_mutants_of_both_patterns(void **state)
 {
-	const char *args[] = {"mutate", "--list", "--only", "m-killed", "--only", "m-stale", NULL};
-	const char *both[] = {"mutate", "--list", "--only", "m-killed", "--only", "m-none", NULL};
+	const char *args[] = {"mutate", "--list", "--only", "calc-killed", "--only", "calc-stale", NULL};
+	const char *both[] = {"mutate", "--list", "--only", "calc-killed", "--only", "calc-none", NULL};
 	const char *log;
 
 	(void)state;
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "list.log", args), 0);
 	log = fx_slurp("list.log");
-	assert_non_null(strstr(log, "m-killed\t"));
-	assert_non_null(strstr(log, "m-stale\t"));
-	assert_null(strstr(log, "m-survived\t"));
+	assert_non_null(strstr(log, "calc-killed\t"));
+	assert_non_null(strstr(log, "calc-stale\t"));
+	assert_null(strstr(log, "calc-survived\t"));
 	assert_int_equal(fx_tdaudit("repo", "none.log", both), 2);
-	assert_non_null(strstr(fx_slurp("none.log"), "--only 'm-none' matches none of the 7 mutants"));
+	assert_non_null(strstr(fx_slurp("none.log"), "--only 'calc-none' matches none of the 7 mutants"));
 }
 
 /* A value option given twice is refused in every command: the last one would silently win. */
@@ -204,13 +207,101 @@ static void test_a_value_option_given_twice_is_refused(void **state)
 
 static void test_a_catalogue_entry_that_does_not_build_fails_the_run(void **state)
 {
-	const char *args[] = {"mutate", "--only", "m-build-failed", "--junit", "../r.xml", NULL};
+	const char *args[] = {"mutate", "--only", "calc-build-failed", "--junit", "../r.xml", NULL};
 
 	(void)state;
 	make_fixture(catalogue);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
 	assert_non_null(strstr(fx_slurp("mutate.log"), "the entry tests nothing"));
 	assert_non_null(strstr(fx_slurp("r.xml"), "failures=\"1\""));
+}
+
+/* The loader refuses a name that does not start with its file's stem, saying which. */
+static void test_an_entry_not_named_for_its_file_is_refused(void **state)
+{
+	const char *args[] = {"mutate", "--list", NULL};
+
+	(void)state;
+	make_fixture("mutant { name = \"add-wrong\", file = \"calc.c\", find = \"a + b\",\n"
+		     "  replace = \"a - b\", guards = { \"test_add\" }, designed_against = \"x\",\n"
+		     "  why = \"adds wrong\" }\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "cat.lua:1: mutant 'add-wrong' edits calc.c, "
+							"so its name must start with 'calc-'"));
+}
+
+/* The fixture's catalogue and one entry on t.c: two files to tell apart. */
+static const char t_entry[] =
+	"mutant { name = \"t-add-expects-6\", file = \"t.c\", find = \"add(2, 3) == 5\",\n"
+	"  replace = \"add(2, 3) == 6\", guards = { \"test_add\", \"test_sum\" },\n"
+	"  designed_against = \"x\", why = \"the test expects the wrong sum\" }\n";
+
+static void make_two_file_fixture(void)
+{
+	char cat[sizeof catalogue + sizeof t_entry];
+
+	snprintf(cat, sizeof cat, "%s%s", catalogue, t_entry);
+	make_fixture(cat);
+}
+
+/* --list --file GLOB: what breaks a file, and who guards it; tdaudit.lua's glob rules. */
+static void test_list_file_shows_the_mutants_of_matching_files_and_their_guards(void **state)
+{
+	const char *calc[] = {"mutate", "--list", "--file", "calc.c", NULL};
+	const char *any[] = {"mutate", "--list", "--file", "*.c", NULL};
+	const char *none[] = {"mutate", "--list", "--file", "core/*.c", NULL};
+	const char *log;
+
+	(void)state;
+	make_two_file_fixture();
+	assert_int_equal(fx_tdaudit("repo", "calc.log", calc), 0);
+	log = fx_slurp("calc.log");
+	assert_non_null(strstr(log, "calc-killed\tcalc.c:3\tcatalogue\trunnable\ttest_add\n"));
+	assert_non_null(strstr(log, "calc-timeout\tcalc.c:17\tcatalogue\trunnable\ttest_sum\n"));
+	assert_null(strstr(log, "t-add-expects-6"));
+	assert_int_equal(fx_tdaudit("repo", "any.log", any), 0);
+	log = fx_slurp("any.log");
+	assert_non_null(strstr(log, "calc-killed\t"));
+	assert_non_null(strstr(log, "t-add-expects-6\tt.c:4\tcatalogue\trunnable\ttest_add,test_sum\n"));
+	assert_int_equal(fx_tdaudit("repo", "none.log", none), 2);
+	assert_non_null(strstr(fx_slurp("none.log"), "--file 'core/*.c' matches the file of none of "
+						      "the 8 mutants"));
+}
+
+/* --file without --list filters the run too. */
+static void test_file_runs_only_the_mutants_of_matching_files(void **state)
+{
+	const char *args[] = {"mutate", "--file", "t.c", NULL};
+	const char *log;
+
+	(void)state;
+	make_two_file_fixture();
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "tdaudit mutate: 1 mutants"));
+	assert_non_null(strstr(log, "killed by test_add"));
+}
+
+/* --list --guard TEST: what does this test guard; a test that guards nothing is refused. */
+static void test_list_guard_shows_the_entries_naming_the_test(void **state)
+{
+	const char *sum[] = {"mutate", "--list", "--guard", "test_sum", NULL};
+	const char *none[] = {"mutate", "--list", "--guard", "test_none", NULL};
+	const char *run[] = {"mutate", "--guard", "test_sum", NULL};
+	const char *log;
+
+	(void)state;
+	make_two_file_fixture();
+	assert_int_equal(fx_tdaudit("repo", "sum.log", sum), 0);
+	log = fx_slurp("sum.log");
+	assert_non_null(strstr(log, "calc-timeout\tcalc.c:17\tcatalogue\trunnable\ttest_sum\n"));
+	assert_non_null(strstr(log, "t-add-expects-6\tt.c:4\tcatalogue\trunnable\ttest_add,test_sum\n"));
+	assert_null(strstr(log, "calc-killed"));
+	assert_int_equal(fx_tdaudit("repo", "none.log", none), 2);
+	assert_non_null(strstr(fx_slurp("none.log"), "--guard 'test_none' is a guard of none of the 8 "
+						      "mutants"));
+	assert_int_equal(fx_tdaudit("repo", "run.log", run), 2);
+	assert_non_null(strstr(fx_slurp("run.log"), "--guard only lists (with --list)"));
 }
 
 static void test_a_red_baseline_stops_the_run(void **state)
@@ -264,7 +355,7 @@ static void test_a_test_that_is_its_own_program_need_not_print_its_name(void **s
 		 "build { \"make\", \"-s\" }\n"
 		 "runner { list = { \"sh\", \"-c\", \"echo check_add\" }, run = { \"./{test}\" } }\n"
 		 "catalogues { \"cat.lua\" }\n");
-	fx_write("repo", "cat.lua", "mutant { name = \"m\", file = \"calc.c\", find = \"a + b\",\n"
+	fx_write("repo", "cat.lua", "mutant { name = \"calc-adds-wrong\", file = \"calc.c\", find = \"a + b\",\n"
 				    "  replace = \"a - b\", guards = { \"check_add\" },\n"
 				    "  designed_against = \"x\", why = \"adds wrong\" }\n");
 	fx_git_commit_all("repo", "fixture");
@@ -288,7 +379,7 @@ static void test_a_malformed_config_is_refused_with_its_line(void **state)
 
 static void test_fail_text_marks_a_zero_exit_as_a_failure(void **state)
 {
-	const char *args[] = {"mutate", "--only", "m-killed", NULL};
+	const char *args[] = {"mutate", "--only", "calc-killed", NULL};
 	const char *cfg = "build { \"make\", \"-s\" }\n"
 			  "runner { list = { \"./t\", \"--list\" },\n"
 			  "  run = { \"sh\", \"-c\", \"./t {test}; exit 0\" }%s }\n"
@@ -340,19 +431,19 @@ static void test_diff_keeps_only_mutants_on_changed_lines(void **state)
 	make_fixture(catalogue);
 	snprintf(changed, sizeof changed, "%s", calc_c);
 	*strstr(changed, "return 7;") = '\0';
-	strcat(changed, "return 7; }\n"); /* rewrites the line of m-survived only */
+	strcat(changed, "return 7; }\n"); /* rewrites the line of calc-survived only */
 	fx_write("repo", "calc.c", changed);
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
 	log = fx_slurp("mutate.log");
-	assert_non_null(strstr(log, "m-survived\t"));
-	assert_null(strstr(log, "m-killed\t"));
-	assert_non_null(strstr(log, "m-stale\t")); /* a stale entry is always reported */
+	assert_non_null(strstr(log, "calc-survived\t"));
+	assert_null(strstr(log, "calc-killed\t"));
+	assert_non_null(strstr(log, "calc-stale\t")); /* a stale entry is always reported */
 	assert_non_null(strstr(log, "2 of 7 mutants"));
 }
 
 static void test_rev_mutates_the_committed_revision_not_the_working_tree(void **state)
 {
-	const char *args[] = {"mutate", "--rev", "HEAD", "--only", "m-killed", NULL};
+	const char *args[] = {"mutate", "--rev", "HEAD", "--only", "calc-killed", NULL};
 	const char *both[] = {"mutate", "--rev", "HEAD", "--diff", "HEAD", NULL};
 	uint64_t before;
 
@@ -422,6 +513,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_given_twice_keeps_the_mutants_of_both_patterns),
 	cmocka_unit_test(test_a_value_option_given_twice_is_refused),
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
+	cmocka_unit_test(test_an_entry_not_named_for_its_file_is_refused),
+	cmocka_unit_test(test_list_file_shows_the_mutants_of_matching_files_and_their_guards),
+	cmocka_unit_test(test_file_runs_only_the_mutants_of_matching_files),
+	cmocka_unit_test(test_list_guard_shows_the_entries_naming_the_test),
 	cmocka_unit_test(test_a_red_baseline_stops_the_run),
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
 	cmocka_unit_test(test_a_test_that_is_its_own_program_need_not_print_its_name),

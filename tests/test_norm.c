@@ -6,15 +6,8 @@
  * one the forward saved), held to a few float ulps. The model's finite
  * differences check the same code only in the double build.
  *
- * Edits that break these tests (each seen failing):
- *   - norm.c's residual add dropped (dxr[k] + ... -> 0 * dxr[k] + ...)
- *       -> add_mode_adds_the_gradient_to_dx
- *   - td_dot3_fixed forming a[j] b[j] in double, not td_real
- *       -> dot3_is_dot_fixed_of_the_stored_products
- *   - the row's sum scaled by inv^2 instead of inv^3, or every row of a
- *     block of 16 taking its first row's c (37 rows: two whole blocks and
- *     a part)
- *       -> rmsnorm_backward_matches_its_definition
+ * What these tests guard: tdaudit mutate --list --file core/norm.c
+ *   and --list --file core/fixedsum.h
  */
 #include "tdtest.h"
 

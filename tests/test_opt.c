@@ -5,7 +5,7 @@
  * test's own directory).
  *
  * Edits that break these tests (each seen failing; the entries
- * option-given-twice-accepted, opt-number-trailing-garbage-accepted and
+ * opt-option-given-twice-accepted, opt-number-trailing-garbage-accepted and
  * opt-unknown-option-ignored of mutations/harness.lua):
  *   - the given-twice check dropped -> an_option_given_twice_is_refused_unless_repeatable
  *   - whole() not checking that strtoll read all of it

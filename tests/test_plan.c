@@ -2,15 +2,7 @@
  * test_plan.c - scan plans: the bidirectional schedule, immutability,
  * refusals and the printed table.
  *
- * Edits that break these tests (each seen failing):
- *   - in td_plan_cyclic, flipping per layer: `(i / n_axes) % 2 == 1` ->
- *     `i % 2 == 1`: bidirectional_cyclic_gives_every_axis_both_directions
- *     fails at 2 and 4 axes and still passes at 1 and 3 (the aliasing
- *     signature: with an even axis count the two periods lock)
- *   - plan_alloc() storing the caller's name pointers instead of copies
- *       -> a_plan_copies_the_axis_names_it_is_given
- *   - building n_layers - 1 steps -> cyclic_builds_exactly_the_layers_asked_for
- *   - dropping a refusal -> bad_plans_are_refused_with_a_message
+ * What these tests guard: tdaudit mutate --list --file core/plan.c
  */
 #include "tdtest.h"
 

@@ -1,11 +1,9 @@
 /*
  * test_proc.c - child processes: argv only, deadlines, process groups.
  *
- * Edits that break these tests (each seen failing):
- *   - wait_for() killing only the child (kill(pid, ...)) instead of the
- *     group -> a_timeout_kills_the_whole_process_group
- *   - wait_for() without the sweep after a normal exit
- *       -> grandchildren_do_not_outlive_a_finished_run
+ * What these tests guard: tdaudit mutate --list --file harness/proc.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_proc_run() not checking the program exists -> a_missing_program_is_an_error
  */
 #define _XOPEN_SOURCE 700

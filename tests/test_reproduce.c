@@ -11,25 +11,12 @@
  *   C4 flaky     calc.c touched; test_flaky fails every other run -> flaky
  *   C5 tests     t.c only                                 -> nothing to revert
  *
- * Edits that break these tests (each made, seen failing, then restored;
- * the ones marked [cat] are also mutants in mutations/harness.lua, so
- * `tdaudit mutate --only 'reproduce-*'` repeats the check):
- *   - pair_verdict() returning "guard" whenever before ran [cat]
- *     -> a_test_that_passes_both_ways_is_a_pin_not_a_guard
- *   - check_claims() never failing a wrong citation [cat]
- *     -> a_test_that_passes_both_ways_is_a_pin_not_a_guard
- *   - run_states() marking the before state built when it was not [cat];
- *     td_repo_materialise() not pruning the files the fix added [cat]; not
- *     touching the state after a removal, so make keeps the fix's program
- *     [cat] -> pre_fix_code_that_does_not_build_is_no_build_never_a_pass
- *   - pair_verdict() without its "broken" line [cat]
- *     -> a_test_failing_after_the_fix_is_broken
- *   - td_reproduce_verdict() ignoring mixed states [cat]
- *     -> outcomes_that_differ_between_runs_are_flaky
- *   - reproduce_one() without the n_code == 0 check [cat]
- *     -> a_commit_changing_only_tests_has_nothing_to_revert
- *   - run_states() building the fix itself as the before state [cat]
- *     -> a_guard_fails_before_the_fix_and_passes_after
+ * What these tests guard: tdaudit mutate --list --file harness/reproduce.c
+ *   and --list --file harness/repo.c
+ *   and --list --file harness/mutate.c
+ *   and --list --file ledger/debugmd.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_reproduce() not calling record() -> a_guard_fails_... (the ledger)
  *   - choose_tests() not looking at DEBUG.md's findings
  *     -> guards_and_pins_come_from_debug_md
@@ -37,18 +24,11 @@
  *     find_runners() calling a name it drops a helper's, when test_notes
  *     is a file named in a comment (DEBUG.md #26) [cat]
  *     -> without_citations_the_commits_own_tests_are_run
- *   - td_mutate_list_tests() syncing its scratch copy from "" instead of the
- *     repository (DEBUG.md #17) [cat]
- *     -> ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_copy
  *   - reproduce_one() without the root-commit check; load_doc() returning
  *     0 for a missing DEBUG.md with --all; td_repo_open() without the
  *     shallow check [cat] -> bad_input_exits_2_with_a_clear_message
- *   - load_doc() refusing a missing DEBUG.md for one commit too (DEBUG.md
- *     #27) [cat] -> without_debug_md_the_commits_own_tests_are_run
  *   - reproduce_one() not saying it took the first parent of a merge
  *     -> a_merge_commit_is_reverted_against_its_first_parent
- *   - build_state() writing the states into the user's root [cat]
- *     -> no_command_touches_the_users_tree_index_or_head
  *   - reproduce_all() stopping after the first finding
  *     -> all_reproduces_every_finding_with_a_fix_commit
  *

@@ -4,13 +4,11 @@
  * Independent reference: the known-answer vectors published with Random123
  * (Salmon et al., SC'11, kat_vectors), not our own output.
  *
- * Edits that break these tests (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file core/rng.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - a wrong round constant or key bump in td_philox4x32_10 -> the KAT test
  *   - swapping hi/lo in philox_round                           -> the KAT test
- *   - leaving the stream out of the counter in block()        -> different_seeds_streams...
- *   - dropping the seed's high word from the key               -> different_seeds_streams...
- *     (DEBUG.md #1: the first version compared seed 1 with 1 << 40, whose
- *     low words differ, so it passed with the high word ignored)
  *   - counting the block as index, not index / 4              -> fill_matches_single_draws
  *   - td_rng_unit() returning x * 2^-32 (can be 0)            -> uniforms_lie_in_the_open_interval
  */

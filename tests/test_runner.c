@@ -7,9 +7,9 @@
  * test_a_failing_fixture_fails_on_request is a fixture, not a guard: it
  * passes unless TDTEST_FIXTURE_FAIL is set, which only these tests do.
  *
- * Edits that break these tests (each seen failing):
- *   - main() returning 0 whatever failed -> a_failing_test_makes_the_runner_exit_1
- *   - --only with an unknown name returning 0 or 1 -> an_unknown_test_name_exits_2
+ * What these tests guard: tdaudit mutate --list --file tests/tdtest.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - --only running the whole group -> only_runs_exactly_one_test
  */
 #define _XOPEN_SOURCE 700

@@ -3,28 +3,7 @@
  * label depends on h only), disjoint and checked train/eval ranges, batches
  * and series splits that refuse what cannot be meant.
  *
- * Edits that break these tests (each seen failing):
- *   - draw() adding a static call counter to the draw number (state between
- *     calls) -> an_example_is_a_pure_function_of_family_seed_and_index
- *   - gen_absent() giving absent cells a value -> generated_targets_follow_each...
- *   - the row label taken as the column (% SIDE for / SIDE)
- *       -> the_row_label_depends_on_the_h_axis_only
- *   - argmax_present() ignoring the mask -> absent_cells_cannot_change_the_absent_label
- *   - td_synth_ranges() starting evaluation at n_train / 2
- *       -> training_and_evaluation_ranges_are_disjoint_and_pass_the_check
- *   - check_ranges_apart() testing only whether eval starts inside train (an
- *     eval range that starts before train slips to the content check)
- *       -> overlapping_ranges_are_refused_naming_both_ids
- *   - check_one() without the content-hash search
- *       -> a_copied_example_under_another_id_is_refused_by_content
- *   - check_batchable() without the has_target comparison
- *       -> a_batch_refuses_examples_that_disagree_on_carrying_a_target
- *   - td_synth_split_at_time() accepting equal times (< for !(>))
- *       -> splitting_a_series_at_a_time_refuses_unsorted_times
- *   - td_synth_example_lattice() dropping the mask
- *       -> an_example_lattice_carries_its_mask_and_time_axis
- *   - td_synth_example_new() without the 2^48 index check
- *       -> family_names_resolve_and_bad_requests_are_refused
+ * What these tests guard: tdaudit mutate --list --file core/synth.c
  */
 #include "tdtest.h"
 

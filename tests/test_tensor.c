@@ -1,15 +1,14 @@
 /*
  * test_tensor.c - tensors: shape, contiguous strides, zero fill, refusals.
  *
- * Edits that break these tests (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file core/tensor.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - strides computed left to right (column-major) -> strides_are_row_major
  *   - malloc instead of calloc -> a_new_tensor_is_zero (under ASan/valgrind
  *     garbage; in practice fresh pages are often zero, so this one is
  *     weak on its own: a pin for the zero-fill contract)
  *   - dropping the zero-dimension or rank check -> bad_shapes_are_refused
- *   - td_tensor_copy sharing the buffer -> a_copy_owns_its_values
- *   - td_reals_alloc aligned to 16 bytes, or not zeroing what it returns
- *       -> reals_are_cache_line_aligned_and_zero
  */
 #include "tdtest.h"
 

@@ -6,27 +6,8 @@
  * wrote: log.jsonl's weights line (FNV-1a 64 of the final weights),
  * checkpoint.bin, config.txt.
  *
- * Edits that break these tests (each seen failing; they are the entries of
- * mutations/train.lua):
- *   - td_model_init(t->model, 1) whatever the seed
- *       -> different_seeds_give_different_initial_weights
- *   - restore() not importing the optimizer state
- *       -> a_resumed_run_equals_the_uninterrupted_run_bitwise
- *   - the final eval not logged -> the_final_eval_is_logged_and_scores_what_eval_scores
- *   - td_config_write() not called -> the_resolved_config_is_written_beside_the_run
- *   - mixer = attention refused again -> every_built_mixer_and_family_trains
- *   - mixer = lstm (or clru) built as a conv, or refused as before
- *       -> every_built_mixer_and_family_trains
- *   - the bidirectional refusal for layers < 4 removed
- *       -> keys_this_version_cannot_honour_are_refused (and, with layers = 2
- *          in TINY, every_config_key_... reports "--set bidirectional=false:
- *          changed nothing")
- *   - periodic checkpoints not logged -> every_config_key_changes_the_run_or_is_refused
- *     (checkpoint_every changed nothing)
- *   - an option given twice keeping the last value (#29)
- *       -> tdtrain_refuses_an_option_given_twice
- *   - --stop-after read with atoll (#30)
- *       -> tdtrain_refuses_a_stop_after_that_is_not_a_whole_number
+ * What these tests guard: tdaudit mutate --list --file core/train.c
+ *   and --list --file core/config.c, --list --file core/tdtrain_main.c
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -312,49 +293,6 @@ static void test_keys_this_version_cannot_honour_are_refused(void **state)
 	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "bidirectional = true with layers = 2 does nothing"));
 }
 
-/*
- * An option given twice is refused: with two --config files the second
- * used to be read and the first dropped without a word (DEBUG.md #29).
- */
-static void test_tdtrain_refuses_an_option_given_twice(void **state)
-{
-	const char *config[] = {"hash", "--config", "a.cfg", "--config", "b.cfg", TINY, NULL};
-	const char *out[] = {"train", TINY, "--out", "a", "--out", "b", NULL};
-
-	(void)state;
-	enter();
-	fx_write(".", "a.cfg", "seed = 1\n");
-	fx_write(".", "b.cfg", "seed = 2\n");
-	assert_int_equal(tdtrain(config), 2);
-	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "--config is given twice; give it once"));
-	assert_int_equal(tdtrain(out), 2);
-	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "--out is given twice; give it once"));
-	assert_int_equal(access("a", F_OK), -1); /* refused before anything ran */
-	assert_int_equal(access("b", F_OK), -1);
-}
-
-/*
- * --stop-after takes a whole number of steps, all of it: "abc" used to be
- * read as 0 (run to the end) and "10x" as 10, without a word (DEBUG.md #30).
- */
-static void test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number(void **state)
-{
-	const char *bad[] = {"abc", "10x", "", "0", "-5", "2.5", NULL};
-	const char *run[] = {"train", TINY, "--stop-after", NULL, "--out", "r", NULL};
-	char want[96];
-
-	(void)state;
-	enter();
-	for (int i = 0; bad[i]; i++) {
-		run[sizeof run / sizeof run[0] - 4] = bad[i];
-		assert_int_equal(tdtrain(run), 2);
-		snprintf(want, sizeof want, "--stop-after needs a whole number of steps, 1 or more, not '%.8s'",
-			 bad[i]);
-		assert_non_null(strstr(fx_slurp("../tdtrain.log"), want));
-		assert_int_equal(access("r", F_OK), -1); /* refused before anything ran */
-	}
-}
-
 static void test_a_corrupt_checkpoint_is_refused_on_resume(void **state)
 {
 	const char *run[] = {"train", TINY, "--stop-after", "10", "--out", "r", NULL};
@@ -502,8 +440,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_task_with_absent_cells_per_example_trains),
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
 	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
-	cmocka_unit_test(test_tdtrain_refuses_an_option_given_twice),
-	cmocka_unit_test(test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number),
 	cmocka_unit_test(test_every_config_key_changes_the_run_or_is_refused),
 	cmocka_unit_test(test_every_built_mixer_and_family_trains),
 };

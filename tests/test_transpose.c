@@ -6,7 +6,9 @@
  * edges of rows, of columns and of both), with strides wider than the
  * blocks; the values around the destination block must stay as they were.
  *
- * Edits that break this test (each seen failing):
+ * What these tests guard: tdaudit mutate --list --file core/transpose.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
  *   - block8's first shuffle pairing columns 0 1 2 3 (lo1 = {0, 8, 1, 9,
  *     2, 10, 3, 11})
  *   - td_transpose's edge loop starting every row at column c8

@@ -1,0 +1,126 @@
+-- mutations/core/train.lua: the mutants of core/train.c, the training loop
+-- (see train.h).
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "train-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "train-bidirectional-without-effect-accepted",
+  file = "core/train.c",
+  find = "if (!strcmp(t->plan, \"cyclic\") && t->bidir && t->layers < 4 &&",
+  replace = "if (!strcmp(t->plan, \"cyclic\") && t->bidir && t->layers < 0 &&",
+  guards = { "test_keys_this_version_cannot_honour_are_refused" },
+  finding = 12,
+  why = "accepts bidirectional = true when no layer can run backward",
+}
+
+mutant {
+  name = "train-example-mask-not-loaded",
+  file = "core/train.c",
+  find = "memcpy(mask, ex->mask, t->n_cells);",
+  replace = "(void)0;",
+  guards = { "test_a_task_with_absent_cells_per_example_trains" },
+  designed_against = "an example's absent cells must come from the example, not a stale buffer",
+  why = "leaves every cell absent: the logits stay exactly 0",
+}
+
+mutant {
+  name = "train-lstm-built-as-conv",
+  file = "core/train.c",
+  find = "!strcmp(t->mixer, \"lstm\")",
+  replace = "0",
+  guards = { "test_every_built_mixer_and_family_trains" },
+  designed_against = "a config choice must build what it names, not fall through to another mixer",
+  why = "trains mixer = lstm as a conv",
+}
+
+mutant {
+  name = "train-init-not-seeded",
+  file = "core/train.c",
+  find = "td_model_init(t->model, (uint64_t)t->seed);",
+  replace = "td_model_init(t->model, 1);",
+  guards = { "test_different_seeds_give_different_initial_weights" },
+  designed_against = "a seed that does not fix the initial weights is not a property of the run",
+  why = "initialises every run's weights from seed 1",
+}
+
+mutant {
+  name = "train-logits-averaged-over-the-lattice-not-the-example",
+  file = "core/train.c",
+  find = "np += present[i] != 0;",
+  replace = "np++;",
+  guards = { "test_the_loss_averages_over_the_cells_present_in_the_example" },
+  designed_against = "a mean over present cells must count the example's own present cells",
+  why = "divides by every lattice cell, absent ones included",
+}
+
+mutant {
+  name = "train-eval-not-rewound",
+  file = "core/train.c",
+  find = "uint64_t total = (uint64_t)(t->eval_batches * t->batch), i = 0;",
+  replace = "uint64_t total = (uint64_t)(t->eval_batches * t->batch), i = (uint64_t)(t->x[0] != 0);",
+  guards = { "test_the_final_eval_is_logged_and_scores_what_eval_scores" },
+  designed_against = "two evaluations of the same weights must score the same examples",
+  why = "starts an evaluation at an example that depends on what ran before it",
+}
+
+mutant {
+  name = "train-resume-ignores-the-config",
+  file = "core/train.c",
+  find = "err = td_config_check_resume(t->cfg, td_checkpoint_get(ck)->config_text, path);",
+  replace = "err = 0;",
+  guards = { "test_a_corrupt_checkpoint_is_refused_on_resume" },
+  designed_against = "resuming under another config is a run no config describes",
+  why = "resumes with lr = 0.5 a run written with the default",
+}
+
+mutant {
+  name = "train-resume-drops-the-optimizer",
+  file = "core/train.c",
+  find = "err = td_adamw_import(t->opt, d->optimizer, d->optimizer_len);",
+  replace = "err = d->optimizer_len ? 0 : 1;",
+  guards = { "test_a_resumed_run_equals_the_uninterrupted_run_bitwise" },
+  designed_against = "a resume that restores the weights but not the moments drifts from the run it continues",
+  why = "resumes with fresh optimizer moments",
+}
+
+mutant {
+  name = "train-progress-reports-the-last-batch",
+  file = "core/train.c",
+  find = "err = progress(t, log, done, window / (double)since, busy, first, o->quiet);",
+  replace = "err = progress(t, log, done, loss, busy, first, o->quiet);",
+  guards = { "test_a_progress_line_reports_the_mean_loss_of_its_window" },
+  designed_against = "a progress loss must describe the steps it summarises, not the last batch",
+  why = "prints the last step's batch loss as the window's",
+}
+
+mutant {
+  name = "train-checkpoints-not-logged",
+  file = "core/train.c",
+  find = "err = save_logged(t, log, ckpt, done);",
+  replace = "err = save(t, ckpt, done);",
+  guards = { "test_every_config_key_changes_the_run_or_is_refused" },
+  designed_against = "a config key whose effect leaves no trace in the run cannot be told from one that does nothing",
+  why = "writes periodic checkpoints without saying so in the log",
+}
+
+mutant {
+  name = "train-final-eval-not-logged",
+  file = "core/train.c",
+  find = "if (!err && end == t->steps)",
+  replace = "if (0)",
+  guards = { "test_the_final_eval_is_logged_and_scores_what_eval_scores" },
+  designed_against = "the number a run reports must be in its log like every other eval",
+  why = "prints nothing for the final evaluation",
+}
+
+mutant {
+  name = "train-config-not-written",
+  file = "core/train.c",
+  find = "err = td_config_write(cfg, path);",
+  replace = "err = path[0] ? 0 : 1;",
+  guards = { "test_the_resolved_config_is_written_beside_the_run" },
+  designed_against = "a run without its resolved config cannot be reproduced",
+  why = "never writes config.txt",
+}

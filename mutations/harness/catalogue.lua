@@ -1,0 +1,26 @@
+-- mutations/harness/catalogue.lua: the mutants of harness/catalogue.c,
+-- loading mutation catalogues (see catalogue.h).
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "catalogue-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "catalogue-name-not-checked-against-its-file",
+  file = "harness/catalogue.c",
+  find = "if (!named_for_its_file(m->name, m->file, stem, sizeof stem))",
+  replace = "if (0 && !named_for_its_file(m->name, m->file, stem, sizeof stem))",
+  guards = { "test_an_entry_not_named_for_its_file_is_refused" },
+  designed_against = "a name that does not start with its file's stem breaks --only 'plan-*' and hides which file a report line is about",
+  why = "accepts an entry whatever its name, so a misnamed one slips into its catalogue",
+}
+
+mutant {
+  name = "catalogue-generated-located-by-text",
+  file = "harness/catalogue.c",
+  find = "if (m->generated) { /* by offset: the token must still be there */",
+  replace = "if (0) {",
+  guards = { "test_generated_mutants_run_and_skip_comments_are_counted" },
+  designed_against = "a generated mutant's token occurs many times; searching for it mutates the wrong one",
+  why = "locates generated mutants by searching for their token",
+}

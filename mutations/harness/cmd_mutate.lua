@@ -1,0 +1,16 @@
+-- mutations/harness/cmd_mutate.lua: the mutants of harness/cmd_mutate.c, the
+-- command line of `tdaudit mutate` (see mutate.h for what a run does).
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "cmd_mutate-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "cmd_mutate-only-keeps-the-last-pattern",
+  file = "harness/cmd_mutate.c",
+  find = "\ta.o.only = (const char *const *)a.only;\n\ta.o.n_only = td_strv_len(a.only);",
+  replace = "\ta.o.n_only = a.only ? 1 : 0;\n\ta.o.only = (const char *const *)a.only + (a.only ? td_strv_len(a.only) - 1 : 0);",
+  guards = { "test_only_given_twice_keeps_the_mutants_of_both_patterns" },
+  finding = 21,
+  why = "a second --only replaces the first: half the mutants asked for never run, and the summary says all were caught",
+}

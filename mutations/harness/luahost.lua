@@ -1,0 +1,46 @@
+-- mutations/harness/luahost.lua: the mutants of harness/luahost.c, sandboxed
+-- Lua states (see luahost.h).
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "luahost-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "luahost-budget-message",
+  file = "harness/luahost.c",
+  find = "luaL_error(L, \"%s\", msg);",
+  replace = "luaL_error(L, \"instruction budget exceeded (%ld)\", h->instr_limit);",
+  guards = { "test_a_script_that_loops_forever_is_stopped" },
+  finding = 4,
+  why = "formats the budget message with a printf option Lua does not know",
+}
+
+mutant {
+  name = "luahost-dotdot-accepted",
+  file = "harness/luahost.c",
+  find = "if (strncmp(p, \"..\", 2) == 0 && (p[2] == '/' || p[2] == '\\0'))",
+  replace = "if (0)",
+  guards = { "test_reads_are_confined_to_the_root" },
+  designed_against = "reads are confined to the repository",
+  why = "lets a script climb out of the root with ..",
+}
+
+mutant {
+  name = "luahost-symlink-escape",
+  file = "harness/luahost.c",
+  find = "if (strncmp(real, rroot, strlen(rroot)) != 0 || real[strlen(rroot)] != '/')",
+  replace = "if (0)",
+  guards = { "test_a_symlink_out_of_the_root_is_refused" },
+  designed_against = "a symlink in the repository must not lead a script outside it",
+  why = "follows symlinks out of the root",
+}
+
+mutant {
+  name = "luahost-io-library-opened",
+  file = "harness/luahost.c",
+  find = "{LUA_UTF8LIBNAME, luaopen_utf8}, {NULL, NULL}};",
+  replace = "{LUA_UTF8LIBNAME, luaopen_utf8}, {LUA_IOLIBNAME, luaopen_io}, {NULL, NULL}};",
+  guards = { "test_only_safe_libraries_are_there" },
+  designed_against = "Lua is a trust boundary: a catalogue must not write files",
+  why = "opens the io library in the sandbox",
+}

@@ -1,0 +1,149 @@
+-- mutations/harness/mutate.lua: the mutants of harness/mutate.c, the mutation
+-- run (see mutate.h).
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "mutate-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "mutate-silent-test-program-refused",
+  file = "harness/mutate.c",
+  find = "return strstr(r->proj->runners[t->runner].run[0], \"{test}\") != NULL;",
+  replace = "return (void)r, (void)t, 0;",
+  guards = { "test_a_test_that_is_its_own_program_need_not_print_its_name" },
+  designed_against = "where each test is a binary that prints nothing when it passes, the suite is still usable",
+  why = "asks a test binary run by its own name to print that name too",
+}
+
+mutant {
+  name = "mutate-red-baseline-accepted",
+  file = "harness/mutate.c",
+  find = "if (!err && failed) {",
+  replace = "if (0) {",
+  guards = { "test_a_red_baseline_stops_the_run" },
+  designed_against = "mutation testing on a red suite means nothing",
+  why = "ignores failing tests in the baseline",
+}
+
+mutant {
+  name = "mutate-silent-runner-accepted",
+  file = "harness/mutate.c",
+  find = "else if (!err && !program_is_the_test(r, &r->tests[i]) &&",
+  replace = "else if (0 && !program_is_the_test(r, &r->tests[i]) &&",
+  guards = { "test_a_runner_that_never_names_its_test_stops_the_run" },
+  designed_against = "a run-one command that runs nothing makes every mutant survive or every one die",
+  why = "never checks that the runner ran the named test",
+}
+
+mutant {
+  name = "mutate-timeout-read-as-kill",
+  file = "harness/mutate.c",
+  find = "res->outcome = timed_out ? TD_TIMEOUT : TD_KILLED;\n\t\t\treturn err;",
+  replace = "res->outcome = TD_KILLED;\n\t\t\treturn err;",
+  guards = { "test_every_outcome_is_reported" },
+  designed_against = "a test that hangs is not a test that caught the mutant",
+  why = "reports a guard's timeout as a kill",
+}
+
+mutant {
+  name = "mutate-rest-of-suite-ignored",
+  file = "harness/mutate.c",
+  find = "res->outcome = res->killers ? TD_KILLED_ELSEWHERE : TD_SURVIVED;",
+  occurrence = 2, -- judge(); the first is judge_whole_suite() (--cold)
+  replace = "res->outcome = TD_SURVIVED;",
+  guards = { "test_every_outcome_is_reported" },
+  designed_against = "a catalogue naming the wrong guard must be told so",
+  why = "never reports killed-elsewhere",
+}
+
+mutant {
+  name = "mutate-writes-the-users-tree",
+  file = "harness/mutate.c",
+  find = "err = td_scratch_put(w->tree, m->file, mut, mlen);",
+  replace = "err = td_scratch_put(r->proj->root, m->file, mut, mlen);",
+  guards = { "test_the_users_tree_index_and_head_are_untouched" },
+  designed_against = "the harness never edits the user's working tree",
+  why = "applies the mutant to the user's file instead of the scratch copy",
+}
+
+mutant {
+  name = "mutate-build-failure-read-as-kill",
+  file = "harness/mutate.c",
+  find = "res->outcome = TD_BUILD_FAILED;",
+  replace = "res->outcome = TD_KILLED;",
+  guards = { "test_every_outcome_is_reported" },
+  designed_against = "the commonest failure of mutation tools: an invalid mutant counted as caught",
+  why = "counts a mutant that does not build as killed",
+}
+
+mutant {
+  name = "mutate-file-not-restored",
+  file = "harness/mutate.c",
+  find = "if (td_scratch_put(w->tree, m->file, orig, len) != 0 && !err)",
+  replace = "if (0 && td_scratch_put(w->tree, m->file, orig, len) != 0 && !err)",
+  guards = { "test_every_outcome_is_reported" },
+  designed_against = "each mutant must start from the unmutated code",
+  why = "leaves each mutant applied for the next one",
+}
+
+mutant {
+  name = "mutate-rev-reads-the-working-tree",
+  file = "harness/mutate.c",
+  find = "snprintf(path, sizeof path, \"%s/%s\", r->src, m->file);",
+  replace = "snprintf(path, sizeof path, \"%s/%s\", r->proj->root, m->file);",
+  guards = { "test_rev_mutates_the_committed_revision_not_the_working_tree" },
+  designed_against = "--rev must judge the revision asked for, not whatever the working tree holds",
+  why = "locates the mutants in the working tree even with --rev",
+}
+
+mutant {
+  name = "mutate-only-matching-nothing-accepted",
+  file = "harness/mutate.c",
+  find = "if (hits == 0)",
+  replace = "if (hits == 0 && 0)",
+  guards = { "test_an_only_pattern_that_matches_no_mutant_is_refused" },
+  finding = 20,
+  why = "a mistyped --only runs no mutant and reports every mutant caught",
+}
+
+mutant {
+  name = "mutate-diff-keeps-everything",
+  file = "harness/mutate.c",
+  find = "if (r->res[i].outcome == TD_STALE || td_diffrange_has(d, m->file, m->line)) {",
+  replace = "if (m->line >= 0) {",
+  guards = { "test_diff_keeps_only_mutants_on_changed_lines" },
+  designed_against = "--diff must narrow the run to the change, or it reviews nothing in particular",
+  why = "keeps every mutant whatever changed",
+}
+
+mutant {
+  name = "mutate-ledger-check-lists-a-stale-copy",
+  file = "harness/mutate.c",
+  find = "snprintf(r.src, sizeof r.src, \"%s\", proj->root); /* the tree to list: the working tree */",
+  replace = "",
+  guards = { "test_ledger_check_lists_the_tests_of_the_working_tree_not_a_stale_copy" },
+  finding = 17,
+  why = "ledger check lists the tests of whatever scratch copy the last mutate left (and cannot build one where none exists)",
+}
+
+mutant {
+  name = "mutate-guard-run-accepted",
+  file = "harness/mutate.c",
+  find = "if (!err && opts->guard && !opts->list)",
+  replace = "if (0 && !err && opts->guard && !opts->list)",
+  guards = { "test_list_guard_shows_the_entries_naming_the_test" },
+  designed_against = "a run by guard would run mutants whose other guards decide the outcome; only a listing has a clear meaning",
+  why = "runs the mutants a test guards instead of refusing --guard without --list",
+}
+
+mutant {
+  name = "mutate-file-and-guard-filters-ignored",
+  file = "harness/mutate.c",
+  find = "if (!err && (opts->file || opts->guard))",
+  replace = "if (0 && !err && (opts->file || opts->guard))",
+  guards = { "test_list_file_shows_the_mutants_of_matching_files_and_their_guards",
+             "test_file_runs_only_the_mutants_of_matching_files",
+             "test_list_guard_shows_the_entries_naming_the_test" },
+  designed_against = "what breaks core/plan.c, and who guards it, must not be answered with every mutant of the catalogue",
+  why = "--file and --guard keep every mutant: the listing answers for the whole catalogue, a --file run runs them all",
+}

@@ -1,0 +1,27 @@
+-- mutations/harness/proc.lua: the mutants of harness/proc.c, spawning
+-- children with deadlines and process groups (proc.h).
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "proc-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "proc-timeout-kills-the-child-only",
+  file = "harness/proc.c",
+  find = "kill(-pid, SIGKILL);\n\t\t\twaitpid(pid, &st, 0);",
+  replace = "kill(pid, SIGKILL);\n\t\t\twaitpid(pid, &st, 0);",
+  guards = { "test_a_timeout_kills_the_whole_process_group" },
+  designed_against = "a test that forks a server and hangs must not leave it running",
+  why = "kills the test's process but not its group on timeout",
+  equivalent = "the sweep after every wait kills the whole group anyway (proc-no-sweep-after-exit)",
+}
+
+mutant {
+  name = "proc-no-sweep-after-exit",
+  file = "harness/proc.c",
+  find = "kill(-pid, SIGKILL); /* sweep grandchildren left in the group */",
+  replace = "",
+  guards = { "test_grandchildren_do_not_outlive_a_finished_run" },
+  designed_against = "a background process a test leaves behind would outlive the harness",
+  why = "leaves grandchildren running after a normal exit",
+}

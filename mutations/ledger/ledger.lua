@@ -1,0 +1,36 @@
+-- mutations/ledger/ledger.lua: the mutants of ledger/ledger.c, the findings
+-- ledger on SQLite (see ledger.h for the contract and the schema).
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "ledger-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "ledger-v1-not-migrated",
+  file = "ledger/ledger.c",
+  find = "\t{2, schema_v2},",
+  replace = "\t{1, schema_v2},",
+  guards = { "test_a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows" },
+  designed_against = "a ledger written by an older tdaudit is migrated forward when opened",
+  why = "numbers step 2 as step 1, so a version-1 ledger never gets it",
+}
+
+mutant {
+  name = "ledger-json-drops-at-head",
+  file = "ledger/ledger.c",
+  find = "\" stable_n, at_head FROM reproductions",
+  replace = "\" stable_n, NULL FROM reproductions",
+  guards = { "test_the_json_export_names_its_format_and_version" },
+  finding = 28,
+  why = "exports every reproduction as judged against the fix's parent, at-head ones included",
+}
+
+mutant {
+  name = "ledger-json-drops-bisects",
+  file = "ledger/ledger.c",
+  find = "\" ORDER BY runs.started, bisects.run, guard_test\",",
+  replace = "\" AND 0 ORDER BY runs.started, bisects.run, guard_test\",",
+  guards = { "test_the_json_export_names_its_format_and_version" },
+  designed_against = "every table the ledger records is in its JSON export",
+  why = "writes an empty bisects array",
+}
