@@ -256,7 +256,7 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 	result r1, r2;
 	cost k = cost_of(&shape, c);
 	double gflops, gbs, roof, intensity;
-	int eq, bad;
+	int eq;
 
 	if (run(&r1, c, lat, 1, reps, x, dy) || run(&r2, c, lat, 2, reps, x, dy)) {
 		fprintf(stderr, "bench: %s failed\n", c->name);
@@ -264,7 +264,6 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 		return 2;
 	}
 	eq = same(&r1, &r2);
-	bad = !eq || k.gemm != r1.gemm_ops; /* before result_free, which zeroes r1 */
 	if (k.gemm != r1.gemm_ops)
 		fprintf(stderr,
 			"bench: %s: cost_of (bench/cases.h) claims %.0f GEMM operations, %.0f ran\n",
@@ -280,7 +279,7 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 	       roof < flops_peak ? "memory" : "compute", result_hash(&r1));
 	fflush(stdout);
 	result_free(&r1), result_free(&r2);
-	return bad;
+	return !eq || k.gemm != r1.gemm_ops;
 }
 
 int main(int argc, char **argv)
