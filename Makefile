@@ -198,8 +198,9 @@ $(BUILD)/tests/%.o: tests/%.c $(BUILD)/.flags | $(BUILD)/.pkgcheck
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_ALL) -I$(BUILD)/tests -DTD_SOURCE_DIR='"$(CURDIR)"' -DTD_BUILD_DIR='"$(CURDIR)/$(BUILD)"' -c $< -o $@
 
-# Tests may run the programs (end-to-end), so they are built first.
-$(TDTEST): $(TEST_OBJ) $(LIBAUDIT) $(LIBCORE) $(LIBBASE) | $(PROGS)
+# Tests may run the programs and the benchmarks (end-to-end), so they are
+# built first.
+$(TDTEST): $(TEST_OBJ) $(LIBAUDIT) $(LIBCORE) $(LIBBASE) | $(PROGS) $(BENCHES)
 	$(CC) $(VFLAGS) $(TEST_OBJ) $(LIBAUDIT) $(LIBCORE) $(LIBBASE) -o $@ $(LDLIBS_ALL)
 
 run-tests: $(TDTEST)

@@ -256,7 +256,7 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 	result r1, r2;
 	cost k = cost_of(&shape, c);
 	double gflops, gbs, roof, intensity;
-	int eq;
+	int eq, bad;
 
 	if (run(&r1, c, lat, 1, reps, x, dy) || run(&r2, c, lat, 2, reps, x, dy)) {
 		fprintf(stderr, "bench: %s failed\n", c->name);
@@ -264,6 +264,7 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 		return 2;
 	}
 	eq = same(&r1, &r2);
+	bad = !eq || k.gemm != r1.gemm_ops; /* before result_free, which zeroes r1 */
 	if (k.gemm != r1.gemm_ops)
 		fprintf(stderr,
 			"bench: %s: cost_of (bench/cases.h) claims %.0f GEMM operations, %.0f ran\n",
@@ -279,7 +280,7 @@ static int bench_one(const bench_case *c, const td_lattice *lat, int reps, const
 	       roof < flops_peak ? "memory" : "compute", result_hash(&r1));
 	fflush(stdout);
 	result_free(&r1), result_free(&r2);
-	return !eq || k.gemm != r1.gemm_ops;
+	return bad;
 }
 
 int main(int argc, char **argv)

@@ -7,6 +7,8 @@
  * case look closer to the machine's peak than it is.
  */
 #include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
 
 #include "../bench/cases.h"
 #include "../core/gemm.h"
@@ -72,8 +74,38 @@ static void test_bench_cost_model_claims_the_gemm_work_that_runs(void **state)
 			 n_bad, n, bad);
 }
 
+#ifndef TD_BUILD_DIR
+#define TD_BUILD_DIR "build"
+#endif
+
+/*
+ * bench/core exits 0 when both thread counts agree bitwise and the cost
+ * model's GEMM count is the one that ran: its status is what a script
+ * running the benchmark reads. One GEMM case, one repetition.
+ */
+static void test_bench_core_exits_0_when_a_case_agrees(void **state)
+{
+	char line[1024], out[8192] = "";
+	FILE *p;
+	int status;
+
+	(void)state;
+	p = popen(TD_BUILD_DIR "/bench/core 1 --only mixer/gru 2>&1", "r");
+	assert_non_null(p);
+	while (fgets(line, sizeof line, p))
+		if (strlen(out) + strlen(line) < sizeof out)
+			strcat(out, line);
+	status = pclose(p);
+	if (!strstr(out, "mixer/gru") || !strstr(out, "bitwise equal"))
+		fail_msg("bench/core printed no agreeing mixer/gru line:\n%s", out);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("bench/core exited with status %d after an agreeing case:\n%s",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_bench_cost_model_claims_the_gemm_work_that_runs),
+    cmocka_unit_test(test_bench_core_exits_0_when_a_case_agrees),
 };
 
 TD_TEST_GROUP(costs, tests);
