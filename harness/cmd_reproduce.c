@@ -66,7 +66,7 @@ static const td_opt_cmd cmd = {
 		 "cited pin not a pin, or none of the commit's own tests is a guard, or with\n"
 		 "--at-head the fix conflicts or changes nothing at HEAD; 2 usage or environment\n"
 		 "error (a repository owned by another user included: see safe.directory and\n"
-		 "TDAUDIT_TRUST_OWNER=1 in README).\n",
+		 "TDAUDIT_TRUST_OWNER=1 in tdaudit's docs/reproduce.md).\n",
 };
 
 void td_usage_reproduce(FILE *f)

@@ -159,8 +159,8 @@ int td_ledger_check(const char *root)
 	snprintf(path, sizeof path, "%s/DEBUG.md", root);
 	if (!err && access(path, F_OK) != 0)
 		err = TD_FAIL(TD_EIO, "no DEBUG.md at %s: ledger check compares DEBUG.md's findings "
-				      "with the ledger, so it needs one (its format is in the README, "
-				      "under DEBUG.md); mutate, reproduce and bisect work without it",
+				      "with the ledger, so it needs one (its format: tdaudit's docs/debug-md.md); "
+				      "mutate, reproduce and bisect work without it",
 			      root);
 	if (!err)
 		err = td_debugmd_parse_file(&doc, path);

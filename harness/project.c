@@ -216,7 +216,7 @@ int td_project_load(td_project **out, const char *root)
 	err = td_lua_run_file(lua, "tdaudit.lua");
 	if (err == TD_EIO)
 		err = TD_FAIL(TD_EIO, "%s/tdaudit.lua: cannot read it; tdaudit needs one at the "
-				      "repository root (README: Configuration)", p->root);
+				      "repository root (its format: tdaudit's docs/tdaudit-lua.md)", p->root);
 	if (!err)
 		err = check_complete(p);
 done:
