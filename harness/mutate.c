@@ -608,7 +608,7 @@ static int filter_file_guard(td_mutants *m, const char *glob, const char *test)
 					  "('*' does not cross '/': core/*.c, not *.c)", glob, n);
 	if (k == 0)
 		return TD_FAIL(TD_EINVAL, "--guard '%s' is a guard of none of the %zu mutants; "
-					  "tdtest --list prints the test names", test, n);
+					  "--list --file GLOB shows each entry's guards", test, n);
 	return 0;
 }
 
