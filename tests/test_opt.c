@@ -4,13 +4,7 @@
  * messages and usage it prints (stderr and stdout caught in files of the
  * test's own directory).
  *
- * Edits that break these tests (each seen failing; the entries
- * opt-option-given-twice-accepted, opt-number-trailing-garbage-accepted and
- * opt-unknown-option-ignored of mutations/harness.lua):
- *   - the given-twice check dropped -> an_option_given_twice_is_refused_unless_repeatable
- *   - whole() not checking that strtoll read all of it
- *       -> a_number_is_read_in_full_and_range_checked_or_refused
- *   - an unknown option skipped -> an_unknown_option_or_a_stray_operand_is_refused
+ * What these tests guard: tdaudit mutate --list --file base/opt.c
  */
 #define _POSIX_C_SOURCE 200809L
 #include "tdtest.h"

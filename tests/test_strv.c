@@ -2,10 +2,7 @@
  * test_strv.c - string lists: td_strv_push keeps every entry, in order,
  * NULL-terminated, across the doublings of its inferred capacity.
  *
- * Edits that break these tests (each seen failing):
- *   - implied_cap() starting from 16 rather than td_grow's 8 (the list is
- *     written past its end: glibc's realloc aborts the test)
- *       -> a_list_keeps_every_push_across_its_growths
+ * What these tests guard: tdaudit mutate --list --file 'base/strv.*'
  */
 #include "tdtest.h"
 

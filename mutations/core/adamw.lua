@@ -33,7 +33,7 @@ mutant {
   replace = "if (0) {",
   guards = { "test_a_non_finite_gradient_skips_the_step_and_leaves_params_and_moments_bitwise",
              "test_two_windows_without_a_finite_step_stop_the_run_loudly" },
-  designed_against = "a NaN step applied to the weights poisons every later step; the firewall must skip it (issue 6)",
+  designed_against = "a NaN step applied to the weights poisons every later step; the firewall must skip it",
   why = "applies a step whose gradient norm is NaN or inf",
 }
 

@@ -49,6 +49,6 @@ mutant {
   find = "if (fw->dead_in_row >= 2)",
   replace = "if (0)",
   guards = { "test_two_windows_without_a_finite_step_stop_the_run_loudly" },
-  designed_against = "a run that is entirely non-finite must stop loudly, not exit 0 (issue 6)",
+  designed_against = "a run that is entirely non-finite must stop loudly, not exit 0",
   why = "counts dead windows for ever and never stops the run",
 }
