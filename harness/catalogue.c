@@ -167,36 +167,66 @@ static int grow(td_mutants *list)
 	return td_grow(&list->v, &list->cap, list->n + 1, sizeof *list->v);
 }
 
+/* Frees an entry that a Lua error left half-built (its __gc). */
+static int pending_gc(lua_State *L)
+{
+	td_mutant *m = lua_touserdata(L, 1);
+
+	td_mutant_free(m);
+	memset(m, 0, sizeof *m);
+	return 0;
+}
+
+/*
+ * The entry being built, owned by a Lua userdata until the list takes it:
+ * every refusal below is a Lua error, which unwinds past this function, and
+ * the collector then frees what was copied so far.
+ */
+static td_mutant *pending_mutant(lua_State *L)
+{
+	td_mutant *m = lua_newuserdatauv(L, sizeof *m, 0);
+
+	memset(m, 0, sizeof *m);
+	if (luaL_newmetatable(L, "tdaudit.pending_mutant")) {
+		lua_pushcfunction(L, pending_gc);
+		lua_setfield(L, -2, "__gc");
+	}
+	lua_setmetatable(L, -2);
+	return m;
+}
+
 static int l_mutant(lua_State *L)
 {
 	td_mutants *list = list_of(L);
-	td_mutant m = {0};
+	td_mutant *m;
 
 	luaL_checktype(L, 1, LUA_TTABLE);
 	check_fields(L);
-	m.name = str_field(L, "name", 1);
-	m.file = str_field(L, "file", 1);
-	m.find = str_field(L, "find", 1);
+	m = pending_mutant(L);
+	m->name = str_field(L, "name", 1);
+	m->file = str_field(L, "file", 1);
+	m->find = str_field(L, "find", 1);
 	lua_getfield(L, 1, "replace"); /* may be empty: a deletion */
 	if (!lua_isstring(L, -1))
 		luaL_error(L, "%s: mutant needs a 'replace' string", where(L));
-	m.replace = strdup(lua_tostring(L, -1));
+	m->replace = strdup(lua_tostring(L, -1));
 	lua_pop(L, 1);
-	m.why = str_field(L, "why", 1);
-	m.designed_against = str_field(L, "designed_against", 0);
-	m.equivalent = str_field(L, "equivalent", 0);
-	m.occurrence = int_field(L, "occurrence");
-	m.finding = int_field(L, "finding");
-	m.guards = guards_field(L);
-	check_entry(L, list, &m);
-	m.where = strdup(where(L));
-	m.id = strdup(m.name);
-	m.op = strdup("catalogue");
+	m->why = str_field(L, "why", 1);
+	m->designed_against = str_field(L, "designed_against", 0);
+	m->equivalent = str_field(L, "equivalent", 0);
+	m->occurrence = int_field(L, "occurrence");
+	m->finding = int_field(L, "finding");
+	m->guards = guards_field(L);
+	check_entry(L, list, m);
+	m->where = strdup(where(L));
+	m->id = strdup(m->name);
+	m->op = strdup("catalogue");
 	lua_getfield(L, lua_upvalueindex(2), "path");
-	m.catalogue = strdup(lua_tostring(L, -1));
-	if (!m.replace || !m.where || !m.id || !m.op || !m.catalogue || grow(list))
+	m->catalogue = strdup(lua_tostring(L, -1));
+	if (!m->replace || !m->where || !m->id || !m->op || !m->catalogue || grow(list))
 		luaL_error(L, "out of memory");
-	list->v[list->n++] = m; /* on a Lua error above, m leaks: loading then fails anyway */
+	list->v[list->n++] = *m;
+	memset(m, 0, sizeof *m); /* the list owns the fields now */
 	return 0;
 }
 
