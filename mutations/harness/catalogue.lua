@@ -16,6 +16,16 @@ mutant {
 }
 
 mutant {
+  name = "catalogue-refused-entry-not-collected",
+  file = "harness/catalogue.c",
+  find = [[lua_setfield(L, -2, "__gc");]],
+  replace = "lua_pop(L, 1);",
+  guards = { "test_a_refused_entry_leaves_nothing_allocated" },
+  finding = 32,
+  why = "builds the entry in a userdata without __gc, so a refusal's Lua error loses the copied fields",
+}
+
+mutant {
   name = "catalogue-generated-located-by-text",
   file = "harness/catalogue.c",
   find = "if (m->generated) { /* by offset: the token must still be there */",
