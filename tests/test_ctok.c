@@ -2,28 +2,7 @@
  * test_ctok.c - the C tokenizer: longest-match punctuators, literals,
  * comments and directives as single tokens, positions, refusals, bounds.
  *
- * Edits that break these tests (each seen failing):
- *   - dropping "<<=" from puncts[] (it lexes as `<<` `=`)
- *       -> compound_operators_lex_as_one_token_by_longest_match
- *   - skip_quoted() advancing 1 byte past a backslash instead of 2 (an
- *     escaped quote closes the string)
- *       -> literals_hide_operators_and_comment_markers
- *   - removing the `//` branch of lex_token() (it lexes as two `/`)
- *       -> comments_are_single_tokens
- *   - skip_directive() not passing over line splices (the directive ends at
- *     the first backslash-newline)
- *       -> a_directive_with_its_continuation_lines_is_one_token
- *   - skip_number() not taking a sign after e/E/p/P (`1e-5f` splits)
- *       -> numbers_lex_as_whole_pp_numbers
- *   - advance() not moving line_start at a newline (columns run on)
- *       -> tokens_record_offset_length_line_and_column
- *   - skip_block_comment() naming lx->line (where the buffer ends) instead
- *     of the line the comment opens on
- *       -> an_unterminated_comment_or_literal_is_refused_with_its_line
- *   - advance() without its `lx->pos < lx->len` bound (a backslash that
- *     ends the buffer steps past it)
- *       -> the_lexer_never_reads_past_the_buffer (a token ends past len;
- *          under ASan a heap-buffer-overflow)
+ * What these tests guard: tdaudit mutate --list --file harness/ctok.c
  */
 #include "tdtest.h"
 

@@ -3,21 +3,8 @@
  * from; every malformed claim reported with its line) and the cross-check
  * against the ledger.
  *
- * Edits that break these tests (each seen failing):
- *   - td_debugmd_parse() counting the line after parse_line() instead of before
- *       -> a_good_debugmd_yields_every_field_with_its_line
- *   - check_row() accepting any cell count (`if (n != 5)` -> `if (n < 0)`)
- *       -> a_malformed_table_row_is_reported_with_its_line
- *   - section_line() without the strncasecmp() catch-all for near-miss labels
- *       -> a_malformed_section_line_is_reported_with_its_line
- *   - parse_line() reading headings inside code fences (dropping `!p->in_fence &&`)
- *       -> a_heading_inside_a_code_fence_does_not_end_the_section
- *   - finish() without the "table row but no section" problem
- *       -> rows_without_sections_and_sections_without_rows_are_reported
- *   - td_ledger_export_md() writing the commit without its backticks
- *       -> the_ledger_export_parses_back_to_the_same_findings
- *   - check_guards() ignoring `ok` (any guard counted as verified)
- *       -> the_cross_check_names_the_debugmd_line_of_each_disagreement
+ * What these tests guard: tdaudit mutate --list --file ledger/debugmd.c
+ *   and --list --file ledger/ledger.c
  */
 #include "tdtest.h"
 

@@ -2,47 +2,8 @@
  * test_gen.c - operator mutants: each class, what is never mutated, skips,
  * stable ids, filters and applying a mutant.
  *
- * Edits that break these tests (each seen failing):
- *   - `<` mapped to `>` instead of `<=` in visit_punct()'s swaps[]
- *       -> relational_operators_swap_with_their_neighbours
- *   - visit_punct() no longer asking ends_operand() (unary minus and plus
- *     and derefs become "arithmetic")
- *       -> unary_minus_and_pointer_derefs_are_not_arithmetic
- *   - declares_pointer() answering 0 (`T *p;` becomes a multiplication)
- *       -> unary_minus_and_pointer_derefs_are_not_arithmetic
- *   - `*` mapped to `*` in swaps[]
- *       -> binary_arithmetic_operators_swap
- *   - dropping the `||` entry of swaps[]
- *       -> logical_operators_swap
- *   - integer_next() without the 1 -> 0 case (1 becomes 2)
- *       -> integer_constants_step_and_floats_are_left_alone
- *   - starts_statement_after() answering 1 for any token (`x = g(n);` and
- *     `return g(n);` lose their call)
- *       -> removed_call_only_for_bare_call_statements
- *   - visit_body() ignoring the ( depth (`for (i = 0; g(i); i++)` loses its
- *     condition's call)
- *       -> removed_call_only_for_bare_call_statements
- *   - visit_condition() wrapping one token too few (`!(a < b)` -> `!(a <)`)
- *       -> negated_condition_wraps_if_and_while_conditions
- *   - removing the `/` `*` branch of lex_token() in ctok.c (a block comment
- *     lexes as code)
- *       -> nothing_inside_comments_strings_chars_or_directives_is_mutated
- *   - select_mutants() ignoring skip_reason()
- *       -> a_skip_comment_suppresses_its_line_and_is_counted_by_reason
- *   - visit_body() not calling forget_ordinals() (ordinals run on across
- *     functions, so a function added above renumbers the ones below)
- *       -> ids_are_stable_when_a_function_is_inserted_above
- *   - next_ordinal() always answering 1
- *       -> identical_operators_in_one_function_get_distinct_ids
- *       -> every_mutant_of_the_core_applies_and_has_a_unique_id
- *   - td_gen_apply() copying the tail from m->off instead of m->off + m->len
- *       -> applying_a_mutant_gives_the_expected_text_and_a_stale_one_is_refused
- *   - wanted() ignoring the line ranges
- *       -> filters_keep_only_the_asked_classes_and_lines_without_renumbering
- *   - visit_file() taking the function's name from the token two before `(`
- *       -> only_function_bodies_are_mutated_and_named
- *   - td_gen_file() lexing with a NULL name instead of the path
- *       -> an_unterminated_comment_passes_up_with_file_and_line
+ * What these tests guard: tdaudit mutate --list --file harness/gen.c
+ *   and --list --file harness/ctok.c
  */
 #include "tdtest.h"
 

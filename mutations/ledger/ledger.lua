@@ -16,6 +16,16 @@ mutant {
 }
 
 mutant {
+  name = "ledger-md-commit-without-backticks",
+  file = "ledger/ledger.c",
+  find = "fprintf(f, \" %s, `%s` |\\n\", r->status, r->fix_commit);",
+  replace = "fprintf(f, \" %s, %s |\\n\", r->status, r->fix_commit);",
+  guards = { "test_the_ledger_export_parses_back_to_the_same_findings" },
+  designed_against = "the ledger's markdown export is a summary table DEBUG.md can take as it is",
+  why = "td_ledger_export_md() writes the fix commit without its backticks, a status the DEBUG.md parser refuses",
+}
+
+mutant {
   name = "ledger-json-drops-at-head",
   file = "ledger/ledger.c",
   find = "\" stable_n, at_head FROM reproductions",
