@@ -5,7 +5,6 @@
  */
 #include "opt.h"
 
-#include <assert.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -133,8 +132,7 @@ static int take(const td_opt_cmd *cmd, const td_opt *o, void *args, const char *
 		return 0;
 	}
 	}
-	assert(!"a td_opt_type without a case");
-	return 2;
+	return td_opt_error(cmd, "%s: its table entry has an unknown type %d", as, (int)o->type);
 }
 
 /* One option word at argv[*i]; advances *i past its argument. 0, or 2 after the error. */
@@ -165,7 +163,9 @@ int td_opt_parse(const td_opt_cmd *cmd, void *args, int argc, char **argv, char 
 
 	while (cmd->opts[n].name)
 		n++;
-	assert(n <= MAX_OPTS && (operands || !cmd->operands));
+	if (n > MAX_OPTS || (cmd->operands && !operands))
+		return td_opt_error(cmd, "its option table has %d entries (at most %d) or operands and "
+				    "nowhere to put them", n, MAX_OPTS);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 

@@ -61,7 +61,7 @@ typedef struct {
 	const char *operands; /* the synopsis's operands, "COMMIT" or "DB..."; NULL: none taken */
 	const char *about;    /* paragraphs between the synopsis and the options; NULL: none */
 	const char *after;    /* paragraphs after the options (the exit status); NULL: none */
-	const char *hint;     /* where the options are, "tdaudit help mutate"; NULL: "PROGRAM NAME --help" */
+	const char *hint;     /* where the options are; NULL: "PROGRAM NAME --help" */
 	const td_opt *opts;   /* the table, ended by an entry whose name is NULL */
 } td_opt_cmd;
 
