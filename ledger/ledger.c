@@ -988,8 +988,8 @@ static int md_audits(FILE *f, td_ledger *lg)
 	sqlite3_stmt *st;
 	int n = 0, rc = SQLITE_DONE,
 	    err = prepare(&st, lg, "reading audit results",
-			  "SELECT audit_results.run, runs.started, audit, status, class, summary,"
-			  " reason FROM audit_results JOIN runs ON runs.id = audit_results.run"
+			  "SELECT audit_results.run, runs.started, audit, audit_results.status, class,"
+			  " summary, reason FROM audit_results JOIN runs ON runs.id = audit_results.run"
 			  " ORDER BY runs.started, audit_results.run, audit", "");
 
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -1168,8 +1168,8 @@ int td_ledger_export_json(FILE *f, td_ledger *lg)
 	fputs("],\n  \"audits\": [", f);
 	if (!err)
 		err = json_rows(f, lg, "reading audit results",
-				"SELECT audit_results.run, runs.command, audit, status, class, summary,"
-				" reason, evidence, duration_ms FROM audit_results"
+				"SELECT audit_results.run, runs.command, audit, audit_results.status, class,"
+				" summary, reason, evidence, duration_ms FROM audit_results"
 				" JOIN runs ON runs.id = audit_results.run"
 				" ORDER BY runs.started, audit_results.run, audit",
 				json_audit);
