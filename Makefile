@@ -6,7 +6,7 @@
 #   make asan       ASan + UBSan build in build/asan running the whole suite
 #   make check      everything CI runs, in CI's order (test, then asan)
 #   make audit      install what is missing, build, run the audit job on this
-#                   repository: mutate, reproduce --all, ledger check
+#                   repository: mutate, reproduce --all, audit, ledger check
 #   make coverage   gcov/lcov line coverage summary from build/coverage
 #   make config     print every detected value
 #   make install    PREFIX=/usr/local (DESTDIR honoured); make uninstall
@@ -224,12 +224,14 @@ asan: deps
 check: test asan
 
 # The main job on this repository: every mutant of mutations/, every
-# finding of DEBUG.md reproduced through git history, then DEBUG.md checked
+# finding of DEBUG.md reproduced through git history, the audits of
+# audits/ on tdtrain's runs (docs/audit.md), then DEBUG.md checked
 # against the ledger those runs wrote (scratch trees under .tdaudit/).
 audit: deps
 	$(MAKE) --no-print-directory VARIANT=release all
 	$(BUILDROOT)/tdaudit mutate
 	$(BUILDROOT)/tdaudit reproduce --all
+	$(BUILDROOT)/tdaudit audit -j2
 	$(BUILDROOT)/tdaudit ledger check
 
 coverage: deps

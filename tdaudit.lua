@@ -24,3 +24,43 @@ tests      { "tests/*.c", "tests/*.h", "Makefile", "mutations/*.lua", "mutations
 catalogues { "mutations/*.lua", "mutations/*/*.lua" }
 ledger     ".tdaudit/ledger.db"
 timeout    { factor = 20, floor = 10, build = 900 }
+
+-- tdaudit audit: the audit scripts, and how to run tdtrain for them
+-- (docs/audit.md). The scripts know tdtrain only through this block.
+audits { "audits/*.lua" }
+trainer {
+  config  = "configs/audit-tiny.conf",
+  steps   = 24,
+  timeout = 120,
+  init    = { "{root}/build/tdtrain", "hash", "--config", "{config}" },
+  train   = { "{root}/build/tdtrain", "train", "--config", "{config}", "--out", "{dir}" },
+  stop    = { "{root}/build/tdtrain", "train", "--config", "{config}", "--out", "{dir}",
+              "--stop-after", "{steps}" },
+  resume  = { "{root}/build/tdtrain", "train", "--config", "{config}", "--out", "{dir}",
+              "--resume", "{from}/checkpoint.bin" },
+  eval    = { "{root}/build/tdtrain", "eval", "--checkpoint", "{dir}/checkpoint.bin" },
+  set     = { "--set", "{key}={value}" },
+  -- init prints the hash alone; train prints "weights after step N: fnv1a64 H"
+  hash    = { line = "fnv1a64 (%x+)" },
+  log     = "{dir}/log.jsonl",
+  seed    = { key = "seed", other = "8" },
+  threads = { key = "threads", other = "2" },
+  eval_line  = { pattern = "loss (%S+)%s+accuracy (%S+)%s+%((%d+) examples%)",
+                 names = "loss accuracy examples" },
+  final_eval = { kind = "eval", final = true },
+  counters   = { field = "counters" },
+  -- every key of core/config.c's key_table, each with another valid value
+  keys = {
+    seed = 8, steps = 20, batch = 8, lr = 0.02, weight_decay = 0.1, adam_beta1 = 0.8,
+    adam_beta2 = 0.99, adam_eps = "1e-06", warmup = 8, clip = 0.5, width = 12, layers = 8,
+    plan = "paired", bidirectional = false, mixer = "gru", ffn = 8, head = "shared",
+    composition = "flatten", dataset = "synth-time", absent_fraction = 0.1,
+    eval_every = 4, eval_batches = 3, log_every = 4, threads = 2, checkpoint_every = 5,
+  },
+  -- docs/tdtrain.md: these change no weight ("weights: no"); eval_batches
+  -- changes what an evaluation scores, so it must change the run instead
+  inert = { "threads", "log_every", "eval_every", "checkpoint_every" },
+  -- the core's conformance check: absent cells cannot reach any output
+  absent = { "{root}/build/tests/tdtest", "--only",
+             "test_a_cell_absent_from_its_example_cannot_reach_any_output" },
+}

@@ -73,15 +73,17 @@ static char **build_env(const char *const *extra)
 }
 
 /* In the child: own group, cwd, output, exec. Never returns. */
-static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd)
+static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd, int err_fd)
 {
 	setpgid(0, 0);
 	if (o->cwd && chdir(o->cwd) != 0)
 		_exit(126);
 	dup2(out_fd, 1);
-	dup2(out_fd, 2);
+	dup2(err_fd >= 0 ? err_fd : out_fd, 2);
 	if (out_fd > 2)
 		close(out_fd);
+	if (err_fd > 2)
+		close(err_fd);
 	execve(exe, (char *const *)o->argv, env);
 	_exit(127);
 }
@@ -117,7 +119,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 {
 	char exe[4096];
 	char **env = NULL;
-	int out_fd = -1, err = 0;
+	int out_fd = -1, err_fd = -1, err = 0;
 	pid_t pid;
 	double start;
 
@@ -144,6 +146,12 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	if (out_fd < 0)
 		return TD_FAIL(TD_EIO, "cannot open %s for %s's output: %s",
 			       o->out_path ? o->out_path : "/dev/null", o->argv[0], strerror(errno));
+	if (o->err_path &&
+	    (err_fd = open(o->err_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) < 0) {
+		err = TD_FAIL(TD_EIO, "cannot open %s for %s's stderr: %s", o->err_path, o->argv[0],
+			      strerror(errno));
+		goto done;
+	}
 	env = build_env(o->env);
 	if (!env) {
 		err = TD_FAIL(TD_ENOMEM, "out of memory for %s's environment", o->argv[0]);
@@ -156,12 +164,14 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 		goto done;
 	}
 	if (pid == 0)
-		child(exe, o, env, out_fd);
+		child(exe, o, env, out_fd, err_fd);
 	setpgid(pid, pid); /* also in the parent: no race with an early kill */
 	wait_for(pid, o, start, res);
 done:
 	free(env);
 	close(out_fd);
+	if (err_fd >= 0)
+		close(err_fd);
 	return err;
 }
 

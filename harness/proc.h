@@ -14,7 +14,8 @@
 typedef struct {
 	const char *const *argv; /* argv[0] is looked up on PATH; NULL-terminated */
 	const char *cwd;         /* run there; NULL: the current directory */
-	const char *out_path;    /* stdout+stderr appended here; NULL: /dev/null */
+	const char *out_path;    /* stdout (and stderr, without err_path) appended here; NULL: /dev/null */
+	const char *err_path;    /* stderr appended here, apart from stdout; NULL: with stdout */
 	const char *const *env;  /* extra NAME=VALUE entries, NULL-terminated; may be NULL */
 	double timeout_s;        /* kill the group after this long; <= 0: no limit */
 } td_proc_opts;

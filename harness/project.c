@@ -82,6 +82,12 @@ static int l_catalogues(lua_State *L)
 	return 0;
 }
 
+static int l_audits(lua_State *L)
+{
+	read_strings(L, 1, "audits", &proj(L)->audits);
+	return 0;
+}
+
 /* Refuses any field of the table at idx that is not in allowed. */
 static void only_fields(lua_State *L, int idx, const char *what, const char *const *allowed)
 {
@@ -170,12 +176,192 @@ static int l_timeout(lua_State *L)
 	return 0;
 }
 
+/* ---- trainer { ... } ------------------------------------------------------ */
+
+/* Every field a trainer block may have, in the order td_trainer keeps them. */
+static const struct {
+	const char *name;
+	enum td_tfield_kind kind;
+	const char *const *sub; /* TD_TF_MAP: the only keys allowed (NULL: any) */
+	int need;               /* how many of sub must be given: 0 any, -1 all, 1 exactly one */
+} tfields[] = {
+	{"config", TD_TF_STRING, NULL, 0},
+	{"steps", TD_TF_NUMBER, NULL, 0},
+	{"timeout", TD_TF_NUMBER, NULL, 0},
+	{"init", TD_TF_ARGV, NULL, 0},
+	{"train", TD_TF_ARGV, NULL, 0},
+	{"stop", TD_TF_ARGV, NULL, 0},
+	{"resume", TD_TF_ARGV, NULL, 0},
+	{"eval", TD_TF_ARGV, NULL, 0},
+	{"set", TD_TF_ARGV, NULL, 0},
+	{"absent", TD_TF_ARGV, NULL, 0},
+	{"log", TD_TF_STRING, NULL, 0},
+	{"hash", TD_TF_MAP, (const char *const[]){"file", "line", NULL}, 1},
+	{"init_hash", TD_TF_MAP, (const char *const[]){"file", "line", NULL}, 1},
+	{"seed", TD_TF_MAP, (const char *const[]){"key", "other", NULL}, -1},
+	{"threads", TD_TF_MAP, (const char *const[]){"key", "other", NULL}, -1},
+	{"keys", TD_TF_MAP, NULL, 0},
+	{"inert", TD_TF_LIST, NULL, 0},
+	{"eval_line", TD_TF_MAP, (const char *const[]){"pattern", "names", NULL}, -1},
+	{"final_eval", TD_TF_MAP, NULL, 0},
+	{"counters", TD_TF_MAP, (const char *const[]){"field", NULL}, -1},
+	{"provoke", TD_TF_MAP, NULL, 0},
+	{"manifests", TD_TF_MAP, (const char *const[]){"train", "eval", NULL}, -1},
+};
+#define N_TFIELDS (sizeof tfields / sizeof tfields[0])
+_Static_assert(N_TFIELDS <= TD_TRAINER_FIELDS, "td_trainer has room for every field");
+
+const td_tfield *td_trainer_field(const td_trainer *t, const char *name)
+{
+	for (int i = 0; i < t->n; i++)
+		if (!strcmp(t->f[i].name, name))
+			return &t->f[i];
+	return NULL;
+}
+
+/* A map's value as text: strings, numbers and booleans are accepted. */
+static const char *map_value(lua_State *L, const char *field)
+{
+	char what[128];
+
+	if (lua_type(L, -1) == LUA_TBOOLEAN)
+		return lua_toboolean(L, -1) ? "true" : "false";
+	if (lua_type(L, -1) == LUA_TSTRING || lua_type(L, -1) == LUA_TNUMBER)
+		return lua_tostring(L, -1);
+	snprintf(what, sizeof what, "trainer.%s", field);
+	fail_at(L, "every value of %s must be a string, number or boolean", what);
+	return NULL;
+}
+
+/* Inserts (k, v) into the map f, kept sorted by key. */
+static void map_put(lua_State *L, td_tfield *f, const char *k, const char *v)
+{
+	size_t n = td_strv_len(f->keys), at = n;
+
+	if (td_strv_push(&f->keys, k) || td_strv_push(&f->values, v))
+		luaL_error(L, "out of memory");
+	while (at > 0 && strcmp(f->keys[at - 1], k) > 0)
+		at--;
+	for (size_t i = n; i > at; i--) {
+		char *tk = f->keys[i], *tv = f->values[i];
+
+		f->keys[i] = f->keys[i - 1], f->values[i] = f->values[i - 1];
+		f->keys[i - 1] = tk, f->values[i - 1] = tv;
+	}
+}
+
+/* Reads the map at the top of the stack into f, checking its keys against sub. */
+static void read_map(lua_State *L, td_tfield *f, const char *const *sub, int need)
+{
+	int idx = lua_gettop(L), n_sub = 0, n_given = 0;
+	char what[128];
+
+	snprintf(what, sizeof what, "trainer.%s", f->name);
+	if (lua_type(L, idx) != LUA_TTABLE)
+		fail_at(L, "%s must be a table of named values, e.g. { key = \"value\" }", what);
+	if (sub)
+		only_fields(L, idx, what, sub);
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		if (lua_type(L, -2) != LUA_TSTRING)
+			fail_at(L, "%s must have named fields only", what);
+		map_put(L, f, lua_tostring(L, -2), map_value(L, f->name));
+		lua_pop(L, 1);
+		n_given++;
+	}
+	for (int i = 0; sub && sub[i]; i++)
+		n_sub++;
+	if (need == -1 && n_given != n_sub)
+		fail_at(L, "%s needs every one of its fields (docs/audit.md)", what);
+	if (need == 1 && n_given != 1)
+		fail_at(L, "%s needs exactly one of its fields (docs/audit.md)", what);
+}
+
+/* Reads trainer field i from the block's table (at index 1) if given. */
+static void read_tfield(lua_State *L, td_trainer *t, size_t i)
+{
+	td_tfield *f = &t->f[i];
+	char what[128];
+
+	snprintf(what, sizeof what, "trainer.%s", f->name);
+	if (lua_getfield(L, 1, f->name) == LUA_TNIL) {
+		lua_pop(L, 1);
+		return;
+	}
+	f->given = 1;
+	switch (f->kind) {
+	case TD_TF_ARGV:
+		read_strings(L, lua_gettop(L), what, &f->list);
+		break;
+	case TD_TF_LIST:
+		if (lua_type(L, -1) == LUA_TTABLE && lua_rawlen(L, -1) == 0)
+			break; /* an empty list is a list */
+		read_strings(L, lua_gettop(L), what, &f->list);
+		break;
+	case TD_TF_STRING:
+		if (lua_type(L, -1) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+			fail_at(L, "%s must be a non-empty string", what);
+		if (!(f->str = strdup(lua_tostring(L, -1))))
+			luaL_error(L, "out of memory");
+		break;
+	case TD_TF_NUMBER:
+		if (!lua_isnumber(L, -1) || (f->num = lua_tonumber(L, -1)) <= 0)
+			fail_at(L, "%s must be a positive number", what);
+		break;
+	case TD_TF_MAP:
+		read_map(L, f, tfields[i].sub, tfields[i].need);
+		break;
+	}
+	lua_pop(L, 1);
+}
+
+static int l_trainer(lua_State *L)
+{
+	static const char *names[N_TFIELDS + 1];
+	td_trainer *t = &proj(L)->trainer;
+
+	if (t->given)
+		fail_at(L, "%s is given twice; give it once", "trainer");
+	luaL_checktype(L, 1, LUA_TTABLE);
+	for (size_t i = 0; i < N_TFIELDS; i++)
+		names[i] = tfields[i].name;
+	only_fields(L, 1, "trainer", names);
+	t->given = 1;
+	td_lua_where(L, t->where, sizeof t->where);
+	for (size_t i = 0; i < N_TFIELDS; i++)
+		read_tfield(L, t, i);
+	if (!t->f[0].given || !t->f[1].given || !td_trainer_field(t, "train")->given ||
+	    !td_trainer_field(t, "hash")->given)
+		fail_at(L, "%s needs at least config, steps, train and hash (docs/audit.md)", "trainer");
+	if (td_trainer_field(t, "keys")->given && !td_trainer_field(t, "set")->given)
+		fail_at(L, "%s has keys but no set template saying how to set one", "trainer");
+	return 0;
+}
+
+static void trainer_init(td_trainer *t)
+{
+	t->n = (int)N_TFIELDS;
+	for (size_t i = 0; i < N_TFIELDS; i++)
+		t->f[i].name = tfields[i].name, t->f[i].kind = tfields[i].kind;
+}
+
+static void trainer_free(td_trainer *t)
+{
+	for (int i = 0; i < t->n; i++) {
+		free(t->f[i].str);
+		td_strv_free(t->f[i].list);
+		td_strv_free(t->f[i].keys);
+		td_strv_free(t->f[i].values);
+	}
+}
+
 static void register_dsl(lua_State *L, td_project *p)
 {
 	static const luaL_Reg fns[] = {{"build", l_build},       {"runner", l_runner},
 				       {"sources", l_sources},   {"tests", l_tests},
 				       {"catalogues", l_catalogues}, {"ledger", l_ledger},
-				       {"timeout", l_timeout},   {NULL, NULL}};
+				       {"timeout", l_timeout},   {"audits", l_audits},
+				       {"trainer", l_trainer},   {NULL, NULL}};
 
 	for (const luaL_Reg *f = fns; f->name; f++) {
 		lua_pushlightuserdata(L, p);
@@ -208,6 +394,7 @@ int td_project_load(td_project **out, const char *root)
 	p->timeout_factor = 10;
 	p->timeout_floor = 5;
 	p->timeout_build = 600;
+	trainer_init(&p->trainer);
 	err = td_lua_new(&lua, root, NULL);
 	if (err)
 		goto done;
@@ -241,6 +428,8 @@ void td_project_free(td_project *p)
 	td_strv_free(p->sources);
 	td_strv_free(p->tests);
 	td_strv_free(p->catalogues);
+	td_strv_free(p->audits);
+	trainer_free(&p->trainer);
 	free(p->ledger);
 	free(p);
 }

@@ -13,6 +13,8 @@
  *   catalogues { "mutations/core.lua" }                -- mutation catalogues
  *   ledger     ".tdaudit/ledger.db"
  *   timeout    { factor = 10, floor = 5, build = 600 } -- seconds
+ *   audits     { "audits/[a-z]*.lua" }                 -- audit scripts (tdaudit audit)
+ *   trainer    { config = "configs/x.conf", train = { ... }, ... } -- docs/audit.md
  *
  * A test fails when its run exits non-zero, dies on a signal or times out;
  * with fail_text, also when its output contains that text (for runners
@@ -35,12 +37,44 @@ typedef struct {
 	char where[256];
 } td_runner;
 
+/*
+ * The trainer block: what `tdaudit audit` runs. Every field is one of a
+ * few kinds, checked when tdaudit.lua loads (the field list is in
+ * project.c; docs/audit.md explains each): an argv template, a string, a
+ * number, a map of strings to strings, or a list of strings.
+ */
+enum td_tfield_kind { TD_TF_ARGV, TD_TF_STRING, TD_TF_NUMBER, TD_TF_MAP, TD_TF_LIST };
+
+typedef struct {
+	const char *name;       /* the field's name in tdaudit.lua (static) */
+	enum td_tfield_kind kind;
+	int given;              /* 1 when tdaudit.lua set it */
+	char *str;              /* TD_TF_STRING */
+	double num;             /* TD_TF_NUMBER */
+	char **list;            /* TD_TF_ARGV, TD_TF_LIST: a td_strv (may be NULL for an empty list) */
+	char **keys, **values;  /* TD_TF_MAP: sorted by key, parallel td_strvs */
+} td_tfield;
+
+#define TD_TRAINER_FIELDS 24
+
+typedef struct {
+	int given;                        /* 1 when tdaudit.lua has a trainer block */
+	char where[256];                  /* "tdaudit.lua:LINE" of the block */
+	td_tfield f[TD_TRAINER_FIELDS];   /* every known field, given or not, in project.c's order */
+	int n;
+} td_trainer;
+
+/* The trainer field called name, or NULL when there is no such field. Borrowed. */
+const td_tfield *td_trainer_field(const td_trainer *t, const char *name);
+
 typedef struct td_project_s {
 	char root[4096];  /* absolute path of the repository */
 	char **build;     /* argv */
 	td_runner runners[TD_PROJECT_MAX_RUNNERS];
 	int n_runners;
 	char **sources, **tests, **catalogues; /* globs relative to root */
+	char **audits;    /* globs of audit scripts relative to root; NULL: none */
+	td_trainer trainer;
 	char *ledger;     /* path relative to root */
 	double timeout_factor, timeout_floor, timeout_build;
 } td_project;

@@ -21,6 +21,8 @@ static const struct {
 	 "check that a fix commit's guards fail without the fix and pass with it"},
 	{"bisect", td_cmd_bisect, td_usage_bisect,
 	 "find the first commit where a test's outcome flips"},
+	{"audit", td_cmd_audit, td_usage_audit,
+	 "run the audit scripts against the trainer's runs: seed, config, eval, resume ..."},
 	{"ledger", td_cmd_ledger, td_usage_ledger,
 	 "check DEBUG.md against the findings ledger; export or merge ledgers"},
 };

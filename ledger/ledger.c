@@ -123,6 +123,34 @@ static const char schema_v2[] =
 	"  PRIMARY KEY (run, guard_test));\n"
 	"PRAGMA user_version = 2;\n";
 
+/*
+ * Version 3: the runs of `tdaudit audit`. audit_runs has one row per audit
+ * run (which trainer block, which config, the counts); audit_results one
+ * per audit in it, its evidence a JSON array of lines (the commands run
+ * with their exit statuses and hashes, then the script's own lines).
+ * Older ledgers have no audit runs, so nothing else changes.
+ */
+static const char schema_v3[] =
+	"CREATE TABLE audit_runs (\n"
+	"  run TEXT PRIMARY KEY REFERENCES runs(id),\n"
+	"  trainer TEXT,\n"
+	"  config TEXT,\n"
+	"  audits INTEGER NOT NULL CHECK (audits >= 0),\n"
+	"  passed INTEGER NOT NULL CHECK (passed >= 0),\n"
+	"  failed INTEGER NOT NULL CHECK (failed >= 0),\n"
+	"  skipped INTEGER NOT NULL CHECK (skipped >= 0));\n"
+	"CREATE TABLE audit_results (\n"
+	"  run TEXT NOT NULL REFERENCES audit_runs(run),\n"
+	"  audit TEXT NOT NULL,\n"
+	"  status TEXT NOT NULL CHECK (status IN ('pass', 'fail', 'skip', 'error')),\n"
+	"  class TEXT NOT NULL CHECK (class IN ('LOUD', 'COUNTED', 'SILENT', '-')),\n"
+	"  summary TEXT NOT NULL,\n"
+	"  reason TEXT,\n"
+	"  evidence TEXT NOT NULL,\n"
+	"  duration_ms INTEGER NOT NULL,\n"
+	"  PRIMARY KEY (run, audit));\n"
+	"PRAGMA user_version = 3;\n";
+
 /* Step i takes a ledger from version migrations[i].version - 1 to .version. */
 static const struct {
 	int version;
@@ -130,6 +158,7 @@ static const struct {
 } migrations[] = {
 	{1, schema_v1},
 	{2, schema_v2},
+	{3, schema_v3},
 };
 
 /* --- SQLite plumbing ------------------------------------------------------------ */
@@ -645,6 +674,35 @@ int td_ledger_put_kill(td_ledger *lg, const char *mutant, const char *test)
 			  "ttt", lg->run_id, mutant, test);
 }
 
+int td_ledger_put_audit_run(td_ledger *lg, const td_ledger_audit_run *a)
+{
+	int err = require_run(lg, "an audit run");
+
+	if (err)
+		return err;
+	return exec_bound(lg, "recording an audit run",
+			  "INSERT INTO audit_runs(run, trainer, config, audits, passed, failed, skipped)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+			  "tttiiii", lg->run_id, a->trainer, a->config, a->audits, a->passed, a->failed,
+			  a->skipped);
+}
+
+int td_ledger_put_audit_result(td_ledger *lg, const td_ledger_audit_result *r)
+{
+	int err = require_run(lg, "an audit result");
+
+	if (err)
+		return err;
+	if (!r->audit || !r->status || !r->class_ || !r->summary || !r->evidence)
+		return TD_FAIL(TD_EINVAL, "an audit result needs its audit, status, class, summary "
+					  "and evidence");
+	return exec_bound(lg, "recording an audit result (is the audit run recorded?)",
+			  "INSERT INTO audit_results(run, audit, status, class, summary, reason,"
+			  " evidence, duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+			  "tttttttl", lg->run_id, r->audit, r->status, r->class_, r->summary, r->reason,
+			  r->evidence, r->duration_ms);
+}
+
 /* --- merge -------------------------------------------------------------------- */
 
 /*
@@ -677,6 +735,12 @@ static const char *const merge_sql[] = {
 	" FROM src.mutant_outcomes WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.kills(run, mutant, test) SELECT run, mutant, test"
 	" FROM src.kills WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.audit_runs(run, trainer, config, audits, passed, failed, skipped)"
+	" SELECT run, trainer, config, audits, passed, failed, skipped"
+	" FROM src.audit_runs WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.audit_results(run, audit, status, class, summary, reason, evidence,"
+	" duration_ms) SELECT run, audit, status, class, summary, reason, evidence, duration_ms"
+	" FROM src.audit_results WHERE true ON CONFLICT DO NOTHING",
 };
 
 /* Refuses a missing src, and src and dst being one file (dst may not exist yet). */
@@ -915,6 +979,36 @@ static void md_cell(FILE *f, const char *s)
 	fputs(" |", f);
 }
 
+/*
+ * The audit results, after the findings: a second table, only when some
+ * audit run is in the ledger (a ledger without any exports as before).
+ */
+static int md_audits(FILE *f, td_ledger *lg)
+{
+	sqlite3_stmt *st;
+	int n = 0, rc = SQLITE_DONE,
+	    err = prepare(&st, lg, "reading audit results",
+			  "SELECT audit_results.run, runs.started, audit, audit_results.status, class,"
+			  " summary, reason FROM audit_results JOIN runs ON runs.id = audit_results.run"
+			  " ORDER BY runs.started, audit_results.run, audit", "");
+
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (!n++)
+			fputs("\n| Audit | Result | Class | Summary | Run |\n|---|---|---|---|---|\n", f);
+		fputs("|", f);
+		md_cell(f, (const char *)sqlite3_column_text(st, 2));
+		md_cell(f, (const char *)sqlite3_column_text(st, 3));
+		md_cell(f, (const char *)sqlite3_column_text(st, 4));
+		md_cell(f, (const char *)sqlite3_column_text(st, 5));
+		fprintf(f, " %.8s %s |\n", (const char *)sqlite3_column_text(st, 0),
+			(const char *)sqlite3_column_text(st, 1));
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, "reading audit results");
+	sqlite3_finalize(st);
+	return err;
+}
+
 int td_ledger_export_md(FILE *f, td_ledger *lg)
 {
 	td_ledger_findings *fs;
@@ -936,6 +1030,9 @@ int td_ledger_export_md(FILE *f, td_ledger *lg)
 			fprintf(f, " %s |\n", r->status);
 	}
 	td_ledger_findings_free(fs);
+	err = md_audits(f, lg);
+	if (err)
+		return err;
 	return ferror(f) ? TD_FAIL(TD_EIO, "writing the markdown export failed") : 0;
 }
 
@@ -1010,6 +1107,18 @@ static void json_bisect(FILE *f, sqlite3_stmt *st)
 	fprintf(f, "], \"builds\": %d}", sqlite3_column_int(st, 8));
 }
 
+/* evidence is a JSON array already (written by the harness): copied as it is. */
+static void json_audit(FILE *f, sqlite3_stmt *st)
+{
+	static const char *const keys[] = {"run", "command", "audit", "status", "class", "summary",
+					   "reason"};
+
+	fputs("    {", f);
+	json_strings(f, st, keys, 7);
+	fprintf(f, ", \"evidence\": %s, \"duration_ms\": %lld}",
+		(const char *)sqlite3_column_text(st, 7), (long long)sqlite3_column_int64(st, 8));
+}
+
 /* Every row of sql as one JSON object each (write), comma-separated. */
 static int json_rows(FILE *f, td_ledger *lg, const char *what, const char *sql,
 		     void (*write)(FILE *, sqlite3_stmt *))
@@ -1056,6 +1165,14 @@ int td_ledger_export_json(FILE *f, td_ledger *lg)
 				" builds FROM bisects JOIN runs ON runs.id = bisects.run"
 				" ORDER BY runs.started, bisects.run, guard_test",
 				json_bisect);
+	fputs("],\n  \"audits\": [", f);
+	if (!err)
+		err = json_rows(f, lg, "reading audit results",
+				"SELECT audit_results.run, runs.command, audit, audit_results.status, class,"
+				" summary, reason, evidence, duration_ms FROM audit_results"
+				" JOIN runs ON runs.id = audit_results.run"
+				" ORDER BY runs.started, audit_results.run, audit",
+				json_audit);
 	fputs("]}\n", f);
 	if (!err && ferror(f))
 		err = TD_FAIL(TD_EIO, "writing the JSON export failed");

@@ -23,8 +23,9 @@
  * is constant. Enumerated columns are enforced by CHECK constraints, so a bad
  * value is refused with TD_EINVAL naming it.
  *
- * Schema (version 2; version 1 lacked reproductions.at_head and bisects,
- * and is migrated forward by adding them); "commit" and "where" are SQL
+ * Schema (version 3; version 1 lacked reproductions.at_head and bisects,
+ * version 2 the audit tables, and each is migrated forward by adding
+ * them); "commit" and "where" are SQL
  * keywords, so the columns
  * are named head_commit, fix_commit and location:
  *   runs(id, command, started, ended, head_commit, dirty, tool_version, status)
@@ -52,6 +53,15 @@
  *       duration_ms)
  *       outcome: killed | killed-elsewhere | survived | timeout | build-failed | stale | equivalent
  *   kills(run, mutant, test)      the kill matrix
+ *   audit_runs(run, trainer, config, audits, passed, failed, skipped)
+ *       one per `tdaudit audit` run: the trainer block's tdaudit.lua:LINE
+ *       (NULL without one), its config file, how many audits ran and how
+ *       many passed, failed and skipped (the rest errored)
+ *   audit_results(run, audit, status, class, summary, reason, evidence,
+ *       duration_ms)
+ *       status: pass | fail | skip | error; class: LOUD | COUNTED | SILENT | -
+ *       evidence: a JSON array of strings (commands with exit statuses and
+ *       hashes, then the script's own lines)
  *
  * Never: build SQL from data; commit part of a run; write a ledger whose
  * schema is newer than this code's.
@@ -61,7 +71,7 @@
 
 #include <stdio.h>
 
-#define TD_LEDGER_SCHEMA_VERSION 2
+#define TD_LEDGER_SCHEMA_VERSION 3
 #define TD_LEDGER_MAGIC 0x54444C47 /* "TDLG" in PRAGMA application_id */
 #define TD_LEDGER_BUSY_MS 5000     /* how long a write waits for another writer */
 #define TD_LEDGER_RUN_ID_LEN 36    /* xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx */
@@ -198,6 +208,26 @@ int td_ledger_put_outcome(td_ledger *lg, const td_ledger_outcome *o);
 /* Records that test killed mutant in the open run (the kill matrix); needs its outcome first. */
 int td_ledger_put_kill(td_ledger *lg, const char *mutant, const char *test);
 
+/* One `tdaudit audit` run's summary (needs an open run). */
+typedef struct {
+	const char *trainer; /* "tdaudit.lua:LINE" of the trainer block, or NULL */
+	const char *config;  /* the trainer's config file, or NULL */
+	int audits, passed, failed, skipped;
+} td_ledger_audit_run;
+int td_ledger_put_audit_run(td_ledger *lg, const td_ledger_audit_run *a);
+
+typedef struct {
+	const char *audit;    /* the audit's name */
+	const char *status;   /* pass | fail | skip | error */
+	const char *class_;   /* LOUD | COUNTED | SILENT | - */
+	const char *summary;  /* one line */
+	const char *reason;   /* NULL for a pass */
+	const char *evidence; /* a JSON array of strings */
+	long duration_ms;
+} td_ledger_audit_result;
+/* Records one audit's result in the open run; the audit run's row must come first. */
+int td_ledger_put_audit_result(td_ledger *lg, const td_ledger_audit_result *r);
+
 /* --- merge ------------------------------------------------------------------ */
 
 /*
@@ -281,16 +311,20 @@ int td_ledger_export_md(FILE *f, td_ledger *lg);
  *                        "verdict", "stable_k", "stable_n", "at_head"} ...
  *                       by fix_commit, test, run ],
  *    "bisects": [ {"run", "command", "guard", "good", "bad", "found", "direction",
- *                  "skipped": [ids, oldest first], "builds"} ... by run start ] }
+ *                  "skipped": [ids, oldest first], "builds"} ... by run start ],
+ *    "audits": [ {"run", "command", "audit", "status", "class", "summary",
+ *                 "reason", "evidence": [lines], "duration_ms"} ... by run start, audit ] }
  * at_head is null for a reproduction against the fix's parent, else the
  * HEAD it was judged on (reproduce --at-head); found is null when skipped
  * commits hide it; command is the run's command line (--tests-at changes
  * what is found). "version" is this export format's version
  * (TD_LEDGER_JSON_VERSION): a consumer must refuse a version it does not
  * know. Version 1 had no at_head and no bisects, so an at-head verdict
- * read as one about the fix itself.
+ * read as one about the fix itself; version 2 had no audits.
+ * The markdown export adds, after the findings and only when the ledger
+ * holds audit results, a second table: | Audit | Result | Class | Summary | Run |.
  */
-#define TD_LEDGER_JSON_VERSION 2
+#define TD_LEDGER_JSON_VERSION 3
 int td_ledger_export_json(FILE *f, td_ledger *lg);
 
 #endif

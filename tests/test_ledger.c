@@ -206,7 +206,7 @@ static const char frozen_v1[] =
 	"CREATE INDEX reproductions_by_test ON reproductions(test);\n"
 	"PRAGMA user_version = 1;\n";
 
-static void test_a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows(void **state)
+static void test_a_version_1_ledger_is_migrated_forward_keeping_its_rows(void **state)
 {
 	td_ledger_reproduction r = {"abc1234", "test_new", "fail", "pass", "guard", 2, 2};
 	td_ledger_bisect b = {"test_g", "1111111", "2222222", "2222222", "fix", NULL, 3};
@@ -221,7 +221,8 @@ static void test_a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows(vo
 			  " 'guard', 2, 2);");
 	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), 1);
 	assert_int_equal(td_ledger_open(&lg, "v1.db", 0), 0);
-	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), TD_LEDGER_SCHEMA_VERSION);
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM audit_results"), 0); /* version 3 */
 	assert_int_equal(td_ledger_guard_verified(&ok, lg, "abc1234", "test_g"), 0);
 	assert_int_equal(ok, 1); /* the old row is still there, and still evidence */
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM reproductions WHERE at_head IS NULL"), 1);
@@ -235,7 +236,7 @@ static void test_a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows(vo
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM bisects"), 1);
 	assert_int_equal(td_ledger_open(&lg, "v1.db", 0), 0); /* opening again migrates nothing */
 	td_ledger_free(lg);
-	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), 2);
+	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), TD_LEDGER_SCHEMA_VERSION);
 }
 
 static void test_a_bisect_result_is_recorded_and_merged_once(void **state)
@@ -265,6 +266,36 @@ static void test_a_bisect_result_is_recorded_and_merged_once(void **state)
 	assert_int_equal(added, 0);
 	assert_int_equal(raw_int("m.db", "SELECT count(*) FROM bisects WHERE skipped = 'aaaaaaa bbbbbbb'"),
 			 1);
+}
+
+/* An audit run's rows: written in one run, refused outside one, carried by merge. */
+static void test_audit_results_are_recorded_refused_outside_a_run_and_merged(void **state)
+{
+	td_ledger_audit_run ar = {"tdaudit.lua:3", "c.conf", 2, 1, 1, 0};
+	td_ledger_audit_result ok = {"seed", "pass", "-", "same seed, same weights", NULL, "[\"a\"]", 5};
+	td_ledger_audit_result bad = {"eval", "fail", "LOUDISH", "x", "y", "[]", 5};
+	td_ledger_audit_result fail = {"eval", "fail", "SILENT", "evals differ", "no rewind", "[]", 7};
+	td_ledger *lg;
+	long added;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "a.db", TD_LEDGER_CREATE), 0);
+	TD_ASSERT_REFUSED(td_ledger_put_audit_run(lg, &ar), TD_ESTATE, "outside a run");
+	begin(lg);
+	assert_int_equal(td_ledger_put_audit_run(lg, &ar), 0);
+	assert_int_equal(td_ledger_put_audit_result(lg, &ok), 0);
+	TD_ASSERT_REFUSED(td_ledger_put_audit_result(lg, &bad), TD_EINVAL, "CHECK");
+	assert_int_equal(td_ledger_put_audit_result(lg, &fail), 0);
+	assert_int_equal(td_ledger_run_finish(lg, "findings"), 0);
+	td_ledger_free(lg);
+	assert_int_equal(raw_int("a.db", "SELECT count(*) FROM audit_results WHERE audit = 'eval'"
+					 " AND status = 'fail' AND class = 'SILENT' AND reason = 'no rewind'"),
+			 1);
+	assert_int_equal(td_ledger_merge(&added, "m.db", "a.db"), 0);
+	assert_int_equal(added, 4); /* the run, the audit run, two results */
+	assert_int_equal(td_ledger_merge(&added, "m.db", "a.db"), 0);
+	assert_int_equal(added, 0);
+	assert_int_equal(raw_int("m.db", "SELECT passed + failed FROM audit_runs"), 2);
 }
 
 static void test_a_new_ledger_has_the_schema_version_magic_and_wal_mode(void **state)
@@ -577,6 +608,7 @@ static void test_a_guard_is_verified_by_a_full_commit_id_cited_short(void **stat
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_new_ledger_has_the_schema_version_magic_and_wal_mode),
+	cmocka_unit_test(test_audit_results_are_recorded_refused_outside_a_run_and_merged),
 	cmocka_unit_test(test_a_ledger_from_a_newer_tdaudit_is_refused_naming_both_versions),
 	cmocka_unit_test(test_a_file_that_is_not_a_ledger_is_refused),
 	cmocka_unit_test(test_an_unfinished_run_leaves_no_trace_when_the_ledger_is_closed),
@@ -590,7 +622,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_json_export_names_its_format_and_version),
 	cmocka_unit_test(test_an_unknown_role_is_refused),
 	cmocka_unit_test(test_a_guard_is_verified_by_a_full_commit_id_cited_short),
-	cmocka_unit_test(test_a_version_1_ledger_is_migrated_to_version_2_keeping_its_rows),
+	cmocka_unit_test(test_a_version_1_ledger_is_migrated_forward_keeping_its_rows),
 	cmocka_unit_test(test_a_bisect_result_is_recorded_and_merged_once),
 };
 
