@@ -2,9 +2,14 @@
  * test_error.c - the error model: codes pass up, messages name the place.
  *
  * What these tests guard: tdaudit mutate --list --file 'base/error.*'
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
+ *   - TD_REQUIRE evaluating its expression twice
+ *       -> a_requirement_evaluates_its_expression_once
  */
 #include "tdtest.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "../base/error.h"
@@ -12,6 +17,21 @@
 static int fails(void)
 {
 	return TD_FAIL(TD_EINVAL, "value %d is bad; pass 1", 7);
+}
+
+static int required_at; /* the line of requires_positive's TD_REQUIRE */
+
+static int requires_positive(int x)
+{
+	required_at = __LINE__ + 1;
+	TD_REQUIRE(x > 0);
+	return 0;
+}
+
+static int requires_first_call(int *calls)
+{
+	TD_REQUIRE((*calls)++ == 0);
+	return 0;
 }
 
 static void test_last_error_is_never_null(void **state)
@@ -43,9 +63,37 @@ static void test_an_overlong_message_is_truncated_not_overflowed(void **state)
 	assert_true(strlen(td_error_last()) < 1024);
 }
 
+static void test_a_broken_requirement_returns_einval_naming_expression_and_line(void **state)
+{
+	char want[128];
+
+	(void)state;
+	td_error_clear();
+	assert_int_equal(requires_positive(1), 0);
+	assert_int_equal(td_error_code(), TD_OK);
+	assert_int_equal(requires_positive(-1), TD_EINVAL);
+	assert_int_equal(td_error_code(), TD_EINVAL);
+	snprintf(want, sizeof want, "test_error.c: requires_positive: line %d: requirement failed: x > 0",
+		 required_at);
+	assert_non_null(strstr(td_error_last(), want));
+}
+
+static void test_a_requirement_evaluates_its_expression_once(void **state)
+{
+	int calls = 0;
+
+	(void)state;
+	assert_int_equal(requires_first_call(&calls), 0);
+	assert_int_equal(calls, 1);
+	assert_int_equal(requires_first_call(&calls), TD_EINVAL);
+	assert_int_equal(calls, 2);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_last_error_is_never_null),
 	cmocka_unit_test(test_a_message_names_file_and_function),
 	cmocka_unit_test(test_an_overlong_message_is_truncated_not_overflowed),
+	cmocka_unit_test(test_a_broken_requirement_returns_einval_naming_expression_and_line),
+	cmocka_unit_test(test_a_requirement_evaluates_its_expression_once),
 };
 TD_TEST_GROUP(error, tests);

@@ -6,8 +6,8 @@
  * wrote: log.jsonl's weights line (FNV-1a 64 of the final weights),
  * checkpoint.bin, config.txt.
  *
- * What these tests guard: tdaudit mutate --list --file core/train.c
- *   and --list --file core/config.c, --list --file core/tdtrain_main.c
+ * What these tests guard: tdaudit mutate --list --file core/train.c,
+ *   --list --file core/config.c and --list --file core/tdtrain_main.c
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -293,6 +293,49 @@ static void test_keys_this_version_cannot_honour_are_refused(void **state)
 	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "bidirectional = true with layers = 2 does nothing"));
 }
 
+/*
+ * An option given twice is refused: with two --config files the second
+ * used to be read and the first dropped without a word (DEBUG.md #29).
+ */
+static void test_tdtrain_refuses_an_option_given_twice(void **state)
+{
+	const char *config[] = {"hash", "--config", "a.cfg", "--config", "b.cfg", TINY, NULL};
+	const char *out[] = {"train", TINY, "--out", "a", "--out", "b", NULL};
+
+	(void)state;
+	enter();
+	fx_write(".", "a.cfg", "seed = 1\n");
+	fx_write(".", "b.cfg", "seed = 2\n");
+	assert_int_equal(tdtrain(config), 2);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "--config is given twice; give it once"));
+	assert_int_equal(tdtrain(out), 2);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "--out is given twice; give it once"));
+	assert_int_equal(access("a", F_OK), -1); /* refused before anything ran */
+	assert_int_equal(access("b", F_OK), -1);
+}
+
+/*
+ * --stop-after takes a whole number of steps, all of it: "abc" used to be
+ * read as 0 (run to the end) and "10x" as 10, without a word (DEBUG.md #30).
+ */
+static void test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number(void **state)
+{
+	const char *bad[] = {"abc", "10x", "", "0", "-5", "2.5", NULL};
+	const char *run[] = {"train", TINY, "--stop-after", NULL, "--out", "r", NULL};
+	char want[96];
+
+	(void)state;
+	enter();
+	for (int i = 0; bad[i]; i++) {
+		run[sizeof run / sizeof run[0] - 4] = bad[i];
+		assert_int_equal(tdtrain(run), 2);
+		snprintf(want, sizeof want, "--stop-after needs a whole number of steps, 1 or more, not '%.8s'",
+			 bad[i]);
+		assert_non_null(strstr(fx_slurp("../tdtrain.log"), want));
+		assert_int_equal(access("r", F_OK), -1); /* refused before anything ran */
+	}
+}
+
 static void test_a_corrupt_checkpoint_is_refused_on_resume(void **state)
 {
 	const char *run[] = {"train", TINY, "--stop-after", "10", "--out", "r", NULL};
@@ -440,6 +483,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_task_with_absent_cells_per_example_trains),
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
 	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
+	cmocka_unit_test(test_tdtrain_refuses_an_option_given_twice),
+	cmocka_unit_test(test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number),
 	cmocka_unit_test(test_every_config_key_changes_the_run_or_is_refused),
 	cmocka_unit_test(test_every_built_mixer_and_family_trains),
 };
