@@ -11,7 +11,7 @@ mutant {
   find = "if (!c)",
   replace = "if (c)",
   guards = { "test_a_non_finite_gradient_skips_the_step_and_leaves_params_and_moments_bitwise" },
-  designed_against = "a skip that is not counted with its reason is SILENT (dormouse audit M2)",
+  designed_against = "a skip that is not counted with its reason is SILENT",
   why = "skips the step but never bumps nan_step_skipped",
 }
 
@@ -53,7 +53,7 @@ mutant {
   find = "	a->s = (int64_t)get_u64(p + 24);",
   replace = "",
   guards = { "test_export_import_then_k_steps_equals_the_uninterrupted_run_bitwise" },
-  designed_against = "a resumed run must continue the learning-rate schedule, not restart its warm-up (dormouse audit M8)",
+  designed_against = "a resumed run must continue the learning-rate schedule, not restart its warm-up",
   why = "restores the moments but restarts the schedule at step 0",
 }
 
@@ -64,6 +64,6 @@ mutant {
   replace = "	if (0) get_reals(a->v, p + STATE_HEADER",
   guards = { "test_export_import_then_k_steps_equals_the_uninterrupted_run_bitwise",
              "test_resuming_from_a_checkpoint_equals_the_uninterrupted_run_bitwise" },
-  designed_against = "a resume that restores some state and resets the rest is a different run under the same step count (dormouse audit M8)",
+  designed_against = "a resume that restores some state and resets the rest is a different run under the same step count",
   why = "imports the first moment but leaves the second at zero",
 }

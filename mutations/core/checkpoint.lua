@@ -11,7 +11,7 @@ mutant {
   find = "err = td_file_write_atomic(path, file, size, 0644);",
   replace = [[{ FILE *fp = fopen(path, "wb"); err = fp && fwrite(file, 1, size, fp) == size ? 0 : TD_FAIL(TD_EIO, "cannot write %s", path); if (fp) fclose(fp); }]],
   guards = { "test_an_existing_checkpoint_survives_a_failed_write" },
-  designed_against = "a snapshot written in place leaves a truncated file after a crash (dormouse audit minor 2)",
+  designed_against = "a snapshot written in place leaves a truncated file after a crash",
   why = "truncates the old checkpoint and writes the new one over it",
 }
 
@@ -51,6 +51,6 @@ mutant {
   find = "if (e->check_config_hash && e->config_hash != d->config_hash)",
   replace = "if (0)",
   guards = { "test_another_config_is_refused_naming_both_hashes" },
-  designed_against = "resuming under another config is a run no config describes (dormouse audit M4: a config that lies)",
+  designed_against = "resuming under another config is a run no config describes",
   why = "resumes a checkpoint written under another config",
 }

@@ -15,7 +15,7 @@ mutant {
 		if (k)
 			td_json_put_raw(out, "; ");]],
   guards = { "test_a_counters_reason_appears_in_both_the_text_line_and_the_json" },
-  designed_against = "counters.why never reached the log line (dormouse audit M2)",
+  designed_against = "counters.why never reached the log line",
   why = "prints name=count in the text log without the reasons",
 }
 
@@ -29,7 +29,7 @@ mutant {
 		if (k)
 			td_json_put_raw(out, ",");]],
   guards = { "test_a_counters_reason_appears_in_both_the_text_line_and_the_json" },
-  designed_against = "the JSON row was built from the counts alone and dropped why (dormouse audit M2)",
+  designed_against = "the JSON row was built from the counts alone and dropped why",
   why = "writes an empty why list to the JSON log",
 }
 

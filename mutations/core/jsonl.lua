@@ -21,7 +21,7 @@ mutant {
   find = "if (!j->counters)",
   replace = "if (1)",
   guards = { "test_every_line_is_valid_json_even_with_nan_inf_and_control_bytes" },
-  designed_against = "a value replaced by null without a counter is SILENT (dormouse audit M2)",
+  designed_against = "a value replaced by null without a counter is SILENT",
   why = "writes null for NaN without counting it",
 }
 
@@ -42,6 +42,6 @@ mutant {
   replace = "return step % every == 0;",
   guards = { "test_the_final_eval_is_written_like_every_other_eval",
              "test_log_due_marks_every_multiple_and_the_last_step" },
-  designed_against = "the final eval was logged but never reached the JSON sink (dormouse audit minor 1)",
+  designed_against = "the final eval was logged but never reached the JSON sink",
   why = "logs only at multiples of the cadence, so a final step off the cadence is never evaluated",
 }
