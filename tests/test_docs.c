@@ -56,6 +56,7 @@ static const help_call calls[] = {
     {"docs/mutate.md", "tdaudit", {"mutate", "--help", NULL}, 0},
     {"docs/reproduce.md", "tdaudit", {"reproduce", "--help", NULL}, 0},
     {"docs/bisect.md", "tdaudit", {"bisect", "--help", NULL}, 0},
+    {"docs/overlap.md", "tdaudit", {"overlap", "--help", NULL}, 0},
     {"docs/ledger.md", "tdaudit", {"ledger", "--help", NULL}, 0},
     {"docs/ledger.md", "tdaudit", {"ledger", "check", "--help", NULL}, 1},
     {"docs/ledger.md", "tdaudit", {"ledger", "export", "--help", NULL}, 1},
