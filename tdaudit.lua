@@ -20,7 +20,7 @@ sources    { "base/*.c", "base/*.h", "core/*.c", "core/*.h", "kernels/*.c", "ker
              "bench/*.h" }
 -- Catalogues count as tests: reverting one to its parent's version never
 -- re-introduces a bug in the code, so `tdaudit reproduce` must not revert it.
-tests      { "tests/*.c", "tests/*.h", "Makefile", "mutations/*.lua" }
-catalogues { "mutations/*.lua" }
+tests      { "tests/*.c", "tests/*.h", "Makefile", "mutations/*.lua", "mutations/harness/*.lua" }
+catalogues { "mutations/*.lua", "mutations/harness/*.lua" }
 ledger     ".tdaudit/ledger.db"
 timeout    { factor = 20, floor = 10, build = 900 }
