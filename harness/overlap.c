@@ -299,7 +299,7 @@ static int bad_bytes(const char *line, size_t n, char *why, size_t why_size)
 		unsigned cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
 
 		if (c == 0) {
-			snprintf(why, why_size, "a NUL byte at column %zu: a binary file?", i + 1);
+			snprintf(why, why_size, "a NUL byte at column %zu: a binary file? give text or JSON lines in UTF-8", i + 1);
 			return 1;
 		}
 		if (len == 0 || i + len > n)
@@ -316,7 +316,7 @@ static int bad_bytes(const char *line, size_t n, char *why, size_t why_size)
 	}
 	return 0;
 bad:
-	snprintf(why, why_size, "invalid UTF-8 at column %zu (byte 0x%02x)", i + 1, p[i]);
+	snprintf(why, why_size, "invalid UTF-8 at column %zu (byte 0x%02x): convert the file to UTF-8 (iconv) or drop the line", i + 1, p[i]);
 	return 1;
 }
 
@@ -520,7 +520,7 @@ static int json_record(scratch *s, const char *line, size_t n, const char *field
 	s->has_id = 0;
 	p = json_ws(p, e);
 	if (p >= e || *p != '{')
-		return snprintf(why, why_size, "not a JSON object"), 1;
+		return snprintf(why, why_size, "not a JSON object: one object per line"), 1;
 	p = json_ws(p + 1, e);
 	while (p < e && *p != '}') {
 		const char *v;
@@ -533,7 +533,7 @@ static int json_record(scratch *s, const char *line, size_t n, const char *field
 			p = json_string(v, e, &s->text, &s->cap_text, &s->len_text);
 			if (!p) {
 				if (json_value(v, e, 0))
-					return snprintf(why, why_size, "field \"%s\" is not a string", field), 1;
+					return snprintf(why, why_size, "field \"%s\" is not a string: --field names the text", field), 1;
 				goto bad;
 			}
 			has_text = 1;
@@ -553,18 +553,20 @@ static int json_record(scratch *s, const char *line, size_t n, const char *field
 		}
 		if (!p || (p = json_ws(p, e)) >= e)
 			goto bad;
-		if (*p == ',')
-			p = json_ws(p + 1, e);
-		else if (*p != '}')
+		if (*p == ',') {
+			if ((p = json_ws(p + 1, e)) >= e || *p != '"')
+				goto bad; /* a trailing comma */
+		} else if (*p != '}') {
 			goto bad;
+		}
 	}
 	if (p >= e || json_ws(p + 1, e) != e)
 		goto bad;
 	if (!has_text)
-		return snprintf(why, why_size, "no field \"%s\" (is --field right?)", field), 1;
+		return snprintf(why, why_size, "no field \"%s\": is --field right?", field), 1;
 	return 0;
 bad:
-	snprintf(why, why_size, "not valid JSON near column %zu", (size_t)((p ? p : e) - line) + 1);
+	snprintf(why, why_size, "not valid JSON near column %zu: fix or drop the line", (size_t)((p ? p : e) - line) + 1);
 	return 1;
 }
 
