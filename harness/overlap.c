@@ -14,9 +14,13 @@
 #define _GNU_SOURCE
 #include "overlap.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,7 +38,7 @@
 #define NGRAM_MAX 1000
 #define THRESHOLD_DEFAULT 0.5
 #define BOILERPLATE_DEFAULT 100
-#define PREFETCH 8     /* probes issued ahead of the one being looked at */
+#define PREFETCH 16    /* probes issued ahead of the one being looked at: a miss is ~200 cycles */
 #define LOAD_NUM 7     /* a table grows past LOAD_NUM/LOAD_DEN full */
 #define LOAD_DEN 10
 #define MSG 512
@@ -61,16 +65,28 @@ typedef struct {
 
 static int table_init(table *t, size_t want)
 {
-	size_t cap = 1024;
+	size_t cap = 1024, bytes;
+	void *m;
 
 	while (cap / LOAD_DEN * LOAD_NUM < want)
 		cap *= 2;
-	t->v = calloc(cap, sizeof *t->v);
-	if (!t->v)
+	bytes = cap * sizeof *t->v;
+	/* anonymous pages come zeroed; huge pages spare a TLB miss per probe */
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return TD_FAIL(TD_ENOMEM, "no memory for an index of %zu slots", cap);
+	madvise(m, bytes, MADV_HUGEPAGE);
+	t->v = m;
 	t->mask = cap - 1;
 	t->n = 0;
 	return 0;
+}
+
+static void table_free(table *t)
+{
+	if (t->v)
+		munmap(t->v, (t->mask + 1) * sizeof *t->v);
+	t->v = NULL;
 }
 
 static inline size_t table_cap(const table *t)
@@ -91,6 +107,13 @@ static inline slot *table_probe(const table *t, uint64_t key)
 static inline void table_prefetch(const table *t, uint64_t key)
 {
 	__builtin_prefetch(&t->v[key & t->mask]);
+}
+
+/* Prefetches the slots of the first keys of a record, before its loop. */
+static inline void table_prefetch_first(const table *t, const uint64_t *keys, size_t n)
+{
+	for (size_t j = 0; j < n && j < PREFETCH; j++)
+		table_prefetch(t, keys[j]);
 }
 
 /* The slot holding key, or NULL. */
@@ -116,7 +139,7 @@ static int table_reserve(table *t, size_t extra)
 		if (t->v[i].key)
 			*table_probe(&bigger, t->v[i].key) = t->v[i];
 	bigger.n = t->n;
-	free(t->v);
+	table_free(t);
 	*t = bigger;
 	return 0;
 }
@@ -161,23 +184,6 @@ static inline uint64_t mix64(uint64_t x)
 
 #define ROLL_BASE UINT64_C(0x9e3779b97f4a7c15) /* odd: invertible mod 2^64 */
 
-/*
- * norm/1's byte classes: 0 for a separator (ASCII, not a letter or a
- * digit), otherwise the byte a word holds (ASCII letters lowercased; bytes
- * >= 0x80 kept as they are, so that UTF-8 text is compared byte for byte).
- */
-static unsigned char word_byte[256];
-static pthread_once_t word_byte_once = PTHREAD_ONCE_INIT;
-
-static void word_byte_init(void)
-{
-	for (int c = 0; c < 256; c++) {
-		int w = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c >= 0x80;
-
-		word_byte[c] = (unsigned char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : w ? c : 0);
-	}
-}
-
 /* Per-thread scratch: reused across records, freed once. */
 typedef struct {
 	uint64_t *words; /* FNV-1a 64 of each word of the record */
@@ -189,6 +195,12 @@ typedef struct {
 	char *text, *id, *key;  /* a JSON line's decoded strings */
 	size_t cap_text, cap_id, cap_key, len_text, len_id, len_key;
 	int has_id;
+	unsigned char *lower; /* the record lowercased (norm/1), zero-padded */
+	size_t cap_lower;
+	uint64_t *mask;  /* bit i: byte i of the record is a word byte */
+	size_t cap_mask;
+	uint32_t *starts, *ends; /* the words' first and last bytes */
+	size_t cap_starts, cap_ends;
 	uint64_t *seen;  /* the dedup set of index build: key ^ stamp... see dedup() */
 	uint32_t *seen_stamp;
 	size_t seen_mask;
@@ -205,41 +217,150 @@ static void scratch_free(scratch *s)
 	free(s->key);
 	free(s->seen);
 	free(s->seen_stamp);
+	free(s->lower);
+	free(s->mask);
+	free(s->starts);
+	free(s->ends);
+}
+
+/*
+ * norm/1 eight bytes at a time (SWAR). For bytes below 0x80, bit 7 of
+ * each byte of in_range(low7, lo, hi) is set when lo <= byte <= hi: adding
+ * 0x80 - lo sets bit 7 from lo up, adding 0x80 - hi - 1 from hi + 1 up,
+ * and no byte carries into the next (low7 < 0x80, the addend <= 0x80).
+ */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGH UINT64_C(0x8080808080808080)
+
+static inline uint64_t in_range(uint64_t low7, unsigned lo, unsigned hi)
+{
+	return (low7 + ONES * (0x80 - lo)) & ~(low7 + ONES * (0x80 - hi - 1)) & HIGH;
+}
+
+/*
+ * Lowercases the eight bytes v (ASCII letters only) into *lower and
+ * returns which of them are word bytes, bit k for byte k.
+ */
+static inline unsigned classify8(uint64_t v, uint64_t *lower)
+{
+	uint64_t high = v & HIGH, low7 = v & ~HIGH;
+	uint64_t up = in_range(low7, 'A', 'Z') & ~high;
+	uint64_t word = high | up | in_range(low7, 'a', 'z') | in_range(low7, '0', '9');
+
+	*lower = v | (up >> 2); /* 0x80 >> 2 is 0x20: 'A' + 0x20 is 'a' */
+	return (unsigned)(((word >> 7) * UINT64_C(0x0102040810204080)) >> 56);
+}
+
+#ifdef __AVX2__
+/*
+ * The same for 32 bytes with AVX2: lowercases p[0, 32) in place and
+ * returns the word bytes' mask. Signed compares: a byte >= 0x80 is
+ * negative, so it is never a letter or a digit, and always a word byte.
+ */
+static inline uint32_t classify32(unsigned char *p)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+	__m256i up = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8('A' - 1)),
+				      _mm256_cmpgt_epi8(_mm256_set1_epi8('Z' + 1), v));
+	__m256i low = _mm256_or_si256(v, _mm256_and_si256(up, _mm256_set1_epi8(0x20)));
+	__m256i alpha = _mm256_and_si256(_mm256_cmpgt_epi8(low, _mm256_set1_epi8('a' - 1)),
+					 _mm256_cmpgt_epi8(_mm256_set1_epi8('z' + 1), low));
+	__m256i digit = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8('0' - 1)),
+					 _mm256_cmpgt_epi8(_mm256_set1_epi8('9' + 1), v));
+	__m256i high = _mm256_cmpgt_epi8(_mm256_setzero_si256(), v);
+
+	_mm256_storeu_si256((__m256i *)(void *)p, low);
+	return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(alpha, digit), high));
+}
+#endif
+
+/* Lowercases buf[0, 64) in place; the mask of its word bytes. */
+static inline uint64_t classify64(unsigned char *buf)
+{
+#ifdef __AVX2__
+	return classify32(buf) | (uint64_t)classify32(buf + 32) << 32;
+#else
+	uint64_t m = 0, v, low;
+
+	for (unsigned i = 0; i < 64; i += 8) {
+		memcpy(&v, buf + i, 8);
+		m |= (uint64_t)classify8(v, &low) << i;
+		memcpy(buf + i, &low, 8);
+	}
+	return m;
+#endif
+}
+
+/*
+ * A word's hash: its bytes eight at a time, each round a bijection of the
+ * chunk for a given state, so that two different words of up to eight
+ * bytes never share a hash. p may be read up to 7 bytes past len (the
+ * caller pads with zeros).
+ */
+static inline uint64_t word_hash(const unsigned char *p, size_t len)
+{
+	uint64_t h = len * UINT64_C(0x9e3779b97f4a7c15), x;
+
+	/* the first eight bytes without a branch on the length: most words fit */
+	memcpy(&x, p, 8);
+	x = len >= 8 ? x : x & ((UINT64_C(1) << (8 * len)) - 1);
+	h = (h ^ x) * UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 29;
+	for (p += 8; len > 8; p += 8, len -= 8) {
+		memcpy(&x, p, 8);
+		x = len >= 16 ? x : x & ((UINT64_C(1) << (8 * (len - 8))) - 1);
+		h = (h ^ x) * UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 29;
+	}
+	return h;
 }
 
 /*
  * Splits text[0, n) into norm/1 words, their hashes into s->words, and
  * returns the exact key of the normalised text (a hash of the sequence of
- * word hashes; 0 when there is no word).
+ * word hashes; 0 when there is no word). The line is copied into a
+ * zero-padded buffer, lowercased and classified 64 bytes at a time into a
+ * bit mask; the words' first and last bytes are the mask's rising and
+ * falling edges, taken a set bit at a time.
  */
 static int split_words(scratch *s, const char *text, size_t n, uint64_t *exact)
 {
-	const unsigned char *p = (const unsigned char *)text;
-	uint64_t h = TD_FNV1A64_OFFSET, e = TD_FNV1A64_OFFSET;
-	size_t nw = 0;
-	int in = 0;
+	size_t n_mask = (n + 63) / 64, ns = 0, ne = 0;
+	uint64_t e0 = TD_FNV1A64_OFFSET, e1 = 0, prev = 0;
 
-	if (td_grow(&s->words, &s->cap_words, n / 2 + 1, sizeof *s->words))
+	if (td_grow(&s->words, &s->cap_words, n / 2 + 2, sizeof *s->words) ||
+	    td_grow(&s->lower, &s->cap_lower, n_mask * 64 + 64, 1) ||
+	    td_grow(&s->mask, &s->cap_mask, n_mask + 1, sizeof *s->mask) ||
+	    td_grow(&s->starts, &s->cap_starts, n / 2 + 2, sizeof *s->starts) ||
+	    td_grow(&s->ends, &s->cap_ends, n / 2 + 2, sizeof *s->ends))
 		return TD_ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = word_byte[p[i]];
+	memcpy(s->lower, text, n);
+	memset(s->lower + n, 0, n_mask * 64 + 64 - n); /* zeros: separators */
+	for (size_t w = 0; w < n_mask; w++)
+		s->mask[w] = classify64(s->lower + w * 64);
+	s->mask[n_mask] = 0;
+	for (size_t w = 0; w < n_mask; w++) {
+		uint64_t m = s->mask[w];
+		uint64_t st = m & ~((m << 1) | (prev >> 63));           /* a word starts */
+		uint64_t en = m & ~((m >> 1) | (s->mask[w + 1] << 63)); /* a word ends */
 
-		if (c) {
-			h = (h ^ c) * UINT64_C(0x100000001b3);
-			in = 1;
-		} else if (in) {
-			s->words[nw++] = h;
-			e = (e ^ h) * ROLL_BASE;
-			h = TD_FNV1A64_OFFSET;
-			in = 0;
-		}
+		prev = m;
+		for (; st; st &= st - 1)
+			s->starts[ns++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(st));
+		for (; en; en &= en - 1)
+			s->ends[ne++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(en));
 	}
-	if (in) {
-		s->words[nw++] = h;
-		e = (e ^ h) * ROLL_BASE;
+	assert(ns == ne);
+	for (size_t j = 0; j < ns; j++)
+		s->words[j] = word_hash(s->lower + s->starts[j], s->ends[j] - s->starts[j] + 1u);
+	for (size_t j = 0; j + 1 < ns; j += 2) { /* two chains: half the multiply latency */
+		e0 = (e0 ^ s->words[j]) * ROLL_BASE;
+		e1 = (e1 ^ s->words[j + 1]) * ROLL_BASE;
 	}
-	s->n_words = nw;
-	*exact = nw ? mix64(e ^ nw) : 0;
+	if (ns & 1)
+		e0 = (e0 ^ s->words[ns - 1]) * ROLL_BASE;
+	s->n_words = ns;
+	*exact = ns ? mix64(e0 ^ (e1 * UINT64_C(0xd6e8feb86659fd93)) ^ ns) : 0;
 	return 0;
 }
 
@@ -579,6 +700,8 @@ typedef struct {
 	uint32_t n_lines;
 	uint32_t n_records;
 	uint64_t *exact;  /* per line: its exact key (0: no words, or not a record) */
+	uint64_t *id;     /* per line: its id key (0: none) */
+	uint32_t *n_words; /* per line: its words */
 	int is_a;
 } side;
 
@@ -629,7 +752,9 @@ static int side_count(side *sd)
 			       (unsigned long long)n);
 	sd->n_lines = (uint32_t)n;
 	sd->exact = calloc(n, sizeof *sd->exact);
-	return sd->exact ? 0 : TD_FAIL(TD_ENOMEM, "%s: no memory for %llu lines", sd->path,
+	sd->id = calloc(n, sizeof *sd->id);
+	sd->n_words = calloc(n, sizeof *sd->n_words);
+	return sd->exact && sd->id && sd->n_words ? 0 : TD_FAIL(TD_ENOMEM, "%s: no memory for %llu lines", sd->path,
 				       (unsigned long long)n);
 }
 
@@ -638,6 +763,8 @@ static void side_close(side *sd)
 	if (sd->data)
 		munmap((void *)sd->data, sd->len);
 	free(sd->exact);
+	free(sd->id);
+	free(sd->n_words);
 }
 
 /* ---- the run -------------------------------------------------------------- */
@@ -656,6 +783,7 @@ typedef struct {
 	uint64_t exact;   /* 0: no words */
 	uint64_t id;      /* 0: no id */
 	size_t n_keys;
+	size_t n_words;
 } record;
 
 /*
@@ -687,6 +815,7 @@ static int read_record(const engine *en, scratch *s, record *r, const char *line
 		return -1;
 	}
 	r->n_keys = ngram_keys(s, en->ngram);
+	r->n_words = s->n_words;
 	if (r->n_keys == 0 && en->ngram > 0 && s->n_words >= (size_t)en->ngram) {
 		snprintf(why, why_size, "no memory");
 		return -1;
@@ -752,6 +881,7 @@ static int index_record(engine *en, scratch *s, const record *r, uint32_t line, 
 		return 0;
 	if ((err = table_reserve(&en->grams, r->n_keys)) || (err = dedup_begin(s, r->n_keys)))
 		return err;
+	table_prefetch_first(&en->grams, s->keys, r->n_keys);
 	for (size_t j = 0; j < r->n_keys; j++) {
 		if (j + PREFETCH < r->n_keys)
 			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
@@ -766,8 +896,9 @@ typedef struct {
 	engine *en;
 	side *sd;
 	const char *begin, *end;
-	uint32_t first_line;
-	int measure;           /* 1: B records, measured; 0: A records, marked in B's index */
+	uint32_t first_line, end_line; /* end_line: one past the chunk's last line */
+	int measure;
+	int from_lines;        /* measure from the side's per-line keys: no n-grams, already read */           /* 1: B records, measured; 0: A records, marked in B's index */
 	td_overlap_hit *hits;  /* measure: this chunk's hits, in line order */
 	size_t n_hits, cap_hits;
 	int err;               /* 0, or the first failure's code */
@@ -784,6 +915,7 @@ static void mark_record(engine *en, const scratch *s, const record *r, uint32_t 
 		slot_mark(sl, line);
 	if (r->exact && (sl = table_find(&en->exact, r->exact)))
 		slot_mark(sl, line);
+	table_prefetch_first(&en->grams, s->keys, r->n_keys);
 	for (size_t j = 0; j < r->n_keys; j++) {
 		if (j + PREFETCH < r->n_keys)
 			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
@@ -840,6 +972,7 @@ static int measure_record(const engine *en, scratch *s, const record *r, uint32_
 		h->detectors |= TD_OVERLAP_EXACT;
 	if (td_grow(&s->lines, &s->cap_lines, r->n_keys + 1, sizeof *s->lines))
 		return -1;
+	table_prefetch_first(&en->grams, s->keys, r->n_keys);
 	for (size_t j = 0; j < r->n_keys; j++) {
 		const slot *sl;
 		uint32_t a;
@@ -866,7 +999,7 @@ static int measure_record(const engine *en, scratch *s, const record *r, uint32_
 	}
 	if (h->detectors & TD_OVERLAP_EXACT) {
 		h->share = 1;
-		h->run = (uint32_t)s->n_words;
+		h->run = (uint32_t)r->n_words;
 	}
 	h->passes = (h->detectors & (TD_OVERLAP_ID | TD_OVERLAP_EXACT)) || h->share >= en->threshold;
 	return h->detectors != 0;
@@ -891,7 +1024,20 @@ static void *chunk_run(void *arg)
 	uint32_t line = c->first_line;
 	char why[MSG];
 
-	for (; p < c->end && !c->err; line++) {
+	for (; c->from_lines && line < c->end_line; line++) {
+		record r = {.exact = c->sd->exact[line - 1], .id = c->sd->id[line - 1],
+			    .n_words = c->sd->n_words[line - 1]};
+		td_overlap_hit h;
+
+		if ((r.exact || r.id) && measure_record(c->en, &s, &r, line, &h) > 0) {
+			if (td_grow(&c->hits, &c->cap_hits, c->n_hits + 1, sizeof h)) {
+				chunk_fail(c, TD_ENOMEM, line, "no memory");
+				break;
+			}
+			c->hits[c->n_hits++] = h;
+		}
+	}
+	for (; !c->from_lines && p < c->end && !c->err; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(c->end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(c->end - p);
 		record r;
@@ -905,6 +1051,8 @@ static void *chunk_run(void *arg)
 		if (rc > 0)
 			continue;
 		c->sd->exact[line - 1] = r.exact;
+		c->sd->id[line - 1] = r.id;
+		c->sd->n_words[line - 1] = (uint32_t)s.n_words;
 		if (!c->measure) {
 			mark_record(c->en, &s, &r, line);
 			continue;
@@ -945,7 +1093,8 @@ static uint32_t count_records(const side *sd, const engine *en)
  * failure, the one on the lowest line is reported. When measuring, the
  * hits are appended to res in line order.
  */
-static int stream_side(engine *en, side *sd, int measure, int jobs, td_overlap_result *res)
+static int stream_side(engine *en, side *sd, int measure, int from_lines, int jobs,
+		       td_overlap_result *res)
 {
 	chunk *c = calloc((size_t)jobs, sizeof *c);
 	pthread_t *th = calloc((size_t)jobs, sizeof *th);
@@ -967,10 +1116,11 @@ static int stream_side(engine *en, side *sd, int measure, int jobs, td_overlap_r
 			end = nl ? nl + 1 : e;
 		}
 		c[i] = (chunk){.en = en, .sd = sd, .begin = p, .end = end, .first_line = line,
-			       .measure = measure};
+			       .measure = measure, .from_lines = from_lines};
 		for (const char *q = p; q < end && (q = memchr(q, '\n', (size_t)(end - q))); q++)
 			line++;
 		p = end;
+		c[i].end_line = line + (end == e && e[-1] != '\n'); /* a last line without its newline */
 	}
 	for (; started < jobs; started++)
 		if (pthread_create(&th[started], NULL, chunk_run, &c[started])) {
@@ -1022,6 +1172,8 @@ static int build_index(engine *en, side *sd)
 			continue;
 		sd->n_records++;
 		sd->exact[line - 1] = r.exact;
+		sd->id[line - 1] = r.id;
+		sd->n_words[line - 1] = (uint32_t)s.n_words;
 		if ((err = index_record(en, &s, &r, line, sd->is_a)))
 			break;
 	}
@@ -1133,7 +1285,6 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 	int jobs, err;
 
 	*out = NULL;
-	pthread_once(&word_byte_once, word_byte_init);
 	if ((err = check_opts(&en, o, &jobs)))
 		return err;
 	if ((err = side_open(&a, path_a, 1)) || (err = side_open(&b, path_b, 0)) ||
@@ -1143,7 +1294,7 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 	side *small = en.indexed_b ? &b : &a, *big = en.indexed_b ? &a : &b;
 
 	if ((err = table_init(&en.ids, 0)) || (err = table_init(&en.exact, small->n_lines)) ||
-	    (err = table_init(&en.grams, small->len / 8)))
+	    (err = table_init(&en.grams, en.ngram ? small->len / 8 : 0)))
 		goto done;
 	res = calloc(1, sizeof *res);
 	if (!res) {
@@ -1153,9 +1304,9 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 	if ((err = build_index(&en, small)))
 		goto done;
 	/* B indexed: mark B's keys with the A lines holding them, then measure B */
-	if ((err = stream_side(&en, big, !en.indexed_b, jobs, res)))
+	if ((err = stream_side(&en, big, !en.indexed_b, 0, jobs, res)))
 		goto done;
-	if (en.indexed_b && (err = stream_side(&en, small, 1, jobs, res)))
+	if (en.indexed_b && (err = stream_side(&en, small, 1, en.ngram == 0, jobs, res)))
 		goto done;
 	big->n_records = count_records(big, &en);
 	for (side *sd = &a; sd; sd = sd == &a ? &b : NULL)
@@ -1172,9 +1323,9 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 	res = NULL;
 done:
 	td_overlap_result_free(res);
-	free(en.ids.v);
-	free(en.exact.v);
-	free(en.grams.v);
+	table_free(&en.ids);
+	table_free(&en.exact);
+	table_free(&en.grams);
 	side_close(&b);
 	side_close(&a);
 	return err;
