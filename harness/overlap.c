@@ -403,6 +403,14 @@ static int bad_bytes(const char *line, size_t n, char *why, size_t why_size)
 	const unsigned char *p = (const unsigned char *)line;
 	size_t i = 0;
 
+#ifdef __AVX2__
+	for (; i + 32 <= n; i += 32) { /* ASCII without NUL, 32 bytes at a time */
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+
+		if (_mm256_movemask_epi8(_mm256_or_si256(v, _mm256_cmpeq_epi8(v, _mm256_setzero_si256()))))
+			break;
+	}
+#endif
 	while (i < n) {
 		uint64_t v;
 
