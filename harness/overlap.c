@@ -41,6 +41,8 @@
 #define PREFETCH 16    /* probes issued ahead of the one being looked at: a miss is ~200 cycles */
 #define LOAD_NUM 7     /* a table grows past LOAD_NUM/LOAD_DEN full */
 #define LOAD_DEN 10
+#define LOAD_INIT_NUM 3 /* and is made LOAD_INIT_NUM/LOAD_INIT_DEN full for what it expects */
+#define LOAD_INIT_DEN 5
 #define MSG 512
 
 /* ---- the table ------------------------------------------------------- */
@@ -59,17 +61,15 @@ typedef struct {
 
 typedef struct {
 	slot *v;
-	size_t mask; /* capacity - 1; capacity a power of two */
+	size_t cap;  /* slots: any number, a key's first slot is its fraction of cap */
 	size_t n;    /* keys held */
 } table;
 
 static int table_init(table *t, size_t want)
 {
-	size_t cap = 1024, bytes;
+	size_t cap = want / LOAD_INIT_NUM * LOAD_INIT_DEN + 1024, bytes; /* LOAD_INIT full */
 	void *m;
 
-	while (cap / LOAD_DEN * LOAD_NUM < want)
-		cap *= 2;
 	bytes = cap * sizeof *t->v;
 	/* anonymous pages come zeroed; huge pages spare a TLB miss per probe */
 	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -77,7 +77,7 @@ static int table_init(table *t, size_t want)
 		return TD_FAIL(TD_ENOMEM, "no memory for an index of %zu slots", cap);
 	madvise(m, bytes, MADV_HUGEPAGE);
 	t->v = m;
-	t->mask = cap - 1;
+	t->cap = cap;
 	t->n = 0;
 	return 0;
 }
@@ -85,28 +85,34 @@ static int table_init(table *t, size_t want)
 static void table_free(table *t)
 {
 	if (t->v)
-		munmap(t->v, (t->mask + 1) * sizeof *t->v);
+		munmap(t->v, t->cap * sizeof *t->v);
 	t->v = NULL;
 }
 
 static inline size_t table_cap(const table *t)
 {
-	return t->mask + 1;
+	return t->cap;
+}
+
+/* A key's first slot: the high half of key * cap (keys are well mixed). */
+static inline size_t table_home(const table *t, uint64_t key)
+{
+	return (size_t)(((unsigned __int128)key * t->cap) >> 64);
 }
 
 /* The slot holding key, or the empty slot where it would go. */
 static inline slot *table_probe(const table *t, uint64_t key)
 {
-	size_t i = key & t->mask;
+	size_t i = table_home(t, key);
 
 	while (t->v[i].key && t->v[i].key != key)
-		i = (i + 1) & t->mask;
+		i = i + 1 == t->cap ? 0 : i + 1;
 	return &t->v[i];
 }
 
 static inline void table_prefetch(const table *t, uint64_t key)
 {
-	__builtin_prefetch(&t->v[key & t->mask]);
+	__builtin_prefetch(&t->v[table_home(t, key)]);
 }
 
 /* Prefetches the slots of the first keys of a record, before its loop. */
@@ -132,7 +138,7 @@ static int table_reserve(table *t, size_t extra)
 
 	if (t->n + extra <= table_cap(t) / LOAD_DEN * LOAD_NUM)
 		return 0;
-	err = table_init(&bigger, (t->n + extra) * 2);
+	err = table_init(&bigger, (t->n + extra) * 2 * LOAD_INIT_NUM / LOAD_INIT_DEN);
 	if (err)
 		return err;
 	for (size_t i = 0; i < table_cap(t); i++)
@@ -144,8 +150,11 @@ static int table_reserve(table *t, size_t extra)
 	return 0;
 }
 
-/* Counts one more indexed record holding key; line is its A line (0 when B is indexed). */
-static void table_add(table *t, uint64_t key, uint32_t line)
+/*
+ * Counts one more indexed record holding key; line is its A line (0 when
+ * B is indexed). Returns the key's count now.
+ */
+static uint32_t table_add(table *t, uint64_t key, uint32_t line)
 {
 	slot *s = table_probe(t, key);
 
@@ -156,6 +165,7 @@ static void table_add(table *t, uint64_t key, uint32_t line)
 	}
 	if (s->count < UINT32_MAX)
 		s->count++;
+	return s->count;
 }
 
 /* Lowers s->line to line (0 in s->line is "none", above every line). */
@@ -783,6 +793,7 @@ typedef struct {
 	const char *field, *id_field;
 	uint32_t boilerplate;
 	table ids, exact, grams;
+	uint64_t n_boilerplate; /* distinct n-grams whose count passed boilerplate */
 	int indexed_b;
 } engine;
 
@@ -893,8 +904,9 @@ static int index_record(engine *en, scratch *s, const record *r, uint32_t line, 
 	for (size_t j = 0; j < r->n_keys; j++) {
 		if (j + PREFETCH < r->n_keys)
 			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
-		if (!dedup_seen(s, s->keys[j]))
-			table_add(&en->grams, s->keys[j], aline);
+		if (!dedup_seen(s, s->keys[j]) &&
+		    table_add(&en->grams, s->keys[j], aline) == en->boilerplate + 1)
+			en->n_boilerplate++; /* it has just become boilerplate */
 	}
 	return 0;
 }
@@ -1273,8 +1285,7 @@ static void finish(td_overlap_result *res, const engine *en)
 	res->n_passing = 0;
 	for (size_t i = 0; i < res->n_hits; i++)
 		res->n_passing += res->hits[i].passes != 0;
-	for (size_t i = 0; i < table_cap(&en->grams); i++)
-		res->boilerplate_ngrams += en->grams.v[i].key && en->grams.v[i].count > en->boilerplate;
+	res->boilerplate_ngrams = en->n_boilerplate;
 	res->index_entries = en->grams.n;
 	res->index_bytes = (table_cap(&en->ids) + table_cap(&en->exact) + table_cap(&en->grams)) *
 			   sizeof(slot);
