@@ -152,9 +152,9 @@ static int table_reserve(table *t, size_t extra)
 
 /*
  * Counts one more indexed record holding key; line is its A line (0 when
- * B is indexed). Returns the key's count now.
+ * B is indexed). Returns the key's slot.
  */
-static uint32_t table_add(table *t, uint64_t key, uint32_t line)
+static slot *table_add(table *t, uint64_t key, uint32_t line)
 {
 	slot *s = table_probe(t, key);
 
@@ -165,7 +165,7 @@ static uint32_t table_add(table *t, uint64_t key, uint32_t line)
 	}
 	if (s->count < UINT32_MAX)
 		s->count++;
-	return s->count;
+	return s;
 }
 
 /* Lowers s->line to line (0 in s->line is "none", above every line). */
@@ -794,6 +794,16 @@ typedef struct {
 	uint32_t boilerplate;
 	table ids, exact, grams;
 	uint64_t n_boilerplate; /* distinct n-grams whose count passed boilerplate */
+	/*
+	 * B indexed: the slot of each n-gram position of B, in line order
+	 * (pos_first: per line, its first position's index), so that B is
+	 * measured without being read again; pos_ok 0 when the table grew
+	 * while they were taken or is too big for 32-bit slot numbers.
+	 */
+	uint32_t *pos_slot;
+	size_t n_pos, cap_pos;
+	uint64_t *pos_first;
+	int pos_ok;
 	int indexed_b;
 } engine;
 
@@ -898,16 +908,31 @@ static int index_record(engine *en, scratch *s, const record *r, uint32_t line, 
 	}
 	if (!r->n_keys)
 		return 0;
+	size_t cap = table_cap(&en->grams);
+
 	if ((err = table_reserve(&en->grams, r->n_keys)) || (err = dedup_begin(s, r->n_keys)))
 		return err;
+	if (table_cap(&en->grams) != cap)
+		en->pos_ok = 0; /* the slots given so far moved */
+	if (en->pos_ok && td_grow(&en->pos_slot, &en->cap_pos, en->n_pos + r->n_keys,
+				  sizeof *en->pos_slot))
+		en->pos_ok = 0; /* no memory for them: B is read again instead */
 	table_prefetch_first(&en->grams, s->keys, r->n_keys);
 	for (size_t j = 0; j < r->n_keys; j++) {
+		slot *sl;
+
 		if (j + PREFETCH < r->n_keys)
 			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
-		if (!dedup_seen(s, s->keys[j]) &&
-		    table_add(&en->grams, s->keys[j], aline) == en->boilerplate + 1)
+		if (dedup_seen(s, s->keys[j])) {
+			sl = table_probe(&en->grams, s->keys[j]);
+		} else if ((sl = table_add(&en->grams, s->keys[j], aline))->count ==
+			   en->boilerplate + 1) {
 			en->n_boilerplate++; /* it has just become boilerplate */
+		}
+		if (en->pos_ok)
+			en->pos_slot[en->n_pos + j] = (uint32_t)(sl - en->grams.v);
 	}
+	en->n_pos += r->n_keys;
 	return 0;
 }
 
@@ -917,8 +942,9 @@ typedef struct {
 	side *sd;
 	const char *begin, *end;
 	uint32_t first_line, end_line; /* end_line: one past the chunk's last line */
-	int measure;
-	int from_lines;        /* measure from the side's per-line keys: no n-grams, already read */           /* 1: B records, measured; 0: A records, marked in B's index */
+	int measure;           /* 1: B records, measured; 0: A records, marked in B's index */
+	int from_lines;        /* B indexed, read already: measure from its per-line keys and,
+				  with n-grams, from the slots its positions were given */
 	td_overlap_hit *hits;  /* measure: this chunk's hits, in line order */
 	size_t n_hits, cap_hits;
 	int err;               /* 0, or the first failure's code */
@@ -979,8 +1005,8 @@ static inline uint32_t seen_line(const slot *sl)
  * Measures B record r (line) against the index: fills h and returns 1 when
  * any detector fires, 0 when none does, -1 when memory runs out.
  */
-static int measure_record(const engine *en, scratch *s, const record *r, uint32_t line,
-			  td_overlap_hit *h)
+static int measure_record(const engine *en, scratch *s, const record *r, const uint32_t *slots,
+			  uint32_t line, td_overlap_hit *h)
 {
 	size_t n_lines = 0, cur = 0, best = 0;
 
@@ -992,14 +1018,19 @@ static int measure_record(const engine *en, scratch *s, const record *r, uint32_
 		h->detectors |= TD_OVERLAP_EXACT;
 	if (td_grow(&s->lines, &s->cap_lines, r->n_keys + 1, sizeof *s->lines))
 		return -1;
-	table_prefetch_first(&en->grams, s->keys, r->n_keys);
+	for (size_t j = 0; slots && j < r->n_keys && j < PREFETCH; j++)
+		__builtin_prefetch(&en->grams.v[slots[j]]);
+	if (!slots)
+		table_prefetch_first(&en->grams, s->keys, r->n_keys);
 	for (size_t j = 0; j < r->n_keys; j++) {
 		const slot *sl;
 		uint32_t a;
 
-		if (j + PREFETCH < r->n_keys)
+		if (j + PREFETCH < r->n_keys && slots)
+			__builtin_prefetch(&en->grams.v[slots[j + PREFETCH]]);
+		else if (j + PREFETCH < r->n_keys)
 			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
-		sl = table_find(&en->grams, s->keys[j]);
+		sl = slots ? &en->grams.v[slots[j]] : table_find(&en->grams, s->keys[j]);
 		a = seen_line(sl);
 		if (a && sl->count <= en->boilerplate) {
 			s->lines[n_lines++] = a;
@@ -1045,11 +1076,17 @@ static void *chunk_run(void *arg)
 	char why[MSG];
 
 	for (; c->from_lines && line < c->end_line; line++) {
+		const engine *en = c->en;
 		record r = {.exact = c->sd->exact[line - 1], .id = c->sd->id[line - 1],
 			    .n_words = c->sd->n_words[line - 1]};
+		const uint32_t *slots = NULL;
 		td_overlap_hit h;
 
-		if ((r.exact || r.id) && measure_record(c->en, &s, &r, line, &h) > 0) {
+		if (en->pos_ok) {
+			r.n_keys = en->pos_first[line] - en->pos_first[line - 1];
+			slots = en->pos_slot + en->pos_first[line - 1];
+		}
+		if ((r.exact || r.id || r.n_keys) && measure_record(en, &s, &r, slots, line, &h) > 0) {
 			if (td_grow(&c->hits, &c->cap_hits, c->n_hits + 1, sizeof h)) {
 				chunk_fail(c, TD_ENOMEM, line, "no memory");
 				break;
@@ -1078,7 +1115,7 @@ static void *chunk_run(void *arg)
 			continue;
 		}
 		td_overlap_hit h;
-		int m = measure_record(c->en, &s, &r, line, &h);
+		int m = measure_record(c->en, &s, &r, NULL, line, &h);
 
 		if (m < 0 || (m > 0 && td_grow(&c->hits, &c->cap_hits, c->n_hits + 1, sizeof h))) {
 			chunk_fail(c, TD_ENOMEM, line, "no memory");
@@ -1177,6 +1214,8 @@ static int build_index(engine *en, side *sd)
 	char why[MSG];
 	int err = 0;
 
+	en->pos_ok = en->indexed_b && en->ngram > 0 && table_cap(&en->grams) <= UINT32_MAX &&
+		     (en->pos_first = malloc(((size_t)sd->n_lines + 1) * sizeof *en->pos_first));
 	for (; p < e; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
@@ -1184,6 +1223,8 @@ static int build_index(engine *en, side *sd)
 		int rc = read_record(en, &s, &r, p, n, why, sizeof why);
 
 		p += n + 1;
+		if (en->pos_ok)
+			en->pos_first[line - 1] = en->n_pos;
 		if (rc < 0) {
 			err = TD_FAIL(TD_EINVAL, "%s:%u: %s", sd->path, line, why);
 			break;
@@ -1197,6 +1238,8 @@ static int build_index(engine *en, side *sd)
 		if ((err = index_record(en, &s, &r, line, sd->is_a)))
 			break;
 	}
+	if (en->pos_ok)
+		en->pos_first[sd->n_lines] = en->n_pos;
 	scratch_free(&s);
 	return err;
 }
@@ -1325,7 +1368,7 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 	/* B indexed: mark B's keys with the A lines holding them, then measure B */
 	if ((err = stream_side(&en, big, !en.indexed_b, 0, jobs, res)))
 		goto done;
-	if (en.indexed_b && (err = stream_side(&en, small, 1, en.ngram == 0, jobs, res)))
+	if (en.indexed_b && (err = stream_side(&en, small, 1, en.ngram == 0 || en.pos_ok, jobs, res)))
 		goto done;
 	big->n_records = count_records(big, &en);
 	for (side *sd = &a; sd; sd = sd == &a ? &b : NULL)
@@ -1342,6 +1385,8 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 	res = NULL;
 done:
 	td_overlap_result_free(res);
+	free(en.pos_slot);
+	free(en.pos_first);
 	table_free(&en.ids);
 	table_free(&en.exact);
 	table_free(&en.grams);

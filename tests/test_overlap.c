@@ -4,12 +4,14 @@
  * on a corpus of a few MB generated here.
  *
  * Edits that break these tests (each made, seen failing, then restored;
- * all are mutants in mutations/harness/overlap.lua, so `tdaudit mutate
- * --only 'overlap-*'` repeats the check):
- *   - word_byte_init() not lowercasing ASCII letters (normalisation
- *     skipped) -> an_exact_duplicate_is_found_whatever_its_case_and_spacing
+ * all but the trailing comma are mutants in mutations/harness/overlap.lua,
+ * so `tdaudit mutate --only 'overlap-*'` repeats the check):
+ *   - classify32() storing the bytes as they came, not lowercased
+ *     (normalisation skipped) -> an_exact_duplicate_is_found_whatever_its_case_and_spacing
+ *   - json_record() accepting a trailing comma (seen: the first version
+ *     did) -> bad_input_is_refused_naming_file_and_line
  *   - slot_mark() storing the line of whichever A record came last
- *     -> an_exact_duplicate_..., the_j_setting_never_changes_the_output
+ *     -> an_exact_duplicate_..., a_record_planted_in_a_large_corpus_...
  *   - measure_record() ignoring the boilerplate count
  *     -> ngrams_in_many_indexed_records_are_boilerplate_not_overlap
  *   - measure_record() counting the run in n-grams + ngram words, one too many
