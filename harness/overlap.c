@@ -1194,7 +1194,8 @@ static int stream_side(engine *en, side *sd, int measure, int from_lines, int jo
 			err = TD_FAIL(TD_ENOMEM, "no memory for %zu hits", res->n_hits + c[i].n_hits);
 			break;
 		}
-		memcpy(res->hits + res->n_hits, c[i].hits, c[i].n_hits * sizeof *c[i].hits);
+		if (c[i].n_hits) /* a chunk without hits has no array: memcpy's NULL is undefined */
+			memcpy(res->hits + res->n_hits, c[i].hits, c[i].n_hits * sizeof *c[i].hits);
 		res->n_hits += c[i].n_hits;
 	}
 done:
