@@ -183,9 +183,10 @@ $(BUILD)/%: $(BUILD)/harness/%_main.o $(LIBAUDIT) $(LIBBASE)
 	$(CC) $(VFLAGS) $^ -o $@ $(LDLIBS_ALL)
 
 # Benchmark programs (bench/*.c): built with everything, so they cannot rot.
-$(BUILD)/bench/%: bench/%.c $(LIBCORE) $(LIBBASE) $(BUILD)/.flags | $(BUILD)/.pkgcheck
+# They link the harness too (bench/overlap measures harness/overlap.c).
+$(BUILD)/bench/%: bench/%.c $(LIBAUDIT) $(LIBCORE) $(LIBBASE) $(BUILD)/.flags | $(BUILD)/.pkgcheck
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_ALL) $(CONV) $< $(LIBCORE) $(LIBBASE) -o $@ $(LDLIBS_ALL)
+	$(CC) $(CFLAGS_ALL) $(CONV) $< $(LIBAUDIT) $(LIBCORE) $(LIBBASE) -o $@ $(LDLIBS_ALL)
 
 # The runner's group list, rewritten only when the set of test files changes.
 $(BUILD)/tests/groups.h: FORCE

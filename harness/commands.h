@@ -24,6 +24,8 @@ int td_cmd_ledger(int argc, char **argv);
 void td_usage_ledger(FILE *f); /* the usage, as `tdaudit help ledger` prints it */
 int td_cmd_audit(int argc, char **argv);
 void td_usage_audit(FILE *f); /* the usage, as `tdaudit help audit` prints it */
+int td_cmd_overlap(int argc, char **argv);
+void td_usage_overlap(FILE *f); /* the usage, as `tdaudit help overlap` prints it */
 
 /*
  * Prints "tdaudit CMD: <message>" and the help hint; returns 2. For what

@@ -25,6 +25,8 @@ static const struct {
 	 "run the audit scripts against the trainer's runs: seed, config, eval, resume ..."},
 	{"ledger", td_cmd_ledger, td_usage_ledger,
 	 "check DEBUG.md against the findings ledger; export or merge ledgers"},
+	{"overlap", td_cmd_overlap, td_usage_overlap,
+	 "find evaluation records that overlap training records"},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

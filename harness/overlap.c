@@ -1,0 +1,1550 @@
+/*
+ * overlap.c - the overlap engine (overlap.h): index the smaller side,
+ * stream the larger, find B records that overlap A by id, by normalised
+ * text and by word n-grams.
+ *
+ * Determinism: the index is built by one thread in line order; streaming
+ * threads only read it, or lower a slot's A line with an atomic minimum
+ * (a function of the set of lines, not of their order); every result is
+ * kept per line and merged in line order; of several errors the one on
+ * the lowest line wins. Nothing here may depend on the number of jobs.
+ *
+ * Never: print, exit, or read a file but through one read-only mmap.
+ */
+#define _GNU_SOURCE
+#include "overlap.h"
+
+#include <assert.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#ifdef __AVX2__
+#include <immintrin.h>
+#endif
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../base/error.h"
+#include "../base/grow.h"
+#include "../base/hash.h"
+#include "../base/json.h"
+
+#define NGRAM_DEFAULT 13
+#define NGRAM_MAX 1000
+#define THRESHOLD_DEFAULT 0.5
+#define BOILERPLATE_DEFAULT 100
+#define PREFETCH 16    /* probes issued ahead of the one being looked at: a miss is ~200 cycles */
+#define LOAD_NUM 7     /* a table grows past LOAD_NUM/LOAD_DEN full */
+#define LOAD_DEN 10
+#define LOAD_INIT_NUM 3 /* and is made LOAD_INIT_NUM/LOAD_INIT_DEN full for what it expects */
+#define LOAD_INIT_DEN 5
+#define MSG 512
+
+/* ---- the table ------------------------------------------------------- */
+
+/*
+ * One slot: 16 bytes. key 0 is an empty slot (a real hash of 0 is stored
+ * as 1). count: records of the indexed side holding the key (saturating).
+ * line: the first A line holding it: set when A is indexed, lowered
+ * atomically while A is streamed when B is (0: not seen in A).
+ */
+typedef struct {
+	uint64_t key;
+	uint32_t count;
+	uint32_t line;
+} slot;
+
+typedef struct {
+	slot *v;
+	size_t cap;  /* slots: any number, a key's first slot is its fraction of cap */
+	size_t n;    /* keys held */
+} table;
+
+static int table_init(table *t, size_t want)
+{
+	size_t cap = want / LOAD_INIT_NUM * LOAD_INIT_DEN + 1024, bytes; /* LOAD_INIT full */
+	void *m;
+
+	bytes = cap * sizeof *t->v;
+	/* anonymous pages come zeroed; huge pages spare a TLB miss per probe */
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return TD_FAIL(TD_ENOMEM, "no memory for an index of %zu slots", cap);
+	madvise(m, bytes, MADV_HUGEPAGE);
+	t->v = m;
+	t->cap = cap;
+	t->n = 0;
+	return 0;
+}
+
+static void table_free(table *t)
+{
+	if (t->v)
+		munmap(t->v, t->cap * sizeof *t->v);
+	t->v = NULL;
+}
+
+static inline size_t table_cap(const table *t)
+{
+	return t->cap;
+}
+
+/* A key's first slot: the high half of key * cap (keys are well mixed). */
+static inline size_t table_home(const table *t, uint64_t key)
+{
+	return (size_t)(((unsigned __int128)key * t->cap) >> 64);
+}
+
+/* The slot holding key, or the empty slot where it would go. */
+static inline slot *table_probe(const table *t, uint64_t key)
+{
+	size_t i = table_home(t, key);
+
+	while (t->v[i].key && t->v[i].key != key)
+		i = i + 1 == t->cap ? 0 : i + 1;
+	return &t->v[i];
+}
+
+static inline void table_prefetch(const table *t, uint64_t key)
+{
+	__builtin_prefetch(&t->v[table_home(t, key)]);
+}
+
+/* Prefetches the slots of the first keys of a record, before its loop. */
+static inline void table_prefetch_first(const table *t, const uint64_t *keys, size_t n)
+{
+	for (size_t j = 0; j < n && j < PREFETCH; j++)
+		table_prefetch(t, keys[j]);
+}
+
+/* The slot holding key, or NULL. */
+static inline slot *table_find(const table *t, uint64_t key)
+{
+	slot *s = table_probe(t, key);
+
+	return s->key ? s : NULL;
+}
+
+/* Makes room for extra more keys, doubling as needed. */
+static int table_reserve(table *t, size_t extra)
+{
+	table bigger;
+	int err;
+
+	if (t->n + extra <= table_cap(t) / LOAD_DEN * LOAD_NUM)
+		return 0;
+	err = table_init(&bigger, (t->n + extra) * 2 * LOAD_INIT_NUM / LOAD_INIT_DEN);
+	if (err)
+		return err;
+	for (size_t i = 0; i < table_cap(t); i++)
+		if (t->v[i].key)
+			*table_probe(&bigger, t->v[i].key) = t->v[i];
+	bigger.n = t->n;
+	table_free(t);
+	*t = bigger;
+	return 0;
+}
+
+/*
+ * Counts one more indexed record holding key; line is its A line (0 when
+ * B is indexed). Returns the key's slot.
+ */
+static slot *table_add(table *t, uint64_t key, uint32_t line)
+{
+	slot *s = table_probe(t, key);
+
+	if (!s->key) {
+		s->key = key;
+		s->line = line;
+		t->n++;
+	}
+	if (s->count < UINT32_MAX)
+		s->count++;
+	return s;
+}
+
+/* Lowers s->line to line (0 in s->line is "none", above every line). */
+static void slot_mark(slot *s, uint32_t line)
+{
+	uint32_t cur = __atomic_load_n(&s->line, __ATOMIC_RELAXED);
+
+	while ((cur == 0 || line < cur) &&
+	       !__atomic_compare_exchange_n(&s->line, &cur, line, 1, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+/* ---- hashing ----------------------------------------------------------- */
+
+/* splitmix64's finaliser: spreads a key over the table's bits. */
+static inline uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 30;
+	x *= UINT64_C(0xbf58476d1ce4e5b9);
+	x ^= x >> 27;
+	x *= UINT64_C(0x94d049bb133111eb);
+	x ^= x >> 31;
+	return x ? x : 1;
+}
+
+#define ROLL_BASE UINT64_C(0x9e3779b97f4a7c15) /* odd: invertible mod 2^64 */
+
+/* Per-thread scratch: reused across records, freed once. */
+typedef struct {
+	uint64_t *words; /* FNV-1a 64 of each word of the record */
+	size_t n_words, cap_words;
+	uint64_t *keys;  /* n-gram keys of the record */
+	size_t cap_keys;
+	uint32_t *lines; /* A lines of the matched n-grams, for the mode */
+	size_t cap_lines;
+	char *text, *id, *key;  /* a JSON line's decoded strings */
+	size_t cap_text, cap_id, cap_key, len_text, len_id, len_key;
+	int has_id;
+	unsigned char *lower; /* the record lowercased (norm/1), zero-padded */
+	size_t cap_lower;
+	uint64_t *mask;  /* bit i: byte i of the record is a word byte */
+	size_t cap_mask;
+	uint32_t *starts, *ends; /* the words' first and last bytes */
+	size_t cap_starts, cap_ends;
+	uint64_t *seen;  /* the dedup set of index build: key ^ stamp... see dedup() */
+	uint32_t *seen_stamp;
+	size_t seen_mask;
+	uint32_t stamp;
+} scratch;
+
+static void scratch_free(scratch *s)
+{
+	free(s->words);
+	free(s->keys);
+	free(s->lines);
+	free(s->text);
+	free(s->id);
+	free(s->key);
+	free(s->seen);
+	free(s->seen_stamp);
+	free(s->lower);
+	free(s->mask);
+	free(s->starts);
+	free(s->ends);
+}
+
+/*
+ * norm/1 eight bytes at a time (SWAR). For bytes below 0x80, bit 7 of
+ * each byte of in_range(low7, lo, hi) is set when lo <= byte <= hi: adding
+ * 0x80 - lo sets bit 7 from lo up, adding 0x80 - hi - 1 from hi + 1 up,
+ * and no byte carries into the next (low7 < 0x80, the addend <= 0x80).
+ */
+#define ONES UINT64_C(0x0101010101010101)
+#define HIGH UINT64_C(0x8080808080808080)
+
+static inline uint64_t in_range(uint64_t low7, unsigned lo, unsigned hi)
+{
+	return (low7 + ONES * (0x80 - lo)) & ~(low7 + ONES * (0x80 - hi - 1)) & HIGH;
+}
+
+/*
+ * Lowercases the eight bytes v (ASCII letters only) into *lower and
+ * returns which of them are word bytes, bit k for byte k.
+ */
+static inline unsigned classify8(uint64_t v, uint64_t *lower)
+{
+	uint64_t high = v & HIGH, low7 = v & ~HIGH;
+	uint64_t up = in_range(low7, 'A', 'Z') & ~high;
+	uint64_t word = high | up | in_range(low7, 'a', 'z') | in_range(low7, '0', '9');
+
+	*lower = v | (up >> 2); /* 0x80 >> 2 is 0x20: 'A' + 0x20 is 'a' */
+	return (unsigned)(((word >> 7) * UINT64_C(0x0102040810204080)) >> 56);
+}
+
+#ifdef __AVX2__
+/*
+ * The same for 32 bytes with AVX2: lowercases p[0, 32) in place and
+ * returns the word bytes' mask. Signed compares: a byte >= 0x80 is
+ * negative, so it is never a letter or a digit, and always a word byte.
+ */
+static inline uint32_t classify32(unsigned char *p)
+{
+	__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)p);
+	__m256i up = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8('A' - 1)),
+				      _mm256_cmpgt_epi8(_mm256_set1_epi8('Z' + 1), v));
+	__m256i low = _mm256_or_si256(v, _mm256_and_si256(up, _mm256_set1_epi8(0x20)));
+	__m256i alpha = _mm256_and_si256(_mm256_cmpgt_epi8(low, _mm256_set1_epi8('a' - 1)),
+					 _mm256_cmpgt_epi8(_mm256_set1_epi8('z' + 1), low));
+	__m256i digit = _mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8('0' - 1)),
+					 _mm256_cmpgt_epi8(_mm256_set1_epi8('9' + 1), v));
+	__m256i high = _mm256_cmpgt_epi8(_mm256_setzero_si256(), v);
+
+	_mm256_storeu_si256((__m256i *)(void *)p, low);
+	return (uint32_t)_mm256_movemask_epi8(_mm256_or_si256(_mm256_or_si256(alpha, digit), high));
+}
+#endif
+
+/* Lowercases buf[0, 64) in place; the mask of its word bytes. */
+static inline uint64_t classify64(unsigned char *buf)
+{
+#ifdef __AVX2__
+	return classify32(buf) | (uint64_t)classify32(buf + 32) << 32;
+#else
+	uint64_t m = 0, v, low;
+
+	for (unsigned i = 0; i < 64; i += 8) {
+		memcpy(&v, buf + i, 8);
+		m |= (uint64_t)classify8(v, &low) << i;
+		memcpy(buf + i, &low, 8);
+	}
+	return m;
+#endif
+}
+
+/*
+ * A word's hash: its bytes eight at a time, each round a bijection of the
+ * chunk for a given state, so that two different words of up to eight
+ * bytes never share a hash. p may be read up to 7 bytes past len (the
+ * caller pads with zeros).
+ */
+static inline uint64_t word_hash(const unsigned char *p, size_t len)
+{
+	uint64_t h = len * UINT64_C(0x9e3779b97f4a7c15), x;
+
+	/* the first eight bytes without a branch on the length: most words fit */
+	memcpy(&x, p, 8);
+	x = len >= 8 ? x : x & ((UINT64_C(1) << (8 * len)) - 1);
+	h = (h ^ x) * UINT64_C(0xff51afd7ed558ccd);
+	h ^= h >> 29;
+	for (p += 8; len > 8; p += 8, len -= 8) {
+		memcpy(&x, p, 8);
+		x = len >= 16 ? x : x & ((UINT64_C(1) << (8 * (len - 8))) - 1);
+		h = (h ^ x) * UINT64_C(0xff51afd7ed558ccd);
+		h ^= h >> 29;
+	}
+	return h;
+}
+
+/*
+ * Splits text[0, n) into norm/1 words, their hashes into s->words, and
+ * returns the exact key of the normalised text (a hash of the sequence of
+ * word hashes; 0 when there is no word). The line is copied into a
+ * zero-padded buffer, lowercased and classified 64 bytes at a time into a
+ * bit mask; the words' first and last bytes are the mask's rising and
+ * falling edges, taken a set bit at a time.
+ */
+static int split_words(scratch *s, const char *text, size_t n, uint64_t *exact)
+{
+	size_t n_mask = (n + 63) / 64, ns = 0, ne = 0;
+	uint64_t e0 = TD_FNV1A64_OFFSET, e1 = 0, prev = 0;
+
+	if (td_grow(&s->words, &s->cap_words, n / 2 + 2, sizeof *s->words) ||
+	    td_grow(&s->lower, &s->cap_lower, n_mask * 64 + 64, 1) ||
+	    td_grow(&s->mask, &s->cap_mask, n_mask + 1, sizeof *s->mask) ||
+	    td_grow(&s->starts, &s->cap_starts, n / 2 + 2, sizeof *s->starts) ||
+	    td_grow(&s->ends, &s->cap_ends, n / 2 + 2, sizeof *s->ends))
+		return TD_ENOMEM;
+	memcpy(s->lower, text, n);
+	memset(s->lower + n, 0, n_mask * 64 + 64 - n); /* zeros: separators */
+	for (size_t w = 0; w < n_mask; w++)
+		s->mask[w] = classify64(s->lower + w * 64);
+	s->mask[n_mask] = 0;
+	for (size_t w = 0; w < n_mask; w++) {
+		uint64_t m = s->mask[w];
+		uint64_t st = m & ~((m << 1) | (prev >> 63));           /* a word starts */
+		uint64_t en = m & ~((m >> 1) | (s->mask[w + 1] << 63)); /* a word ends */
+
+		prev = m;
+		for (; st; st &= st - 1)
+			s->starts[ns++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(st));
+		for (; en; en &= en - 1)
+			s->ends[ne++] = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(en));
+	}
+	assert(ns == ne);
+	for (size_t j = 0; j < ns; j++)
+		s->words[j] = word_hash(s->lower + s->starts[j], s->ends[j] - s->starts[j] + 1u);
+	for (size_t j = 0; j + 1 < ns; j += 2) { /* two chains: half the multiply latency */
+		e0 = (e0 ^ s->words[j]) * ROLL_BASE;
+		e1 = (e1 ^ s->words[j + 1]) * ROLL_BASE;
+	}
+	if (ns & 1)
+		e0 = (e0 ^ s->words[ns - 1]) * ROLL_BASE;
+	s->n_words = ns;
+	*exact = ns ? mix64(e0 ^ (e1 * UINT64_C(0xd6e8feb86659fd93)) ^ ns) : 0;
+	return 0;
+}
+
+/*
+ * The n-gram keys of the record in s->words into s->keys: key j is a
+ * polynomial hash of words j..j+n-1, rolled one word at a time. Returns
+ * how many (0 when the record has fewer than n words).
+ */
+static size_t ngram_keys(scratch *s, int n)
+{
+	size_t nw = s->n_words, nk, k = (size_t)n;
+	uint64_t h = 0, top = 1;
+
+	if (n <= 0 || nw < k)
+		return 0;
+	nk = nw - k + 1;
+	if (td_grow(&s->keys, &s->cap_keys, nk, sizeof *s->keys))
+		return 0;
+	for (size_t i = 0; i + 1 < k; i++)
+		top *= ROLL_BASE;
+	for (size_t i = 0; i < k; i++)
+		h = h * ROLL_BASE + s->words[i];
+	s->keys[0] = mix64(h);
+	for (size_t j = 1; j < nk; j++) {
+		h = (h - s->words[j - 1] * top) * ROLL_BASE + s->words[j + k - 1];
+		s->keys[j] = mix64(h);
+	}
+	return nk;
+}
+
+/* ---- checking bytes ---------------------------------------------------- */
+
+/*
+ * 0 when line[0, n) holds no NUL byte and is valid UTF-8 (no overlong
+ * form, no surrogate, nothing above U+10FFFF); otherwise writes what is
+ * wrong, with its column (1-based byte), to why and returns 1.
+ */
+static int bad_bytes(const char *line, size_t n, char *why, size_t why_size)
+{
+	const unsigned char *p = (const unsigned char *)line;
+	size_t i = 0;
+
+#ifdef __AVX2__
+	for (; i + 32 <= n; i += 32) { /* ASCII without NUL, 32 bytes at a time */
+		__m256i v = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
+
+		if (_mm256_movemask_epi8(_mm256_or_si256(v, _mm256_cmpeq_epi8(v, _mm256_setzero_si256()))))
+			break;
+	}
+#endif
+	while (i < n) {
+		uint64_t v;
+
+		if (i + 8 <= n) {
+			memcpy(&v, p + i, 8);
+			if (!((v - UINT64_C(0x0101010101010101)) & ~v & UINT64_C(0x8080808080808080)) &&
+			    !(v & UINT64_C(0x8080808080808080))) {
+				i += 8;
+				continue;
+			}
+		}
+		unsigned c = p[i];
+		size_t len = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
+						      : (c & 0xf8) == 0xf0 ? 4 : 0;
+		unsigned cp = len == 2 ? c & 0x1f : len == 3 ? c & 0x0f : c & 0x07;
+
+		if (c == 0) {
+			snprintf(why, why_size, "a NUL byte at column %zu: a binary file? give text or JSON lines in UTF-8", i + 1);
+			return 1;
+		}
+		if (len == 0 || i + len > n)
+			goto bad;
+		for (size_t k = 1; k < len; k++) {
+			if ((p[i + k] & 0xc0) != 0x80)
+				goto bad;
+			cp = (cp << 6) | (p[i + k] & 0x3f);
+		}
+		if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+		    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+			goto bad;
+		i += len;
+	}
+	return 0;
+bad:
+	snprintf(why, why_size, "invalid UTF-8 at column %zu (byte 0x%02x): convert the file to UTF-8 (iconv) or drop the line", i + 1, p[i]);
+	return 1;
+}
+
+/* ---- JSON lines ------------------------------------------------------- */
+
+static const char *json_ws(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+		p++;
+	return p;
+}
+
+static int put_byte(char **buf, size_t *cap, size_t *len, unsigned c)
+{
+	if (td_grow(buf, cap, *len + 2, 1))
+		return -1;
+	(*buf)[(*len)++] = (char)c;
+	(*buf)[*len] = '\0';
+	return 0;
+}
+
+static int put_utf8(char **buf, size_t *cap, size_t *len, unsigned cp)
+{
+	int err = 0;
+
+	if (cp < 0x80)
+		return put_byte(buf, cap, len, cp);
+	if (cp < 0x800) {
+		err |= put_byte(buf, cap, len, 0xc0 | (cp >> 6));
+	} else if (cp < 0x10000) {
+		err |= put_byte(buf, cap, len, 0xe0 | (cp >> 12));
+		err |= put_byte(buf, cap, len, 0x80 | ((cp >> 6) & 0x3f));
+	} else {
+		err |= put_byte(buf, cap, len, 0xf0 | (cp >> 18));
+		err |= put_byte(buf, cap, len, 0x80 | ((cp >> 12) & 0x3f));
+		err |= put_byte(buf, cap, len, 0x80 | ((cp >> 6) & 0x3f));
+	}
+	return err | put_byte(buf, cap, len, 0x80 | (cp & 0x3f));
+}
+
+static int hex4(const char *p, const char *e, unsigned *v)
+{
+	*v = 0;
+	if (e - p < 4)
+		return -1;
+	for (int i = 0; i < 4; i++) {
+		char c = p[i];
+		unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
+			     : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
+			     : c >= 'A' && c <= 'F' ? (unsigned)(c - 'A' + 10) : 16;
+		if (d > 15)
+			return -1;
+		*v = *v * 16 + d;
+	}
+	return 0;
+}
+
+/*
+ * Reads the JSON string at p (at its opening quote), decoding it into
+ * *buf (when buf is not NULL; a lone surrogate becomes U+FFFD). Returns
+ * the byte after the closing quote, or NULL when it is not a string.
+ */
+static const char *json_string(const char *p, const char *e, char **buf, size_t *cap, size_t *len)
+{
+	if (buf)
+		*len = 0;
+	if (p >= e || *p != '"')
+		return NULL;
+	for (p++; p < e && *p != '"'; p++) {
+		unsigned c = (unsigned char)*p, cp;
+
+		if (c < 0x20)
+			return NULL;
+		if (c != '\\') {
+			if (buf && put_byte(buf, cap, len, c))
+				return NULL;
+			continue;
+		}
+		if (++p >= e)
+			return NULL;
+		switch (*p) {
+		case '"': case '\\': case '/': cp = (unsigned char)*p; break;
+		case 'b': cp = '\b'; break;
+		case 'f': cp = '\f'; break;
+		case 'n': cp = '\n'; break;
+		case 'r': cp = '\r'; break;
+		case 't': cp = '\t'; break;
+		case 'u': {
+			unsigned lo;
+
+			if (hex4(p + 1, e, &cp))
+				return NULL;
+			p += 4;
+			if (cp >= 0xd800 && cp < 0xdc00 && e - p > 6 && p[1] == '\\' && p[2] == 'u' &&
+			    !hex4(p + 3, e, &lo) && lo >= 0xdc00 && lo < 0xe000) {
+				cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+				p += 6;
+			} else if (cp >= 0xd800 && cp < 0xe000) {
+				cp = 0xfffd;
+			}
+			break;
+		}
+		default:
+			return NULL;
+		}
+		if (buf && put_utf8(buf, cap, len, cp))
+			return NULL;
+	}
+	if (buf && !*buf && put_byte(buf, cap, len, 0) == 0)
+		*len = 0; /* an empty string: a buffer, not NULL */
+	return p < e ? p + 1 : NULL;
+}
+
+static const char *json_value(const char *p, const char *e, int depth);
+
+/* Reads a JSON number at p; returns the byte after it, or NULL. */
+static const char *json_number(const char *p, const char *e)
+{
+	const char *q = p;
+
+	if (q < e && *q == '-')
+		q++;
+	if (q >= e || *q < '0' || *q > '9')
+		return NULL;
+	if (*q == '0')
+		q++;
+	else
+		while (q < e && *q >= '0' && *q <= '9')
+			q++;
+	if (q < e && *q == '.') {
+		if (++q >= e || *q < '0' || *q > '9')
+			return NULL;
+		while (q < e && *q >= '0' && *q <= '9')
+			q++;
+	}
+	if (q < e && (*q == 'e' || *q == 'E')) {
+		q++;
+		if (q < e && (*q == '+' || *q == '-'))
+			q++;
+		if (q >= e || *q < '0' || *q > '9')
+			return NULL;
+		while (q < e && *q >= '0' && *q <= '9')
+			q++;
+	}
+	return q;
+}
+
+/* Skips the elements of an array or the members of an object at p ('[' or '{'). */
+static const char *json_compound(const char *p, const char *e, int depth)
+{
+	char close = *p == '[' ? ']' : '}';
+
+	p = json_ws(p + 1, e);
+	if (p < e && *p == close)
+		return p + 1;
+	for (;;) {
+		if (close == '}') {
+			p = json_string(p, e, NULL, NULL, NULL);
+			if (!p || (p = json_ws(p, e)) >= e || *p != ':')
+				return NULL;
+			p = json_ws(p + 1, e);
+		}
+		p = json_value(p, e, depth + 1);
+		if (!p || (p = json_ws(p, e)) >= e)
+			return NULL;
+		if (*p == close)
+			return p + 1;
+		if (*p != ',')
+			return NULL;
+		p = json_ws(p + 1, e);
+	}
+}
+
+/* Skips the JSON value at p; returns the byte after it, or NULL. */
+static const char *json_value(const char *p, const char *e, int depth)
+{
+	if (p >= e || depth > 64)
+		return NULL;
+	switch (*p) {
+	case '"': return json_string(p, e, NULL, NULL, NULL);
+	case '{': case '[': return json_compound(p, e, depth);
+	case 't': return e - p >= 4 && !memcmp(p, "true", 4) ? p + 4 : NULL;
+	case 'f': return e - p >= 5 && !memcmp(p, "false", 5) ? p + 5 : NULL;
+	case 'n': return e - p >= 4 && !memcmp(p, "null", 4) ? p + 4 : NULL;
+	default: return json_number(p, e);
+	}
+}
+
+/*
+ * Parses the JSON object line[0, n) and takes its field (a string, decoded
+ * into s->text) and its id (a string, decoded, or a number, as written,
+ * into s->id; s->has_id 0 when absent or of another type). Returns 0, or 1
+ * after writing what is wrong to why.
+ */
+static int json_record(scratch *s, const char *line, size_t n, const char *field,
+		       const char *id_field, char *why, size_t why_size)
+{
+	const char *p = line, *e = line + n;
+	int has_text = 0;
+
+	s->has_id = 0;
+	p = json_ws(p, e);
+	if (p >= e || *p != '{')
+		return snprintf(why, why_size, "not a JSON object: one object per line"), 1;
+	p = json_ws(p + 1, e);
+	while (p < e && *p != '}') {
+		const char *v;
+
+		p = json_string(p, e, &s->key, &s->cap_key, &s->len_key);
+		if (!p || (p = json_ws(p, e)) >= e || *p != ':')
+			goto bad;
+		v = json_ws(p + 1, e);
+		if (!has_text && !strcmp(s->key, field)) {
+			p = json_string(v, e, &s->text, &s->cap_text, &s->len_text);
+			if (!p) {
+				if (json_value(v, e, 0))
+					return snprintf(why, why_size, "field \"%s\" is not a string: --field names the text", field), 1;
+				goto bad;
+			}
+			has_text = 1;
+		} else if (!s->has_id && !strcmp(s->key, id_field) && (*v == '"' || *v == '-' ||
+								   (*v >= '0' && *v <= '9'))) {
+			if (*v == '"') {
+				p = json_string(v, e, &s->id, &s->cap_id, &s->len_id);
+			} else if ((p = json_number(v, e))) {
+				s->len_id = 0;
+				for (const char *q = v; q < p; q++)
+					if (put_byte(&s->id, &s->cap_id, &s->len_id, (unsigned char)*q))
+						goto bad;
+			}
+			s->has_id = 1;
+		} else {
+			p = json_value(v, e, 0);
+		}
+		if (!p || (p = json_ws(p, e)) >= e)
+			goto bad;
+		if (*p == ',') {
+			if ((p = json_ws(p + 1, e)) >= e || *p != '"')
+				goto bad; /* a trailing comma */
+		} else if (*p != '}') {
+			goto bad;
+		}
+	}
+	if (p >= e || json_ws(p + 1, e) != e)
+		goto bad;
+	if (!has_text)
+		return snprintf(why, why_size, "no field \"%s\": is --field right?", field), 1;
+	return 0;
+bad:
+	snprintf(why, why_size, "not valid JSON near column %zu: fix or drop the line", (size_t)((p ? p : e) - line) + 1);
+	return 1;
+}
+
+/* ---- sides ------------------------------------------------------------- */
+
+typedef struct {
+	const char *path;
+	const char *data; /* the mmap */
+	size_t len;
+	uint32_t n_lines;
+	uint32_t n_records;
+	uint64_t *exact;  /* per line: its exact key (0: no words, or not a record) */
+	uint64_t *id;     /* per line: its id key (0: none) */
+	uint32_t *n_words; /* per line: its words */
+	int is_a;
+} side;
+
+static int side_open(side *sd, const char *path, int is_a)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *m;
+
+	memset(sd, 0, sizeof *sd);
+	sd->path = path;
+	sd->is_a = is_a;
+	if (fd < 0)
+		return TD_FAIL(TD_EIO, "%s: cannot open: %s", path, strerror(errno));
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return TD_FAIL(TD_EIO, "%s: not a regular file", path);
+	}
+	if (st.st_size == 0) {
+		close(fd);
+		return TD_FAIL(TD_EINVAL, "%s: empty: no records to compare; give a file with one "
+				"record per line", path);
+	}
+	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (m == MAP_FAILED)
+		return TD_FAIL(TD_EIO, "%s: cannot map: %s", path, strerror(errno));
+	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
+	sd->data = m;
+	sd->len = (size_t)st.st_size;
+	return 0;
+}
+
+/* Counts the lines and allocates the per-line keys. */
+static int side_count(side *sd)
+{
+	const char *p = sd->data, *e = sd->data + sd->len;
+	uint64_t n = 0;
+
+	while (p < e && (p = memchr(p, '\n', (size_t)(e - p)))) {
+		n++;
+		p++;
+	}
+	if (sd->data[sd->len - 1] != '\n')
+		n++;
+	if (n >= UINT32_MAX)
+		return TD_FAIL(TD_EINVAL, "%s: %llu lines: more than this tool counts", sd->path,
+			       (unsigned long long)n);
+	sd->n_lines = (uint32_t)n;
+	sd->exact = calloc(n, sizeof *sd->exact);
+	sd->id = calloc(n, sizeof *sd->id);
+	sd->n_words = calloc(n, sizeof *sd->n_words);
+	return sd->exact && sd->id && sd->n_words ? 0 : TD_FAIL(TD_ENOMEM, "%s: no memory for %llu lines", sd->path,
+				       (unsigned long long)n);
+}
+
+static void side_close(side *sd)
+{
+	if (sd->data)
+		munmap((void *)sd->data, sd->len);
+	free(sd->exact);
+	free(sd->id);
+	free(sd->n_words);
+}
+
+/* ---- the run -------------------------------------------------------------- */
+
+typedef struct {
+	int ngram;
+	double threshold;
+	const char *field, *id_field;
+	uint32_t boilerplate;
+	table ids, exact, grams;
+	uint64_t n_boilerplate; /* distinct n-grams whose count passed boilerplate */
+	/*
+	 * B indexed: the slot of each n-gram position of B, in line order
+	 * (pos_first: per line, its first position's index), so that B is
+	 * measured without being read again; pos_ok 0 when the table grew
+	 * while they were taken or is too big for 32-bit slot numbers.
+	 */
+	uint32_t *pos_slot;
+	size_t n_pos, cap_pos;
+	uint64_t *pos_first;
+	int pos_ok;
+	int indexed_b;
+} engine;
+
+/* What one record is: its text split, its id hashed. */
+typedef struct {
+	uint64_t exact;   /* 0: no words */
+	uint64_t id;      /* 0: no id */
+	size_t n_keys;
+	size_t n_words;
+} record;
+
+/*
+ * Reads line[0, n) (without its newline) into s and r. Returns 0, 1 for a
+ * line that is no record (a blank JSON line), or -1 after writing what is
+ * wrong to why (TD_ENOMEM leaves "no memory").
+ */
+static int read_record(const engine *en, scratch *s, record *r, const char *line, size_t n,
+		       char *why, size_t why_size)
+{
+	const char *text = line;
+	size_t len = n;
+
+	if (bad_bytes(line, n, why, why_size))
+		return -1;
+	r->id = 0;
+	if (json_ws(line, line + n) == line + n)
+		return 1; /* a blank line is no record */
+	if (en->field) {
+		if (json_record(s, line, n, en->field, en->id_field, why, why_size))
+			return -1;
+		text = s->text;
+		len = s->len_text;
+		if (s->has_id)
+			r->id = mix64(td_fnv1a64(TD_FNV1A64_OFFSET, s->id, s->len_id));
+	}
+	if (split_words(s, text, len, &r->exact)) {
+		snprintf(why, why_size, "no memory");
+		return -1;
+	}
+	r->n_keys = ngram_keys(s, en->ngram);
+	r->n_words = s->n_words;
+	if (r->n_keys == 0 && en->ngram > 0 && s->n_words >= (size_t)en->ngram) {
+		snprintf(why, why_size, "no memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* 1 when key was already seen in this record (index build only). */
+static int dedup_seen(scratch *s, uint64_t key)
+{
+	size_t i = key & s->seen_mask;
+
+	while (s->seen_stamp[i] == s->stamp) {
+		if (s->seen[i] == key)
+			return 1;
+		i = (i + 1) & s->seen_mask;
+	}
+	s->seen_stamp[i] = s->stamp;
+	s->seen[i] = key;
+	return 0;
+}
+
+static int dedup_begin(scratch *s, size_t n_keys)
+{
+	size_t cap = 64;
+
+	while (cap < n_keys * 2)
+		cap *= 2;
+	if (cap > s->seen_mask + 1 || !s->seen) {
+		free(s->seen);
+		free(s->seen_stamp);
+		s->seen = malloc(cap * sizeof *s->seen);
+		s->seen_stamp = calloc(cap, sizeof *s->seen_stamp);
+		if (!s->seen || !s->seen_stamp)
+			return TD_FAIL(TD_ENOMEM, "no memory for a record of %zu n-grams", n_keys);
+		s->seen_mask = cap - 1;
+		s->stamp = 0;
+	}
+	if (++s->stamp == 0) {
+		memset(s->seen_stamp, 0, (s->seen_mask + 1) * sizeof *s->seen_stamp);
+		s->stamp = 1;
+	}
+	return 0;
+}
+
+/* Adds one record of the indexed side (its line is line) to the tables. */
+static int index_record(engine *en, scratch *s, const record *r, uint32_t line, int is_a)
+{
+	uint32_t aline = is_a ? line : 0;
+	int err;
+
+	if (r->id) {
+		if ((err = table_reserve(&en->ids, 1)))
+			return err;
+		table_add(&en->ids, r->id, aline);
+	}
+	if (r->exact) {
+		if ((err = table_reserve(&en->exact, 1)))
+			return err;
+		table_add(&en->exact, r->exact, aline);
+	}
+	if (!r->n_keys)
+		return 0;
+	size_t cap = table_cap(&en->grams);
+
+	if ((err = table_reserve(&en->grams, r->n_keys)) || (err = dedup_begin(s, r->n_keys)))
+		return err;
+	if (table_cap(&en->grams) != cap)
+		en->pos_ok = 0; /* the slots given so far moved */
+	if (en->pos_ok && td_grow(&en->pos_slot, &en->cap_pos, en->n_pos + r->n_keys,
+				  sizeof *en->pos_slot))
+		en->pos_ok = 0; /* no memory for them: B is read again instead */
+	table_prefetch_first(&en->grams, s->keys, r->n_keys);
+	for (size_t j = 0; j < r->n_keys; j++) {
+		slot *sl;
+
+		if (j + PREFETCH < r->n_keys)
+			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
+		if (dedup_seen(s, s->keys[j])) {
+			sl = table_probe(&en->grams, s->keys[j]);
+		} else if ((sl = table_add(&en->grams, s->keys[j], aline))->count ==
+			   en->boilerplate + 1) {
+			en->n_boilerplate++; /* it has just become boilerplate */
+		}
+		if (en->pos_ok)
+			en->pos_slot[en->n_pos + j] = (uint32_t)(sl - en->grams.v);
+	}
+	en->n_pos += r->n_keys;
+	return 0;
+}
+
+/* A chunk of lines [first_line, ...) at bytes [begin, end) of a side, for one thread. */
+typedef struct {
+	engine *en;
+	side *sd;
+	const char *begin, *end;
+	uint32_t first_line, end_line; /* end_line: one past the chunk's last line */
+	int measure;           /* 1: B records, measured; 0: A records, marked in B's index */
+	int from_lines;        /* B indexed, read already: measure from its per-line keys and,
+				  with n-grams, from the slots its positions were given */
+	td_overlap_hit *hits;  /* measure: this chunk's hits, in line order */
+	size_t n_hits, cap_hits;
+	int err;               /* 0, or the first failure's code */
+	uint32_t err_line;
+	char why[MSG];
+} chunk;
+
+/* Marks every key of A record r (line) in B's index. */
+static void mark_record(engine *en, const scratch *s, const record *r, uint32_t line)
+{
+	slot *sl;
+
+	if (r->id && (sl = table_find(&en->ids, r->id)))
+		slot_mark(sl, line);
+	if (r->exact && (sl = table_find(&en->exact, r->exact)))
+		slot_mark(sl, line);
+	table_prefetch_first(&en->grams, s->keys, r->n_keys);
+	for (size_t j = 0; j < r->n_keys; j++) {
+		if (j + PREFETCH < r->n_keys)
+			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
+		if ((sl = table_find(&en->grams, s->keys[j])))
+			slot_mark(sl, line);
+	}
+}
+
+static int cmp_u32(const void *x, const void *y)
+{
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+
+	return (a > b) - (a < b);
+}
+
+/* The most frequent of v[0, n) (ties: the lowest); v is sorted in place. */
+static uint32_t mode_u32(uint32_t *v, size_t n)
+{
+	uint32_t best = 0;
+	size_t best_n = 0;
+
+	qsort(v, n, sizeof *v, cmp_u32);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && v[j] == v[i]; j++)
+			;
+		if (j - i > best_n) {
+			best_n = j - i;
+			best = v[i];
+		}
+	}
+	return best;
+}
+
+/* A slot's A line when it counts as seen in A (and, for n-grams, is not boilerplate). */
+static inline uint32_t seen_line(const slot *sl)
+{
+	return sl ? __atomic_load_n(&sl->line, __ATOMIC_RELAXED) : 0;
+}
+
+/*
+ * Measures B record r (line) against the index: fills h and returns 1 when
+ * any detector fires, 0 when none does, -1 when memory runs out.
+ */
+static int measure_record(const engine *en, scratch *s, const record *r, const uint32_t *slots,
+			  uint32_t line, td_overlap_hit *h)
+{
+	size_t n_lines = 0, cur = 0, best = 0;
+
+	memset(h, 0, sizeof *h);
+	h->b_line = line;
+	if (r->id && (h->a_id = seen_line(table_find(&en->ids, r->id))))
+		h->detectors |= TD_OVERLAP_ID;
+	if (r->exact && (h->a_exact = seen_line(table_find(&en->exact, r->exact))))
+		h->detectors |= TD_OVERLAP_EXACT;
+	if (td_grow(&s->lines, &s->cap_lines, r->n_keys + 1, sizeof *s->lines))
+		return -1;
+	for (size_t j = 0; slots && j < r->n_keys && j < PREFETCH; j++)
+		__builtin_prefetch(&en->grams.v[slots[j]]);
+	if (!slots)
+		table_prefetch_first(&en->grams, s->keys, r->n_keys);
+	for (size_t j = 0; j < r->n_keys; j++) {
+		const slot *sl;
+		uint32_t a;
+
+		if (j + PREFETCH < r->n_keys && slots)
+			__builtin_prefetch(&en->grams.v[slots[j + PREFETCH]]);
+		else if (j + PREFETCH < r->n_keys)
+			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
+		sl = slots ? &en->grams.v[slots[j]] : table_find(&en->grams, s->keys[j]);
+		a = seen_line(sl);
+		if (a && sl->count <= en->boilerplate) {
+			s->lines[n_lines++] = a;
+			if (++cur > best)
+				best = cur;
+		} else {
+			cur = 0;
+		}
+	}
+	h->n_grams = (uint32_t)r->n_keys;
+	h->n_matched = (uint32_t)n_lines;
+	if (n_lines) {
+		h->detectors |= TD_OVERLAP_NGRAM;
+		h->run = (uint32_t)(best + (size_t)en->ngram - 1);
+		h->a_ngram = mode_u32(s->lines, n_lines);
+		h->share = (double)n_lines / (double)r->n_keys;
+	}
+	if (h->detectors & TD_OVERLAP_EXACT) {
+		h->share = 1;
+		h->run = (uint32_t)r->n_words;
+	}
+	h->passes = (h->detectors & (TD_OVERLAP_ID | TD_OVERLAP_EXACT)) || h->share >= en->threshold;
+	return h->detectors != 0;
+}
+
+/* Notes the chunk's first failure (the lowest line, as lines come in order). */
+static void chunk_fail(chunk *c, int code, uint32_t line, const char *why)
+{
+	if (c->err)
+		return;
+	c->err = code;
+	c->err_line = line;
+	snprintf(c->why, sizeof c->why, "%s", why);
+}
+
+/* One thread: every line of the chunk, read and then marked or measured. */
+static void *chunk_run(void *arg)
+{
+	chunk *c = arg;
+	scratch s = {0};
+	const char *p = c->begin;
+	uint32_t line = c->first_line;
+	char why[MSG];
+
+	for (; c->from_lines && line < c->end_line; line++) {
+		const engine *en = c->en;
+		record r = {.exact = c->sd->exact[line - 1], .id = c->sd->id[line - 1],
+			    .n_words = c->sd->n_words[line - 1]};
+		const uint32_t *slots = NULL;
+		td_overlap_hit h;
+
+		if (en->pos_ok) {
+			r.n_keys = en->pos_first[line] - en->pos_first[line - 1];
+			slots = en->pos_slot + en->pos_first[line - 1];
+		}
+		if ((r.exact || r.id || r.n_keys) && measure_record(en, &s, &r, slots, line, &h) > 0) {
+			if (td_grow(&c->hits, &c->cap_hits, c->n_hits + 1, sizeof h)) {
+				chunk_fail(c, TD_ENOMEM, line, "no memory");
+				break;
+			}
+			c->hits[c->n_hits++] = h;
+		}
+	}
+	for (; !c->from_lines && p < c->end && !c->err; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(c->end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(c->end - p);
+		record r;
+		int rc = read_record(c->en, &s, &r, p, n, why, sizeof why);
+
+		p += n + 1;
+		if (rc < 0) {
+			chunk_fail(c, TD_EINVAL, line, why);
+			break;
+		}
+		if (rc > 0)
+			continue;
+		c->sd->exact[line - 1] = r.exact;
+		c->sd->id[line - 1] = r.id;
+		c->sd->n_words[line - 1] = (uint32_t)s.n_words;
+		if (!c->measure) {
+			mark_record(c->en, &s, &r, line);
+			continue;
+		}
+		td_overlap_hit h;
+		int m = measure_record(c->en, &s, &r, NULL, line, &h);
+
+		if (m < 0 || (m > 0 && td_grow(&c->hits, &c->cap_hits, c->n_hits + 1, sizeof h))) {
+			chunk_fail(c, TD_ENOMEM, line, "no memory");
+			break;
+		}
+		if (m > 0)
+			c->hits[c->n_hits++] = h;
+	}
+	scratch_free(&s);
+	return NULL;
+}
+
+/* Counts the records of a side (read again: cheap, and only for the streamed one). */
+static uint32_t count_records(const side *sd, const engine *en)
+{
+	const char *p = sd->data, *e = sd->data + sd->len;
+	uint32_t n = 0;
+
+	(void)en;
+	while (p < e) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		const char *end = nl ? nl : e;
+
+		n += json_ws(p, end) != end;
+		p = end + 1;
+	}
+	return n;
+}
+
+/*
+ * Streams a side with jobs threads: each takes a run of whole lines. On a
+ * failure, the one on the lowest line is reported. When measuring, the
+ * hits are appended to res in line order.
+ */
+static int stream_side(engine *en, side *sd, int measure, int from_lines, int jobs,
+		       td_overlap_result *res)
+{
+	chunk *c = calloc((size_t)jobs, sizeof *c);
+	pthread_t *th = calloc((size_t)jobs, sizeof *th);
+	const char *p = sd->data, *e = sd->data + sd->len;
+	uint32_t line = 1;
+	size_t cap = 0;
+	int err = 0, started = 0;
+
+	if (!c || !th) {
+		err = TD_FAIL(TD_ENOMEM, "no memory for %d jobs", jobs);
+		goto done;
+	}
+	for (int i = 0; i < jobs; i++) {
+		const char *end = i == jobs - 1 ? e : p + (size_t)(e - p) / (size_t)(jobs - i);
+
+		if (end < e && end > p && end[-1] != '\n') {
+			const char *nl = memchr(end, '\n', (size_t)(e - end));
+
+			end = nl ? nl + 1 : e;
+		}
+		c[i] = (chunk){.en = en, .sd = sd, .begin = p, .end = end, .first_line = line,
+			       .measure = measure, .from_lines = from_lines};
+		for (const char *q = p; q < end && (q = memchr(q, '\n', (size_t)(end - q))); q++)
+			line++;
+		p = end;
+		c[i].end_line = line + (end == e && e[-1] != '\n'); /* a last line without its newline */
+	}
+	for (; started < jobs; started++)
+		if (pthread_create(&th[started], NULL, chunk_run, &c[started])) {
+			err = TD_FAIL(TD_EIO, "cannot start thread %d of %d", started + 1, jobs);
+			break;
+		}
+	for (int i = 0; i < started; i++)
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < jobs && !err; i++)
+		if (c[i].err)
+			err = TD_FAIL(c[i].err, "%s:%u: %s", sd->path, c[i].err_line, c[i].why);
+	for (int i = 0; i < jobs && !err && measure; i++) {
+		if (td_grow(&res->hits, &cap, res->n_hits + c[i].n_hits, sizeof *res->hits)) {
+			err = TD_FAIL(TD_ENOMEM, "no memory for %zu hits", res->n_hits + c[i].n_hits);
+			break;
+		}
+		if (c[i].n_hits) /* a chunk without hits has no array: memcpy's NULL is undefined */
+			memcpy(res->hits + res->n_hits, c[i].hits, c[i].n_hits * sizeof *c[i].hits);
+		res->n_hits += c[i].n_hits;
+	}
+done:
+	for (int i = 0; c && i < jobs; i++)
+		free(c[i].hits);
+	free(c);
+	free(th);
+	return err;
+}
+
+/* Builds the index from the indexed side, one line at a time, in order. */
+static int build_index(engine *en, side *sd)
+{
+	const char *p = sd->data, *e = sd->data + sd->len;
+	uint32_t line = 1;
+	scratch s = {0};
+	char why[MSG];
+	int err = 0;
+
+	en->pos_ok = en->indexed_b && en->ngram > 0 && table_cap(&en->grams) <= UINT32_MAX &&
+		     (en->pos_first = malloc(((size_t)sd->n_lines + 1) * sizeof *en->pos_first));
+	for (; p < e; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(e - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
+		record r;
+		int rc = read_record(en, &s, &r, p, n, why, sizeof why);
+
+		p += n + 1;
+		if (en->pos_ok)
+			en->pos_first[line - 1] = en->n_pos;
+		if (rc < 0) {
+			err = TD_FAIL(TD_EINVAL, "%s:%u: %s", sd->path, line, why);
+			break;
+		}
+		if (rc > 0)
+			continue;
+		sd->n_records++;
+		sd->exact[line - 1] = r.exact;
+		sd->id[line - 1] = r.id;
+		sd->n_words[line - 1] = (uint32_t)s.n_words;
+		if ((err = index_record(en, &s, &r, line, sd->is_a)))
+			break;
+	}
+	if (en->pos_ok)
+		en->pos_first[sd->n_lines] = en->n_pos;
+	scratch_free(&s);
+	return err;
+}
+
+/*
+ * Is small[0, ns) the lines of big[0, nb) starting somewhere? Sets *first
+ * (1-based) and returns 1. Gives up after comparing 64 * (nb + ns) lines,
+ * so that a file of repeated lines cannot make it quadratic.
+ */
+static int find_run(const uint64_t *big, uint32_t nb, const uint64_t *small, uint32_t ns,
+		    uint32_t *first)
+{
+	uint64_t budget = 64 * ((uint64_t)nb + ns);
+
+	if (ns > nb)
+		return 0;
+	for (uint32_t s = 0; s + ns <= nb && budget; s++) {
+		uint32_t k = 0;
+
+		if (big[s] != small[0])
+			continue;
+		while (k < ns && big[s + k] == small[k] && --budget)
+			k++;
+		if (k == ns) {
+			*first = s + 1;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void find_relation(td_overlap_result *res, const side *a, const side *b)
+{
+	uint32_t first;
+
+	res->relation = TD_OVERLAP_REL_NONE;
+	if (find_run(a->exact, a->n_lines, b->exact, b->n_lines, &first))
+		res->relation_b_in_a = 1;
+	else if (find_run(b->exact, b->n_lines, a->exact, a->n_lines, &first))
+		res->relation_b_in_a = 0;
+	else
+		return;
+	res->rel_first = first;
+	res->rel_last = first - 1 + (res->relation_b_in_a ? b->n_lines : a->n_lines);
+	res->relation = a->n_lines == b->n_lines ? TD_OVERLAP_REL_SAME
+			: first == 1		 ? TD_OVERLAP_REL_PREFIX
+						 : TD_OVERLAP_REL_SUBRANGE;
+}
+
+static int side_result(td_overlap_side *out, const side *sd)
+{
+	out->path = strdup(sd->path);
+	out->bytes = sd->len;
+	out->lines = sd->n_lines;
+	out->records = sd->n_records;
+	return out->path ? 0 : TD_FAIL(TD_ENOMEM, "no memory");
+}
+
+static int check_opts(engine *en, const td_overlap_opts *o, int *jobs)
+{
+	static const td_overlap_opts none;
+
+	if (!o)
+		o = &none;
+	en->ngram = o->ngram == 0 ? NGRAM_DEFAULT : o->ngram < 0 ? 0 : o->ngram;
+	en->threshold = o->threshold == 0 ? THRESHOLD_DEFAULT : o->threshold;
+	en->field = o->field;
+	en->id_field = o->id_field ? o->id_field : "id";
+	*jobs = o->jobs ? o->jobs : 1;
+	if (en->ngram > NGRAM_MAX)
+		return TD_FAIL(TD_EINVAL, "ngram %d: at most %d words", en->ngram, NGRAM_MAX);
+	if (!(en->threshold > 0 && en->threshold <= 1))
+		return TD_FAIL(TD_EINVAL, "threshold %g: give a share in (0, 1]", en->threshold);
+	if (o->boilerplate < 0 || o->boilerplate >= UINT32_MAX)
+		return TD_FAIL(TD_EINVAL, "boilerplate %lld: give a number of records >= 1",
+			       o->boilerplate);
+	if (*jobs < 1 || *jobs > 1024)
+		return TD_FAIL(TD_EINVAL, "jobs %d: give 1..1024", *jobs);
+	en->boilerplate = o->boilerplate ? (uint32_t)o->boilerplate : BOILERPLATE_DEFAULT;
+	return 0;
+}
+
+/* Counts the hits that pass and the boilerplate n-grams; fills the rest of res. */
+static void finish(td_overlap_result *res, const engine *en)
+{
+	res->n_passing = 0;
+	for (size_t i = 0; i < res->n_hits; i++)
+		res->n_passing += res->hits[i].passes != 0;
+	res->boilerplate_ngrams = en->n_boilerplate;
+	res->index_entries = en->grams.n;
+	res->index_bytes = (table_cap(&en->ids) + table_cap(&en->exact) + table_cap(&en->grams)) *
+			   sizeof(slot);
+	res->ngram = en->ngram;
+	res->threshold = en->threshold;
+	res->boilerplate = en->boilerplate;
+	res->indexed_b = en->indexed_b;
+}
+
+int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path_b,
+		   const td_overlap_opts *o)
+{
+	engine en = {0};
+	side a = {0}, b = {0};
+	td_overlap_result *res = NULL;
+	int jobs, err;
+
+	*out = NULL;
+	if ((err = check_opts(&en, o, &jobs)))
+		return err;
+	if ((err = side_open(&a, path_a, 1)) || (err = side_open(&b, path_b, 0)) ||
+	    (err = side_count(&a)) || (err = side_count(&b)))
+		goto done;
+	en.indexed_b = b.len < a.len;
+	side *small = en.indexed_b ? &b : &a, *big = en.indexed_b ? &a : &b;
+
+	if ((err = table_init(&en.ids, 0)) || (err = table_init(&en.exact, small->n_lines)) ||
+	    (err = table_init(&en.grams, en.ngram ? small->len / 8 : 0)))
+		goto done;
+	res = calloc(1, sizeof *res);
+	if (!res) {
+		err = TD_FAIL(TD_ENOMEM, "no memory");
+		goto done;
+	}
+	if ((err = build_index(&en, small)))
+		goto done;
+	/* B indexed: mark B's keys with the A lines holding them, then measure B */
+	if ((err = stream_side(&en, big, !en.indexed_b, 0, jobs, res)))
+		goto done;
+	if (en.indexed_b && (err = stream_side(&en, small, 1, en.ngram == 0 || en.pos_ok, jobs, res)))
+		goto done;
+	big->n_records = count_records(big, &en);
+	for (side *sd = &a; sd; sd = sd == &a ? &b : NULL)
+		if (sd->n_records == 0) {
+			err = TD_FAIL(TD_EINVAL, "%s: no records (%u blank lines): nothing to compare; "
+					"give a file with one record per line", sd->path, sd->n_lines);
+			goto done;
+		}
+	find_relation(res, &a, &b);
+	finish(res, &en);
+	if ((err = side_result(&res->a, &a)) || (err = side_result(&res->b, &b)))
+		goto done;
+	*out = res;
+	res = NULL;
+done:
+	td_overlap_result_free(res);
+	free(en.pos_slot);
+	free(en.pos_first);
+	table_free(&en.ids);
+	table_free(&en.exact);
+	table_free(&en.grams);
+	side_close(&b);
+	side_close(&a);
+	return err;
+}
+
+void td_overlap_result_free(td_overlap_result *r)
+{
+	if (!r)
+		return;
+	free(r->a.path);
+	free(r->b.path);
+	free(r->hits);
+	free(r);
+}
+
+/* ---- reports --------------------------------------------------------------- */
+
+const char *td_overlap_relation_text(char *buf, size_t size, const td_overlap_result *r)
+{
+	const char *in = r->relation_b_in_a ? "B" : "A", *of = r->relation_b_in_a ? "A" : "B";
+
+	switch (r->relation) {
+	case TD_OVERLAP_REL_SAME:
+		snprintf(buf, size, "B is A: the same %u lines", r->a.lines);
+		break;
+	case TD_OVERLAP_REL_PREFIX:
+	case TD_OVERLAP_REL_SUBRANGE:
+		snprintf(buf, size, "%s is lines %u..%u of %s: a %s", in, r->rel_first, r->rel_last, of,
+			 r->relation == TD_OVERLAP_REL_PREFIX ? "prefix" : "sub-range");
+		break;
+	default:
+		snprintf(buf, size, "none");
+	}
+	return buf;
+}
+
+static const char *detector_names(char *buf, size_t size, unsigned d)
+{
+	snprintf(buf, size, "%s%s%s%s%s", d & TD_OVERLAP_ID ? "id" : "",
+		 (d & TD_OVERLAP_ID) && (d & ~1u) ? "," : "", d & TD_OVERLAP_EXACT ? "exact" : "",
+		 (d & TD_OVERLAP_EXACT) && (d & TD_OVERLAP_NGRAM) ? "," : "",
+		 d & TD_OVERLAP_NGRAM ? "ngram" : "");
+	return buf;
+}
+
+/* The A line a hit names: exact's, else id's, else the n-grams'. */
+static uint32_t hit_a_line(const td_overlap_hit *h)
+{
+	return h->a_exact ? h->a_exact : h->a_id ? h->a_id : h->a_ngram;
+}
+
+static int buf_done(td_json_buf *b, char **text, size_t *len)
+{
+	if (b->err || !b->s) {
+		td_json_buf_free(b);
+		return TD_FAIL(TD_ENOMEM, "no memory for the report");
+	}
+	*text = b->s;
+	if (len)
+		*len = b->len;
+	return 0;
+}
+
+static void putf(td_json_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void putf(td_json_buf *b, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	td_json_put_raw(b, line);
+}
+
+int td_overlap_report_text(char **text, size_t *len, const td_overlap_result *r)
+{
+	td_json_buf b = TD_JSON_BUF_INIT;
+	char rel[256], det[32];
+
+	putf(&b, "A: %s: %u lines, %u records, %zu bytes\n", r->a.path, r->a.lines, r->a.records,
+	     r->a.bytes);
+	putf(&b, "B: %s: %u lines, %u records, %zu bytes\n", r->b.path, r->b.lines, r->b.records,
+	     r->b.bytes);
+	putf(&b, "indexed: %s (the smaller); normalisation %s; ", r->indexed_b ? "B" : "A",
+	     TD_OVERLAP_NORM);
+	if (r->ngram)
+		putf(&b, "%d-grams, threshold %g, boilerplate: in more than %lld records of %s\n",
+		     r->ngram, r->threshold, r->boilerplate, r->indexed_b ? "B" : "A");
+	else
+		putf(&b, "n-grams off\n");
+	putf(&b, "relation: %s\n", td_overlap_relation_text(rel, sizeof rel, r));
+	if (r->ngram)
+		putf(&b, "boilerplate: %llu distinct %d-grams (not counted as overlap)\n",
+		     (unsigned long long)r->boilerplate_ngrams, r->ngram);
+	for (size_t i = 0; i < r->n_hits; i++) {
+		const td_overlap_hit *h = &r->hits[i];
+		uint32_t a = hit_a_line(h);
+
+		putf(&b, "B:%u\tA:", h->b_line);
+		if (a)
+			putf(&b, "%u", a);
+		else
+			putf(&b, "-");
+		putf(&b, "\t%s\tshare %.3f (%u/%u)\trun %u%s\n",
+		     detector_names(det, sizeof det, h->detectors), h->share, h->n_matched,
+		     h->n_grams, h->run, h->passes ? "\tPASSES" : "");
+	}
+	putf(&b, "total: %zu of %u records of B overlap A; %zu pass the threshold\n", r->n_hits,
+	     r->b.records, r->n_passing);
+	return buf_done(&b, text, len);
+}
+
+static void json_side(td_json_buf *b, const char *name, const td_overlap_side *s)
+{
+	putf(b, "\"%s\":{\"path\":", name);
+	td_json_put_string(b, s->path);
+	putf(b, ",\"bytes\":%zu,\"lines\":%u,\"records\":%u},", s->bytes, s->lines, s->records);
+}
+
+int td_overlap_report_json(char **text, size_t *len, const td_overlap_result *r)
+{
+	static const char *const kinds[] = {"none", "same", "prefix", "sub-range"};
+	td_json_buf b = TD_JSON_BUF_INIT;
+	char rel[256];
+
+	putf(&b, "{\"schema\":\"%s\",\"normalisation\":\"%s\",", TD_OVERLAP_SCHEMA, TD_OVERLAP_NORM);
+	json_side(&b, "a", &r->a);
+	json_side(&b, "b", &r->b);
+	putf(&b, "\"indexed\":\"%s\",\"ngram\":%d,\"threshold\":", r->indexed_b ? "b" : "a", r->ngram);
+	td_json_put_number(&b, r->threshold);
+	putf(&b, ",\"boilerplate_records\":%lld,\"boilerplate_ngrams\":%llu,", r->boilerplate,
+	     (unsigned long long)r->boilerplate_ngrams);
+	putf(&b, "\"relation\":{\"kind\":\"%s\"", kinds[r->relation]);
+	if (r->relation)
+		putf(&b, ",\"inner\":\"%s\",\"first\":%u,\"last\":%u", r->relation_b_in_a ? "b" : "a",
+		     r->rel_first, r->rel_last);
+	putf(&b, ",\"text\":");
+	td_json_put_string(&b, td_overlap_relation_text(rel, sizeof rel, r));
+	putf(&b, "},\"hits\":[");
+	for (size_t i = 0; i < r->n_hits; i++) {
+		const td_overlap_hit *h = &r->hits[i];
+
+		putf(&b, "%s{\"b_line\":%u,\"a_line\":%u,\"detectors\":[%s%s%s%s%s],", i ? "," : "",
+		     h->b_line, hit_a_line(h), h->detectors & TD_OVERLAP_ID ? "\"id\"" : "",
+		     (h->detectors & TD_OVERLAP_ID) && (h->detectors & ~1u) ? "," : "",
+		     h->detectors & TD_OVERLAP_EXACT ? "\"exact\"" : "",
+		     (h->detectors & TD_OVERLAP_EXACT) && (h->detectors & TD_OVERLAP_NGRAM) ? "," : "",
+		     h->detectors & TD_OVERLAP_NGRAM ? "\"ngram\"" : "");
+		putf(&b, "\"a_id\":%u,\"a_exact\":%u,\"a_ngram\":%u,\"ngrams\":%u,\"matched\":%u,"
+			 "\"share\":", h->a_id, h->a_exact, h->a_ngram, h->n_grams, h->n_matched);
+		td_json_put_number(&b, h->share);
+		putf(&b, ",\"longest_run\":%u,\"passes\":%s}", h->run, h->passes ? "true" : "false");
+	}
+	putf(&b, "],\"total\":{\"overlapping\":%zu,\"passing\":%zu}}\n", r->n_hits, r->n_passing);
+	return buf_done(&b, text, len);
+}

@@ -1,0 +1,523 @@
+/*
+ * test_overlap.c - tdaudit overlap: the engine (harness/overlap.h) on small
+ * files written in the test's directory, and the built program end to end
+ * on a corpus of a few MB generated here.
+ *
+ * Edits that break these tests (each made, seen failing, then restored;
+ * all but the trailing comma are mutants in mutations/harness/overlap.lua,
+ * so `tdaudit mutate --only 'overlap-*'` repeats the check):
+ *   - classify32() storing the bytes as they came, not lowercased
+ *     (normalisation skipped) -> an_exact_duplicate_is_found_whatever_its_case_and_spacing
+ *   - json_record() accepting a trailing comma (seen: the first version
+ *     did) -> bad_input_is_refused_naming_file_and_line
+ *   - slot_mark() storing the line of whichever A record came last
+ *     -> an_exact_duplicate_..., a_record_planted_in_a_large_corpus_...
+ *   - measure_record() ignoring the boilerplate count
+ *     -> ngrams_in_many_indexed_records_are_boilerplate_not_overlap
+ *   - measure_record() counting the run in n-grams + ngram words, one too many
+ *     -> a_shared_13_gram_is_measured_by_share_and_longest_run
+ *   - find_relation() testing first == 0 for a prefix
+ *     -> a_prefix_and_a_sub_range_are_named_as_such
+ *   - stream_side() merging the chunks' hits last chunk first
+ *     -> the_j_setting_never_changes_the_output
+ *   - bad_bytes() letting a NUL byte through; json_record() accepting a
+ *     line without the field -> bad_input_is_refused_naming_file_and_line
+ */
+#define _GNU_SOURCE
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../base/error.h"
+#include "../harness/overlap.h"
+#include "fixture.h"
+
+/* Writes n bytes of data to path (which may hold NUL bytes). */
+static void put(const char *path, const char *data, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(data, 1, n, f), n);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void puts_file(const char *path, const char *text)
+{
+	put(path, text, strlen(text));
+}
+
+/* A deterministic word: "w" and a number below vocab. */
+static uint64_t lcg = 1;
+static unsigned next_word(unsigned vocab)
+{
+	lcg = lcg * UINT64_C(6364136223846793005) + UINT64_C(1442695040888963407);
+	return (unsigned)((lcg >> 33) % vocab);
+}
+
+/* Appends n random words ("w123 w9 ...") to f, or to buf when f is NULL. */
+static void words(FILE *f, char *buf, size_t size, int n, const char *prefix)
+{
+	size_t len = buf ? strlen(buf) : 0;
+
+	for (int i = 0; i < n; i++) {
+		unsigned w = next_word(50000);
+
+		if (f)
+			fprintf(f, "%s%s%u", i ? " " : "", prefix, w);
+		else
+			len += (size_t)snprintf(buf + len, size - len, "%s%s%u", i || len ? " " : "",
+						prefix, w);
+	}
+}
+
+/* The offset of word n (0-based) of s, or its length when it has n words. */
+static size_t word_offset(const char *s, int n)
+{
+	const char *p = s;
+
+	for (int i = 0; i < n && p; i++)
+		if ((p = strchr(p, ' ')))
+			p++;
+	return p ? (size_t)(p - s) : strlen(s) + 1;
+}
+
+/* Runs the engine; fails the test with its message when it fails. */
+static td_overlap_result *run(const char *a, const char *b, const td_overlap_opts *o)
+{
+	td_overlap_result *r = NULL;
+
+	if (td_overlap_run(&r, a, b, o) != 0)
+		fail_msg("td_overlap_run: %s", td_error_last());
+	return r;
+}
+
+static const td_overlap_hit *hit_at(const td_overlap_result *r, uint32_t b_line)
+{
+	for (size_t i = 0; i < r->n_hits; i++)
+		if (r->hits[i].b_line == b_line)
+			return &r->hits[i];
+	return NULL;
+}
+
+/* Runs build/tdaudit with args in run/ (paths are relative to it: "../a"); exit status. */
+static int tdaudit(const char *log, const char *const *args)
+{
+	mkdir("run", 0755);
+	return fx_tdaudit("run", log, args);
+}
+
+static void test_an_exact_duplicate_is_found_whatever_its_case_and_spacing(void **state)
+{
+	td_overlap_result *r;
+	const td_overlap_hit *h;
+
+	(void)state;
+	/* A holds B's line 2 twice: the first A line is named, whatever the order of marking */
+	puts_file("a.txt", "alpha beta gamma\n"
+			   "The quick brown fox -- jumps over the lazy dog!\n"
+			   "one two three four\n"
+			   "five six seven eight nine\n"
+			   "the quick brown fox jumps over the lazy dog\n"
+			   "ten eleven twelve thirteen fourteen fifteen sixteen seventeen\n");
+	puts_file("b.txt", "nothing like the other side\n"
+			   "  THE Quick\tbrown fox, jumps over  the lazy dog.\r\n");
+	r = run("a.txt", "b.txt", NULL);
+	assert_int_equal(r->indexed_b, 1);
+	assert_int_equal(r->n_hits, 1);
+	h = hit_at(r, 2);
+	assert_non_null(h);
+	assert_true(h->detectors & TD_OVERLAP_EXACT);
+	assert_int_equal(h->a_exact, 2);
+	assert_true(h->passes);
+	assert_int_equal(r->n_passing, 1);
+	td_overlap_result_free(r);
+
+	/* the other way round (A indexed) finds the same pair */
+	r = run("b.txt", "a.txt", NULL);
+	assert_int_equal(r->indexed_b, 0);
+	assert_int_equal(r->n_hits, 2);
+	assert_int_equal(hit_at(r, 2)->a_exact, 2);
+	assert_int_equal(hit_at(r, 5)->a_exact, 2);
+	td_overlap_result_free(r);
+}
+
+static void test_the_same_id_on_both_sides_is_a_match(void **state)
+{
+	td_overlap_result *r;
+	td_overlap_opts o = {.field = "text"};
+	const td_overlap_hit *h;
+
+	(void)state;
+	puts_file("a.jsonl", "{\"id\": \"q-1\", \"text\": \"what is two plus two\"}\n"
+			     "{\"text\": \"no id here at all\", \"id\": null}\n"
+			     "{\"meta\": {\"x\": [1, 2, {\"y\": \"}\"}]}, \"id\": 77, \"text\": \"a b\"}\n");
+	puts_file("b.jsonl", "{\"id\": \"q-9\", \"text\": \"completely different words\"}\n"
+			     "\n"
+			     "{\"text\": \"other words \\u00e9 \\ud83d\\ude00\", \"id\": 77}\n");
+	r = run("a.jsonl", "b.jsonl", &o);
+	assert_int_equal(r->b.records, 2);
+	assert_int_equal(r->n_hits, 1);
+	h = hit_at(r, 3);
+	assert_non_null(h);
+	assert_int_equal(h->detectors, TD_OVERLAP_ID);
+	assert_int_equal(h->a_id, 3);
+	assert_true(h->passes);
+	td_overlap_result_free(r);
+
+	/* --id names another field: then nothing matches */
+	o.id_field = "meta";
+	r = run("a.jsonl", "b.jsonl", &o);
+	assert_int_equal(r->n_hits, 0);
+	td_overlap_result_free(r);
+}
+
+static void test_a_shared_13_gram_is_measured_by_share_and_longest_run(void **state)
+{
+	char a[4][2048] = {{0}}, b[2][2048] = {{0}}, text[16384], copied[1024] = "";
+	td_overlap_result *r;
+	const td_overlap_hit *h;
+	const char *p;
+
+	(void)state;
+	lcg = 7;
+	for (int i = 0; i < 4; i++)
+		words(NULL, a[i], sizeof a[i], 40, "a");
+	/* words 6..20 of A's line 3 (15 words) inside 20 + 10 words of B's own */
+	p = a[2] + word_offset(a[2], 5);
+	memcpy(copied, p, word_offset(p, 15) - 1);
+	words(NULL, b[0], sizeof b[0], 40, "b");
+	words(NULL, b[1], sizeof b[1], 20, "b");
+	snprintf(b[1] + strlen(b[1]), sizeof b[1] - strlen(b[1]), " %s", copied);
+	words(NULL, b[1], sizeof b[1], 10, "b");
+	snprintf(text, sizeof text, "%s\n%s\n%s\n%s\n", a[0], a[1], a[2], a[3]);
+	puts_file("a.txt", text);
+	snprintf(text, sizeof text, "%s\n%s\n", b[0], b[1]);
+	puts_file("b.txt", text);
+
+	r = run("a.txt", "b.txt", NULL);
+	assert_int_equal(r->n_hits, 1);
+	h = hit_at(r, 2);
+	assert_non_null(h);
+	assert_int_equal(h->detectors, TD_OVERLAP_NGRAM);
+	assert_int_equal(h->n_grams, 45 - 13 + 1);
+	assert_int_equal(h->n_matched, 15 - 13 + 1);
+	assert_int_equal(h->run, 15);
+	assert_int_equal(h->a_ngram, 3);
+	assert_true(h->share > 3.0 / 33 - 1e-12 && h->share < 3.0 / 33 + 1e-12);
+	assert_false(h->passes);
+	assert_int_equal(r->n_passing, 0);
+	td_overlap_result_free(r);
+
+	/* A indexed (A now the smaller file): the same figures */
+	r = run("b.txt", "a.txt", NULL);
+	h = hit_at(r, 3);
+	assert_non_null(h);
+	assert_int_equal(h->n_matched, 3);
+	assert_int_equal(h->n_grams, 28);
+	assert_int_equal(h->run, 15);
+	assert_int_equal(h->a_ngram, 2);
+	td_overlap_result_free(r);
+
+	/* with 5-grams the 15 shared words are 11 matched positions */
+	td_overlap_opts o = {.ngram = 5};
+	r = run("a.txt", "b.txt", &o);
+	h = hit_at(r, 2);
+	assert_non_null(h);
+	assert_int_equal(h->n_matched, 11);
+	assert_int_equal(h->run, 15);
+	td_overlap_result_free(r);
+}
+
+/* A: 150 records sharing a 20-word header; B: 400 records, line 9 holding the header. */
+static void write_boilerplate_sides(void)
+{
+	char header[1024] = "";
+	FILE *a = fopen("a.txt", "w"), *b = fopen("b.txt", "w");
+
+	assert_non_null(a);
+	assert_non_null(b);
+	lcg = 11;
+	words(NULL, header, sizeof header, 20, "h");
+	for (int i = 0; i < 150; i++) {
+		fprintf(a, "%s ", header);
+		words(a, NULL, 0, 20, "a");
+		fputc('\n', a);
+	}
+	for (int i = 1; i <= 400; i++) {
+		words(b, NULL, 0, 30, "b");
+		if (i == 9)
+			fprintf(b, " %s", header);
+		fputc('\n', b);
+	}
+	assert_int_equal(fclose(a), 0);
+	assert_int_equal(fclose(b), 0);
+}
+
+static void test_ngrams_in_many_indexed_records_are_boilerplate_not_overlap(void **state)
+{
+	td_overlap_result *r;
+	td_overlap_opts o = {.boilerplate = 1000};
+	const char *args[] = {"overlap", "../a.txt", "../b.txt", NULL};
+
+	(void)state;
+	write_boilerplate_sides();
+	r = run("a.txt", "b.txt", NULL);
+	assert_int_equal(r->indexed_b, 0);
+	assert_int_equal(r->boilerplate_ngrams, 20 - 13 + 1);
+	assert_int_equal(r->n_hits, 0);
+	td_overlap_result_free(r);
+	assert_int_equal(tdaudit("bp.log", args), 0);
+	if (!strstr(fx_slurp("bp.log"), "boilerplate: 8 distinct 13-grams"))
+		fail_msg("no boilerplate count:\n%s", fx_slurp("bp.log"));
+
+	/* the control: with a higher limit the header is overlap */
+	r = run("a.txt", "b.txt", &o);
+	assert_int_equal(r->boilerplate_ngrams, 0);
+	assert_int_equal(r->n_hits, 1);
+	assert_int_equal(r->hits[0].b_line, 9);
+	assert_int_equal(r->hits[0].n_matched, 8);
+	assert_int_equal(r->hits[0].run, 20);
+	td_overlap_result_free(r);
+}
+
+static void test_a_prefix_and_a_sub_range_are_named_as_such(void **state)
+{
+	FILE *a = fopen("a.txt", "w"), *pre = fopen("pre.txt", "w"), *sub = fopen("sub.txt", "w");
+	td_overlap_result *r;
+	char rel[256];
+	const char *args[] = {"overlap", "../a.txt", "../pre.txt", NULL};
+
+	(void)state;
+	lcg = 3;
+	for (int i = 1; i <= 600; i++) {
+		char line[1024] = "";
+
+		words(NULL, line, sizeof line, 12, "x");
+		fprintf(a, "%s\n", line);
+		if (i <= 500)
+			fprintf(pre, "%s\n", line);
+		if (i >= 41 && i <= 90)
+			fprintf(sub, "%s\n", line);
+	}
+	assert_int_equal(fclose(a), 0);
+	assert_int_equal(fclose(pre), 0);
+	assert_int_equal(fclose(sub), 0);
+
+	r = run("a.txt", "pre.txt", NULL);
+	assert_int_equal(r->relation, TD_OVERLAP_REL_PREFIX);
+	assert_int_equal(r->relation_b_in_a, 1);
+	assert_int_equal(r->rel_first, 1);
+	assert_int_equal(r->rel_last, 500);
+	assert_string_equal(td_overlap_relation_text(rel, sizeof rel, r),
+			    "B is lines 1..500 of A: a prefix");
+	assert_int_equal(r->n_hits, 500);
+	td_overlap_result_free(r);
+
+	r = run("a.txt", "sub.txt", NULL);
+	assert_int_equal(r->relation, TD_OVERLAP_REL_SUBRANGE);
+	assert_string_equal(td_overlap_relation_text(rel, sizeof rel, r),
+			    "B is lines 41..90 of A: a sub-range");
+	td_overlap_result_free(r);
+
+	r = run("sub.txt", "a.txt", NULL); /* the training side inside the evaluation side */
+	assert_string_equal(td_overlap_relation_text(rel, sizeof rel, r),
+			    "A is lines 41..90 of B: a sub-range");
+	td_overlap_result_free(r);
+
+	r = run("a.txt", "a.txt", NULL);
+	assert_int_equal(r->relation, TD_OVERLAP_REL_SAME);
+	td_overlap_result_free(r);
+
+	assert_int_equal(tdaudit("rel.log", args), 1);
+	if (!strstr(fx_slurp("rel.log"), "relation: B is lines 1..500 of A: a prefix\n"))
+		fail_msg("no prefix line:\n%.2000s", fx_slurp("rel.log"));
+}
+
+static void test_disjoint_sides_report_nothing_and_exit_0(void **state)
+{
+	FILE *a = fopen("a.txt", "w"), *b = fopen("b.txt", "w");
+	td_overlap_result *r;
+	const char *args[] = {"overlap", "../a.txt", "../b.txt", "--json", "../d.json", NULL};
+
+	(void)state;
+	lcg = 5;
+	for (int i = 0; i < 300; i++) {
+		words(a, NULL, 0, 30, "a");
+		fputc('\n', a);
+		words(b, NULL, 0, 30, "b");
+		fputc('\n', b);
+	}
+	assert_int_equal(fclose(a), 0);
+	assert_int_equal(fclose(b), 0);
+	r = run("a.txt", "b.txt", NULL);
+	assert_int_equal(r->n_hits, 0);
+	assert_int_equal(r->relation, TD_OVERLAP_REL_NONE);
+	td_overlap_result_free(r);
+	assert_int_equal(tdaudit("d.log", args), 0);
+	if (!strstr(fx_slurp("d.log"), "total: 0 of 300 records of B overlap A; 0 pass"))
+		fail_msg("no total:\n%s", fx_slurp("d.log"));
+	if (!strstr(fx_slurp("d.json"), "\"schema\":\"tdaudit.overlap/1\"") ||
+	    !strstr(fx_slurp("d.json"), "\"hits\":[]"))
+		fail_msg("not the JSON report:\n%s", fx_slurp("d.json"));
+}
+
+/*
+ * big.txt: 40000 lines of 12 words (about 3.5 MB); small.txt: 200 lines,
+ * where line 77 is big's line 23456 in capitals with doubled spaces, line
+ * 150 holds 15 words of big's line 31000 among 15 of its own (a share of 3/18), and line 10 is big's lines 100
+ * and 35000 (the same text twice in big).
+ */
+static void write_big_corpus(void)
+{
+	FILE *big = fopen("big.txt", "w"), *small = fopen("small.txt", "w");
+	static char keep[40001][256];
+
+	assert_non_null(big);
+	assert_non_null(small);
+	lcg = 99;
+	for (int i = 1; i <= 40000; i++) {
+		keep[i][0] = '\0';
+		words(NULL, keep[i], sizeof keep[i], i == 31000 ? 25 : 12, "t");
+		if (i == 35000)
+			memcpy(keep[i], keep[100], sizeof keep[i]);
+		fprintf(big, "%s\n", keep[i]);
+	}
+	for (int i = 1; i <= 200; i++) {
+		if (i == 77) {
+			for (const char *p = keep[23456]; *p; p++)
+				fprintf(small, *p == ' ' ? "  " : "%c", *p == 't' ? 'T' : *p);
+		} else if (i == 150) {
+			words(small, NULL, 0, 5, "s");
+			fprintf(small, " %.*s ", (int)word_offset(keep[31000], 15) - 1, keep[31000]);
+			words(small, NULL, 0, 10, "s");
+		} else if (i == 10) {
+			fputs(keep[100], small);
+		} else {
+			words(small, NULL, 0, 12, "s");
+		}
+		fputc('\n', small);
+	}
+	assert_int_equal(fclose(big), 0);
+	assert_int_equal(fclose(small), 0);
+}
+
+static void test_a_record_planted_in_a_large_corpus_is_found_and_its_line_named(void **state)
+{
+	const char *args[] = {"overlap", "../big.txt", "../small.txt", "-j", "2", NULL};
+	const char *out;
+
+	(void)state;
+	write_big_corpus();
+	assert_int_equal(tdaudit("big.log", args), 1);
+	out = fx_slurp("big.log");
+	if (!strstr(out, "\nB:77\tA:23456\texact\tshare 1.000") ||
+	    !strstr(out, "\nB:10\tA:100\texact") || !strstr(out, "\nB:150\tA:31000\tngram\t"))
+		fail_msg("the planted records are not named:\n%s", out);
+	if (!strstr(out, "total: 3 of 200 records of B overlap A; 2 pass the threshold"))
+		fail_msg("not three overlaps:\n%s", out);
+}
+
+static void test_the_j_setting_never_changes_the_output(void **state)
+{
+	const char *j1[] = {"overlap", "../big.txt", "../small.txt", "-j", "1", "--json", "../1.json", NULL};
+	const char *j4[] = {"overlap", "../big.txt", "../small.txt", "-j", "4", "--json", "../4.json", NULL};
+	const char *r1[] = {"overlap", "../small.txt", "../big.txt", "-j", "1", "--json", "../r1.json", NULL};
+	const char *r4[] = {"overlap", "../small.txt", "../big.txt", "-j", "4", "--json", "../r4.json", NULL};
+	char *x;
+
+	(void)state;
+	write_big_corpus();
+	assert_int_equal(tdaudit("j1.log", j1), 1);
+	assert_int_equal(tdaudit("j4.log", j4), 1);
+	assert_int_equal(tdaudit("r1.log", r1), 1);
+	assert_int_equal(tdaudit("r4.log", r4), 1);
+	x = strdup(fx_slurp("j1.log"));
+	assert_string_equal(x, fx_slurp("j4.log"));
+	free(x);
+	x = strdup(fx_slurp("1.json"));
+	assert_string_equal(x, fx_slurp("4.json"));
+	free(x);
+	/* big streamed as B in 4 chunks: hits from several chunks, merged in line order */
+	x = strdup(fx_slurp("r1.log"));
+	if (!strstr(x, "\nB:100\tA:10\t") || !strstr(x, "\nB:23456\tA:77\t") ||
+	    !strstr(x, "\nB:35000\tA:10\t"))
+		fail_msg("the reversed run misses a hit:\n%s", x);
+	assert_string_equal(x, fx_slurp("r4.log"));
+	free(x);
+	x = strdup(fx_slurp("r1.json"));
+	assert_string_equal(x, fx_slurp("r4.json"));
+	free(x);
+}
+
+/* Runs overlap on a and b; expects exit 2 and every needle in the message. */
+static void refused(const char *a, const char *b, const char *field, const char *n1,
+		    const char *n2)
+{
+	const char *args[] = {"overlap", a, b, field ? "--field" : NULL, field, NULL};
+	const char *out;
+
+	if (tdaudit("bad.log", args) != 2)
+		fail_msg("overlap %s %s: not exit 2:\n%s", a, b, fx_slurp("bad.log"));
+	out = fx_slurp("bad.log");
+	if (!strstr(out, n1) || (n2 && !strstr(out, n2)))
+		fail_msg("overlap %s %s: the message lacks \"%s\" / \"%s\":\n%s", a, b, n1,
+			 n2 ? n2 : "", out);
+}
+
+static void test_bad_input_is_refused_naming_file_and_line(void **state)
+{
+	(void)state;
+	puts_file("good.txt", "one two three\nfour five six\n");
+	puts_file("empty.txt", "");
+	puts_file("blank.txt", "\n  \n\n");
+	FILE *f = fopen("nul.txt", "w"); /* 60 lines, then a NUL: larger than good.txt, so streamed */
+
+	assert_non_null(f);
+	for (int i = 1; i <= 60; i++)
+		fprintf(f, "fine line %d\n", i);
+	assert_int_equal(fwrite("bin\0ary\n", 1, 8, f), 8);
+	assert_int_equal(fclose(f), 0);
+	put("nul1.txt", "bin\0ary\n", sizeof "bin\0ary\n" - 1);
+	puts_file("utf8.txt", "caf\xc3\xa9 ok\nbad \xc3\x28 here\n");
+	puts_file("over.txt", "overlong \xc0\xaf slash\n");
+	puts_file("good.jsonl", "{\"text\": \"a b c\"}\n");
+	puts_file("broken.jsonl", "{\"text\": \"a\"}\n{\"text\": \"b\"}\n\n{\"text\": \"c\",}\n");
+	puts_file("nofield.jsonl", "{\"text\": \"a\"}\n{\"body\": \"b\"}\n");
+	puts_file("array.jsonl", "[\"text\", \"a\"]\n");
+	puts_file("number.jsonl", "{\"text\": 12}\n");
+
+	refused("../missing.txt", "../good.txt", NULL, "../missing.txt: cannot open", NULL);
+	refused("../good.txt", "../empty.txt", NULL, "../empty.txt: empty", NULL);
+	refused("../blank.txt", "../good.txt", NULL, "../blank.txt: no records", NULL);
+	refused("../good.txt", "../nul1.txt", NULL, "../nul1.txt:1: a NUL byte at column 4", NULL);
+	refused("../nul.txt", "../good.txt", NULL, "../nul.txt:61: a NUL byte at column 4", NULL);
+	refused("../utf8.txt", "../good.txt", NULL, "../utf8.txt:2: invalid UTF-8 at column 5",
+		NULL);
+	refused("../good.txt", "../over.txt", NULL, "../over.txt:1: invalid UTF-8", NULL);
+	refused("../good.jsonl", "../broken.jsonl", "text", "../broken.jsonl:4: not valid JSON",
+		NULL);
+	refused("../nofield.jsonl", "../good.jsonl", "text", "../nofield.jsonl:2: no field \"text\"",
+		NULL);
+	refused("../good.jsonl", "../array.jsonl", "text", "../array.jsonl:1: not a JSON object",
+		NULL);
+	refused("../good.jsonl", "../number.jsonl", "text",
+		"../number.jsonl:1: field \"text\" is not a string", NULL);
+	refused("../good.txt", NULL, NULL, "give two files", NULL);
+}
+
+static const struct CMUnitTest tests[] = {
+    cmocka_unit_test(test_an_exact_duplicate_is_found_whatever_its_case_and_spacing),
+    cmocka_unit_test(test_the_same_id_on_both_sides_is_a_match),
+    cmocka_unit_test(test_a_shared_13_gram_is_measured_by_share_and_longest_run),
+    cmocka_unit_test(test_ngrams_in_many_indexed_records_are_boilerplate_not_overlap),
+    cmocka_unit_test(test_a_prefix_and_a_sub_range_are_named_as_such),
+    cmocka_unit_test(test_disjoint_sides_report_nothing_and_exit_0),
+    cmocka_unit_test(test_a_record_planted_in_a_large_corpus_is_found_and_its_line_named),
+    cmocka_unit_test(test_the_j_setting_never_changes_the_output),
+    cmocka_unit_test(test_bad_input_is_refused_naming_file_and_line),
+};
+TD_TEST_GROUP(overlap, tests);
