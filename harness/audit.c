@@ -69,7 +69,11 @@ int td_audit_list(char ***names, char ***scripts, const td_project *p)
 	for (size_t g = 0; !err && p->audits && p->audits[g]; g++) {
 		glob_t gl;
 
-		snprintf(full, sizeof full, "%s/%s", p->root, p->audits[g]);
+		if (snprintf(full, sizeof full, "%s/%s", p->root, p->audits[g]) >= (int)sizeof full) {
+			err = TD_FAIL(TD_EINVAL, "audits glob '%s' under %s: the path is longer than "
+				      "%zu bytes", p->audits[g], p->root, sizeof full - 1);
+			break;
+		}
 		if (glob(full, 0, NULL, &gl) != 0)
 			continue;
 		for (size_t i = 0; !err && i < gl.gl_pathc; i++) {
