@@ -54,8 +54,8 @@ int td_mixer_rnn_forward(const td_mixer_rnn_ops *ops, td_mixer *m, td_mixer_rnn_
 			 const td_real *x, size_t lines, size_t length)
 {
 	const size_t h = m->o.channels, gh = ops->gates * h;
-	td_mixer_rnn j = {ops,	m,    w,     x,	     y,
-			  NULL, NULL, lines, length, td_mixer_blocks(lines, length)};
+	td_mixer_rnn j = {.ops = ops, .m = m, .w = w, .x = x, .y = y, .lines = lines,
+			  .length = length, .blocks = td_mixer_blocks(lines, length)};
 
 	td_transpose(w->wt, gh, td_mixer_slab_at(m, m->params, T_W), h, gh, h);
 	td_transpose(w->ut, gh, td_mixer_slab_at(m, m->params, T_U), h, gh, h);
@@ -161,8 +161,8 @@ static int backward_blocks(void *arg, size_t k0, size_t k1)
 int td_mixer_rnn_backward(const td_mixer_rnn_ops *ops, td_mixer *m, td_mixer_rnn_ws *w, td_real *dx,
 			  const td_real *dy, size_t lines, size_t length)
 {
-	td_mixer_rnn j = {ops, m,  w,	  NULL,	  NULL,
-			  dy,  dx, lines, length, td_mixer_blocks(lines, length)};
+	td_mixer_rnn j = {.ops = ops, .m = m, .w = w, .dy = dy, .dx = dx, .lines = lines,
+			  .length = length, .blocks = td_mixer_blocks(lines, length)};
 	int err = td_pool_ranges(m->o.threads, j.blocks, backward_blocks, &j);
 
 	if (!err)
