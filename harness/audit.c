@@ -137,20 +137,6 @@ static int fresh_dir(const char *dir)
 	return td_mkdirs(dir);
 }
 
-/* Whether rel is a plain relative path: not absolute, no ".." component. */
-static int rel_ok(const char *rel)
-{
-	if (!rel[0] || rel[0] == '/')
-		return 0;
-	for (const char *p = rel; p; p = strchr(p, '/')) {
-		if (*p == '/')
-			p++;
-		if (strncmp(p, "..", 2) == 0 && (p[2] == '/' || p[2] == '\0'))
-			return 0;
-	}
-	return 1;
-}
-
 /* Appends a line to the result's command log or evidence. */
 static void note(lua_State *L, char ***v, const char *line)
 {
@@ -299,7 +285,7 @@ static int hash_file(char hex[17], const actx *c, const char *rel)
 	size_t len = 0;
 	int err;
 
-	if (!rel_ok(rel))
+	if (!td_lua_rel_ok(rel))
 		return TD_FAIL(TD_EINVAL, "'%s' is not a path inside the audit's scratch directory", rel);
 	snprintf(path, sizeof path, "%s/%s", c->scratch, rel);
 	err = td_file_read(path, &text, &len);
@@ -514,7 +500,7 @@ static const char *scratch_path(lua_State *L, actx *c)
 	luaL_checkstring(L, 1);
 	push_subst(L, c, lua_type(L, 2) == LUA_TTABLE ? 2 : 0, lua_tostring(L, 1));
 	rel = lua_tostring(L, -1);
-	if (!rel_ok(rel))
+	if (!td_lua_rel_ok(rel))
 		luaL_error(L, "'%s' is not a path inside the audit's scratch directory (relative, "
 			      "without '..')", rel);
 	return rel;

@@ -76,8 +76,7 @@ static int join(char *buf, size_t size, const char *a, const char *b)
 	return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-/* Is rel a path we may open under root? No absolute paths, no "..". */
-static int rel_ok(const char *rel)
+int td_lua_rel_ok(const char *rel)
 {
 	if (!rel[0] || rel[0] == '/')
 		return 0;
@@ -99,7 +98,7 @@ int td_lua_read_confined(const char *root, const char *path, char **out, size_t 
 	int err = 0;
 
 	*out = NULL;
-	if (!rel_ok(path))
+	if (!td_lua_rel_ok(path))
 		return TD_FAIL(TD_EINVAL, "'%s' is not a path inside the repository; give it relative "
 					  "to the root, without '..'", path);
 	if (join(full, sizeof full, root, path) != 0)
@@ -151,7 +150,7 @@ static int l_glob(lua_State *L)
 	glob_t g;
 	size_t skip = strlen(h->root) + 1;
 
-	if (!rel_ok(pat))
+	if (!td_lua_rel_ok(pat))
 		return luaL_error(L, "glob '%s' must be relative to the repository root, without '..'",
 				  pat);
 	if (join(full, sizeof full, h->root, pat) != 0)

@@ -54,6 +54,9 @@ int td_lua_run_file(td_lua *L, const char *path);
  */
 const char *td_lua_where(lua_State *L, char *buf, size_t size);
 
+/* Whether rel is a path a script may name: relative, with no ".." component. */
+int td_lua_rel_ok(const char *rel);
+
 /*
  * Reads a whole file under root into a NUL-terminated buffer. Refuses
  * absolute paths, ".." components and symlinks that leave root. Caller frees
