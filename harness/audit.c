@@ -26,6 +26,7 @@
 #include "../base/hash.h"
 #include "../base/strv.h"
 #include "luahost.h"
+#include "overlap.h"
 #include "proc.h"
 
 static const char *const status_names[] = {"pass", "fail", "skip", "error"};
@@ -493,17 +494,23 @@ static int l_run(lua_State *L)
 /* ---- audit.hash, audit.jsonl ---------------------------------------------------------- */
 
 /* The path argument (1) with vars (2) filled in, pushed; checked to stay in the scratch dir. */
-static const char *scratch_path(lua_State *L, actx *c)
+/* The path at stack index arg, its placeholders filled from the table at vars (0: none). */
+static const char *scratch_path_at(lua_State *L, actx *c, int arg, int vars)
 {
 	const char *rel;
 
-	luaL_checkstring(L, 1);
-	push_subst(L, c, lua_type(L, 2) == LUA_TTABLE ? 2 : 0, lua_tostring(L, 1));
+	luaL_checkstring(L, arg);
+	push_subst(L, c, vars, lua_tostring(L, arg));
 	rel = lua_tostring(L, -1);
 	if (!td_lua_rel_ok(rel))
 		luaL_error(L, "'%s' is not a path inside the audit's scratch directory (relative, "
 			      "without '..')", rel);
 	return rel;
+}
+
+static const char *scratch_path(lua_State *L, actx *c)
+{
+	return scratch_path_at(L, c, 1, lua_type(L, 2) == LUA_TTABLE ? 2 : 0);
 }
 
 static int l_hash(lua_State *L)
@@ -705,6 +712,76 @@ static int l_jsonl(lua_State *L)
 	return 1;
 }
 
+/* The detectors of a hit, as words: "id+exact". */
+static const char *detector_names(char *buf, size_t size, unsigned d)
+{
+	snprintf(buf, size, "%s%s%s%s%s", d & TD_OVERLAP_ID ? "id" : "",
+		 d & TD_OVERLAP_ID && d & (TD_OVERLAP_EXACT | TD_OVERLAP_NGRAM) ? "+" : "",
+		 d & TD_OVERLAP_EXACT ? "exact" : "",
+		 d & TD_OVERLAP_EXACT && d & TD_OVERLAP_NGRAM ? "+" : "",
+		 d & TD_OVERLAP_NGRAM ? "ngram" : "");
+	return buf;
+}
+
+/*
+ * audit.overlap(train, eval, vars, opts): tdaudit overlap's engine on two
+ * files of the scratch directory. opts: field (the JSON string field with
+ * the text; nil: text files), id (the id field), ngram, threshold. Returns
+ * { passing, hits, train_records, eval_records, relation, first = { line,
+ * train_line, detectors, share } } (first: the first passing record).
+ */
+static int l_overlap(lua_State *L)
+{
+	actx *c = ctx_of(L);
+	int vars = lua_type(L, 3) == LUA_TTABLE ? 3 : 0;
+	const char *ra = scratch_path_at(L, c, 1, vars), *rb = scratch_path_at(L, c, 2, vars);
+	char pa[PATH_MAX * 2], pb[PATH_MAX * 2], rel[256], line[2 * PATH_MAX + 128], det[32];
+	td_overlap_opts o = {0};
+	td_overlap_result *r;
+
+	if (lua_type(L, 4) == LUA_TTABLE) {
+		o.field = lua_getfield(L, 4, "field") == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+		o.id_field = lua_getfield(L, 4, "id") == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+		o.ngram = lua_getfield(L, 4, "ngram") == LUA_TNUMBER ? (int)lua_tointeger(L, -1) : 0;
+		o.threshold = lua_getfield(L, 4, "threshold") == LUA_TNUMBER ? lua_tonumber(L, -1) : 0;
+	}
+	snprintf(pa, sizeof pa, "%s/%s", c->scratch, ra);
+	snprintf(pb, sizeof pb, "%s/%s", c->scratch, rb);
+	if (td_overlap_run(&r, pa, pb, &o) != 0) {
+		lua_pushnil(L);
+		lua_pushstring(L, td_error_last());
+		td_error_clear();
+		return 2;
+	}
+	lua_newtable(L);
+	lua_pushinteger(L, (lua_Integer)r->n_passing), lua_setfield(L, -2, "passing");
+	lua_pushinteger(L, (lua_Integer)r->n_hits), lua_setfield(L, -2, "hits");
+	lua_pushinteger(L, r->a.records), lua_setfield(L, -2, "train_records");
+	lua_pushinteger(L, r->b.records), lua_setfield(L, -2, "eval_records");
+	lua_pushstring(L, td_overlap_relation_text(rel, sizeof rel, r));
+	lua_setfield(L, -2, "relation");
+	for (size_t i = 0; i < r->n_hits; i++) {
+		const td_overlap_hit *h = &r->hits[i];
+
+		if (!h->passes)
+			continue;
+		lua_newtable(L);
+		lua_pushinteger(L, h->b_line), lua_setfield(L, -2, "line");
+		lua_pushinteger(L, h->a_id ? h->a_id : h->a_exact ? h->a_exact : h->a_ngram);
+		lua_setfield(L, -2, "train_line");
+		lua_pushstring(L, detector_names(det, sizeof det, h->detectors));
+		lua_setfield(L, -2, "detectors");
+		lua_pushnumber(L, h->share), lua_setfield(L, -2, "share");
+		lua_setfield(L, -2, "first");
+		break;
+	}
+	snprintf(line, sizeof line, "overlap %s %s (%s): %zu of %u evaluation records pass; %s", ra,
+		 rb, TD_OVERLAP_NORM, r->n_passing, r->b.records, rel);
+	note(L, &c->res->commands, line);
+	td_overlap_result_free(r);
+	return 1;
+}
+
 /* ---- audit.trainer, audit.result ------------------------------------------------------ */
 
 static void push_strings(lua_State *L, char *const *v)
@@ -810,7 +887,8 @@ static int l_result(lua_State *L)
 static void register_api(lua_State *L, actx *c)
 {
 	static const luaL_Reg fns[] = {{"run", l_run},         {"hash", l_hash},
-				       {"jsonl", l_jsonl},     {"trainer", l_trainer},
+				       {"jsonl", l_jsonl},     {"overlap", l_overlap},
+				       {"trainer", l_trainer},
 				       {"result", l_result},   {NULL, NULL}};
 
 	lua_newtable(L);

@@ -12,6 +12,8 @@
  *                              argv, in the audit's scratch directory
  *   audit.hash(path, vars)     FNV-1a 64 of a file in the scratch directory
  *   audit.jsonl(path, vars)    a JSON-lines file in it, as a list of tables
+ *   audit.overlap(a, b, vars, opts)  tdaudit overlap's engine on two of its
+ *                              files (overlap.h): what passes, and how
  *   audit.result{...}          the audit's result (once)
  *
  * Each audit gets a fresh scratch directory ROOT/.tdaudit/audit/<name>

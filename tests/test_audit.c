@@ -153,6 +153,8 @@ static void test_eval_from_train_fails_the_overlap_audit_alone(void **state)
 {
 	(void)state;
 	check_switch("eval-from-train", "overlap", "evaluation overlaps training");
+	/* the engine names the relation: the evaluation set is where training starts */
+	assert_non_null(strstr(fx_slurp("audit.json"), ": a prefix"));
 }
 
 static void test_an_ignored_key_fails_the_config_audit_naming_it(void **state)
