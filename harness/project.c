@@ -9,6 +9,7 @@
 
 #include <fnmatch.h>
 #include <lauxlib.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,8 +158,8 @@ static double number_field(lua_State *L, const char *name, double dflt)
 		lua_pop(L, 1);
 		return dflt;
 	}
-	if (!lua_isnumber(L, -1) || (v = lua_tonumber(L, -1)) <= 0)
-		fail_at(L, "timeout.%s must be a positive number of seconds", name);
+	if (!lua_isnumber(L, -1) || !isfinite(v = lua_tonumber(L, -1)) || v <= 0)
+		fail_at(L, "timeout.%s must be a finite positive number of seconds", name);
 	lua_pop(L, 1);
 	return v;
 }
