@@ -14,3 +14,13 @@ mutant {
   designed_against = "a setting given twice means one of them is silently ignored",
   why = "accepts a setting given twice (and leaks the first)",
 }
+
+mutant {
+  name = "project-nan-timeout-accepted",
+  file = "harness/project.c",
+  find = "if (!lua_isnumber(L, -1) || !isfinite(v = lua_tonumber(L, -1)) || v <= 0)",
+  replace = "if (!lua_isnumber(L, -1) || (v = lua_tonumber(L, -1)) <= 0)",
+  guards = { "test_a_timeout_that_is_not_a_finite_positive_number_is_refused" },
+  finding = 33,
+  why = "refuses only v <= 0, which NaN never is, so a NaN or infinite timeout turns every limit off",
+}
