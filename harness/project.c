@@ -170,6 +170,8 @@ static int l_timeout(lua_State *L)
 	td_project *p = proj(L);
 
 	luaL_checktype(L, 1, LUA_TTABLE);
+	if (p->timeout_given++)
+		fail_at(L, "%s is given twice; give it once", "timeout");
 	only_fields(L, 1, "timeout", fields);
 	p->timeout_factor = number_field(L, "factor", p->timeout_factor);
 	p->timeout_floor = number_field(L, "floor", p->timeout_floor);

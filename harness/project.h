@@ -77,6 +77,7 @@ typedef struct td_project_s {
 	td_trainer trainer;
 	char *ledger;     /* path relative to root */
 	double timeout_factor, timeout_floor, timeout_build;
+	int timeout_given;   /* a timeout { } was read: a second is refused */
 } td_project;
 
 /*

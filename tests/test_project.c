@@ -50,8 +50,22 @@ static void test_a_timeout_that_is_not_a_finite_positive_number_is_refused(void 
 	}
 }
 
+/*
+ * timeout { } given twice is refused like every other setting: the second
+ * call replaced the fields it named and kept the others, so half of what
+ * the user wrote second was silently the first call's.
+ */
+static void test_a_timeout_given_twice_is_refused(void **state)
+{
+	(void)state;
+	assert_int_not_equal(load_with_timeout("timeout { factor = 3 }\ntimeout { floor = 1 }"), 0);
+	if (!strstr(td_error_last(), "timeout is given twice"))
+		fail_msg("refused for another reason: %s", td_error_last());
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_timeout_that_is_not_a_finite_positive_number_is_refused),
+    cmocka_unit_test(test_a_timeout_given_twice_is_refused),
 };
 
 TD_TEST_GROUP(project, tests);
