@@ -16,6 +16,16 @@ mutant {
 }
 
 mutant {
+  name = "project-second-timeout-merged",
+  file = "harness/project.c",
+  find = "if (p->timeout_given++)",
+  replace = "if (p->timeout_given++ < 0)",
+  guards = { "test_a_timeout_given_twice_is_refused" },
+  finding = 36,
+  why = "lets a second timeout { } replace some fields of the first without a word",
+}
+
+mutant {
   name = "project-nan-timeout-accepted",
   file = "harness/project.c",
   find = "if (!lua_isnumber(L, -1) || !isfinite(v = lua_tonumber(L, -1)) || v <= 0)",
