@@ -200,6 +200,9 @@ int td_report_all(const td_mutants *m, const td_mutation_result *res, const char
 		return 2;
 	if (n_bad)
 		printf("\ntdaudit mutate: FAILED: see above\n");
+	else if (m->n == 0)
+		printf("\ntdaudit mutate: no mutant was selected: nothing was tested, nothing is "
+		       "claimed\n");
 	else if (count[TD_BUILD_FAILED] || count[TD_EQUIVALENT] || count[TD_TIMEOUT])
 		printf("\ntdaudit mutate: every mutant that ran was caught; not kills: %zu "
 		       "build-failed (generated), %zu equivalent, %zu timed out\n",

@@ -441,6 +441,21 @@ static void test_diff_keeps_only_mutants_on_changed_lines(void **state)
 	assert_non_null(strstr(log, "2 of 7 mutants"));
 }
 
+/* --diff that selects no mutant says nothing was tested; it does not claim every mutant caught. */
+static void test_a_diff_that_selects_no_mutant_claims_nothing(void **state)
+{
+	const char *args[] = {"mutate", "--diff", "HEAD", NULL};
+	const char *log;
+
+	(void)state;
+	make_fixture(t_entry);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "0 of 1 mutants"));
+	if (strstr(log, "every mutant") || !strstr(log, "no mutant was selected"))
+		fail_msg("an empty selection reads as a result:\n%s", log);
+}
+
 static void test_rev_mutates_the_committed_revision_not_the_working_tree(void **state)
 {
 	const char *args[] = {"mutate", "--rev", "HEAD", "--only", "calc-killed", NULL};
@@ -524,6 +539,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_fail_text_marks_a_zero_exit_as_a_failure),
 	cmocka_unit_test(test_generated_mutants_run_and_skip_comments_are_counted),
 	cmocka_unit_test(test_diff_keeps_only_mutants_on_changed_lines),
+	cmocka_unit_test(test_a_diff_that_selects_no_mutant_claims_nothing),
 	cmocka_unit_test(test_rev_mutates_the_committed_revision_not_the_working_tree),
 	cmocka_unit_test(test_the_users_tree_index_and_head_are_untouched),
 	cmocka_unit_test(test_a_run_killed_halfway_leaves_the_tree_untouched),
