@@ -94,9 +94,7 @@ int td_testrun_list(char ***names, const td_project *p, int k, const char *tree,
 			      td_proc_describe(&pr, d, sizeof d), log);
 	if (!err)
 		err = td_file_read(log, &out, NULL);
-	char *save = NULL; /* strtok_r: strtok has one cursor for all threads */
-	for (char *l = err ? NULL : strtok_r(out, "\n", &save); l && !err;
-	     l = strtok_r(NULL, "\n", &save)) {
+	for (char *l = err ? NULL : strtok(out, "\n"); l && !err; l = strtok(NULL, "\n")) {
 		l[strcspn(l, "\r")] = '\0';
 		if (l[0])
 			err = td_strv_push(names, l);
