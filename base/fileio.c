@@ -87,7 +87,9 @@ int td_file_write_atomic(const char *path, const void *data, size_t len, unsigne
 			goto fail;
 		done += (size_t)w;
 	}
-	if (fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0 || close(fd) != 0) {
+	if (fchmod(fd, (mode_t)mode) != 0 || fsync(fd) != 0)
+		goto fail; /* fd is still open: fail closes it */
+	if (close(fd) != 0) {
 		fd = -1;
 		goto fail;
 	}

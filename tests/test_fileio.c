@@ -7,19 +7,24 @@
  * A write is made to fail in two places: halfway through its data (a file
  * size limit, RLIMIT_FSIZE, the way a full disk fails; it works as root,
  * where a read-only directory would not stop the write) and at the rename
- * (the target is a directory).
+ * (the target is a directory); and at fchmod, which this test binary
+ * replaces (below) so that it can be made to fail.
  *
  * What these tests guard: tdaudit mutate --list --file base/fileio.c
  */
+#define _GNU_SOURCE /* syscall() */
 #include "tdtest.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "../base/error.h"
 #include "../base/fileio.h"
@@ -160,9 +165,60 @@ static void test_reading_a_missing_file_is_refused_naming_it(void **state)
 		fail_msg("message lacks the reason: %s", td_error_last());
 }
 
+/*
+ * fchmod as libtdbase sees it in this binary: the executable's definition
+ * takes the place of libc's, so a test can make it fail (EIO) without root
+ * losing its rights; otherwise it is the system call.
+ */
+static int fchmod_fails;
+
+int fchmod(int fd, mode_t mode)
+{
+	if (fchmod_fails) {
+		errno = EIO;
+		return -1;
+	}
+	return (int)syscall(SYS_fchmod, fd, mode);
+}
+
+/* The descriptors this process has open. */
+static int open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
+}
+
+/*
+ * A failed fchmod (or fsync) after the data is written must close the
+ * temporary file and remove it: 20 failed writes may not leave a single
+ * descriptor or file behind.
+ */
+static void test_a_failed_fchmod_closes_and_removes_the_temporary_file(void **state)
+{
+	int before, entries;
+
+	(void)state;
+	entries = dir_entries();
+	before = open_fds();
+	fchmod_fails = 1;
+	for (int i = 0; i < 20; i++)
+		assert_int_not_equal(td_file_write_atomic("target", new_text, sizeof new_text - 1, 0644), 0);
+	fchmod_fails = 0;
+	if (open_fds() != before)
+		fail_msg("20 failed writes left %d descriptors open", open_fds() - before);
+	assert_int_equal(dir_entries(), entries);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_failed_write_leaves_the_old_file_whole),
     cmocka_unit_test(test_a_failed_write_leaves_no_temporary_file),
+    cmocka_unit_test(test_a_failed_fchmod_closes_and_removes_the_temporary_file),
     cmocka_unit_test(test_a_written_file_gets_the_mode_asked_for),
     cmocka_unit_test(test_a_write_replaces_the_old_file_whole),
     cmocka_unit_test(test_mkdirs_creates_the_missing_parents),
