@@ -374,7 +374,9 @@ static int source_files(const run_t *r, char ***files)
 	*files = NULL;
 	snprintf(manifest, sizeof manifest, "%s/rev/manifest", r->dir);
 	err = td_file_read(manifest, &text, NULL);
-	for (char *line = err ? NULL : strtok(text, "\n"); line && !err; line = strtok(NULL, "\n"))
+	char *save = NULL; /* strtok_r: strtok has one cursor for all threads */
+	for (char *line = err ? NULL : strtok_r(text, "\n", &save); line && !err;
+	     line = strtok_r(NULL, "\n", &save))
 		err = td_strv_push(files, line);
 	free(text);
 	return err;

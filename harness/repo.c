@@ -682,7 +682,9 @@ static int prune_state(size_t *n, const char *dst, const char *manifest, const s
 
 	if (td_file_read(manifest, &old, NULL) != 0)
 		return 0; /* the first state written here */
-	for (char *line = strtok(old, "\n"); line; line = strtok(NULL, "\n")) {
+	char *save = NULL; /* strtok_r: strtok has one cursor for all threads */
+	for (char *line = strtok_r(old, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		state_ent key = {line, {{0}}, 0};
 
 		if (bsearch(&key, l->v, l->n, sizeof *l->v, cmp_ent))

@@ -127,7 +127,9 @@ static int prune(const char *dst, const char *manifest, char *const *files, size
 
 	if (td_file_read(manifest, &old, NULL) != 0)
 		return 0; /* first sync */
-	for (char *line = strtok(old, "\n"); line; line = strtok(NULL, "\n"))
+	char *save = NULL; /* strtok_r: strtok has one cursor for all threads */
+	for (char *line = strtok_r(old, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save))
 		if (td_strv_find(files, line) < 0 && path_join(path, sizeof path, dst, line) == 0 &&
 		    unlink(path) == 0)
 			(*n)++;

@@ -94,7 +94,9 @@ int td_testrun_list(char ***names, const td_project *p, int k, const char *tree,
 			      td_proc_describe(&pr, d, sizeof d), log);
 	if (!err)
 		err = td_file_read(log, &out, NULL);
-	for (char *l = err ? NULL : strtok(out, "\n"); l && !err; l = strtok(NULL, "\n")) {
+	char *save = NULL; /* strtok_r: strtok has one cursor for all threads */
+	for (char *l = err ? NULL : strtok_r(out, "\n", &save); l && !err;
+	     l = strtok_r(NULL, "\n", &save)) {
 		l[strcspn(l, "\r")] = '\0';
 		if (l[0])
 			err = td_strv_push(names, l);
