@@ -47,6 +47,16 @@ mutant {
 }
 
 mutant {
+  name = "fileio-failed-fchmod-keeps-the-descriptor",
+  file = "base/fileio.c",
+  find = "goto fail; /* fd is still open: fail closes it */",
+  replace = "{ fd = -1; goto fail; }",
+  guards = { "test_a_failed_fchmod_closes_and_removes_the_temporary_file" },
+  finding = 34,
+  why = "marks the descriptor gone when fchmod or fsync fails, so the cleanup never closes it",
+}
+
+mutant {
   name = "fileio-temporary-left-after-a-failure",
   file = "base/fileio.c",
   find = "unlink(tmp);",
