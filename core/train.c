@@ -42,6 +42,7 @@ typedef struct {
 	int masked;		 /* 1: examples carry their own absent cells (emask) */
 	int fmnist;              /* 1: Fashion-MNIST; 0: a synthetic family */
 	td_synth_family family;
+	td_synth_range train_range, eval_range; /* synthetic: checked apart, then read */
 	td_fmnist *train_set, *test_set;
 	size_t n_cells, n_classes;
 	td_lattice *lat;
@@ -133,7 +134,6 @@ static int setup_data(trainer *t)
 			err = td_fmnist_load(&t->test_set, NULL, TD_FMNIST_TEST);
 	} else {
 		const td_synth_info *info;
-		td_synth_range tr, ev;
 
 		err = td_synth_family_named(&t->family, t->dataset + strlen("synth-"));
 		info = err ? NULL : td_synth_info_of(t->family);
@@ -141,11 +141,15 @@ static int setup_data(trainer *t)
 			shape[0] = info->shape[0], shape[1] = info->shape[1];
 			t->n_classes = (size_t)info->n_classes;
 			s.time_axis = info->time_axis;
-			err = td_synth_ranges(&tr, &ev, (uint64_t)(t->steps * t->batch),
+			err = td_synth_ranges(&t->train_range, &t->eval_range,
+					      (uint64_t)(t->steps * t->batch),
 					      (uint64_t)(t->eval_batches * t->batch));
 		}
-		if (!err) /* training and evaluation must not share an example, by id or content */
-			err = td_synth_check_split(t->family, (uint64_t)t->seed, tr, ev);
+		/* training and evaluation must not share an example, by id or content;
+		 * fetch reads these very ranges, so the check covers what is read */
+		if (!err)
+			err = td_synth_check_split(t->family, (uint64_t)t->seed, t->train_range,
+						   t->eval_range);
 	}
 	if (err)
 		return err;
@@ -171,7 +175,7 @@ static int fetch(trainer *t, int eval, uint64_t i, td_real *x, uint8_t *mask, in
 				 : td_fmnist_image(ds, k, x);
 	}
 	err = td_synth_example_new(&ex, t->family, (uint64_t)t->seed,
-				   eval ? TD_SYNTH_EVAL_FIRST + i : i);
+				   (eval ? t->eval_range.first : t->train_range.first) + i);
 	if (err)
 		return err;
 	memcpy(x, ex->x, t->n_cells * sizeof *x);
