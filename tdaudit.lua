@@ -49,6 +49,11 @@ trainer {
                  names = "loss accuracy examples" },
   final_eval = { kind = "eval", final = true },
   counters   = { field = "counters" },
+  -- a NaN input every 12th step: the firewall skips the step and counts it,
+  -- and the NaN loss is written to the JSON log as null, counted too
+  provoke    = { inject_nonfinite_every = 12 },
+  -- every example the run read, {"id":...,"hash":...} (docs/tdtrain.md)
+  manifests  = { train = "{dir}/train.jsonl", eval = "{dir}/eval.jsonl", field = "hash" },
   -- every key of core/config.c's key_table, each with another valid value
   keys = {
     seed = 8, steps = 20, batch = 8, lr = 0.02, weight_decay = 0.1, adam_beta1 = 0.8,
@@ -56,6 +61,7 @@ trainer {
     plan = "paired", bidirectional = false, mixer = "gru", ffn = 8, head = "shared",
     composition = "flatten", dataset = "synth-time", absent_fraction = 0.1,
     eval_every = 4, eval_batches = 3, log_every = 4, threads = 2, checkpoint_every = 5,
+    inject_nonfinite_every = 5,
   },
   -- docs/tdtrain.md: these change no weight ("weights: no"); eval_batches
   -- changes what an evaluation scores, so it must change the run instead

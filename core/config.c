@@ -71,6 +71,9 @@ static const td_config_key key_table[] = {
      "worker threads; must not change any result bit"},
     {"checkpoint_every", TD_CFG_INT, "0", 0, BIG, 0, 0, NULL, 0,
      "steps between checkpoints; 0: one checkpoint at the end"},
+    {"inject_nonfinite_every", TD_CFG_INT, "0", 0, BIG, 0, 0, NULL, 1,
+     "fault injection: every Nth step reads a NaN input cell, which the firewall skips "
+     "(counted); 0: off"},
 };
 
 #define N_KEYS (sizeof key_table / sizeof key_table[0])

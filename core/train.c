@@ -34,6 +34,7 @@
 typedef struct {
 	const td_config *cfg;
 	int64_t seed, steps, batch, warmup, eval_every, eval_batches, log_every, threads, ckpt_every;
+	int64_t inject;		 /* inject_nonfinite_every: 0 off */
 	int64_t width, layers, ffn;
 	double lr, wd, b1, b2, eps, clip;
 	const char *plan, *mixer, *composition, *dataset, *head;
@@ -56,6 +57,10 @@ typedef struct {
 	td_real *y;   /* [batch][cell][class] outputs */
 	td_real *dy;  /* [batch][cell][class] */
 	int *labels;  /* [batch] */
+	/* The manifests: one JSON line per example read, {"id":...,"hash":...}:
+	 * every training example, and the first evaluation's examples. */
+	td_json_buf train_manifest, eval_manifest;
+	int evaluated;	/* 1 once an evaluation has run: eval_manifest is complete */
 } trainer;
 
 /* ---- config ------------------------------------------------------------- */
@@ -63,10 +68,11 @@ typedef struct {
 static int read_ints(trainer *t)
 {
 	const char *keys[] = {"seed", "steps", "batch", "warmup", "eval_every", "eval_batches",
-			      "log_every", "threads", "checkpoint_every", "width", "layers", "ffn"};
+			      "log_every", "threads", "checkpoint_every", "width", "layers", "ffn",
+			      "inject_nonfinite_every"};
 	int64_t *dst[] = {&t->seed, &t->steps, &t->batch, &t->warmup, &t->eval_every,
 			  &t->eval_batches, &t->log_every, &t->threads, &t->ckpt_every, &t->width,
-			  &t->layers, &t->ffn};
+			  &t->layers, &t->ffn, &t->inject};
 	int err = 0;
 
 	for (size_t i = 0; !err && i < sizeof keys / sizeof keys[0]; i++)
@@ -158,10 +164,38 @@ static int setup_data(trainer *t)
 	return td_lattice_new(&t->lat, &s);
 }
 
+/*
+ * Appends {"id":"<id>","hash":"<hex>"} to the training manifest, or to the
+ * evaluation one during the first evaluation. The hash is FNV-1a 64 of what
+ * the model sees (inputs, absent cells, label), so two ids with the same
+ * content have the same hash.
+ */
+static void manifest_add(trainer *t, int eval, const char *id, const td_real *x,
+			 const uint8_t *mask, int label)
+{
+	td_json_buf *b = eval ? &t->eval_manifest : &t->train_manifest;
+	uint64_t h = td_fnv1a64(TD_FNV1A64_OFFSET, x, t->n_cells * sizeof *x);
+	char hex[17];
+
+	if (eval && t->evaluated)
+		return;
+	if (t->masked)
+		h = td_fnv1a64(h, mask, t->n_cells);
+	h = td_fnv1a64(h, &label, sizeof label);
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+	td_json_put_raw(b, "{\"id\":");
+	td_json_put_string(b, id);
+	td_json_put_raw(b, ",\"hash\":\"");
+	td_json_put_raw(b, hex);
+	td_json_put_raw(b, "\"}\n");
+}
+
 /* Example i of the training order (or of the evaluation range) into x and mask. */
 static int fetch(trainer *t, int eval, uint64_t i, td_real *x, uint8_t *mask, int *label)
 {
 	td_synth_example *ex;
+	uint64_t index;
+	char id[96];
 	int err;
 
 	if (t->fmnist) {
@@ -171,11 +205,15 @@ static int fetch(trainer *t, int eval, uint64_t i, td_real *x, uint8_t *mask, in
 					   (double)td_fmnist_count(ds));
 
 		*label = td_fmnist_label(ds, k);
-		return t->masked ? td_fmnist_image_absent(x, mask, ds, k, (uint64_t)t->seed, t->absent)
-				 : td_fmnist_image(ds, k, x);
+		err = t->masked ? td_fmnist_image_absent(x, mask, ds, k, (uint64_t)t->seed, t->absent)
+				: td_fmnist_image(ds, k, x);
+		snprintf(id, sizeof id, "fashion-mnist/%s/%zu", eval ? "test" : "train", k);
+		if (!err)
+			manifest_add(t, eval, id, x, mask, *label);
+		return err;
 	}
-	err = td_synth_example_new(&ex, t->family, (uint64_t)t->seed,
-				   (eval ? t->eval_range.first : t->train_range.first) + i);
+	index = (eval ? t->eval_range.first : t->train_range.first) + i;
+	err = td_synth_example_new(&ex, t->family, (uint64_t)t->seed, index);
 	if (err)
 		return err;
 	memcpy(x, ex->x, t->n_cells * sizeof *x);
@@ -183,6 +221,9 @@ static int fetch(trainer *t, int eval, uint64_t i, td_real *x, uint8_t *mask, in
 		memcpy(mask, ex->mask, t->n_cells);
 	*label = ex->target;
 	td_synth_example_free(ex);
+	snprintf(id, sizeof id, "%s/%lld/%llu", t->dataset, (long long)t->seed,
+		 (unsigned long long)index);
+	manifest_add(t, eval, id, x, mask, *label);
 	return 0;
 }
 
@@ -349,6 +390,7 @@ static int evaluate(trainer *t, td_train_eval_result *r)
 		r->examples += (int64_t)n; /* counted from what was read */
 		i += n;
 	}
+	t->evaluated = 1;
 	r->loss = r->examples ? sum / (double)r->examples : NAN;
 	r->accuracy = r->examples ? (double)correct / (double)r->examples : NAN;
 	return err;
@@ -491,12 +533,35 @@ static int progress(trainer *t, td_jsonl *log, int64_t step, double loss, double
 	return td_jsonl_step(log, step, loss, st->lr, st->grad_norm, t->ctr);
 }
 
+/*
+ * inject_nonfinite_every = N: every Nth step's first example gets a NaN in
+ * its first present cell, as a corrupt input would: the loss and the
+ * gradient turn non-finite and the firewall skips the step. Counted, with
+ * the step, so an injected skip is never mistaken for a real one.
+ */
+static int inject(trainer *t, int64_t step)
+{
+	if (t->inject <= 0 || (step + 1) % t->inject)
+		return 0;
+	for (size_t i = 0; i < t->n_cells; i++)
+		if (t->lmask[i] && (!t->masked || t->emask[i])) {
+			t->x[i] = (td_real)NAN;
+			return td_counter_addf(t->ctr, "nonfinite_injected",
+					       "inject_nonfinite_every = %lld: step %lld's first "
+					       "example, cell %zu",
+					       (long long)t->inject, (long long)step + 1, i);
+		}
+	return 0;
+}
+
 /* One optimizer step (step is 0-based). */
 static int step_once(trainer *t, td_firewall *fw, int64_t step, double *loss)
 {
 	int correct = 0, applied;
 	int err = load_batch(t, 0, (uint64_t)(step * t->batch), (size_t)t->batch);
 
+	if (!err)
+		err = inject(t, step);
 	if (!err)
 		err = run_batch(t, (size_t)t->batch, 1, loss, &correct);
 	if (err)
@@ -546,10 +611,32 @@ static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first
 	return err;
 }
 
+/*
+ * DIR/train.jsonl and DIR/eval.jsonl, atomically: what this process read
+ * (after a resume, the resumed steps only; tdaudit overlap compares them).
+ */
+static int write_manifests(trainer *t, const char *dir)
+{
+	const td_json_buf *b[] = {&t->train_manifest, &t->eval_manifest};
+	const char *name[] = {"train.jsonl", "eval.jsonl"};
+	char path[4096];
+	int err = 0;
+
+	for (int k = 0; !err && k < 2; k++) {
+		if (b[k]->err)
+			return TD_FAIL(TD_ENOMEM, "out of memory for the manifest %s", name[k]);
+		snprintf(path, sizeof path, "%s/%s", dir, name[k]);
+		err = td_file_write_atomic(path, b[k]->s ? b[k]->s : "", b[k]->len, 0644);
+	}
+	return err;
+}
+
 static void trainer_free(trainer *t)
 {
 	free(t->x), free(t->y), free(t->dy), free(t->labels), free(t->emask);
 	free(t->lmask), free(t->present);
+	td_json_buf_free(&t->train_manifest);
+	td_json_buf_free(&t->eval_manifest);
 	td_counters_free(t->ctr);
 	td_adamw_free(t->opt);
 	td_model_free(t->model);
@@ -598,6 +685,8 @@ int td_train(const td_config *cfg, const td_train_opts *o)
 		err = td_jsonl_open(&log, path, t.ctr);
 	if (!err)
 		err = loop(&t, o, log, first);
+	if (!err)
+		err = write_manifests(&t, o->out_dir);
 	td_jsonl_free(log);
 	trainer_free(&t);
 	return err;

@@ -186,7 +186,8 @@ static const struct {
 	const char *name;
 	enum td_tfield_kind kind;
 	const char *const *sub; /* TD_TF_MAP: the only keys allowed (NULL: any) */
-	int need;               /* how many of sub must be given: 0 any, -1 all, 1 exactly one */
+	int need;               /* which of sub must be given: 0 any, -1 all, 1 exactly one,
+				 * N > 1 the first N (the rest are optional) */
 } tfields[] = {
 	{"config", TD_TF_STRING, NULL, 0},
 	{"steps", TD_TF_NUMBER, NULL, 0},
@@ -209,7 +210,7 @@ static const struct {
 	{"final_eval", TD_TF_MAP, NULL, 0},
 	{"counters", TD_TF_MAP, (const char *const[]){"field", NULL}, -1},
 	{"provoke", TD_TF_MAP, NULL, 0},
-	{"manifests", TD_TF_MAP, (const char *const[]){"train", "eval", NULL}, -1},
+	{"manifests", TD_TF_MAP, (const char *const[]){"train", "eval", "field", NULL}, 2},
 };
 #define N_TFIELDS (sizeof tfields / sizeof tfields[0])
 _Static_assert(N_TFIELDS <= TD_TRAINER_FIELDS, "td_trainer has room for every field");
@@ -278,6 +279,11 @@ static void read_map(lua_State *L, td_tfield *f, const char *const *sub, int nee
 		fail_at(L, "%s needs every one of its fields (docs/audit.md)", what);
 	if (need == 1 && n_given != 1)
 		fail_at(L, "%s needs exactly one of its fields (docs/audit.md)", what);
+	for (int i = 0; need > 1 && i < need; i++)
+		if (td_strv_find(f->keys, sub[i]) < 0) {
+			snprintf(what, sizeof what, "trainer.%s.%s", f->name, sub[i]);
+			fail_at(L, "%s must be given (docs/audit.md)", what);
+		}
 }
 
 /* Reads trainer field i from the block's table (at index 1) if given. */

@@ -21,6 +21,8 @@
 #include <math.h>
 
 #include "../core/config.h"
+#include "../base/hash.h"
+#include "../core/synth.h"
 #include "../base/fileio.h"
 #include "../core/train.h"
 #include "fixture.h"
@@ -471,6 +473,73 @@ static void test_every_config_key_changes_the_run_or_is_refused(void **state)
 	assert_int_equal(silent, 0);
 }
 
+/* Lines of path (each ends in a newline). */
+static int count_lines(const char *path)
+{
+	int n = 0;
+
+	for (const char *p = fx_slurp(path); *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+/*
+ * A run writes the manifests of what it read: one line per training
+ * example (steps x batch) and one per example of the evaluation set
+ * (eval_batches x batch), each {"id":"<dataset>/<seed>/<index>","hash":H}
+ * where H is FNV-1a 64 of the inputs then the label, as docs/tdtrain.md
+ * says; the evaluation's ids start at the evaluation range.
+ */
+static void test_the_manifests_list_every_example_the_run_read(void **state)
+{
+	const char *run[] = {"train", TINY, "--out", "r", NULL};
+	td_synth_example *ex = NULL;
+	char want[160];
+	uint64_t h;
+	int label;
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(run), 0);
+	assert_int_equal(count_lines("r/train.jsonl"), 40 * 8);
+	assert_int_equal(count_lines("r/eval.jsonl"), 10 * 8);
+	assert_int_equal(td_synth_example_new(&ex, TD_SYNTH_ROW, 1, 0), 0);
+	label = ex->target;
+	h = td_fnv1a64(TD_FNV1A64_OFFSET, ex->x, ex->n_cells * sizeof *ex->x);
+	h = td_fnv1a64(h, &label, sizeof label);
+	td_synth_example_free(ex);
+	snprintf(want, sizeof want, "{\"id\":\"synth-row/1/0\",\"hash\":\"%016llx\"}\n",
+		 (unsigned long long)h);
+	assert_memory_equal(fx_slurp("r/train.jsonl"), want, strlen(want));
+	snprintf(want, sizeof want, "{\"id\":\"synth-row/1/%llu\",",
+		 (unsigned long long)TD_SYNTH_EVAL_FIRST);
+	assert_memory_equal(fx_slurp("r/eval.jsonl"), want, strlen(want));
+}
+
+/*
+ * inject_nonfinite_every = 10 puts a NaN in steps 10, 20, 30 and 40: each
+ * is skipped by the firewall and both counters say why; the weights differ
+ * from the run without it, since four steps were not applied.
+ */
+static void test_injected_nonfinite_inputs_are_skipped_and_counted(void **state)
+{
+	const char *base[] = {"train", TINY, "--out", "base", NULL};
+	const char *run[] = {"train", TINY, "--set", "inject_nonfinite_every=10", "--out", "r", NULL};
+	char base_hash[17];
+	const char *log;
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(base), 0);
+	snprintf(base_hash, sizeof base_hash, "%s", weights("base"));
+	assert_int_equal(tdtrain(run), 0);
+	assert_string_not_equal(weights("r"), base_hash);
+	log = fx_slurp("r/log.jsonl");
+	assert_non_null(strstr(log, "\"nan_step_skipped\":{\"count\":4,"));
+	assert_non_null(strstr(log, "\"nonfinite_injected\":{\"count\":4,\"why\":["
+				    "\"inject_nonfinite_every = 10: step 10's first example, cell 0\""));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_different_seeds_give_different_initial_weights),
 	cmocka_unit_test(test_one_seed_gives_one_run_whatever_the_thread_count),
@@ -487,5 +556,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number),
 	cmocka_unit_test(test_every_config_key_changes_the_run_or_is_refused),
 	cmocka_unit_test(test_every_built_mixer_and_family_trains),
+	cmocka_unit_test(test_the_manifests_list_every_example_the_run_read),
+	cmocka_unit_test(test_injected_nonfinite_inputs_are_skipped_and_counted),
 };
 TD_TEST_GROUP(train, tests);
