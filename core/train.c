@@ -61,6 +61,7 @@ typedef struct {
 	 * every training example, and the first evaluation's examples. */
 	td_json_buf train_manifest, eval_manifest;
 	int evaluated;	/* 1 once an evaluation has run: eval_manifest is complete */
+	td_json_buf shown; /* the counters as the last text line printed them */
 } trainer;
 
 /* ---- config ------------------------------------------------------------- */
@@ -521,16 +522,34 @@ static int progress(trainer *t, td_jsonl *log, int64_t step, double loss, double
 {
 	const td_adamw_stats *st = td_adamw_last(t->opt);
 	double per = busy / (double)(step - first);
-	td_json_buf line = TD_JSON_BUF_INIT;
+	/* the JSON line first: writing it can count (a non-finite loss), and
+	 * the text line must then carry that reason too */
+	int err = td_jsonl_step(log, step, loss, st->lr, st->grad_norm, t->ctr);
 
 	if (!quiet) {
-		td_counters_line(&line, t->ctr);
+		td_json_buf_clear(&t->shown);
+		td_counters_line(&t->shown, t->ctr);
 		printf("step %lld/%lld  loss %.4f  %.0f ex/s  eta %.0fs%s%s\n", (long long)step,
 		       (long long)t->steps, loss, (double)t->batch / per,
-		       per * (double)(t->steps - step), line.len ? "  " : "", line.len ? line.s : "");
-		td_json_buf_free(&line);
+		       per * (double)(t->steps - step), t->shown.len ? "  " : "",
+		       t->shown.len ? t->shown.s : "");
 	}
-	return td_jsonl_step(log, step, loss, st->lr, st->grad_norm, t->ctr);
+	return err;
+}
+
+/*
+ * The counters once more at the end of the run when they changed after the
+ * last progress line (an evaluation, the last lines): every reason the
+ * JSON log holds reaches the text output too.
+ */
+static void counters_tail(trainer *t, int quiet)
+{
+	td_json_buf line = TD_JSON_BUF_INIT;
+
+	td_counters_line(&line, t->ctr);
+	if (!quiet && line.len && (!t->shown.s || strcmp(line.s, t->shown.s)))
+		printf("counters  %s\n", line.s);
+	td_json_buf_free(&line);
 }
 
 /*
@@ -608,6 +627,8 @@ static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first
 		err = log_weights(t, log, end, o->quiet);
 	if (!err)
 		err = save_logged(t, log, ckpt, end);
+	if (!err)
+		counters_tail(t, o->quiet);
 	return err;
 }
 
@@ -637,6 +658,7 @@ static void trainer_free(trainer *t)
 	free(t->lmask), free(t->present);
 	td_json_buf_free(&t->train_manifest);
 	td_json_buf_free(&t->eval_manifest);
+	td_json_buf_free(&t->shown);
 	td_counters_free(t->ctr);
 	td_adamw_free(t->opt);
 	td_model_free(t->model);

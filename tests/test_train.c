@@ -540,6 +540,33 @@ static void test_injected_nonfinite_inputs_are_skipped_and_counted(void **state)
 				    "\"inject_nonfinite_every = 10: step 10's first example, cell 0\""));
 }
 
+/*
+ * Every reason a run counted reaches the text output as well as the JSON
+ * log. A NaN in step 40, the last, makes the last progress line's JSON
+ * count json_nonfinite_as_null while it is written: that reason used to
+ * reach log.jsonl and never stdout (DEBUG.md #38).
+ */
+static void test_every_counted_reason_reaches_the_text_output(void **state)
+{
+	const char *run[] = {"train", "--set", "dataset=synth-row", "--set", "width=8", "--set",
+			     "layers=4", "--set", "steps=40", "--set", "warmup=5", "--set",
+			     "batch=8", "--set", "log_every=10", "--set", "eval_every=20", "--set",
+			     "inject_nonfinite_every=40", "--out", "r", NULL};
+	const char *p;
+	char reason[256];
+
+	(void)state;
+	enter();
+	assert_int_equal(tdtrain(run), 0);
+	p = strstr(fx_slurp("r/log.jsonl"), "field 'loss' was nan in line");
+	assert_non_null(p);
+	/* copied out: fx_slurp reuses its buffer */
+	snprintf(reason, sizeof reason, "%.*s", (int)strcspn(p, "\""), p);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), reason));
+	assert_non_null(strstr(fx_slurp("r/log.jsonl"), "gradient[0] was nan at step 40"));
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "gradient[0] was nan at step 40"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_different_seeds_give_different_initial_weights),
 	cmocka_unit_test(test_one_seed_gives_one_run_whatever_the_thread_count),
@@ -558,5 +585,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_every_built_mixer_and_family_trains),
 	cmocka_unit_test(test_the_manifests_list_every_example_the_run_read),
 	cmocka_unit_test(test_injected_nonfinite_inputs_are_skipped_and_counted),
+	cmocka_unit_test(test_every_counted_reason_reaches_the_text_output),
 };
 TD_TEST_GROUP(train, tests);
