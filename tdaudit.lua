@@ -45,8 +45,9 @@ trainer {
   log     = "{dir}/log.jsonl",
   seed    = { key = "seed", other = "8" },
   threads = { key = "threads", other = "2" },
-  eval_line  = { pattern = "loss (%S+)%s+accuracy (%S+)%s+%((%d+) examples%)",
-                 names = "loss accuracy examples" },
+  -- content: a hash of the examples scored, in order (docs/tdtrain.md)
+  eval_line  = { pattern = "loss (%S+)%s+accuracy (%S+)%s+%((%d+) examples, content (%x+)%)",
+                 names = "loss accuracy examples content" },
   final_eval = { kind = "eval", final = true },
   counters   = { field = "counters" },
   -- a NaN input every 12th step: the firewall skips the step and counts it,

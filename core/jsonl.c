@@ -158,6 +158,8 @@ int td_jsonl_eval(td_jsonl *j, const td_eval_record *r, const td_counters *c)
 	if (r->accuracy >= 0 || isnan(r->accuracy))
 		td_jsonl_num(j, "accuracy", r->accuracy);
 	td_jsonl_int(j, "examples", r->examples);
+	if (r->content)
+		td_jsonl_str(j, "content", r->content);
 	td_jsonl_bool(j, "final", r->final);
 	td_jsonl_counters(j, "counters", c);
 	return td_jsonl_end(j);

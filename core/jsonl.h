@@ -86,11 +86,12 @@ typedef struct {
 	double accuracy;  /* fraction correct; negative (-1) when the task has none: omitted */
 	int64_t examples; /* examples actually scored (counted while reading) */
 	int final;	  /* 1 for the evaluation after the last step */
+	const char *content; /* hex hash of the examples scored, in order; NULL: omitted */
 } td_eval_record;
 
 /*
  * Writes {"kind":"eval","step":..,"loss":..,"accuracy":..,"examples":..,
- * "final":..,"counters":{..}}: the one way an eval reaches the JSON log, the
+ * "content":..,"final":..,"counters":{..}}: the one way an eval reaches the JSON log, the
  * final one included. c may be NULL. Returns as td_jsonl_end.
  */
 int td_jsonl_eval(td_jsonl *j, const td_eval_record *r, const td_counters *c);

@@ -140,8 +140,8 @@ static int eval(const args *a)
 		fprintf(stderr, "tdtrain eval: %s\n", td_error_last());
 		return 2;
 	}
-	printf("eval  loss %.6f  accuracy %.4f  (%lld examples)\n", r.loss, r.accuracy,
-	       (long long)r.examples);
+	printf("eval  loss %.6f  accuracy %.4f  (%lld examples, content %016llx)\n", r.loss,
+	       r.accuracy, (long long)r.examples, (unsigned long long)r.content);
 	return 0;
 }
 

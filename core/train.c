@@ -60,6 +60,7 @@ typedef struct {
 	/* The manifests: one JSON line per example read, {"id":...,"hash":...}:
 	 * every training example, and the first evaluation's examples. */
 	td_json_buf train_manifest, eval_manifest;
+	uint64_t eval_content; /* the evaluation being scored: its examples' hashes folded */
 	int evaluated;	/* 1 once an evaluation has run: eval_manifest is complete */
 	td_json_buf shown; /* the counters as the last text line printed them */
 } trainer;
@@ -178,11 +179,13 @@ static void manifest_add(trainer *t, int eval, const char *id, const td_real *x,
 	uint64_t h = td_fnv1a64(TD_FNV1A64_OFFSET, x, t->n_cells * sizeof *x);
 	char hex[17];
 
-	if (eval && t->evaluated)
-		return;
 	if (t->masked)
 		h = td_fnv1a64(h, mask, t->n_cells);
 	h = td_fnv1a64(h, &label, sizeof label);
+	if (eval)
+		t->eval_content = td_fnv1a64(t->eval_content, &h, sizeof h);
+	if (eval && t->evaluated)
+		return;
 	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
 	td_json_put_raw(b, "{\"id\":");
 	td_json_put_string(b, id);
@@ -380,6 +383,7 @@ static int evaluate(trainer *t, td_train_eval_result *r)
 	if (t->fmnist && total > td_fmnist_count(t->test_set))
 		total = td_fmnist_count(t->test_set);
 	r->examples = 0;
+	t->eval_content = TD_FNV1A64_OFFSET;
 	while (!err && i < total) {
 		size_t n = total - i < (uint64_t)t->batch ? (size_t)(total - i) : (size_t)t->batch;
 		double loss = 0;
@@ -392,6 +396,7 @@ static int evaluate(trainer *t, td_train_eval_result *r)
 		i += n;
 	}
 	t->evaluated = 1;
+	r->content = t->eval_content;
 	r->loss = r->examples ? sum / (double)r->examples : NAN;
 	r->accuracy = r->examples ? (double)correct / (double)r->examples : NAN;
 	return err;
@@ -482,15 +487,17 @@ static int log_eval(trainer *t, td_jsonl *log, int64_t step, int final, int quie
 {
 	td_train_eval_result r;
 	td_eval_record rec;
+	char content[17];
 	int err = evaluate(t, &r);
 
 	if (err)
 		return err;
+	snprintf(content, sizeof content, "%016llx", (unsigned long long)r.content);
 	rec.step = step, rec.loss = r.loss, rec.accuracy = r.accuracy;
-	rec.examples = r.examples, rec.final = final;
+	rec.examples = r.examples, rec.final = final, rec.content = content;
 	if (!quiet)
-		printf("eval  step %lld  loss %.4f  accuracy %.4f  (%lld examples)%s\n",
-		       (long long)step, r.loss, r.accuracy, (long long)r.examples,
+		printf("eval  step %lld  loss %.4f  accuracy %.4f  (%lld examples, content %s)%s\n",
+		       (long long)step, r.loss, r.accuracy, (long long)r.examples, content,
 		       final ? "  final" : "");
 	return td_jsonl_eval(log, &rec, t->ctr);
 }

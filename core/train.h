@@ -77,6 +77,7 @@ int td_train_hash(uint64_t *out, const td_config *cfg);
 typedef struct {
 	double loss, accuracy;
 	int64_t examples; /* counted while reading */
+	uint64_t content; /* FNV-1a 64 over the scored examples' manifest hashes, in order */
 } td_train_eval_result;
 
 /*

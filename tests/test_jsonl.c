@@ -236,7 +236,7 @@ static void test_the_final_eval_is_written_like_every_other_eval(void **state)
 	(void)state;
 	assert_int_equal(td_jsonl_open(&j, "run.jsonl", NULL), 0);
 	for (int64_t s = 1; s <= steps; s++) {
-		td_eval_record r = {s, 1.0 / (double)s, 0.5, 64, s == steps};
+		td_eval_record r = {s, 1.0 / (double)s, 0.5, 64, s == steps, NULL};
 
 		if (td_log_due(s, steps, every))
 			assert_int_equal(td_jsonl_eval(j, &r, NULL), 0);
@@ -257,7 +257,7 @@ static void test_the_final_eval_is_written_like_every_other_eval(void **state)
 
 static void test_each_line_is_flushed_and_reopening_appends(void **state)
 {
-	td_eval_record r = {1, 2.0, -1, 8, 0};
+	td_eval_record r = {1, 2.0, -1, 8, 0, NULL};
 	td_jsonl *j;
 	char *text;
 

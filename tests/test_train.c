@@ -147,11 +147,26 @@ static void test_a_run_may_resume_with_another_thread_count(void **state)
 	assert_string_equal(weights("whole"), weights("split"));
 }
 
+/* FNV-1a 64 over the hashes of dir/eval.jsonl, in order: what eval's content should be. */
+static uint64_t eval_content(const char *dir)
+{
+	char path[256];
+	uint64_t h = TD_FNV1A64_OFFSET, one;
+	const char *p;
+
+	snprintf(path, sizeof path, "%s/eval.jsonl", dir);
+	for (p = strstr(fx_slurp(path), "\"hash\":\""); p; p = strstr(p + 1, "\"hash\":\"")) {
+		one = strtoull(p + strlen("\"hash\":\""), NULL, 16);
+		h = td_fnv1a64(h, &one, sizeof one);
+	}
+	return h;
+}
+
 static void test_the_final_eval_is_logged_and_scores_what_eval_scores(void **state)
 {
 	const char *run[] = {"train", TINY, "--out", "r", NULL};
 	const char *eval[] = {"eval", "--checkpoint", "r/checkpoint.bin", NULL};
-	char first[128];
+	char first[128], want[96];
 	const char *final;
 	double logged, loss;
 
@@ -167,9 +182,15 @@ static void test_the_final_eval_is_logged_and_scores_what_eval_scores(void **sta
 	snprintf(first, sizeof first, "%s", fx_slurp("../tdtrain.log"));
 	assert_int_equal(tdtrain(eval), 0); /* evaluation rewinds: the same bytes again */
 	assert_string_equal(first, fx_slurp("../tdtrain.log"));
-	assert_non_null(strstr(first, "(80 examples)")); /* eval_batches 10 x batch 8, as read */
+	assert_non_null(strstr(first, "(80 examples, content ")); /* 10 batches x 8, as read */
 	assert_int_equal(sscanf(first, "eval  loss %lf", &loss), 1);
 	assert_true(fabs(loss - logged) < 1e-6);
+	/* the content: the manifest's hashes folded in order, and the log's */
+	snprintf(want, sizeof want, "content %016llx)", (unsigned long long)eval_content("r"));
+	assert_non_null(strstr(first, want));
+	snprintf(want, sizeof want, "\"content\":\"%016llx\",\"final\":true",
+		 (unsigned long long)eval_content("r"));
+	assert_non_null(strstr(fx_slurp("r/log.jsonl"), want));
 }
 
 /* The loss a step line of dir's log.jsonl reports for step, or NAN when there is none. */
