@@ -31,6 +31,7 @@
 #include "../base/error.h"
 #include "../base/fileio.h"
 #include "../base/grow.h"
+#include "audit.h"
 #include "catalogue.h"
 #include "diffrange.h"
 #include "proc.h"
@@ -53,9 +54,13 @@ const char *td_outcome_name(enum td_outcome o)
 
 typedef struct {
 	char *name;
-	int runner;        /* index into the project's runners */
+	int runner;        /* index into the project's runners; -1: an audit */
+	char *script;      /* an audit's script (relative to the root); NULL for a test */
 	double baseline_s; /* unmutated run time */
 } test_t;
+
+/* A guard "audit:NAME" names the audit audits/NAME.lua (tdaudit audit). */
+#define AUDIT_PREFIX "audit:"
 
 typedef struct {
 	const td_mutate_opts *opts;
@@ -101,6 +106,36 @@ static double test_limit(const run_t *r, const test_t *t)
 }
 
 /*
+ * Runs audit t in tree (td_audit_run_one; the audit's own trainer timeout
+ * applies). It fails when the audit fails or errors (the mutant made the
+ * trainer's runs disagree, or break); a skip is not a failure, since the
+ * audit checked nothing. The result's words go to log; res->status is 1
+ * for a failure, and *skipped says it skipped.
+ */
+static int run_audit(const run_t *r, const test_t *t, const char *tree, const char *log,
+		     td_proc_result *res, int *failed, int *skipped, char *detail, size_t size)
+{
+	td_audit_result a;
+	char text[2048];
+	int err = td_audit_run_one(&a, r->proj, tree, t->name + strlen(AUDIT_PREFIX), t->script);
+
+	memset(res, 0, sizeof *res);
+	if (err)
+		return err;
+	*failed = a.status == TD_AUDIT_FAIL || a.status == TD_AUDIT_ERROR;
+	*skipped = a.status == TD_AUDIT_SKIP;
+	res->exited = 1, res->status = *failed, res->seconds = a.seconds;
+	snprintf(text, sizeof text, "%s: %s: %s%s%s\n", t->name, td_audit_status_name(a.status),
+		 a.summary ? a.summary : "", a.reason ? "\n  " : "", a.reason ? a.reason : "");
+	if (detail)
+		snprintf(detail, size, "audit %s: %s", td_audit_status_name(a.status),
+			 a.summary ? a.summary : "");
+	err = td_file_write_atomic(log, text, strlen(text), 0644);
+	td_audit_result_free(&a);
+	return err;
+}
+
+/*
  * Runs test t in tree with output to log (td_testrun_one). *failed is 1
  * when it failed (non-zero exit, signal, fail_text or timeout), *timed_out
  * when it ran out of time; res gets the details.
@@ -109,7 +144,12 @@ static int run_test(const run_t *r, const test_t *t, const char *tree, const cha
 		    double limit, td_proc_result *res, int *failed, int *timed_out)
 {
 	enum td_test_result out = TD_TEST_FAIL;
-	int err = td_testrun_one(&out, res, r->proj, t->runner, t->name, tree, log, limit);
+	int skipped = 0, err;
+
+	*timed_out = 0;
+	if (t->runner < 0)
+		return run_audit(r, t, tree, log, res, failed, &skipped, NULL, 0);
+	err = td_testrun_one(&out, res, r->proj, t->runner, t->name, tree, log, limit);
 
 	*failed = !err && out != TD_TEST_PASS;
 	*timed_out = !err && out == TD_TEST_TIMEOUT;
@@ -132,6 +172,7 @@ static int list_tests(run_t *r, int k, const char *tree, const char *log)
 
 		t->name = names[i], names[i] = NULL; /* r->tests owns it now */
 		t->runner = k;
+		t->script = NULL;
 		t->baseline_s = 0;
 	}
 	td_strv_free(names);
@@ -144,6 +185,44 @@ static test_t *find_test(const run_t *r, const char *name)
 		if (strcmp(r->tests[i].name, name) == 0)
 			return &r->tests[i];
 	return NULL;
+}
+
+/*
+ * Adds a test entry for every audit the selected mutants name as a guard
+ * ("audit:seed"): run only as those mutants' guards, never in the kill
+ * matrix of others (an audit runs the trainer several times). A name with
+ * no audit script is left out, for check_guards to report.
+ */
+static int list_audits(run_t *r)
+{
+	char **names = NULL, **scripts = NULL;
+	int err = td_audit_list(&names, &scripts, r->proj);
+
+	for (size_t i = 0; !err && i < r->muts.n; i++)
+		for (size_t g = 0; !err && r->muts.v[i].guards && r->muts.v[i].guards[g]; g++) {
+			const char *guard = r->muts.v[i].guards[g];
+			long k = strncmp(guard, AUDIT_PREFIX, strlen(AUDIT_PREFIX))
+					 ? -1
+					 : td_strv_find(names, guard + strlen(AUDIT_PREFIX));
+			test_t *t;
+
+			if (k < 0 || find_test(r, guard))
+				continue;
+			err = td_grow(&r->tests, &r->tests_cap, r->n_tests + 1, sizeof *r->tests);
+			if (err)
+				break;
+			t = &r->tests[r->n_tests];
+			*t = (test_t){strdup(guard), -1, strdup(scripts[k]), 0};
+			if (!t->name || !t->script) {
+				free(t->name), free(t->script);
+				err = TD_FAIL(TD_ENOMEM, "out of memory");
+			} else {
+				r->n_tests++;
+			}
+		}
+	td_strv_free(names);
+	td_strv_free(scripts);
+	return err;
 }
 
 /* Refuses a name listed twice: --only-style running would be ambiguous. */
@@ -168,13 +247,16 @@ static int check_test_names(const run_t *r)
  */
 static int program_is_the_test(const run_t *r, const test_t *t)
 {
+	if (t->runner < 0) /* an audit: its result is its own */
+		return 1;
 	return strstr(r->proj->runners[t->runner].run[0], "{test}") != NULL;
 }
 
 /*
  * Runs every test unmutated in worker w's tree. A failing test, or one
  * whose output does not name it (unless its program does), stops the run:
- * TD_ESTATE.
+ * TD_ESTATE; so does an audit guard that fails or skips (a skip checked
+ * nothing, so it could not guard a mutant).
  */
 static int baseline(run_t *r, worker_t *w)
 {
@@ -183,10 +265,15 @@ static int baseline(run_t *r, worker_t *w)
 
 	for (size_t i = 0; i < r->n_tests && !err; i++) {
 		td_proc_result pr = {0};
-		int failed, timed_out;
+		int failed, timed_out, skipped = 0;
 
-		err = run_test(r, &r->tests[i], w->tree, w->log, r->proj->timeout_build, &pr, &failed,
-			       &timed_out);
+		if (r->tests[i].runner < 0)
+			err = run_audit(r, &r->tests[i], w->tree, w->log, &pr, &failed, &skipped, NULL,
+					0);
+		else
+			err = run_test(r, &r->tests[i], w->tree, w->log, r->proj->timeout_build, &pr,
+				       &failed, &timed_out);
+		failed |= skipped;
 		r->tests[i].baseline_s = pr.seconds;
 		if (!err && failed) {
 			char keep[4400];
@@ -222,8 +309,20 @@ static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int 
 		 int *timed_out)
 {
 	td_proc_result pr = {0};
-	int err = run_test(r, t, w->tree, w->log, test_limit(r, t), &pr, failed, timed_out);
+	char audit_detail[sizeof res->detail];
+	int skipped = 0, err;
 
+	if (t->runner < 0) { /* an audit guard: its words, not an exit status */
+		*timed_out = 0;
+		err = run_audit(r, t, w->tree, w->log, &pr, failed, &skipped, audit_detail,
+				sizeof audit_detail);
+		if (err || !*failed)
+			return err;
+		if (!res->killers)
+			snprintf(res->detail, sizeof res->detail, "%s", audit_detail);
+		return td_strv_push(&res->killers, t->name);
+	}
+	err = run_test(r, t, w->tree, w->log, test_limit(r, t), &pr, failed, timed_out);
 	if (err || !*failed)
 		return err;
 	if (!res->killers) {
@@ -250,6 +349,8 @@ static int judge_whole_suite(run_t *r, worker_t *w, const td_mutant *m, td_mutat
 	for (size_t i = 0; i < r->n_tests && !err; i++) {
 		int guard = !m->guards || td_strv_find(m->guards, r->tests[i].name) >= 0;
 
+		if (r->tests[i].runner < 0 && !(m->guards && guard))
+			continue; /* an audit runs only for the mutants that name it */
 		err = probe(r, w, &r->tests[i], res, &failed, &timed_out);
 		any_guard |= failed && guard;
 		any_timeout |= failed && guard && timed_out;
@@ -282,6 +383,8 @@ static int judge(run_t *r, worker_t *w, const td_mutant *m, td_mutation_result *
 	}
 	for (size_t i = 0; i < r->n_tests; i++) {
 		if (m->guards && td_strv_find(m->guards, r->tests[i].name) >= 0)
+			continue;
+		if (r->tests[i].runner < 0) /* an audit runs only for the mutants that name it */
 			continue;
 		err = probe(r, w, &r->tests[i], res, &failed, &timed_out);
 		if (err)
@@ -526,8 +629,15 @@ static int check_guards(const run_t *r)
 	for (size_t i = 0; i < r->muts.n; i++)
 		for (size_t g = 0; r->muts.v[i].guards && r->muts.v[i].guards[g]; g++)
 			if (!find_test(r, r->muts.v[i].guards[g])) {
-				fprintf(stderr, "%s: mutant '%s': guard %s is not a test the runners list\n",
-					r->muts.v[i].where, r->muts.v[i].name, r->muts.v[i].guards[g]);
+				const char *guard = r->muts.v[i].guards[g];
+
+				if (!strncmp(guard, AUDIT_PREFIX, strlen(AUDIT_PREFIX)))
+					fprintf(stderr, "%s: mutant '%s': guard %s names no audit script "
+						"(tdaudit.lua's audits list them: tdaudit audit --help)\n",
+						r->muts.v[i].where, r->muts.v[i].name, guard);
+				else
+					fprintf(stderr, "%s: mutant '%s': guard %s is not a test the "
+						"runners list\n", r->muts.v[i].where, r->muts.v[i].name, guard);
 				err = TD_FAIL(TD_EINVAL, "catalogue names unknown guards");
 			}
 	return err;
@@ -747,6 +857,8 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 	if (!err)
 		err = check_test_names(r);
 	if (!err)
+		err = list_audits(r);
+	if (!err)
 		err = check_guards(r);
 	if (!err)
 		err = baseline(r, &ws[0]);
@@ -843,7 +955,7 @@ done:
 		td_strv_free(r.res[i].killers);
 	free(r.res);
 	for (size_t i = 0; i < r.n_tests; i++)
-		free(r.tests[i].name);
+		free(r.tests[i].name), free(r.tests[i].script);
 	free(r.tests);
 	td_mutants_free(&r.muts);
 	td_project_free(r.proj);

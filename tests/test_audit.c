@@ -70,7 +70,8 @@ static void copy_in(const char *rel, const char *dst)
 	fx_write("repo", dst, fx_slurp(src));
 }
 
-static void make_fixture(const char *defect)
+/* The fixture with extra appended to its tdaudit.lua (NULL: none). */
+static void make_fixture_with(const char *defect, const char *extra)
 {
 	char text[8192], pat[4096];
 	glob_t g;
@@ -86,8 +87,15 @@ static void make_fixture(const char *defect)
 	copy_in("tests/fixtures/trainer/trainer.py", "trainer/trainer.py");
 	fx_write("repo", "trainer/small.conf", small_conf);
 	snprintf(text, sizeof text, config_fmt, defect);
+	if (extra)
+		snprintf(text + strlen(text), sizeof text - strlen(text), "%s", extra);
 	fx_write("repo", "tdaudit.lua", text);
 	fx_git_commit_all("repo", "fixture");
+}
+
+static void make_fixture(const char *defect)
+{
+	make_fixture_with(defect, NULL);
 }
 
 /* The status the JSON report gives audit name ("pass", "fail", "skip"). */
@@ -247,6 +255,85 @@ static void test_an_audit_has_no_os_and_reads_nothing_outside_its_scratch_dir(vo
 	(void)args;
 }
 
+/* A runner with one test, and the catalogue mutations.lua (written by the test). */
+static const char mutate_extra[] =
+	"runner { list = { \"echo\", \"t_ok\" }, run = { \"echo\", \"{test}\" } }\n"
+	"catalogues { \"mutations.lua\" }\n";
+
+/* A mutant of the fixture trainer.py, guarded by guard. */
+static void write_mutant(FILE *f, const char *name, const char *find, const char *replace,
+			 const char *guard)
+{
+	fprintf(f, "mutant { name = \"%s\", file = \"trainer/trainer.py\", find = %s, replace = %s,\n"
+		   "  guards = { \"%s\" }, designed_against = \"the audit as a guard\", why = \"test\" }\n",
+		name, find, replace, guard);
+}
+
+/*
+ * An audit as a mutant's guard: mutate builds the mutant, then runs the
+ * audit against the mutated trainer in the scratch tree. The unseeded
+ * init is killed by audit:seed; an ignored key, which the seed audit
+ * cannot see, survives it (the negative control: the kill is the
+ * audit's, not the mechanism's).
+ */
+static void test_an_audit_guard_kills_the_defect_it_is_for_and_no_other(void **state)
+{
+	const char *args[] = {"mutate", "-j", "1", "--json", "../mutate.json", NULL};
+	const char *json;
+	FILE *f;
+
+	(void)state;
+	make_fixture_with("", mutate_extra);
+	f = fopen("repo/mutations.lua", "w");
+	assert_non_null(f);
+	write_mutant(f, "trainer-init-unseeded", "'if defect() == \"unseeded-init\":'", "'if True:'",
+		     "audit:seed");
+	write_mutant(f, "trainer-weight-decay-ignored",
+		     "'wd = 0.0 if defect() == \"ignored-key\" else cfg[\"weight_decay\"]'",
+		     "'wd = 0.0'", "audit:seed");
+	fclose(f);
+	fx_git_commit_all("repo", "catalogue");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1); /* one survivor */
+	json = fx_slurp("mutate.json");
+	if (!strstr(json, "\"killed_by\": [\"audit:seed\"]"))
+		print_message("%s\n", json);
+	assert_non_null(strstr(json, "\"killed_by\": [\"audit:seed\"]"));
+	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by audit:seed (audit fail: "));
+	assert_non_null(strstr(fx_slurp("mutate.log"), "trainer-weight-decay-ignored"));
+	assert_non_null(strstr(fx_slurp("mutate.log"), "survived"));
+}
+
+/*
+ * An audit guard must exist and must pass on the unmutated code: a name
+ * with no script is refused before the run, and an audit that skips there
+ * (absent: the fixture is not this core) is a red baseline, since it
+ * could guard nothing.
+ */
+static void test_an_audit_guard_that_is_unknown_or_skips_is_refused(void **state)
+{
+	const char *args[] = {"mutate", "-j", "1", NULL};
+	FILE *f;
+
+	(void)state;
+	make_fixture_with("", mutate_extra);
+	f = fopen("repo/mutations.lua", "w");
+	assert_non_null(f);
+	write_mutant(f, "trainer-a", "'if defect() == \"unseeded-init\":'", "'if True:'",
+		     "audit:nope");
+	fclose(f);
+	fx_git_commit_all("repo", "unknown");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "guard audit:nope names no audit script"));
+	f = fopen("repo/mutations.lua", "w");
+	assert_non_null(f);
+	write_mutant(f, "trainer-a", "'if defect() == \"unseeded-init\":'", "'if True:'",
+		     "audit:absent");
+	fclose(f);
+	fx_git_commit_all("repo", "skipping");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "failed: audit:absent"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_with_no_defect_every_audit_passes_on_the_fixture_trainer),
 	cmocka_unit_test(test_unseeded_init_fails_the_seed_audit_alone),
@@ -260,6 +347,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_names_select_audits_and_every_report_and_the_ledger_get_them),
 	cmocka_unit_test(test_an_unknown_trainer_field_is_refused_with_its_line),
 	cmocka_unit_test(test_an_audit_has_no_os_and_reads_nothing_outside_its_scratch_dir),
+	cmocka_unit_test(test_an_audit_guard_kills_the_defect_it_is_for_and_no_other),
+	cmocka_unit_test(test_an_audit_guard_that_is_unknown_or_skips_is_refused),
 };
 
 TD_TEST_GROUP(audit, tests);

@@ -124,3 +124,70 @@ mutant {
   designed_against = "a run without its resolved config cannot be reproduced",
   why = "never writes config.txt",
 }
+
+-- The run audits' own mutants (audits/, docs/audit.md): each re-introduces
+-- into tdtrain the defect one audit exists to catch, and that audit alone
+-- is its guard ("audit:NAME": tdaudit mutate runs the audit in the
+-- mutant's scratch tree, against the tdtrain built there).
+
+mutant {
+  name = "train-init-from-an-unseeded-source",
+  file = "core/train.c",
+  find = "td_model_init(t->model, (uint64_t)t->seed);",
+  replace = "{ struct timespec ts_; clock_gettime(CLOCK_MONOTONIC, &ts_); "
+    .. "td_model_init(t->model, (uint64_t)ts_.tv_nsec); }",
+  guards = { "audit:seed" },
+  designed_against = "a seed that does not fix the initial weights is not a property of the run",
+  why = "draws the initial weights from the clock: two runs with one seed start apart",
+}
+
+mutant {
+  name = "train-eval-drawn-from-the-training-range",
+  file = "core/train.c",
+  find = "index = (eval ? t->eval_range.first : t->train_range.first) + i;",
+  replace = "index = (eval ? t->train_range.first : t->train_range.first) + i;",
+  guards = { "audit:overlap" },
+  designed_against = "an evaluation must never score the examples the model was trained on",
+  why = "reads the evaluation set from the start of the training generator, past the split check",
+}
+
+mutant {
+  name = "train-weight-decay-read-and-ignored",
+  file = "core/train.c",
+  find = "o.weight_decay = t->wd,",
+  replace = "o.weight_decay = 0.01,",
+  guards = { "audit:config" },
+  designed_against = "a config key that is accepted must reach the code it names",
+  why = "reads weight_decay and hands the optimizer the default whatever it says",
+}
+
+mutant {
+  name = "train-eval-continues-after-the-last",
+  file = "core/train.c",
+  find = "uint64_t total = (uint64_t)(t->eval_batches * t->batch), i = 0;",
+  replace = "uint64_t total = (uint64_t)(t->eval_batches * t->batch), "
+    .. "i = (uint64_t)t->evaluated * (uint64_t)t->batch;",
+  guards = { "audit:eval" },
+  designed_against = "two evaluations of the same weights must score the same examples",
+  why = "starts every evaluation after the first one batch in, so the run's last differs from a fresh one",
+}
+
+mutant {
+  name = "train-resume-leaves-the-moments-behind",
+  file = "core/train.c",
+  find = "err = td_adamw_import(t->opt, d->optimizer, d->optimizer_len);",
+  replace = "err = 0;",
+  guards = { "audit:resume" },
+  designed_against = "a resume must restore everything the step depends on, not the weights alone",
+  why = "resumes with fresh optimizer moments and step count",
+}
+
+mutant {
+  name = "train-progress-line-without-its-counters",
+  file = "core/train.c",
+  find = "t->shown.len ? t->shown.s : \"\");",
+  replace = "\"\");",
+  guards = { "audit:counters" },
+  designed_against = "a counter's reason must reach the text output as well as the JSON log",
+  why = "prints progress lines without the counters, which the JSON line carries",
+}
