@@ -191,3 +191,82 @@ mutant {
   designed_against = "a counter's reason must reach the text output as well as the JSON log",
   why = "prints progress lines without the counters, which the JSON line carries",
 }
+
+mutant {
+  name = "train-counted-reason-printed-before-it-is-counted",
+  file = "core/train.c",
+  -- the text line before the JSON line, and no counters line at the end
+  find = [==[
+	int err = td_jsonl_step(log, step, loss, st->lr, st->grad_norm, t->ctr);
+
+	if (!quiet) {
+		td_json_buf_clear(&t->shown);
+		td_counters_line(&t->shown, t->ctr);
+		printf("step %lld/%lld  loss %.4f  %.0f ex/s  eta %.0fs%s%s\n", (long long)step,
+		       (long long)t->steps, loss, (double)t->batch / per,
+		       per * (double)(t->steps - step), t->shown.len ? "  " : "",
+		       t->shown.len ? t->shown.s : "");
+	}
+	return err;
+}
+
+/*
+ * The counters once more at the end of the run when they changed after the
+ * last progress line (an evaluation, the last lines): every reason the
+ * JSON log holds reaches the text output too.
+ */
+static void counters_tail(trainer *t, int quiet)
+{
+	td_json_buf line = TD_JSON_BUF_INIT;
+
+	td_counters_line(&line, t->ctr);
+	if (!quiet && line.len && (!t->shown.s || strcmp(line.s, t->shown.s)))
+		printf("counters  %s\n", line.s);
+	td_json_buf_free(&line);
+}
+]==],
+  replace = [==[
+	int err = 0;
+
+	if (!quiet) {
+		td_json_buf_clear(&t->shown);
+		td_counters_line(&t->shown, t->ctr);
+		printf("step %lld/%lld  loss %.4f  %.0f ex/s  eta %.0fs%s%s\n", (long long)step,
+		       (long long)t->steps, loss, (double)t->batch / per,
+		       per * (double)(t->steps - step), t->shown.len ? "  " : "",
+		       t->shown.len ? t->shown.s : "");
+	}
+	return err ? err : td_jsonl_step(log, step, loss, st->lr, st->grad_norm, t->ctr);
+}
+
+/*
+ * The counters once more at the end of the run when they changed after the
+ * last progress line (an evaluation, the last lines): every reason the
+ * JSON log holds reaches the text output too.
+ */
+static void counters_tail(trainer *t, int quiet)
+{
+	td_json_buf line = TD_JSON_BUF_INIT;
+
+	td_counters_line(&line, t->ctr);
+	if (0)
+		printf("counters  %s\n", line.s);
+	td_json_buf_free(&line);
+}
+]==],
+  guards = { "test_every_counted_reason_reaches_the_text_output" },
+  finding = 38,
+  why = "prints a progress line before its JSON line counts, and never again",
+}
+
+mutant {
+  name = "train-eval-read-from-a-constant",
+  file = "core/train.c",
+  find = "index = (eval ? t->eval_range.first : t->train_range.first) + i;",
+  replace = "index = (eval ? TD_SYNTH_EVAL_FIRST : 0) + i;",
+  guards = { "audit:overlap" },
+  finding = 39,
+  why = "reads the evaluation at a constant instead of the range the split check checked",
+  equivalent = "td_synth_ranges returns exactly these values today: the defect is latent, "
+    .. "and train-eval-drawn-from-the-training-range is what it would let through",
+}
