@@ -249,7 +249,7 @@ static void counters_tail(trainer *t, int quiet)
 	td_json_buf line = TD_JSON_BUF_INIT;
 
 	td_counters_line(&line, t->ctr);
-	if (0)
+	if (quiet < 0) /* never */
 		printf("counters  %s\n", line.s);
 	td_json_buf_free(&line);
 }
