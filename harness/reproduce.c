@@ -70,13 +70,22 @@ typedef struct {
 
 /* ---- verdicts ------------------------------------------------------------ */
 
-/* "pass", "fail", "timeout" when all n agree, else "mixed". */
+/*
+ * "pass", "fail", "timeout" when all n agree; "fail" when none passed but
+ * some failed and some timed out (a timeout is a failure: on a loaded
+ * machine a failing test may run past its limit); else "mixed".
+ */
 static const char *state_word(const int *v, int n)
 {
-	for (int i = 1; i < n; i++)
-		if (v[i] != v[0])
-			return "mixed";
-	return td_test_result_name((enum td_test_result)v[0]);
+	int passes = 0, same = 1;
+
+	for (int i = 0; i < n; i++) {
+		passes += v[i] == TD_TEST_PASS;
+		same &= v[i] == v[0];
+	}
+	if (same)
+		return td_test_result_name((enum td_test_result)v[0]);
+	return passes ? "mixed" : "fail";
 }
 
 /* The verdict of one before/after pair of runs (never flaky). */
@@ -376,8 +385,9 @@ static const char *state_cell(char *buf, size_t size, const int *v, int n, int b
 		return w;
 	if (!strcmp(w, "mixed"))
 		w = "pass";
-	for (int i = 0; i < n; i++)
-		k += !strcmp(td_test_result_name((enum td_test_result)v[i]), w);
+	for (int i = 0; i < n; i++) /* "fail" counts the timeouts too */
+		k += !strcmp(w, "fail") ? v[i] != TD_TEST_PASS
+					: !strcmp(td_test_result_name((enum td_test_result)v[i]), w);
 	snprintf(buf, size, "%s %d/%d", w, k, n);
 	return buf;
 }

@@ -59,6 +59,8 @@
 #include <sqlite3.h>
 
 #include "../base/error.h"
+#include "../harness/reproduce.h"
+#include "../harness/testrun.h"
 #include "../ledger/ledger.h"
 #include "fixture.h"
 
@@ -226,6 +228,27 @@ static void test_a_guard_fails_before_the_fix_and_passes_after(void **state)
 	assert_int_equal(td_ledger_guard_verified(&ok, lg, ids[1], "test_add"), 0);
 	td_ledger_free(lg);
 	assert_int_equal(ok, 1);
+}
+
+/*
+ * A fail and a timeout before the fix are two failures: a guard, agreed by
+ * both pairs. They used to make the before state "mixed", so the verdict
+ * was flaky and the table said "pass 0/2" (DEBUG.md #40): make audit failed
+ * on a loaded machine where one of a guard's failing runs ran past its limit.
+ */
+static void test_a_fail_and_a_timeout_before_the_fix_make_a_guard(void **state)
+{
+	const int before[] = {TD_TEST_FAIL, TD_TEST_TIMEOUT}, after[] = {TD_TEST_PASS, TD_TEST_PASS};
+	const int mixed[] = {TD_TEST_PASS, TD_TEST_TIMEOUT};
+	int k = 0;
+
+	(void)state;
+	assert_string_equal(td_reproduce_verdict(&k, before, 1, after, 2), "guard");
+	assert_int_equal(k, 2);
+	/* a pass among them is still flaky: one run did not fail */
+	assert_string_equal(td_reproduce_verdict(&k, mixed, 1, after, 2), "flaky");
+	/* after the fix a timeout is no pass */
+	assert_string_equal(td_reproduce_verdict(&k, after, 1, before, 2), "broken");
 }
 
 static void test_a_test_that_passes_both_ways_is_a_pin_not_a_guard(void **state)
@@ -760,6 +783,7 @@ static void test_a_test_named_on_a_wrapped_guarded_by_line_is_reported(void **st
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_guard_fails_before_the_fix_and_passes_after),
 	cmocka_unit_test(test_a_test_that_passes_both_ways_is_a_pin_not_a_guard),
+	cmocka_unit_test(test_a_fail_and_a_timeout_before_the_fix_make_a_guard),
 	cmocka_unit_test(test_guards_and_pins_come_from_debug_md),
 	cmocka_unit_test(test_without_citations_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_without_debug_md_the_commits_own_tests_are_run),
