@@ -361,6 +361,10 @@ static int find_runners(rp_run *r, rp_commit *c)
 			free(t->name);
 			continue;
 		}
+		if (!err && t->runner < 0 && r->opts->guards)
+			err = TD_FAIL(TD_EINVAL, "--guard %s: no runner lists a test of that name at %s; "
+						 "give a name the runner's list prints",
+				      t->name, r->head.id[0] ? "HEAD" : "the fix");
 		if (!err && t->runner < 0)
 			printf("  %s: no runner lists it at %s; running it anyway\n", t->name,
 			       r->head.id[0] ? "HEAD" : "the fix");

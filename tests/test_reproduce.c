@@ -408,6 +408,31 @@ static void test_files_outside_sources_are_kept_as_in_the_fix(void **state)
 	assert_non_null(strstr(fx_slurp("r.log"), "nothing to revert: it changes no source file"));
 }
 
+/*
+ * --guard with a name no runner lists is refused before anything runs: it
+ * used to be run anyway, fail after the fix (no such test), and go into the
+ * ledger as a broken guard (DEBUG.md #41).
+ */
+static void test_a_guard_no_runner_lists_is_refused(void **state)
+{
+	const char *args[] = {"reproduce", NULL, "--guard", "test_no_such_test", NULL};
+	td_ledger *lg = NULL;
+	int ok = 1;
+
+	(void)state;
+	make_history();
+	args[1] = ids[1];
+	assert_int_equal(td("r.log", args), 2);
+	assert_non_null(strstr(fx_slurp("r.log"), "--guard test_no_such_test: no runner lists a test "
+						  "of that name at the fix"));
+	assert_false(has_row("r.log", "test_no_such_test", "fail 2/2", "fail 2/2", "broken"));
+	if (td_ledger_open(&lg, "repo/.tdaudit/ledger.db", 0) == 0) {
+		assert_int_equal(td_ledger_guard_verified(&ok, lg, ids[1], "test_no_such_test"), 0);
+		td_ledger_free(lg);
+		assert_int_equal(ok, 0);
+	}
+}
+
 static void test_a_test_failing_after_the_fix_is_broken(void **state)
 {
 	const char *args[] = {"reproduce", "HEAD", "--guard", "test_add_big", NULL};
@@ -784,6 +809,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_guard_fails_before_the_fix_and_passes_after),
 	cmocka_unit_test(test_a_test_that_passes_both_ways_is_a_pin_not_a_guard),
 	cmocka_unit_test(test_a_fail_and_a_timeout_before_the_fix_make_a_guard),
+	cmocka_unit_test(test_a_guard_no_runner_lists_is_refused),
 	cmocka_unit_test(test_guards_and_pins_come_from_debug_md),
 	cmocka_unit_test(test_without_citations_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_without_debug_md_the_commits_own_tests_are_run),
