@@ -9,6 +9,8 @@
 
 #include <glob.h>
 #include <lauxlib.h>
+#include <limits.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,10 +144,44 @@ static int named_for_its_file(const char *name, const char *file, char *stem, si
 	return strncmp(name, stem, strlen(stem)) == 0;
 }
 
+/*
+ * Refuses a file path that could name anything outside the repository: a
+ * mutant's text is written to ROOT/file in a scratch copy, so the path must
+ * be relative and normalised (no empty, "." or ".." component), and
+ * nothing on the way may be a symbolic link (writing through it would
+ * write where it points).
+ */
+static void check_file(lua_State *L, const char *file)
+{
+	const char *root = host_root(L), *p = file;
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (!*file || *file == '/')
+		luaL_error(L, "%s: file '%s' must be a path relative to the repository root", where(L),
+			   file);
+	for (;;) {
+		size_t n = strcspn(p, "/");
+
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			luaL_error(L, "%s: file '%s' must be a normalised path inside the repository "
+				      "(no '.', '..' or empty component)", where(L), file);
+		snprintf(path, sizeof path, "%s/%.*s", root, (int)(p + n - file), file);
+		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			luaL_error(L, "%s: file '%s' goes through the symbolic link '%s': a mutant "
+				      "is written through its path, so name the file itself", where(L),
+				   file, path + strlen(root) + 1);
+		if (!p[n])
+			break;
+		p += n + 1;
+	}
+}
+
 static void check_entry(lua_State *L, const td_mutants *list, const td_mutant *m)
 {
 	char stem[256];
 
+	check_file(L, m->file);
 	if (!named_for_its_file(m->name, m->file, stem, sizeof stem))
 		luaL_error(L, "%s: mutant '%s' edits %s, so its name must start with '%s'", where(L),
 			   m->name, m->file, stem);
@@ -290,6 +326,7 @@ static void generate_file(lua_State *L, td_mutants *list, const char *file, unsi
 	size_t len;
 
 	opts.classes = classes;
+	check_file(L, file);
 	if (td_lua_read_confined(host_root(L), file, &src, &len) != 0 ||
 	    td_gen_file(&res, file, src, len, &opts) != 0) {
 		free(src);

@@ -9,7 +9,10 @@
 
 #include <malloc.h>
 #include <stdio.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "../base/error.h"
 #include "../harness/catalogue.h"
 #include "fixture.h"
 
@@ -51,8 +54,52 @@ static void test_a_refused_entry_leaves_nothing_allocated(void **state)
 		fail_msg("1000 refused loads left %zu bytes allocated", heap_in_use() - before);
 }
 
+/*
+ * A mutant's file must be a normalised relative path inside the repository
+ * that goes through no symbolic link: mutate writes the mutated text to
+ * that path in a scratch copy, and "../../calc.c" or a tracked link to a
+ * file outside used to reach the user's own files (DEBUG.md #42). Each is
+ * refused at load with the catalogue's file:line; the plain path loads.
+ */
+static void test_a_mutant_file_outside_the_repository_is_refused(void **state)
+{
+	static const char *const bad[] = {"../calc.c", "/etc/passwd", "sub/../calc.c", "./calc.c",
+					  "sub//calc.c", "link.c", "linkdir/calc.c", NULL};
+	char *const globs[] = {"cat.lua", NULL};
+	char text[512];
+	td_mutants m = {0};
+
+	(void)state;
+	fx_write("repo", "calc.c", "int add(int a, int b) { return a + b; }\n");
+	fx_write("repo", "sub/calc.c", "int add(int a, int b) { return a + b; }\n");
+	fx_write("outside", "calc.c", "int add(int a, int b) { return a + b; }\n");
+	assert_int_equal(symlink("../outside/calc.c", "repo/link.c"), 0);
+	assert_int_equal(symlink("../outside", "repo/linkdir"), 0);
+	for (int i = 0; bad[i]; i++) {
+		const char *base = strrchr(bad[i], '/') ? strrchr(bad[i], '/') + 1 : bad[i];
+
+		snprintf(text, sizeof text,
+			 "mutant { name = \"%.*s-x\", file = \"%s\", find = \"a + b\",\n"
+			 "  replace = \"a - b\", guards = { \"t\" }, designed_against = \"x\", why = \"y\" }\n",
+			 (int)strcspn(base, "."), base, bad[i]);
+		fx_write("repo", "cat.lua", text);
+		if (td_catalogue_load(&m, "repo", globs) == 0)
+			fail_msg("file = \"%s\" was accepted", bad[i]);
+		if (!strstr(td_error_last(), "cat.lua:1:") || !strstr(td_error_last(), bad[i]))
+			fail_msg("file = \"%s\": %s", bad[i], td_error_last());
+		td_mutants_free(&m);
+	}
+	fx_write("repo", "cat.lua", "mutant { name = \"calc-x\", file = \"sub/calc.c\", "
+				    "find = \"a + b\", replace = \"a - b\", guards = { \"t\" },\n"
+				    "  designed_against = \"x\", why = \"y\" }\n");
+	assert_int_equal(td_catalogue_load(&m, "repo", globs), 0);
+	assert_int_equal(m.n, 1);
+	td_mutants_free(&m);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_refused_entry_leaves_nothing_allocated),
+    cmocka_unit_test(test_a_mutant_file_outside_the_repository_is_refused),
 };
 
 TD_TEST_GROUP(catalogue, tests);
