@@ -72,20 +72,71 @@ static const char *escape_of(unsigned char ch, char tmp[8])
 	return tmp;
 }
 
+size_t td_utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	unsigned char lo = 0x80, hi = 0xbf; /* the range of the second byte */
+	size_t n;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3, lo = p[0] == 0xe0 ? 0xa0 : 0x80, hi = p[0] == 0xed ? 0x9f : 0xbf;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4, lo = p[0] == 0xf0 ? 0x90 : 0x80, hi = p[0] == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (p[1] < lo || p[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return n;
+}
+
 void td_json_put_string(td_json_buf *b, const char *s)
 {
 	char tmp[8];
 
 	put_bytes(b, "\"", 1);
-	for (const char *p = s; *p; p++) {
+	for (const char *p = s; *p;) {
 		const char *e = escape_of((unsigned char)*p, tmp);
+		size_t n = td_utf8_len(p);
 
 		if (e)
-			td_json_put_raw(b, e);
-		else
-			put_bytes(b, p, 1);
+			td_json_put_raw(b, e), n = 1;
+		else if (n)
+			put_bytes(b, p, n);
+		else /* not UTF-8: JSON text must be, so the byte becomes U+FFFD */
+			td_json_put_raw(b, "\\ufffd"), n = 1;
+		p += n;
 	}
 	put_bytes(b, "\"", 1);
+}
+
+void td_xml_put_text(td_json_buf *b, const char *s)
+{
+	for (const char *p = s; p && *p;) {
+		size_t n = td_utf8_len(p);
+
+		if (*p == '&')
+			td_json_put_raw(b, "&amp;");
+		else if (*p == '<')
+			td_json_put_raw(b, "&lt;");
+		else if (*p == '>')
+			td_json_put_raw(b, "&gt;");
+		else if (*p == '"')
+			td_json_put_raw(b, "&quot;");
+		else if ((unsigned char)*p < 0x20 && *p != '\n' && *p != '\t')
+			td_json_put_raw(b, " "); /* not allowed in XML 1.0, even escaped */
+		else if (n)
+			put_bytes(b, p, n);
+		else
+			td_json_put_raw(b, "\xef\xbf\xbd"); /* U+FFFD for a byte that is not UTF-8 */
+		p += n ? n : 1;
+	}
 }
 
 int td_json_put_number(td_json_buf *b, double v)

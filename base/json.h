@@ -42,8 +42,26 @@ void td_json_put_raw(td_json_buf *b, const char *text);
  */
 void td_json_fput_string(FILE *f, const char *s);
 
-/* Appends s as a JSON string: quoted, with ", \ and control bytes escaped. */
+/*
+ * Appends s as a JSON string: quoted, with ", \ and control bytes escaped;
+ * a byte that is not part of valid UTF-8 becomes \ufffd, so the output is
+ * valid JSON whatever s holds.
+ */
 void td_json_put_string(td_json_buf *b, const char *s);
+
+/*
+ * Appends s as XML character data (for text and attribute values): & < > "
+ * escaped, control characters XML 1.0 forbids as a space, a byte that is
+ * not valid UTF-8 as U+FFFD. NULL appends nothing.
+ */
+void td_xml_put_text(td_json_buf *b, const char *s);
+
+/*
+ * The length (1 to 4) of the valid UTF-8 sequence s starts with (a NUL
+ * byte is 1), or 0 when it starts with a byte that is not one (overlong
+ * forms, surrogates and code points past U+10FFFF included).
+ */
+size_t td_utf8_len(const char *s);
 
 /*
  * Appends v as a JSON number in the shortest %.*g form that reads back to

@@ -209,26 +209,6 @@ static int write_json(const queue *q, const char *path)
 	return err;
 }
 
-static void xml_text(td_json_buf *b, const char *s)
-{
-	char one[2] = {0, 0};
-
-	for (; s && *s; s++) {
-		if (*s == '&')
-			td_json_put_raw(b, "&amp;");
-		else if (*s == '<')
-			td_json_put_raw(b, "&lt;");
-		else if (*s == '>')
-			td_json_put_raw(b, "&gt;");
-		else if (*s == '"')
-			td_json_put_raw(b, "&quot;");
-		else if ((unsigned char)*s < 0x20 && *s != '\n' && *s != '\t')
-			td_json_put_raw(b, " ");
-		else
-			one[0] = *s, td_json_put_raw(b, one);
-	}
-}
-
 /* JUnit XML: one testcase per audit; a fail is a failure, an error an error, a skip skipped. */
 static int write_junit(const queue *q, const char *path)
 {
@@ -246,7 +226,7 @@ static int write_junit(const queue *q, const char *path)
 		static const char *const tag[] = {NULL, "failure", "skipped", "error"};
 
 		td_json_put_raw(&b, "  <testcase classname=\"audit\" name=\"");
-		xml_text(&b, r->name);
+		td_xml_put_text(&b, r->name);
 		snprintf(num, sizeof num, "\" time=\"%.3f\"", r->seconds);
 		td_json_put_raw(&b, num);
 		if (r->status == TD_AUDIT_PASS) {
@@ -256,18 +236,18 @@ static int write_junit(const queue *q, const char *path)
 		td_json_put_raw(&b, ">\n    <");
 		td_json_put_raw(&b, tag[r->status]);
 		td_json_put_raw(&b, " message=\"");
-		xml_text(&b, r->reason);
+		td_xml_put_text(&b, r->reason);
 		td_json_put_raw(&b, "\">");
-		xml_text(&b, r->class_);
+		td_xml_put_text(&b, r->class_);
 		td_json_put_raw(&b, ": ");
-		xml_text(&b, r->summary);
+		td_xml_put_text(&b, r->summary);
 		for (size_t k = 0; r->commands && r->commands[k]; k++) {
 			td_json_put_raw(&b, "\n$ ");
-			xml_text(&b, r->commands[k]);
+			td_xml_put_text(&b, r->commands[k]);
 		}
 		for (size_t k = 0; r->evidence && r->evidence[k]; k++) {
 			td_json_put_raw(&b, "\n");
-			xml_text(&b, r->evidence[k]);
+			td_xml_put_text(&b, r->evidence[k]);
 		}
 		td_json_put_raw(&b, "</");
 		td_json_put_raw(&b, tag[r->status]);

@@ -96,17 +96,12 @@ int td_report_json(char **out, const td_mutants *m, const td_mutation_result *re
 
 static void xml_str(FILE *f, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default:
-			if ((unsigned char)*s >= 0x20 || *s == '\n' || *s == '\t')
-				fputc(*s, f);
-		}
-	}
+	td_json_buf b = TD_JSON_BUF_INIT;
+
+	td_xml_put_text(&b, s);
+	if (b.s)
+		fputs(b.s, f);
+	td_json_buf_free(&b);
 }
 
 int td_report_junit(char **out, const td_mutants *m, const td_mutation_result *res)

@@ -216,6 +216,36 @@ static void test_a_catalogue_entry_that_does_not_build_fails_the_run(void **stat
 	assert_non_null(strstr(fx_slurp("r.xml"), "failures=\"1\""));
 }
 
+/*
+ * The reports are valid JSON and XML whatever bytes the catalogue's text
+ * holds: a Latin-1 'why' and a stray byte in 'replace' used to reach both
+ * raw (DEBUG.md #43). Python's own parsers are the reference; each byte
+ * that is not UTF-8 comes out as U+FFFD, and valid UTF-8 (an e-acute)
+ * unchanged.
+ */
+static void test_reports_are_valid_json_and_xml_whatever_the_catalogue_holds(void **state)
+{
+	const char *args[] = {"mutate", "--json", "../r.json", "--junit", "../r.xml", NULL};
+	const char *check[] = {"python3", "-c",
+			       "import json, xml.etree.ElementTree as E\n"
+			       "j = json.load(open('r.json', encoding='utf-8'))\n"
+			       "E.parse('r.xml')\n"
+			       "s = json.dumps(j, ensure_ascii=False)\n"
+			       "assert 'caf\\ufffd and caf\\u00e9' in s, s\n"
+			       "assert 'a \\ufffd b' in s, s\n"
+			       "x = open('r.xml', encoding='utf-8').read()\n"
+			       "assert 'caf\\ufffd and caf\\u00e9' in x, x\n",
+			       NULL};
+
+	(void)state;
+	make_fixture("mutant { name = \"calc-survived\", file = \"calc.c\", find = \"return 7;\",\n"
+		     "  replace = \"return 8; /* a \xff b */\", guards = { \"test_add\" },\n"
+		     "  designed_against = \"x\", why = \"caf\xe9 and caf\xc3\xa9\" }\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
+	if (fx_run(".", "check.log", check) != 0)
+		fail_msg("%s", fx_slurp("../check.log"));
+}
+
 /* The loader refuses a name that does not start with its file's stem, saying which. */
 static void test_an_entry_not_named_for_its_file_is_refused(void **state)
 {
@@ -528,6 +558,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_given_twice_keeps_the_mutants_of_both_patterns),
 	cmocka_unit_test(test_a_value_option_given_twice_is_refused),
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
+	cmocka_unit_test(test_reports_are_valid_json_and_xml_whatever_the_catalogue_holds),
 	cmocka_unit_test(test_an_entry_not_named_for_its_file_is_refused),
 	cmocka_unit_test(test_list_file_shows_the_mutants_of_matching_files_and_their_guards),
 	cmocka_unit_test(test_file_runs_only_the_mutants_of_matching_files),
