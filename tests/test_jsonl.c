@@ -22,6 +22,7 @@
 #include "../core/counters.h"
 #include "../base/error.h"
 #include "../base/fileio.h"
+#include "../base/json.h"
 #include "../core/jsonl.h"
 
 /* --- a strict JSON validator --------------------------------------------- */
@@ -287,8 +288,38 @@ static void test_an_unwritable_log_is_refused_naming_the_path(void **state)
 	td_jsonl_free(NULL);
 }
 
+/*
+ * td_utf8_len against the table of well-formed sequences in the Unicode
+ * standard (table 3-7): overlong forms, surrogates, code points past
+ * U+10FFFF, stray continuation bytes and truncated sequences are not UTF-8.
+ */
+static void test_utf8_sequences_are_judged_as_the_standard_says(void **state)
+{
+	static const struct { const char *s; size_t n; } cases[] = {
+	    {"a", 1},		     {"\xc3\xa9", 2},	       {"\xe2\x82\xac", 3},
+	    {"\xf0\x9f\x98\x80", 4}, {"\xf4\x8f\xbf\xbf", 4},  {"\xed\x9f\xbf", 3},
+	    {"\xc0\x80", 0},	     {"\xc1\xbf", 0},	       {"\xe0\x9f\xbf", 0},
+	    {"\xed\xa0\x80", 0},     {"\xf0\x8f\xbf\xbf", 0},  {"\xf4\x90\x80\x80", 0},
+	    {"\xf5\x80\x80\x80", 0}, {"\x80", 0},	       {"\xbf", 0},
+	    {"\xe2\x82", 0},	     {"\xc3", 0},	       {"\xff", 0},
+	};
+	td_json_buf b = TD_JSON_BUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+		if (td_utf8_len(cases[i].s) != cases[i].n)
+			fail_msg("case %zu: %zu, not %zu", i, td_utf8_len(cases[i].s), cases[i].n);
+	td_json_put_string(&b, "caf\xe9 \xc3\xa9");
+	assert_string_equal(b.s, "\"caf\\ufffd \xc3\xa9\"");
+	td_json_buf_clear(&b);
+	td_xml_put_text(&b, "<a \xff&\x01>");
+	assert_string_equal(b.s, "&lt;a \xef\xbf\xbd&amp; &gt;");
+	td_json_buf_free(&b);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_line_is_valid_json_even_with_nan_inf_and_control_bytes),
+    cmocka_unit_test(test_utf8_sequences_are_judged_as_the_standard_says),
     cmocka_unit_test(test_doubles_and_integers_read_back_exactly),
     cmocka_unit_test(test_log_due_marks_every_multiple_and_the_last_step),
     cmocka_unit_test(test_the_final_eval_is_written_like_every_other_eval),
