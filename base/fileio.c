@@ -131,3 +131,21 @@ int td_mkdirs(const char *dir)
 		return TD_FAIL(TD_EIO, "cannot create %s: %s", buf, strerror(errno));
 	return 0;
 }
+
+int td_file_check_writable(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[4096];
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return TD_FAIL(TD_EIO, "cannot write %s: it is a directory", path);
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash == path ? 1 : slash - path), path);
+	if (access(dir, W_OK | X_OK) != 0)
+		return TD_FAIL(TD_EIO, "cannot write %s: its directory %s: %s", path, dir,
+			       strerror(errno));
+	return 0;
+}

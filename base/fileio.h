@@ -24,6 +24,14 @@ int td_file_read(const char *path, char **out, size_t *len);
  */
 int td_file_write_atomic(const char *path, const void *data, size_t len, unsigned mode);
 
+/*
+ * Whether path could be written by td_file_write_atomic, without writing
+ * anything: not a directory, and its directory exists and is writable.
+ * TD_EIO naming path and why; the check before a long run that ends by
+ * writing path.
+ */
+int td_file_check_writable(const char *path);
+
 /* Creates dir and its missing parents (like mkdir -p). */
 int td_mkdirs(const char *dir);
 

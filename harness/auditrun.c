@@ -330,8 +330,10 @@ int td_audit(const char *root, const td_audit_opts *o)
 	}
 	if (select_audits(&q, all_names, all_scripts, o->names) != 0)
 		goto done;
-	if (td_testrun_claim(&lock, dir, sizeof dir, p->root, "audit") != 0) {
-		fprintf(stderr, "tdaudit audit: %s\n", td_error_last());
+	if (td_testrun_claim(&lock, dir, sizeof dir, p->root, "audit") != 0 ||
+	    (o->json && td_file_check_writable(o->json) != 0) ||
+	    (o->junit && td_file_check_writable(o->junit) != 0) || td_record_check(p) != 0) {
+		fprintf(stderr, "tdaudit audit: %s\n", td_error_last()); /* before any run */
 		goto done;
 	}
 	q.res = calloc(q.n, sizeof *q.res);

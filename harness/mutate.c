@@ -837,6 +837,18 @@ static void list_mutants(const run_t *r)
 	}
 }
 
+/* The reports and the ledger can be written: checked before any build. */
+static int preflight(const run_t *r)
+{
+	int err = 0;
+
+	if (r->opts->json)
+		err = td_file_check_writable(r->opts->json);
+	if (!err && r->opts->junit)
+		err = td_file_check_writable(r->opts->junit);
+	return err ? err : td_record_check(r->proj);
+}
+
 /* The steps after loading: workers, baseline, mutants. */
 static int execute(run_t *r, worker_t *ws, int jobs)
 {
@@ -936,6 +948,8 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	}
 	if (!err && lock_fd < 0)
 		err = claim_dir(&r, &lock_fd);
+	if (!err) /* what the end of the run writes, checked before the run */
+		err = preflight(&r);
 	jobs = err ? 0 : n_jobs(&r);
 	if (!err)
 		err = execute(&r, ws, jobs);

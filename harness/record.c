@@ -38,6 +38,20 @@ static int put_one(td_ledger *lg, const td_mutant *m, const td_mutation_result *
 	return err;
 }
 
+int td_record_check(const td_project *p)
+{
+	td_ledger *lg = NULL;
+	char path[8192];
+	int err;
+
+	td_record_ledger_path(path, sizeof path, p);
+	err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
+	if (!err)
+		err = td_ledger_check_writable(lg);
+	td_ledger_free(lg);
+	return err;
+}
+
 int td_record_mutation_run(const td_project *p, const char *command, const char *commit,
 			   const td_mutants *m, const td_mutation_result *res, int status)
 {

@@ -28,4 +28,11 @@ int td_record_mutation_run(const td_project *p, const char *command, const char 
 /* The ledger's path: p->ledger made absolute against p->root. */
 void td_record_ledger_path(char *out, size_t size, const td_project *p);
 
+/*
+ * Whether a run's results could be recorded: the project's ledger opens
+ * (created, or migrated forward, if needed) and can be written. The check
+ * before a long run, so that nothing it finds is lost at the end.
+ */
+int td_record_check(const td_project *p);
+
 #endif

@@ -410,6 +410,17 @@ done:
 	return err;
 }
 
+int td_ledger_check_writable(td_ledger *lg)
+{
+	int err;
+
+	if (sqlite3_db_readonly(lg->db, "main") == 1)
+		return TD_FAIL(TD_EIO, "the ledger %s is read-only; make it writable or give another "
+				       "(ledger in tdaudit.lua)", lg->path);
+	err = exec_sql(lg, "BEGIN IMMEDIATE", "checking that the ledger can be written");
+	return err ? err : exec_sql(lg, "ROLLBACK", "checking that the ledger can be written");
+}
+
 void td_ledger_free(td_ledger *lg)
 {
 	if (!lg)

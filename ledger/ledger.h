@@ -228,6 +228,14 @@ typedef struct {
 /* Records one audit's result in the open run; the audit run's row must come first. */
 int td_ledger_put_audit_result(td_ledger *lg, const td_ledger_audit_result *r);
 
+/*
+ * Whether a run could be written to lg: takes the write lock and lets it
+ * go (BEGIN IMMEDIATE, ROLLBACK). TD_EIO naming the ledger when it is
+ * read-only or cannot be locked; the check before a long run, so that its
+ * results are not lost at the end.
+ */
+int td_ledger_check_writable(td_ledger *lg);
+
 /* --- merge ------------------------------------------------------------------ */
 
 /*

@@ -246,6 +246,34 @@ static void test_reports_are_valid_json_and_xml_whatever_the_catalogue_holds(voi
 		fail_msg("%s", fx_slurp("../check.log"));
 }
 
+/*
+ * What the end of a run writes is checked before the run: a --json or
+ * --junit path that cannot be written, and a ledger that cannot be opened,
+ * are refused before any build, where they used to be found after the
+ * whole run, its results lost (DEBUG.md #44). Paths under a regular file
+ * cannot be written even by root, who may write anywhere else.
+ */
+static void test_unwritable_reports_and_ledger_are_refused_before_the_run(void **state)
+{
+	const char *json[] = {"mutate", "--json", "calc.c/r.json", NULL};
+	const char *junit[] = {"mutate", "--junit", "calc.c/r.xml", NULL};
+	const char *plain[] = {"mutate", NULL};
+	char cfg[sizeof config + 64];
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "m.log", json), 2);
+	assert_non_null(strstr(fx_slurp("m.log"), "cannot write calc.c/r.json: its directory calc.c"));
+	assert_null(strstr(fx_slurp("m.log"), "building scratch trees"));
+	assert_int_equal(fx_tdaudit("repo", "m.log", junit), 2);
+	assert_non_null(strstr(fx_slurp("m.log"), "cannot write calc.c/r.xml"));
+	snprintf(cfg, sizeof cfg, "%sledger \"calc.c/ledger.db\"\n", config);
+	fx_write("repo", "tdaudit.lua", cfg);
+	assert_int_equal(fx_tdaudit("repo", "m.log", plain), 2);
+	assert_non_null(strstr(fx_slurp("m.log"), "calc.c/ledger.db"));
+	assert_null(strstr(fx_slurp("m.log"), "building scratch trees"));
+}
+
 /* The loader refuses a name that does not start with its file's stem, saying which. */
 static void test_an_entry_not_named_for_its_file_is_refused(void **state)
 {
@@ -559,6 +587,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_value_option_given_twice_is_refused),
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
 	cmocka_unit_test(test_reports_are_valid_json_and_xml_whatever_the_catalogue_holds),
+	cmocka_unit_test(test_unwritable_reports_and_ledger_are_refused_before_the_run),
 	cmocka_unit_test(test_an_entry_not_named_for_its_file_is_refused),
 	cmocka_unit_test(test_list_file_shows_the_mutants_of_matching_files_and_their_guards),
 	cmocka_unit_test(test_file_runs_only_the_mutants_of_matching_files),

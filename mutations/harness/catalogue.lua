@@ -34,3 +34,23 @@ mutant {
   designed_against = "a generated mutant's token occurs many times; searching for it mutates the wrong one",
   why = "locates generated mutants by searching for their token",
 }
+
+mutant {
+  name = "catalogue-file-outside-the-repository-accepted",
+  file = "harness/catalogue.c",
+  find = "\tcheck_file(L, m->file);\n",
+  replace = "",
+  guards = { "test_a_mutant_file_outside_the_repository_is_refused" },
+  finding = 42,
+  why = "lets a mutant's file be ../../calc.c, the user's own file",
+}
+
+mutant {
+  name = "catalogue-file-through-a-link-accepted",
+  file = "harness/catalogue.c",
+  find = "if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))",
+  replace = "if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode) && 0)",
+  guards = { "test_a_mutant_file_outside_the_repository_is_refused" },
+  finding = 42,
+  why = "writes a mutant through a tracked symbolic link that points outside",
+}

@@ -154,3 +154,23 @@ mutant {
   designed_against = "reverting nothing proves nothing; say so instead of running",
   why = "runs a test-only commit as if it had code to revert",
 }
+
+mutant {
+  name = "reproduce-fail-and-timeout-read-as-flaky",
+  file = "harness/reproduce.c",
+  find = [[return passes ? "mixed" : "fail";]],
+  replace = [[return "mixed";]],
+  guards = { "test_a_fail_and_a_timeout_before_the_fix_make_a_guard" },
+  finding = 40,
+  why = "calls a guard whose failing runs were one fail and one timeout flaky",
+}
+
+mutant {
+  name = "reproduce-unlisted-guard-run-anyway",
+  file = "harness/reproduce.c",
+  find = [[if (!err && t->runner < 0 && r->opts->guards)]],
+  replace = [[if (0)]],
+  guards = { "test_a_guard_no_runner_lists_is_refused" },
+  finding = 41,
+  why = "runs a --guard name no runner lists and records it as broken",
+}
