@@ -6,9 +6,11 @@
  */
 #include "fileio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,14 +69,50 @@ static int fsync_dir_of(const char *path)
 	return rc;
 }
 
+/*
+ * Removes the temporary files an earlier write of path left behind when
+ * its process died before the rename (killed mid-write): those named
+ * "<base>.tmp.<pid>.XXXXXX" whose pid no longer exists. A live writer's
+ * temporary file, or anything else, is left alone. Best effort.
+ */
+static void sweep_stale(const char *path)
+{
+	char *copy = strdup(path), *base, dir[4096], prefix[512], *end;
+	struct dirent *e;
+	DIR *d;
+
+	if (!copy)
+		return;
+	base = strrchr(copy, '/') ? strrchr(copy, '/') + 1 : copy;
+	snprintf(dir, sizeof dir, "%.*s", base == copy ? 1 : (int)(base - copy - 1),
+		 base == copy ? "." : copy);
+	snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+	if ((d = opendir(dir))) {
+		while ((e = readdir(d))) {
+			long pid;
+
+			if (strncmp(e->d_name, prefix, strlen(prefix)))
+				continue;
+			pid = strtol(e->d_name + strlen(prefix), &end, 10);
+			if (end == e->d_name + strlen(prefix) || *end != '.' || strlen(end) != 7 ||
+			    pid <= 0 || !(kill((pid_t)pid, 0) != 0 && errno == ESRCH))
+				continue;
+			unlinkat(dirfd(d), e->d_name, 0);
+		}
+		closedir(d);
+	}
+	free(copy);
+}
+
 int td_file_write_atomic(const char *path, const void *data, size_t len, unsigned mode)
 {
 	char tmp[4096];
 	const char *p = data;
-	int fd, n = snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+	int fd, n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld.XXXXXX", path, (long)getpid());
 
 	if (n < 0 || (size_t)n >= sizeof tmp)
 		return TD_FAIL(TD_EINVAL, "path %s is too long", path);
+	sweep_stale(path);
 	fd = mkstemp(tmp);
 	if (fd < 0)
 		return TD_FAIL(TD_EIO, "cannot create a temporary file beside %s: %s", path, strerror(errno));

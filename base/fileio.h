@@ -4,7 +4,10 @@
  * A file written with td_file_write_atomic is either the old file or the
  * whole new one, whatever happens: the bytes go to a temporary file in the
  * same directory, which is fsynced, renamed over the target, and the
- * directory fsynced. No user file is ever written in place.
+ * directory fsynced. No user file is ever written in place. A writer
+ * killed before the rename leaves its temporary file
+ * ("<path>.tmp.<pid>.XXXXXX"); the next write of the same path removes it
+ * once that pid is gone.
  */
 #ifndef TD_FILEIO_H
 #define TD_FILEIO_H

@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../base/error.h"
@@ -215,6 +216,37 @@ static void test_a_failed_fchmod_closes_and_removes_the_temporary_file(void **st
 	assert_int_equal(dir_entries(), entries);
 }
 
+/*
+ * A writer killed between creating its temporary file and the rename
+ * leaves "<path>.tmp.<pid>.XXXXXX"; the next write of path removes it once
+ * that process is gone, and leaves alone a live writer's and another
+ * target's. It used to stay forever: every killed checkpoint write left
+ * one more (DEBUG.md #45).
+ */
+static void test_the_next_write_removes_a_killed_writers_temporary_file(void **state)
+{
+	char dead[64], live[64], other[64];
+	pid_t pid = fork();
+	int status;
+
+	(void)state;
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0); /* a writer that is gone, as after a SIGKILL */
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	snprintf(dead, sizeof dead, "ckpt.bin.tmp.%ld.Ab3dEf", (long)pid);
+	snprintf(live, sizeof live, "ckpt.bin.tmp.%ld.Gh1jKl", (long)getpid());
+	snprintf(other, sizeof other, "other.bin.tmp.%ld.Ab3dEf", (long)pid);
+	write_plain(dead, "half a checkpoint");
+	write_plain(live, "a write in progress");
+	write_plain(other, "another file's");
+	assert_int_equal(td_file_write_atomic("ckpt.bin", new_text, strlen(new_text), 0644), 0);
+	assert_int_equal(access(dead, F_OK), -1);
+	assert_int_equal(access(live, F_OK), 0);
+	assert_int_equal(access(other, F_OK), 0);
+	assert_file_holds("ckpt.bin", new_text);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_failed_write_leaves_the_old_file_whole),
     cmocka_unit_test(test_a_failed_write_leaves_no_temporary_file),
@@ -223,5 +255,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_write_replaces_the_old_file_whole),
     cmocka_unit_test(test_mkdirs_creates_the_missing_parents),
     cmocka_unit_test(test_reading_a_missing_file_is_refused_naming_it),
+    cmocka_unit_test(test_the_next_write_removes_a_killed_writers_temporary_file),
 };
 TD_TEST_GROUP(fileio, tests);
