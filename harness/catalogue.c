@@ -10,6 +10,7 @@
 #include <glob.h>
 #include <lauxlib.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +38,21 @@ static const char *where(lua_State *L)
 	return td_lua_where(L, buf, sizeof buf);
 }
 
+/*
+ * Raises a Lua error with the message as formatted, without luaL_error's
+ * position: the messages here start with where(L) already, and a second
+ * "cat.lua:3:" would only repeat it.
+ */
+static int fail_here(lua_State *L, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	lua_pushvfstring(L, fmt, ap);
+	va_end(ap);
+	return lua_error(L);
+}
+
 static const char *host_root(lua_State *L)
 {
 	const char *root;
@@ -55,10 +71,10 @@ static void expand_glob(lua_State *L, const char *pattern, char ***out)
 	glob_t g;
 
 	if (pattern[0] == '/' || strstr(pattern, ".."))
-		luaL_error(L, "%s: glob '%s' must be relative to the root, without '..'", where(L), pattern);
+		fail_here(L, "%s: glob '%s' must be relative to the root, without '..'", where(L), pattern);
 	snprintf(full, sizeof full, "%s/%s", root, pattern);
 	if (glob(full, 0, NULL, &g) != 0)
-		luaL_error(L, "%s: generate: glob '%s' matches no file", where(L), pattern);
+		fail_here(L, "%s: generate: glob '%s' matches no file", where(L), pattern);
 	for (size_t i = 0; i < g.gl_pathc; i++)
 		if (td_strv_find(*out, g.gl_pathv[i] + strlen(root) + 1) < 0)
 			td_strv_push(out, g.gl_pathv[i] + strlen(root) + 1);
@@ -75,7 +91,7 @@ static void check_fields(lua_State *L)
 		for (int i = 0; fields[i] && lua_type(L, -1) == LUA_TSTRING; i++)
 			ok |= strcmp(lua_tostring(L, -1), fields[i]) == 0;
 		if (!ok)
-			luaL_error(L, "%s: mutant has no field '%s' (fields: name file find replace "
+			fail_here(L, "%s: mutant has no field '%s' (fields: name file find replace "
 				      "occurrence guards finding designed_against why equivalent)",
 				   where(L), lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
 	}
@@ -88,9 +104,9 @@ static char *str_field(lua_State *L, const char *name, int required)
 	int t = lua_getfield(L, 1, name);
 
 	if (t == LUA_TNIL && required)
-		luaL_error(L, "%s: mutant needs a '%s'", where(L), name);
+		fail_here(L, "%s: mutant needs a '%s'", where(L), name);
 	if (t != LUA_TNIL && (t != LUA_TSTRING || lua_rawlen(L, -1) == 0))
-		luaL_error(L, "%s: mutant field '%s' must be a non-empty string", where(L), name);
+		fail_here(L, "%s: mutant field '%s' must be a non-empty string", where(L), name);
 	if (t == LUA_TSTRING && !(s = strdup(lua_tostring(L, -1))))
 		luaL_error(L, "out of memory");
 	lua_pop(L, 1);
@@ -103,7 +119,7 @@ static int int_field(lua_State *L, const char *name)
 	lua_Integer v = 0;
 
 	if (t != LUA_TNIL && (!lua_isinteger(L, -1) || (v = lua_tointeger(L, -1)) < 1 || v > 1000000))
-		luaL_error(L, "%s: mutant field '%s' must be a positive integer", where(L), name);
+		fail_here(L, "%s: mutant field '%s' must be a positive integer", where(L), name);
 	lua_pop(L, 1);
 	return (int)v;
 }
@@ -118,11 +134,11 @@ static char **guards_field(lua_State *L)
 		return NULL;
 	}
 	if (!lua_istable(L, -1))
-		luaL_error(L, "%s: guards must be a list of test names", where(L));
+		fail_here(L, "%s: guards must be a list of test names", where(L));
 	n = (lua_Integer)lua_rawlen(L, -1);
 	for (lua_Integer i = 1; i <= n; i++) {
 		if (lua_rawgeti(L, -1, i) != LUA_TSTRING || td_strv_push(&g, lua_tostring(L, -1)))
-			luaL_error(L, "%s: guards must be a list of test names", where(L));
+			fail_here(L, "%s: guards must be a list of test names", where(L));
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
@@ -158,17 +174,17 @@ static void check_file(lua_State *L, const char *file)
 	struct stat st;
 
 	if (!*file || *file == '/')
-		luaL_error(L, "%s: file '%s' must be a path relative to the repository root", where(L),
+		fail_here(L, "%s: file '%s' must be a path relative to the repository root", where(L),
 			   file);
 	for (;;) {
 		size_t n = strcspn(p, "/");
 
 		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			luaL_error(L, "%s: file '%s' must be a normalised path inside the repository "
+			fail_here(L, "%s: file '%s' must be a normalised path inside the repository "
 				      "(no '.', '..' or empty component)", where(L), file);
 		snprintf(path, sizeof path, "%s/%.*s", root, (int)(p + n - file), file);
 		if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-			luaL_error(L, "%s: file '%s' goes through the symbolic link '%s': a mutant "
+			fail_here(L, "%s: file '%s' goes through the symbolic link '%s': a mutant "
 				      "is written through its path, so name the file itself", where(L),
 				   file, path + strlen(root) + 1);
 		if (!p[n])
@@ -183,17 +199,17 @@ static void check_entry(lua_State *L, const td_mutants *list, const td_mutant *m
 
 	check_file(L, m->file);
 	if (!named_for_its_file(m->name, m->file, stem, sizeof stem))
-		luaL_error(L, "%s: mutant '%s' edits %s, so its name must start with '%s'", where(L),
+		fail_here(L, "%s: mutant '%s' edits %s, so its name must start with '%s'", where(L),
 			   m->name, m->file, stem);
 	if (!m->guards && !m->equivalent)
-		luaL_error(L, "%s: mutant '%s' names no guards; say which tests must fail", where(L),
+		fail_here(L, "%s: mutant '%s' names no guards; say which tests must fail", where(L),
 			   m->name);
 	if (!m->finding == !m->designed_against)
-		luaL_error(L, "%s: mutant '%s' needs exactly one of finding = N (the DEBUG.md entry "
+		fail_here(L, "%s: mutant '%s' needs exactly one of finding = N (the DEBUG.md entry "
 			      "it re-introduces) or designed_against = \"why\"", where(L), m->name);
 	for (size_t i = 0; i < list->n; i++)
 		if (strcmp(list->v[i].name, m->name) == 0)
-			luaL_error(L, "%s: mutant name '%s' is already used at %s", where(L), m->name,
+			fail_here(L, "%s: mutant name '%s' is already used at %s", where(L), m->name,
 				   list->v[i].where);
 }
 
@@ -244,7 +260,7 @@ static int l_mutant(lua_State *L)
 	m->find = str_field(L, "find", 1);
 	lua_getfield(L, 1, "replace"); /* may be empty: a deletion */
 	if (!lua_isstring(L, -1))
-		luaL_error(L, "%s: mutant needs a 'replace' string", where(L));
+		fail_here(L, "%s: mutant needs a 'replace' string", where(L));
 	m->replace = strdup(lua_tostring(L, -1));
 	lua_pop(L, 1);
 	m->why = str_field(L, "why", 1);
@@ -277,13 +293,13 @@ static unsigned classes_field(lua_State *L)
 		return TD_GEN_ALL;
 	}
 	if (!lua_istable(L, -1))
-		luaL_error(L, "%s: operators must be a list of class names", where(L));
+		fail_here(L, "%s: operators must be a list of class names", where(L));
 	n = (lua_Integer)lua_rawlen(L, -1);
 	for (lua_Integer i = 1; i <= n; i++) {
 		td_gen_class c;
 
 		if (lua_rawgeti(L, -1, i) != LUA_TSTRING || td_gen_class_parse(&c, lua_tostring(L, -1)))
-			luaL_error(L, "%s: %s", where(L), td_error_last());
+			fail_here(L, "%s: %s", where(L), td_error_last());
 		mask |= (unsigned)c;
 		lua_pop(L, 1);
 	}
@@ -330,7 +346,7 @@ static void generate_file(lua_State *L, td_mutants *list, const char *file, unsi
 	if (td_lua_read_confined(host_root(L), file, &src, &len) != 0 ||
 	    td_gen_file(&res, file, src, len, &opts) != 0) {
 		free(src);
-		luaL_error(L, "%s: %s", where(L), td_error_last());
+		fail_here(L, "%s: %s", where(L), td_error_last());
 	}
 	for (size_t i = 0; i < res->n_mutants; i++) {
 		size_t k;
@@ -365,16 +381,16 @@ static int l_generate(lua_State *L)
 		for (int i = 0; gen_fields[i] && lua_type(L, -1) == LUA_TSTRING; i++)
 			ok |= strcmp(lua_tostring(L, -1), gen_fields[i]) == 0;
 		if (!ok)
-			luaL_error(L, "%s: generate has no field '%s' (fields: files operators guards)",
+			fail_here(L, "%s: generate has no field '%s' (fields: files operators guards)",
 				   where(L), lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
 	}
 	classes = classes_field(L);
 	guards = guards_field(L);
 	if (lua_getfield(L, 1, "files") != LUA_TTABLE)
-		luaL_error(L, "%s: generate needs files = { \"glob\", ... }", where(L));
+		fail_here(L, "%s: generate needs files = { \"glob\", ... }", where(L));
 	for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, -1); i++) {
 		if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
-			luaL_error(L, "%s: files must be a list of globs", where(L));
+			fail_here(L, "%s: files must be a list of globs", where(L));
 		expand_glob(L, lua_tostring(L, -1), &files);
 		lua_pop(L, 1);
 	}

@@ -28,7 +28,8 @@ static int fail_at(lua_State *L, const char *fmt, const char *a)
 	char where[256];
 
 	td_lua_where(L, where, sizeof where);
-	return luaL_error(L, "%s: %s", where, lua_pushfstring(L, fmt, a));
+	lua_pushfstring(L, "%s: %s", where, lua_pushfstring(L, fmt, a));
+	return lua_error(L); /* not luaL_error: it would add the position a second time */
 }
 
 /* Reads the array of strings at idx into *out (must be NULL: set once). */
@@ -103,8 +104,10 @@ static void only_fields(lua_State *L, int idx, const char *what, const char *con
 			char where[256];
 
 			td_lua_where(L, where, sizeof where);
-			luaL_error(L, "%s: %s has no field '%s'", where, what,
-				   lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "(non-string key)");
+			lua_pushfstring(L, "%s: %s has no field '%s'", where, what,
+					lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+								       : "(non-string key)");
+			lua_error(L); /* the position is in the message already */
 		}
 	}
 }

@@ -238,6 +238,8 @@ static void test_an_unknown_trainer_field_is_refused_with_its_line(void **state)
 		 "  hash = { line = \"(.*)\" }, colour = 1 }\n");
 	assert_int_equal(fx_tdaudit("repo", "audit.log", args), 2);
 	assert_non_null(strstr(fx_slurp("audit.log"), "tdaudit.lua:5: trainer has no field 'colour'"));
+	/* said once: it used to read "tdaudit.lua:5: tdaudit.lua:5: trainer ..." (DEBUG.md #46) */
+	assert_null(strstr(fx_slurp("audit.log"), "tdaudit.lua:5: tdaudit.lua:5:"));
 }
 
 static void test_an_audit_has_no_os_and_reads_nothing_outside_its_scratch_dir(void **state)

@@ -286,6 +286,8 @@ static void test_an_entry_not_named_for_its_file_is_refused(void **state)
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
 	assert_non_null(strstr(fx_slurp("mutate.log"), "cat.lua:1: mutant 'add-wrong' edits calc.c, "
 							"so its name must start with 'calc-'"));
+	/* the location once: it used to read "cat.lua:1: cat.lua:1: mutant ..." (DEBUG.md #46) */
+	assert_null(strstr(fx_slurp("mutate.log"), "cat.lua:1: cat.lua:1:"));
 }
 
 /* The fixture's catalogue and one entry on t.c: two files to tell apart. */
