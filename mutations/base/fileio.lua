@@ -75,3 +75,23 @@ mutant {
   designed_against = "mkdir -p semantics: a run directory several levels deep must be created whole",
   why = "creates only the last component of the path",
 }
+
+mutant {
+  name = "fileio-killed-writers-temporaries-kept",
+  file = "base/fileio.c",
+  find = "\tsweep_stale(path);\n",
+  replace = "\t(void)sweep_stale;\n",
+  guards = { "test_the_next_write_removes_a_killed_writers_temporary_file" },
+  finding = 45,
+  why = "leaves every killed write's temporary file beside the target forever",
+}
+
+mutant {
+  name = "fileio-a-live-writers-temporary-removed",
+  file = "base/fileio.c",
+  find = "pid <= 0 || !(kill((pid_t)pid, 0) != 0 && errno == ESRCH))",
+  replace = "pid <= 0)",
+  guards = { "test_the_next_write_removes_a_killed_writers_temporary_file" },
+  designed_against = "a write must never delete another live writer's file",
+  why = "removes the temporary file of a write still in progress",
+}

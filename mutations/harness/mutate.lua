@@ -147,3 +147,13 @@ mutant {
   designed_against = "what breaks core/plan.c, and who guards it, must not be answered with every mutant of the catalogue",
   why = "--file and --guard keep every mutant: the listing answers for the whole catalogue, a --file run runs them all",
 }
+
+mutant {
+  name = "mutate-reports-and-ledger-checked-after-the-run",
+  file = "harness/mutate.c",
+  find = "err = preflight(&r);",
+  replace = "err = preflight(&r) && 0;",
+  guards = { "test_unwritable_reports_and_ledger_are_refused_before_the_run" },
+  finding = 44,
+  why = "runs every mutant before finding that the results cannot be written",
+}
