@@ -54,3 +54,13 @@ mutant {
   finding = 42,
   why = "writes a mutant through a tracked symbolic link that points outside",
 }
+
+mutant {
+  name = "catalogue-refusal-location-said-twice",
+  file = "harness/catalogue.c",
+  find = "\tva_end(ap);\n\treturn lua_error(L);\n",
+  replace = "\tva_end(ap);\n\treturn luaL_error(L, \"%s\", lua_tostring(L, -1));\n",
+  guards = { "test_an_entry_not_named_for_its_file_is_refused" },
+  finding = 46,
+  why = "prefixes every refusal's file:line with the same position again",
+}
