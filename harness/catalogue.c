@@ -68,17 +68,32 @@ static void expand_glob(lua_State *L, const char *pattern, char ***out)
 {
 	const char *root = host_root(L);
 	char full[8192];
+	size_t files = 0, dirs = 0;
 	glob_t g;
 
 	if (pattern[0] == '/' || strstr(pattern, ".."))
 		fail_here(L, "%s: glob '%s' must be relative to the root, without '..'", where(L), pattern);
 	snprintf(full, sizeof full, "%s/%s", root, pattern);
-	if (glob(full, 0, NULL, &g) != 0)
+	if (glob(full, GLOB_MARK, NULL, &g) != 0)
 		fail_here(L, "%s: generate: glob '%s' matches no file", where(L), pattern);
-	for (size_t i = 0; i < g.gl_pathc; i++)
-		if (td_strv_find(*out, g.gl_pathv[i] + strlen(root) + 1) < 0)
-			td_strv_push(out, g.gl_pathv[i] + strlen(root) + 1);
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		const char *rel = g.gl_pathv[i] + strlen(root) + 1;
+
+		if (rel[strlen(rel) - 1] == '/') { /* GLOB_MARK: a directory, not a file to mutate */
+			dirs++;
+			continue;
+		}
+		if (td_strv_find(*out, rel) < 0)
+			td_strv_push(out, rel);
+		files++;
+	}
 	globfree(&g);
+	if (!files)
+		fail_here(L, "%s: generate: glob '%s' matches no file, only %d director%s", where(L),
+			  pattern, (int)dirs, dirs == 1 ? "y" : "ies");
+	if (dirs)
+		printf("%s: generate: glob '%s': %zu director%s skipped (generate reads files)\n",
+		       where(L), pattern, dirs, dirs == 1 ? "y" : "ies");
 }
 
 static void check_fields(lua_State *L)

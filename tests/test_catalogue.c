@@ -97,9 +97,37 @@ static void test_a_mutant_file_outside_the_repository_is_refused(void **state)
 	td_mutants_free(&m);
 }
 
+/*
+ * A generate glob that matches a directory skips it: it used to be read as
+ * a file ("cannot read src/inputs (9223372036854775807 bytes)", DEBUG.md
+ * #47). A glob that matches directories only is refused, saying so.
+ */
+static void test_a_generate_glob_skips_directories(void **state)
+{
+	char *const globs[] = {"cat.lua", NULL};
+	td_mutants m = {0};
+
+	(void)state;
+	fx_write("repo", "src/calc.c", "int add(int a, int b)\n{\n\treturn a + b;\n}\n");
+	fx_write("repo", "src/inputs/case1", "1 2\n");
+	fx_write("repo", "cat.lua", "generate { files = { \"src/*\" }, guards = { \"t\" } }\n");
+	assert_int_equal(td_catalogue_load(&m, "repo", globs), 0);
+	assert_true(m.n > 0);
+	for (size_t i = 0; i < m.n; i++)
+		assert_string_equal(m.v[i].file, "src/calc.c");
+	td_mutants_free(&m);
+	fx_write("repo", "cat.lua", "generate { files = { \"src/inp*\" }, guards = { \"t\" } }\n");
+	assert_int_not_equal(td_catalogue_load(&m, "repo", globs), 0);
+	if (!strstr(td_error_last(), "cat.lua:1: generate: glob 'src/inp*' matches no file, only 1 "
+				     "directory"))
+		fail_msg("%s", td_error_last());
+	td_mutants_free(&m);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_refused_entry_leaves_nothing_allocated),
     cmocka_unit_test(test_a_mutant_file_outside_the_repository_is_refused),
+    cmocka_unit_test(test_a_generate_glob_skips_directories),
 };
 
 TD_TEST_GROUP(catalogue, tests);
