@@ -10,17 +10,16 @@
 #include <string.h>
 
 static _Thread_local char last_msg[1024];
+static _Thread_local char last_origin[256];
 static _Thread_local int last_code;
 
 int td_error_set(int code, const char *file, const char *func, const char *fmt, ...)
 {
 	va_list ap;
-	int n = snprintf(last_msg, sizeof last_msg, "%s: %s: ", file, func);
 
-	if (n < 0 || (size_t)n >= sizeof last_msg)
-		n = 0;
+	snprintf(last_origin, sizeof last_origin, "%s: %s", file, func);
 	va_start(ap, fmt);
-	vsnprintf(last_msg + n, sizeof last_msg - (size_t)n, fmt, ap);
+	vsnprintf(last_msg, sizeof last_msg, fmt, ap);
 	va_end(ap);
 	last_code = code;
 	return code;
@@ -29,6 +28,11 @@ int td_error_set(int code, const char *file, const char *func, const char *fmt, 
 const char *td_error_last(void)
 {
 	return last_code ? last_msg : "no error";
+}
+
+const char *td_error_origin(void)
+{
+	return last_code ? last_origin : "";
 }
 
 int td_error_code(void)
@@ -40,6 +44,7 @@ void td_error_clear(void)
 {
 	last_code = TD_OK;
 	last_msg[0] = '\0';
+	last_origin[0] = '\0';
 }
 
 const char *td_error_name(int code)

@@ -2,9 +2,10 @@
  * error.h - the error model of the base, the core, the harness and the ledger.
  *
  * A function that can fail returns int: 0 on success or a negative TD_E*
- * code. On failure it leaves a one-line message, readable with
- * td_error_last(), that names the file and function, the offending value and
- * what to do about it. Callers pass codes up unchanged and never repaint a
+ * code. On failure it leaves a one-line message for the user, readable
+ * with td_error_last(): the offending value and what to do about it, never
+ * the source file or function that noticed (td_error_origin() keeps those,
+ * for a developer). Callers pass codes up unchanged and never repaint a
  * lower-level message. Nothing in the libraries aborts or exits.
  */
 #ifndef TD_ERROR_H
@@ -30,7 +31,8 @@ int td_error_set(int code, const char *file, const char *func, const char *fmt, 
 /*
  * A precondition or invariant that runs in every build: when expr is
  * false, the enclosing function (which returns int) returns TD_EINVAL
- * with a message naming the file, function, line and expr's text,
+ * with a message naming the file, function, line and expr's text (a
+ * broken invariant is the tool's bug: where it broke is the message),
  * `return TD_FAIL(...)` style. It never aborts: a broken invariant in the
  * libraries is an error the caller sees, not the end of the process.
  * Write what must hold: TD_REQUIRE(n <= cap), TD_REQUIRE(err == 0).
@@ -39,7 +41,8 @@ int td_error_set(int code, const char *file, const char *func, const char *fmt, 
 	do {                                                                                       \
 		if (!(expr))                                                                       \
 			return td_error_set(TD_EINVAL, __FILE__, __func__,                         \
-					    "line %d: requirement failed: %s", __LINE__, #expr);   \
+					    "%s: %s: line %d: requirement failed: %s", __FILE__,   \
+					    __func__, __LINE__, #expr);                            \
 	} while (0)
 
 /*
@@ -47,6 +50,13 @@ int td_error_set(int code, const char *file, const char *func, const char *fmt, 
  * Borrowed: valid until this thread's next failure.
  */
 const char *td_error_last(void);
+
+/*
+ * Where this thread's last failure was raised, "harness/mutate.c:
+ * claim_dir", or "" when there is none. Never NULL. Borrowed: valid until
+ * this thread's next failure.
+ */
+const char *td_error_origin(void);
 
 /* The code of this thread's last failure, or TD_OK. */
 int td_error_code(void);

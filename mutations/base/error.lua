@@ -6,13 +6,23 @@
 -- harness/catalogue.h; layout, naming and listing: mutations/README.md.
 
 mutant {
-  name = "error-message-unplaced",
+  name = "error-origin-unplaced",
   file = "base/error.c",
-  find = [[snprintf(last_msg, sizeof last_msg, "%s: %s: ", file, func);]],
-  replace = [[snprintf(last_msg, sizeof last_msg, "%.0s%.0s", file, func);]],
-  guards = { "test_a_message_names_file_and_function" },
-  designed_against = "a message must say where it came from",
-  why = "drops the file and function from every message",
+  find = [[snprintf(last_origin, sizeof last_origin, "%s: %s", file, func);]],
+  replace = [[snprintf(last_origin, sizeof last_origin, "%.0s%.0s", file, func);]],
+  guards = { "test_a_message_is_what_was_formatted" },
+  designed_against = "a developer must be able to learn where a failure was raised",
+  why = "drops the file and function from every failure's origin",
+}
+
+mutant {
+  name = "error-message-opens-with-its-origin",
+  file = "base/error.c",
+  find = [[vsnprintf(last_msg, sizeof last_msg, fmt, ap);]],
+  replace = [[vsnprintf(last_msg + strlen(strcpy(last_msg, last_origin)), sizeof last_msg - strlen(last_origin), fmt, ap);]],
+  guards = { "test_a_message_is_what_was_formatted" },
+  finding = 48,
+  why = "opens every message a user reads with the source file and function that raised it",
 }
 
 mutant {
