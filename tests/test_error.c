@@ -57,6 +57,16 @@ static void test_a_message_is_what_was_formatted(void **state)
 	assert_string_equal(td_error_name(TD_EINVAL), "TD_EINVAL");
 }
 
+/* Where a failure was raised is kept apart, for a developer; "" once cleared. */
+static void test_the_origin_of_a_failure_names_file_and_function(void **state)
+{
+	(void)state;
+	assert_int_equal(fails(), TD_EINVAL);
+	assert_non_null(strstr(td_error_origin(), "test_error.c: fails"));
+	td_error_clear();
+	assert_string_equal(td_error_origin(), "");
+}
+
 static void test_an_overlong_message_is_truncated_not_overflowed(void **state)
 {
 	char big[4096];
@@ -97,6 +107,7 @@ static void test_a_requirement_evaluates_its_expression_once(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_last_error_is_never_null),
 	cmocka_unit_test(test_a_message_is_what_was_formatted),
+	cmocka_unit_test(test_the_origin_of_a_failure_names_file_and_function),
 	cmocka_unit_test(test_an_overlong_message_is_truncated_not_overflowed),
 	cmocka_unit_test(test_a_broken_requirement_returns_einval_naming_expression_and_line),
 	cmocka_unit_test(test_a_requirement_evaluates_its_expression_once),

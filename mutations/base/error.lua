@@ -10,7 +10,7 @@ mutant {
   file = "base/error.c",
   find = [[snprintf(last_origin, sizeof last_origin, "%s: %s", file, func);]],
   replace = [[snprintf(last_origin, sizeof last_origin, "%.0s%.0s", file, func);]],
-  guards = { "test_a_message_is_what_was_formatted" },
+  guards = { "test_the_origin_of_a_failure_names_file_and_function" },
   designed_against = "a developer must be able to learn where a failure was raised",
   why = "drops the file and function from every failure's origin",
 }
