@@ -298,6 +298,71 @@ static void test_audit_results_are_recorded_refused_outside_a_run_and_merged(voi
 	assert_int_equal(raw_int("m.db", "SELECT passed + failed FROM audit_runs"), 2);
 }
 
+/* One writer process: a run of n mutants and their outcomes; exit 0 when it was recorded. */
+static int write_one_run(const char *path, int k, int n)
+{
+	td_ledger_run_info info = {.command = "writer", .tool_version = "test"};
+	td_ledger *lg = NULL;
+	char id[32];
+	int err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
+
+	if (!err)
+		err = td_ledger_run_begin(lg, &info);
+	for (int i = 0; !err && i < n; i++) {
+		td_ledger_mutant m = {id, "cat.lua", "m", "calc.c", 1, 0, "x", "y"};
+		td_ledger_outcome o = {id, "killed", "test_add", 1, 0, 1};
+
+		snprintf(id, sizeof id, "w%d-m%d", k, i);
+		err = td_ledger_put_mutant(lg, &m);
+		if (!err)
+			err = td_ledger_put_outcome(lg, &o);
+	}
+	if (!err)
+		err = td_ledger_run_finish(lg, "ok");
+	if (err)
+		fprintf(stderr, "writer %d: %s\n", k, td_error_last());
+	td_ledger_free(lg);
+	return err != 0;
+}
+
+/*
+ * Eight processes writing one ledger at once lose no row: each waits for
+ * the others' write lock (TD_LEDGER_BUSY_MS) instead of failing, and every
+ * run and every outcome is there afterwards, counted with SQL.
+ */
+static void test_eight_writers_at_once_lose_no_rows(void **state)
+{
+	enum { WRITERS = 8, MUTANTS = 50 };
+	pid_t pid[WRITERS];
+	td_ledger *lg = NULL;
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	int status;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "shared.db", TD_LEDGER_CREATE), 0); /* the schema first */
+	td_ledger_free(lg);
+	for (int k = 0; k < WRITERS; k++) {
+		pid[k] = fork();
+		assert_true(pid[k] >= 0);
+		if (pid[k] == 0)
+			_exit(write_one_run("shared.db", k, MUTANTS));
+	}
+	for (int k = 0; k < WRITERS; k++) {
+		assert_int_equal(waitpid(pid[k], &status, 0), pid[k]);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	assert_int_equal(sqlite3_open("shared.db", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT (SELECT count(*) FROM runs WHERE status = 'ok'),"
+					       " (SELECT count(*) FROM mutant_outcomes)", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(st, 0), WRITERS);
+	assert_int_equal(sqlite3_column_int(st, 1), WRITERS * MUTANTS);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+}
+
 static void test_a_new_ledger_has_the_schema_version_magic_and_wal_mode(void **state)
 {
 	td_ledger *lg;
@@ -608,6 +673,7 @@ static void test_a_guard_is_verified_by_a_full_commit_id_cited_short(void **stat
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_new_ledger_has_the_schema_version_magic_and_wal_mode),
+	cmocka_unit_test(test_eight_writers_at_once_lose_no_rows),
 	cmocka_unit_test(test_audit_results_are_recorded_refused_outside_a_run_and_merged),
 	cmocka_unit_test(test_a_ledger_from_a_newer_tdaudit_is_refused_naming_both_versions),
 	cmocka_unit_test(test_a_file_that_is_not_a_ledger_is_refused),
