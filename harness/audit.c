@@ -28,6 +28,7 @@
 #include "luahost.h"
 #include "overlap.h"
 #include "proc.h"
+#include "testrun.h"
 
 static const char *const status_names[] = {"pass", "fail", "skip", "error"};
 
@@ -111,7 +112,7 @@ int td_audit_list(char ***names, char ***scripts, const td_project *p)
 typedef struct {
 	const td_project *p;
 	char tree[PATH_MAX];    /* absolute: the root or a mutant's scratch tree */
-	char scratch[PATH_MAX + 512]; /* tree/.tdaudit/audit/<name> */
+	char scratch[PATH_MAX + 512]; /* STATE/audit/<name>, td_testrun_state_dir of tree */
 	char config[PATH_MAX];  /* the trainer config's copy, relative to scratch ("" when none) */
 	td_audit_result *res;
 	int n_runs;
@@ -951,7 +952,9 @@ int td_audit_run_one(td_audit_result *out, const td_project *p, const char *tree
 	c.p = p, c.res = out;
 	if (!realpath(tree, c.tree))
 		return TD_FAIL(TD_EIO, "tree %s: %s", tree, strerror(errno));
-	snprintf(c.scratch, sizeof c.scratch, "%s/.tdaudit/audit/%s", c.tree, name);
+	if ((err = td_testrun_state_dir(c.scratch, sizeof c.scratch - 300, c.tree)))
+		return err;
+	snprintf(c.scratch + strlen(c.scratch), 300, "/audit/%s", name);
 	if (!(out->name = strdup(name)) || !(out->script = strdup(script)))
 		return TD_FAIL(TD_ENOMEM, "out of memory");
 	snprintf(runs, sizeof runs, "%s/.run", c.scratch);

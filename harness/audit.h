@@ -16,7 +16,8 @@
  *                              files (overlap.h): what passes, and how
  *   audit.result{...}          the audit's result (once)
  *
- * Each audit gets a fresh scratch directory ROOT/.tdaudit/audit/<name>
+ * Each audit gets a fresh scratch directory STATE/audit/<name> (STATE:
+ * td_testrun_state_dir of the tree, outside it)
  * (emptied first): every command runs with it as its working directory,
  * and the files an audit may read are the ones in it. The user's tree is
  * never a child's working directory and never written.
@@ -62,7 +63,7 @@ int td_audit_list(char ***names, char ***scripts, const td_project *p);
 /*
  * Runs one audit script of project p in tree (the repository root, or a
  * mutant's scratch copy of it: commands run against tree's build, the
- * scratch directory is tree/.tdaudit/audit/<name>). Fills *out (caller
+ * scratch directory is STATE/audit/<name>). Fills *out (caller
  * frees with td_audit_result_free). Returns 0 whatever the audit found
  * (read out->status); a Lua error or a missing result is out->status
  * TD_AUDIT_ERROR with the message in out->reason. TD_EIO / TD_ENOMEM

@@ -40,7 +40,7 @@ static const td_opt_cmd cmd = {
 	.opts = opts,
 	.about = "Runs the audit scripts tdaudit.lua names (audits { ... }), or the ones NAME\n"
 		 "selects, against the trainer its trainer { ... } block describes: each runs\n"
-		 "the trainer in a fresh scratch directory under .tdaudit/audit/ and records\n"
+		 "the trainer in a fresh scratch directory outside the tree and records\n"
 		 "pass, fail or skip (a skip is never a pass) with the class of what it found\n"
 		 "(LOUD, COUNTED, SILENT), its evidence and a one-line summary. The results\n"
 		 "are printed as a table and written to the ledger (docs/audit.md).\n",

@@ -782,17 +782,16 @@ static int use_rev(run_t *r, const char *rev)
 static int claim_dir(run_t *r, int *lock_fd)
 {
 	char p[4400];
-	int err;
+	int err = td_testrun_state_dir(r->dir, sizeof r->dir, r->proj->root);
 
-	snprintf(r->dir, sizeof r->dir, "%s/.tdaudit", r->proj->root);
 	snprintf(p, sizeof p, "%s/logs", r->dir);
-	err = td_mkdirs(p);
+	if (!err)
+		err = td_mkdirs(p);
 	snprintf(p, sizeof p, "%s/work", r->dir);
 	if (!err)
 		err = td_mkdirs(p);
-	snprintf(p, sizeof p, "%s/.gitignore", r->dir);
-	if (!err && access(p, F_OK) != 0)
-		err = td_file_write_atomic(p, "*\n", 2, 0644);
+	if (!err)
+		err = td_testrun_ignore_dir(r->proj->root);
 	if (err)
 		return err;
 	snprintf(p, sizeof p, "%s/lock", r->dir);
@@ -860,8 +859,8 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 		snprintf(ws[i].tree, sizeof ws[i].tree, "%s/work/%d", r->dir, i);
 		snprintf(ws[i].log, sizeof ws[i].log, "%s/logs/worker-%d.log", r->dir, i);
 	}
-	printf("tdaudit mutate: %zu mutants, %d worker%s; syncing and building scratch trees\n",
-	       r->muts.n, jobs, jobs == 1 ? "" : "s");
+	printf("tdaudit mutate: %zu mutants, %d worker%s; syncing and building scratch trees in %s\n",
+	       r->muts.n, jobs, jobs == 1 ? "" : "s", r->dir);
 	fflush(stdout);
 	err = run_threads(ws, jobs, worker_prepare);
 	for (int k = 0; !err && k < r->proj->n_runners; k++)

@@ -156,7 +156,7 @@ static void print_details(const td_mutants *m, const td_mutation_result *res, in
 		if (res[i].outcome == TD_STALE)
 			printf("  %s: update or remove the catalogue entry\n", res[i].detail);
 		if (res[i].outcome == TD_BUILD_FAILED)
-			printf("  the mutated code does not build (%s; see .tdaudit/logs/): the entry "
+			printf("  the mutated code does not build (%s; see logs/ in the state directory above): the entry "
 			       "tests nothing; make its replacement compile\n", res[i].detail);
 	}
 }

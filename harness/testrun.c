@@ -8,6 +8,7 @@
 #include "testrun.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 
 #include "../base/error.h"
 #include "../base/fileio.h"
+#include "../base/hash.h"
 #include "../base/strv.h"
 
 /* Empties log (creating it); td_proc_run appends. */
@@ -32,21 +34,67 @@ const char *td_test_result_name(enum td_test_result r)
 	return r == TD_TEST_PASS ? "pass" : r == TD_TEST_FAIL ? "fail" : "timeout";
 }
 
+int td_testrun_state_dir(char *out, size_t size, const char *root)
+{
+	const char *env = getenv("TDAUDIT_STATE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
+	const char *home = getenv("HOME"), *name;
+	char real[PATH_MAX], base[PATH_MAX], made[PATH_MAX];
+	size_t n;
+	int err;
+
+	if (!realpath(root, real))
+		return TD_FAIL(TD_EIO, "cannot resolve the repository %s", root);
+	if (env && *env)
+		snprintf(base, sizeof base, "%s", env);
+	else if (xdg && *xdg == '/')
+		snprintf(base, sizeof base, "%s/tdaudit", xdg);
+	else if (home && *home)
+		snprintf(base, sizeof base, "%s/.cache/tdaudit", home);
+	else
+		return TD_FAIL(TD_EINVAL, "no place for scratch trees: set TDAUDIT_STATE_DIR (or HOME)");
+	name = strrchr(real, '/') ? strrchr(real, '/') + 1 : real;
+	if (snprintf(out, size, "%s/%.64s-%016llx", base, *name ? name : "root",
+		     (unsigned long long)td_fnv1a64(TD_FNV1A64_OFFSET, real, strlen(real))) >=
+	    (int)size)
+		return TD_FAIL(TD_EINVAL, "the state directory under %s is too long a path", base);
+	if ((err = td_mkdirs(out)))
+		return err;
+	n = strlen(real);
+	if (realpath(out, made) && !strncmp(made, real, n) && (made[n] == '/' || !made[n]))
+		return TD_FAIL(TD_EINVAL, "the state directory %s is inside the repository %s: a "
+					  "mutant's tree must not be; set TDAUDIT_STATE_DIR outside it",
+			       made, real);
+	return 0;
+}
+
+int td_testrun_ignore_dir(const char *root)
+{
+	char p[4400];
+	int err;
+
+	snprintf(p, sizeof p, "%s/.tdaudit", root);
+	err = td_mkdirs(p);
+	snprintf(p, sizeof p, "%s/.tdaudit/.gitignore", root);
+	if (!err && access(p, F_OK) != 0)
+		err = td_file_write_atomic(p, "*\n", 2, 0644);
+	return err;
+}
+
 int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, const char *sub)
 {
 	char p[4400];
 	int err;
 
 	*lock_fd = -1;
-	snprintf(dir, size, "%s/.tdaudit", root);
+	err = td_testrun_state_dir(dir, size, root);
 	snprintf(p, sizeof p, "%s/logs", dir);
-	err = td_mkdirs(p);
+	if (!err)
+		err = td_mkdirs(p);
 	snprintf(p, sizeof p, "%s/%s", dir, sub);
 	if (!err)
 		err = td_mkdirs(p);
-	snprintf(p, sizeof p, "%s/.gitignore", dir);
-	if (!err && access(p, F_OK) != 0)
-		err = td_file_write_atomic(p, "*\n", 2, 0644);
+	if (!err)
+		err = td_testrun_ignore_dir(root);
 	if (err)
 		return err;
 	snprintf(p, sizeof p, "%s/%s/lock", dir, sub);

@@ -24,13 +24,28 @@ enum td_test_result { TD_TEST_PASS, TD_TEST_FAIL, TD_TEST_TIMEOUT };
 const char *td_test_result_name(enum td_test_result r);
 
 /*
- * Claims root/.tdaudit/ for a history command: creates it with a
- * .gitignore of "*" (so git never shows it), its logs/ and sub/
- * directories, and takes the lock root/.tdaudit/sub/lock. dir gets
- * root/.tdaudit. TD_ESTATE when another run holds the lock. The caller
- * closes *lock_fd (which releases it) when done.
+ * The directory that holds root's scratch trees, history trees, logs and
+ * locks, outside root: $TDAUDIT_STATE_DIR/NAME-HASH when that is set, else
+ * ${XDG_CACHE_HOME:-$HOME/.cache}/tdaudit/NAME-HASH, where NAME is root's
+ * last path component and HASH FNV-1a 64 of its real path (one directory
+ * per repository). Created with its parents. TD_EINVAL when it would lie
+ * inside root (a TDAUDIT_STATE_DIR inside the repository), or when
+ * neither variable nor HOME says where.
+ */
+int td_testrun_state_dir(char *out, size_t size, const char *root);
+
+/*
+ * Claims root's state directory (td_testrun_state_dir) for a command:
+ * creates its logs/ and sub/ directories and takes the lock sub/lock; dir
+ * gets the state directory. Also makes root/.tdaudit/ with a .gitignore of
+ * "*", the default ledger's home, so git never shows it. TD_ESTATE when
+ * another run holds the lock. The caller closes *lock_fd (which releases
+ * it) when done.
  */
 int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, const char *sub);
+
+/* Makes root/.tdaudit/ with a .gitignore of "*" (the default ledger's home). */
+int td_testrun_ignore_dir(const char *root);
 
 /*
  * Runs the project's build argv in tree, output to log, with the build

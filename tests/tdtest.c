@@ -37,6 +37,7 @@ static const size_t n_groups = sizeof groups / sizeof groups[0];
 int td_test_skips;
 static char home[4096];
 static char scratch[4096];
+static char state_dir[4200]; /* TDAUDIT_STATE_DIR: the test's scratch trees, inside its directory */
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
 {
@@ -55,6 +56,9 @@ static int enter_tmpdir(void **state)
 			    tmp && *tmp ? tmp : "/tmp", strerror(errno));
 		return -1;
 	}
+	/* every tdaudit the test runs keeps its scratch trees here, removed with it */
+	snprintf(state_dir, sizeof state_dir, "%s/.state", scratch);
+	setenv("TDAUDIT_STATE_DIR", state_dir, 1);
 	return 0;
 }
 

@@ -274,6 +274,38 @@ static void test_unwritable_reports_and_ledger_are_refused_before_the_run(void *
 	assert_null(strstr(fx_slurp("m.log"), "building scratch trees"));
 }
 
+/*
+ * A mutant's tests run in a scratch tree outside the repository: one that
+ * deletes ../../../DEBUG.md and writes ../../../pwned.txt (and the same one
+ * and two levels up) reaches none of the user's files. With the scratch
+ * trees in the repository's .tdaudit/work/N it deleted the user's DEBUG.md
+ * and wrote the file into the repository (DEBUG.md #49).
+ */
+static void test_a_mutant_that_writes_up_its_tree_reaches_no_user_file(void **state)
+{
+	const char *args[] = {"mutate", NULL};
+	static const char sh[] = "echo t_ok\nexit 0\n";
+
+	(void)state;
+	fx_write("repo", "t.sh", sh);
+	fx_write("repo", "DEBUG.md", "# DEBUG.md\n");
+	fx_write("repo", "tdaudit.lua", "build { \"true\" }\n"
+				      "runner { list = { \"echo\", \"t_ok\" }, run = { \"sh\", \"t.sh\", \"{test}\" } }\n"
+				      "catalogues { \"cat.lua\" }\n");
+	fx_write("repo", "cat.lua",
+		 "mutant { name = \"t-escapes\", file = \"t.sh\", find = \"exit 0\",\n"
+		 "  replace = \"for d in .. ../.. ../../.. ../../../..; do rm -f $d/DEBUG.md; "
+		 "echo x > $d/pwned.txt; done; exit 1\",\n"
+		 "  guards = { \"t_ok\" }, designed_against = \"x\", why = \"writes up its tree\" }\n");
+	fx_git_commit_all("repo", "fixture");
+	if (fx_tdaudit("repo", "m.log", args) != 0) /* killed: its test failed */
+		fail_msg("%s", fx_slurp("m.log"));
+	assert_string_equal(fx_slurp("repo/DEBUG.md"), "# DEBUG.md\n");
+	assert_int_equal(access("repo/pwned.txt", F_OK), -1);
+	assert_int_equal(access("repo/.tdaudit/pwned.txt", F_OK), -1);
+	assert_string_equal(fx_slurp("repo/t.sh"), sh);
+}
+
 /* The loader refuses a name that does not start with its file's stem, saying which. */
 static void test_an_entry_not_named_for_its_file_is_refused(void **state)
 {
@@ -590,6 +622,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
 	cmocka_unit_test(test_reports_are_valid_json_and_xml_whatever_the_catalogue_holds),
 	cmocka_unit_test(test_unwritable_reports_and_ledger_are_refused_before_the_run),
+	cmocka_unit_test(test_a_mutant_that_writes_up_its_tree_reaches_no_user_file),
 	cmocka_unit_test(test_an_entry_not_named_for_its_file_is_refused),
 	cmocka_unit_test(test_list_file_shows_the_mutants_of_matching_files_and_their_guards),
 	cmocka_unit_test(test_file_runs_only_the_mutants_of_matching_files),
