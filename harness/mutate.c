@@ -84,6 +84,7 @@ typedef struct {
 	char tree[4300]; /* .tdaudit/work/<id> */
 	char log[4300];  /* .tdaudit/logs/worker-<id>.log */
 	int err;
+	char msg[1024];  /* err's message: td_error_last() is per thread */
 } worker_t;
 
 static double now(void)
@@ -542,6 +543,8 @@ static void *worker_main(void *arg)
 			fprintf(stderr, "tdaudit: worker %d: %s\n", w->id, td_error_last());
 		pthread_mutex_unlock(&r->mu);
 	}
+	if (w->err)
+		snprintf(w->msg, sizeof w->msg, "%s", td_error_last());
 	return NULL;
 }
 
@@ -567,6 +570,8 @@ static void *worker_prepare(void *arg)
 		w->err = TD_FAIL(TD_EIO, "the unmutated code does not build in %s (%s); see %s", w->tree,
 				 td_proc_describe(&pr, d, sizeof d), w->log);
 	}
+	if (w->err)
+		snprintf(w->msg, sizeof w->msg, "%s", td_error_last());
 	return NULL;
 }
 
@@ -579,9 +584,9 @@ static int run_threads(worker_t *ws, int n, void *(*fn)(void *))
 			return TD_FAIL(TD_EIO, "cannot start worker thread %d", i);
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < n; i++) /* the worker's message, raised again in this thread */
 		if (ws[i].err)
-			return ws[i].err;
+			return TD_FAIL(ws[i].err, "%s", ws[i].msg);
 	return 0;
 }
 

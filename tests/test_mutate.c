@@ -306,6 +306,29 @@ static void test_a_mutant_that_writes_up_its_tree_reaches_no_user_file(void **st
 	assert_string_equal(fx_slurp("repo/t.sh"), sh);
 }
 
+/*
+ * A failure in a worker thread reaches the user with its message: the
+ * message is per thread, and the main thread used to print its own, "no
+ * error" (DEBUG.md #50). Here the unmutated code does not build.
+ */
+static void test_a_worker_s_failure_is_reported_with_its_message(void **state)
+{
+	const char *args[] = {"mutate", "-j", "2", NULL};
+	char cfg[sizeof config + 64];
+	const char *at;
+
+	(void)state;
+	make_fixture(catalogue);
+	at = strstr(config, "\"make\", \"-s\"");
+	assert_non_null(at);
+	snprintf(cfg, sizeof cfg, "%.*s\"false\"%s", (int)(at - config), config,
+		 at + strlen("\"make\", \"-s\""));
+	fx_write("repo", "tdaudit.lua", cfg);
+	assert_int_equal(fx_tdaudit("repo", "m.log", args), 2);
+	assert_non_null(strstr(fx_slurp("m.log"), "the unmutated code does not build in "));
+	assert_null(strstr(fx_slurp("m.log"), "no error"));
+}
+
 /* The loader refuses a name that does not start with its file's stem, saying which. */
 static void test_an_entry_not_named_for_its_file_is_refused(void **state)
 {
@@ -623,6 +646,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_reports_are_valid_json_and_xml_whatever_the_catalogue_holds),
 	cmocka_unit_test(test_unwritable_reports_and_ledger_are_refused_before_the_run),
 	cmocka_unit_test(test_a_mutant_that_writes_up_its_tree_reaches_no_user_file),
+	cmocka_unit_test(test_a_worker_s_failure_is_reported_with_its_message),
 	cmocka_unit_test(test_an_entry_not_named_for_its_file_is_refused),
 	cmocka_unit_test(test_list_file_shows_the_mutants_of_matching_files_and_their_guards),
 	cmocka_unit_test(test_file_runs_only_the_mutants_of_matching_files),
