@@ -157,3 +157,23 @@ mutant {
   finding = 44,
   why = "runs every mutant before finding that the results cannot be written",
 }
+
+mutant {
+  name = "mutate-worker-failure-loses-its-message",
+  file = "harness/mutate.c",
+  find = "return TD_FAIL(ws[i].err, \"%s\", ws[i].msg);",
+  replace = "return ws[i].err;",
+  guards = { "test_a_worker_s_failure_is_reported_with_its_message" },
+  finding = 50,
+  why = "passes a worker's error code back without its message: the user reads 'no error'",
+}
+
+mutant {
+  name = "mutate-scratch-trees-in-the-repository",
+  file = "harness/mutate.c",
+  find = "int err = td_testrun_state_dir(r->dir, sizeof r->dir, r->proj->root);",
+  replace = "int err = snprintf(r->dir, sizeof r->dir, \"%s/.tdaudit\", r->proj->root) < 0;",
+  guards = { "test_a_mutant_that_writes_up_its_tree_reaches_no_user_file" },
+  finding = 49,
+  why = "puts the scratch trees back inside the user's repository",
+}
