@@ -5,9 +5,10 @@
  *
  * Determinism: the index is built by one thread in line order; streaming
  * threads only read it, or lower a slot's A line with an atomic minimum
- * (a function of the set of lines, not of their order); every result is
- * kept per line and merged in line order; of several errors the one on
- * the lowest line wins. Nothing here may depend on the number of jobs.
+ * and set its bit in the hot bitmap with an atomic or (functions of the
+ * set of lines, not of their order); every result is kept per line and
+ * merged in line order; of several errors the one on the lowest line
+ * wins. Nothing here may depend on the number of jobs.
  *
  * Never: print, exit, or read a file but through one read-only mmap.
  */
