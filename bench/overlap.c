@@ -152,6 +152,7 @@ typedef struct {
 	long max_rss_kb;
 	long hits, passing, entries;
 	double bytes_per_entry;
+	double filter_per_entry; /* the filter and the bitmap of slots seen in A */
 } figure;
 
 /* Runs the engine in a forked child with ngram (0: off); its figures. */
@@ -181,6 +182,7 @@ static int run_c(figure *fg, const char *a, const char *b, int ngram)
 		out.passing = (long)r->n_passing;
 		out.entries = (long)r->index_entries;
 		out.bytes_per_entry = r->index_entries ? (double)r->index_bytes / (double)r->index_entries : 0;
+		out.filter_per_entry = r->index_entries ? (double)r->filter_bytes / (double)r->index_entries : 0;
 		if (write(fd[1], &out, sizeof out) != (ssize_t)sizeof out)
 			_exit(2);
 		_exit(0);
@@ -280,8 +282,8 @@ int main(int argc, char **argv)
 		printf("%-8s %-6s %10.2f %10.1f %10.1f %8ld %8ld\n", name, "C", c.seconds,
 		       bytes / 1e6 / c.seconds, (double)c.max_rss_kb / 1024, c.hits, c.passing);
 		if (ngram)
-			printf("%-8s index: %ld distinct 13-grams, %.1f bytes of slots per entry (16 per slot)\n",
-			       "", c.entries, c.bytes_per_entry);
+			printf("%-8s index: %ld distinct 13-grams, %.1f bytes of slots per entry (16 per slot), "
+			       "%.2f of filter and bitmap\n", "", c.entries, c.bytes_per_entry, c.filter_per_entry);
 		bad |= c.hits != want;
 		if (!python)
 			continue;

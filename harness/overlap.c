@@ -5,9 +5,10 @@
  *
  * Determinism: the index is built by one thread in line order; streaming
  * threads only read it, or lower a slot's A line with an atomic minimum
- * (a function of the set of lines, not of their order); every result is
- * kept per line and merged in line order; of several errors the one on
- * the lowest line wins. Nothing here may depend on the number of jobs.
+ * and set its bit in the hot bitmap with an atomic or (functions of the
+ * set of lines, not of their order); every result is kept per line and
+ * merged in line order; of several errors the one on the lowest line
+ * wins. Nothing here may depend on the number of jobs.
  *
  * Never: print, exit, or read a file but through one read-only mmap.
  */
@@ -39,6 +40,8 @@
 #define THRESHOLD_DEFAULT 0.5
 #define BOILERPLATE_DEFAULT 100
 #define PREFETCH 16    /* probes issued ahead of the one being looked at: a miss is ~200 cycles */
+#define BATCH 16384    /* n-gram keys gathered across records before they go to the table or
+			  the filter, so that the prefetches run on from one record into the next */
 #define LOAD_NUM 7     /* a table grows past LOAD_NUM/LOAD_DEN full */
 #define LOAD_DEN 10
 #define LOAD_INIT_NUM 3 /* and is made LOAD_INIT_NUM/LOAD_INIT_DEN full for what it expects */
@@ -59,15 +62,25 @@ typedef struct {
 	uint32_t line;
 } slot;
 
+/*
+ * Linear probing over lines of LINE slots (one cache line): a key's first
+ * slot is the first of a line, picked by the key's fraction of the lines,
+ * so that most probes read one line (the prefetched one) and compare it
+ * whole, without a branch a slot. The slot found is the one a probe slot
+ * by slot from the line's start would find: the first holding the key or
+ * empty.
+ */
+#define LINE 4
+
 typedef struct {
-	slot *v;
-	size_t cap;  /* slots: any number, a key's first slot is its fraction of cap */
+	slot *v;     /* cap slots, the first at a cache line */
+	size_t cap;  /* slots: a multiple of LINE */
 	size_t n;    /* keys held */
 } table;
 
 static int table_init(table *t, size_t want)
 {
-	size_t cap = want / LOAD_INIT_NUM * LOAD_INIT_DEN + 1024, bytes; /* LOAD_INIT full */
+	size_t cap = (want / LOAD_INIT_NUM * LOAD_INIT_DEN + 1024) / LINE * LINE, bytes; /* LOAD_INIT full */
 	void *m;
 
 	bytes = cap * sizeof *t->v;
@@ -94,20 +107,31 @@ static inline size_t table_cap(const table *t)
 	return t->cap;
 }
 
-/* A key's first slot: the high half of key * cap (keys are well mixed). */
+/* A key's first slot: the line at the high half of key * lines (keys are well mixed). */
 static inline size_t table_home(const table *t, uint64_t key)
 {
-	return (size_t)(((unsigned __int128)key * t->cap) >> 64);
+	return (size_t)(((unsigned __int128)key * (t->cap / LINE)) >> 64) * LINE;
 }
 
-/* The slot holding key, or the empty slot where it would go. */
+/* Bit k set when slot k of the line at v holds key or is empty. */
+static inline unsigned line_mask(const slot *v, uint64_t key)
+{
+	unsigned m = 0;
+
+	for (unsigned k = 0; k < LINE; k++)
+		m |= (unsigned)((v[k].key == key) | (v[k].key == 0)) << k;
+	return m;
+}
+
+/* The slot holding key, or the empty slot where it would go: the first of either from its home. */
 static inline slot *table_probe(const table *t, uint64_t key)
 {
 	size_t i = table_home(t, key);
+	unsigned m;
 
-	while (t->v[i].key && t->v[i].key != key)
-		i = i + 1 == t->cap ? 0 : i + 1;
-	return &t->v[i];
+	while (!(m = line_mask(&t->v[i], key)))
+		i = i + LINE == t->cap ? 0 : i + LINE;
+	return &t->v[i + (size_t)__builtin_ctz(m)];
 }
 
 static inline void table_prefetch(const table *t, uint64_t key)
@@ -179,6 +203,86 @@ static void slot_mark(slot *s, uint32_t line)
 		;
 }
 
+/* ---- the filter ------------------------------------------------------ */
+
+/*
+ * A blocked Bloom filter of the n-gram table's keys, in front of it for
+ * the streamed side, whose n-grams almost all miss: one 64-bit word a key
+ * (the high bits of the key pick it, as they pick the key's slot), FILTER_K
+ * bits of it (from the low bits of the key) set. A key the filter says no
+ * to is not in the table; a yes is verified in the table exactly as
+ * before, so the filter changes how fast, never what is found. At
+ * FILTER_BITS bits a key it is 1 byte an entry and says yes to about 2.5%
+ * of keys not in it.
+ */
+#define FILTER_BITS 8
+#define FILTER_K 4
+
+typedef struct {
+	uint64_t *w;
+	size_t n; /* words */
+} filter;
+
+static inline size_t filter_word(const filter *f, uint64_t key)
+{
+	return (size_t)(((unsigned __int128)key * f->n) >> 64);
+}
+
+static inline uint64_t filter_bits(uint64_t key)
+{
+	uint64_t m = 0;
+
+	for (int i = 0; i < FILTER_K; i++)
+		m |= UINT64_C(1) << ((key >> (6 * i)) & 63);
+	return m;
+}
+
+static inline int filter_may_hold(const filter *f, uint64_t key)
+{
+	uint64_t m = filter_bits(key);
+
+	return (f->w[filter_word(f, key)] & m) == m;
+}
+
+static inline void filter_prefetch(const filter *f, uint64_t key)
+{
+	__builtin_prefetch(&f->w[filter_word(f, key)]);
+}
+
+static void filter_free(filter *f)
+{
+	if (f->w)
+		munmap(f->w, f->n * sizeof *f->w);
+	f->w = NULL;
+}
+
+/*
+ * Builds the filter of t's keys held by at most max_count records (a key
+ * held by more is boilerplate: finding it changes nothing). The table is
+ * scanned in slot order, which is key order but for collisions, so the
+ * filter is written front to back.
+ */
+static int filter_build(filter *f, const table *t, uint32_t max_count)
+{
+	size_t bytes;
+	void *m;
+
+	f->n = t->n * FILTER_BITS / 64 + 1;
+	bytes = f->n * sizeof *f->w;
+	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return TD_FAIL(TD_ENOMEM, "no memory for a filter of %zu keys", t->n);
+	madvise(m, bytes, MADV_HUGEPAGE);
+	f->w = m;
+	for (size_t i = 0; i < t->cap; i++) {
+		uint64_t key = t->v[i].key;
+
+		if (key && t->v[i].count <= max_count)
+			f->w[filter_word(f, key)] |= filter_bits(key);
+	}
+	return 0;
+}
+
 /* ---- hashing ----------------------------------------------------------- */
 
 /* splitmix64's finaliser: spreads a key over the table's bits. */
@@ -211,10 +315,14 @@ typedef struct {
 	size_t cap_mask;
 	uint32_t *starts, *ends; /* the words' first and last bytes */
 	size_t cap_starts, cap_ends;
-	uint64_t *seen;  /* the dedup set of index build: key ^ stamp... see dedup() */
+	uint64_t *seen;  /* the dedup set of index build: keys, live where seen_stamp is stamp */
 	uint32_t *seen_stamp;
+	uint32_t *seen_at; /* the index in the record of each seen key's first occurrence */
 	size_t seen_mask;
 	uint32_t stamp;
+	uint64_t *mark_keys; /* the streamed A side: keys waiting to be marked in B's index */
+	uint32_t *mark_lines; /* and their A lines */
+	size_t n_mark, cap_mark_keys, cap_mark_lines;
 } scratch;
 
 static void scratch_free(scratch *s)
@@ -227,6 +335,9 @@ static void scratch_free(scratch *s)
 	free(s->key);
 	free(s->seen);
 	free(s->seen_stamp);
+	free(s->seen_at);
+	free(s->mark_keys);
+	free(s->mark_lines);
 	free(s->lower);
 	free(s->mask);
 	free(s->starts);
@@ -793,6 +904,13 @@ typedef struct {
 	const char *field, *id_field;
 	uint32_t boilerplate;
 	table ids, exact, grams;
+	filter gramf;   /* the keys of grams that are not boilerplate, for the streamed side */
+	/*
+	 * B indexed: bit i set when slot i of grams is seen in A and is not
+	 * boilerplate (cap bits), so that B's positions are measured without
+	 * reading the slots that were not.
+	 */
+	uint64_t *hot;  /* cap bits, or NULL when A is indexed or pos_ok is 0 */
 	uint64_t n_boilerplate; /* distinct n-grams whose count passed boilerplate */
 	/*
 	 * B indexed: the slot of each n-gram position of B, in line order
@@ -802,6 +920,16 @@ typedef struct {
 	 */
 	uint32_t *pos_slot;
 	size_t n_pos, cap_pos;
+	/*
+	 * The index build's batch of n_batch positions: per position, the
+	 * batch index of its record's first occurrence of its key (first) and
+	 * its A line (lines, when A is indexed); the n_firsts first
+	 * occurrences' keys and batch indices (keys, at), in order.
+	 */
+	uint32_t *batch_first, *batch_lines, *batch_at;
+	uint64_t *batch_keys;
+	size_t n_batch, n_firsts;
+	size_t cap_first, cap_lines, cap_at, cap_keys;
 	uint64_t *pos_first;
 	int pos_ok;
 	int indexed_b;
@@ -852,19 +980,20 @@ static int read_record(const engine *en, scratch *s, record *r, const char *line
 	return 0;
 }
 
-/* 1 when key was already seen in this record (index build only). */
-static int dedup_seen(scratch *s, uint64_t key)
+/* The index in this record of key's first occurrence; j, key's index, when it is that (index build only). */
+static uint32_t dedup_first(scratch *s, uint64_t key, uint32_t j)
 {
 	size_t i = key & s->seen_mask;
 
 	while (s->seen_stamp[i] == s->stamp) {
 		if (s->seen[i] == key)
-			return 1;
+			return s->seen_at[i];
 		i = (i + 1) & s->seen_mask;
 	}
 	s->seen_stamp[i] = s->stamp;
 	s->seen[i] = key;
-	return 0;
+	s->seen_at[i] = j;
+	return j;
 }
 
 static int dedup_begin(scratch *s, size_t n_keys)
@@ -876,9 +1005,11 @@ static int dedup_begin(scratch *s, size_t n_keys)
 	if (cap > s->seen_mask + 1 || !s->seen) {
 		free(s->seen);
 		free(s->seen_stamp);
+		free(s->seen_at);
 		s->seen = malloc(cap * sizeof *s->seen);
 		s->seen_stamp = calloc(cap, sizeof *s->seen_stamp);
-		if (!s->seen || !s->seen_stamp)
+		s->seen_at = malloc(cap * sizeof *s->seen_at);
+		if (!s->seen || !s->seen_stamp || !s->seen_at)
 			return TD_FAIL(TD_ENOMEM, "no memory for a record of %zu n-grams", n_keys);
 		s->seen_mask = cap - 1;
 		s->stamp = 0;
@@ -890,7 +1021,47 @@ static int dedup_begin(scratch *s, size_t n_keys)
 	return 0;
 }
 
-/* Adds one record of the indexed side (its line is line) to the tables. */
+/*
+ * Adds the batch's n-grams to the table, in order: each record's first
+ * occurrence of a key counts one more record holding it, and every
+ * position is given its slot (pos_slot, when pos_ok).
+ */
+static int batch_flush(engine *en)
+{
+	size_t n = en->n_firsts, cap = table_cap(&en->grams);
+	const uint64_t *keys = en->batch_keys;
+	int err;
+
+	if ((err = table_reserve(&en->grams, n)))
+		return err;
+	if (table_cap(&en->grams) != cap)
+		en->pos_ok = 0; /* the slots given so far moved */
+	if (en->pos_ok && td_grow(&en->pos_slot, &en->cap_pos, en->n_pos + en->n_batch,
+				  sizeof *en->pos_slot))
+		en->pos_ok = 0; /* no memory for them: B is read again instead */
+	uint32_t *pos = en->pos_ok ? en->pos_slot + en->n_pos : NULL;
+
+	table_prefetch_first(&en->grams, keys, n);
+	for (size_t i = 0; i < n; i++) {
+		uint32_t j = en->batch_at[i];
+		slot *sl;
+
+		if (i + PREFETCH < n)
+			table_prefetch(&en->grams, keys[i + PREFETCH]);
+		sl = table_add(&en->grams, keys[i], en->indexed_b ? 0 : en->batch_lines[j]);
+		if (sl->count == en->boilerplate + 1)
+			en->n_boilerplate++; /* it has just become boilerplate */
+		if (pos)
+			pos[j] = (uint32_t)(sl - en->grams.v);
+	}
+	for (size_t j = 0; pos && j < en->n_batch; j++)
+		pos[j] = pos[en->batch_first[j]]; /* a repeat within its record: its first's slot */
+	en->n_pos += en->n_batch;
+	en->n_batch = en->n_firsts = 0;
+	return 0;
+}
+
+/* Adds one record of the indexed side (its line is line) to the tables (its n-grams to the batch). */
 static int index_record(engine *en, scratch *s, const record *r, uint32_t line, int is_a)
 {
 	uint32_t aline = is_a ? line : 0;
@@ -908,32 +1079,28 @@ static int index_record(engine *en, scratch *s, const record *r, uint32_t line, 
 	}
 	if (!r->n_keys)
 		return 0;
-	size_t cap = table_cap(&en->grams);
+	size_t n = en->n_batch + r->n_keys, f0 = en->n_batch;
 
-	if ((err = table_reserve(&en->grams, r->n_keys)) || (err = dedup_begin(s, r->n_keys)))
+	if ((err = dedup_begin(s, r->n_keys)))
 		return err;
-	if (table_cap(&en->grams) != cap)
-		en->pos_ok = 0; /* the slots given so far moved */
-	if (en->pos_ok && td_grow(&en->pos_slot, &en->cap_pos, en->n_pos + r->n_keys,
-				  sizeof *en->pos_slot))
-		en->pos_ok = 0; /* no memory for them: B is read again instead */
-	table_prefetch_first(&en->grams, s->keys, r->n_keys);
+	if (td_grow(&en->batch_first, &en->cap_first, n, sizeof *en->batch_first) ||
+	    (is_a && td_grow(&en->batch_lines, &en->cap_lines, n, sizeof *en->batch_lines)) ||
+	    td_grow(&en->batch_at, &en->cap_at, en->n_firsts + r->n_keys, sizeof *en->batch_at) ||
+	    td_grow(&en->batch_keys, &en->cap_keys, en->n_firsts + r->n_keys, sizeof *en->batch_keys))
+		return TD_FAIL(TD_ENOMEM, "no memory for a record of %zu n-grams", r->n_keys);
 	for (size_t j = 0; j < r->n_keys; j++) {
-		slot *sl;
+		uint32_t f = dedup_first(s, s->keys[j], (uint32_t)j);
 
-		if (j + PREFETCH < r->n_keys)
-			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
-		if (dedup_seen(s, s->keys[j])) {
-			sl = table_probe(&en->grams, s->keys[j]);
-		} else if ((sl = table_add(&en->grams, s->keys[j], aline))->count ==
-			   en->boilerplate + 1) {
-			en->n_boilerplate++; /* it has just become boilerplate */
-		}
-		if (en->pos_ok)
-			en->pos_slot[en->n_pos + j] = (uint32_t)(sl - en->grams.v);
+		en->batch_first[f0 + j] = (uint32_t)(f0 + f);
+		if (is_a)
+			en->batch_lines[f0 + j] = aline;
+		if (f != j)
+			continue;
+		en->batch_keys[en->n_firsts] = s->keys[j];
+		en->batch_at[en->n_firsts++] = (uint32_t)(f0 + j);
 	}
-	en->n_pos += r->n_keys;
-	return 0;
+	en->n_batch = n;
+	return n >= BATCH ? batch_flush(en) : 0;
 }
 
 /* A chunk of lines [first_line, ...) at bytes [begin, end) of a side, for one thread. */
@@ -952,22 +1119,67 @@ typedef struct {
 	char why[MSG];
 } chunk;
 
-/* Marks every key of A record r (line) in B's index. */
-static void mark_record(engine *en, const scratch *s, const record *r, uint32_t line)
+/* Marks the waiting A keys (s->mark_keys) in B's n-gram index, and empties the batch. */
+static void mark_flush(engine *en, scratch *s)
 {
+	size_t n = s->n_mark;
+	const uint64_t *keys = s->mark_keys;
+	slot *sl;
+
+	for (size_t j = 0; j < n && j < PREFETCH; j++)
+		filter_prefetch(&en->gramf, keys[j]);
+	for (size_t j = 0; j < n; j++) {
+		if (j + PREFETCH < n)
+			filter_prefetch(&en->gramf, keys[j + PREFETCH]);
+		if (!filter_may_hold(&en->gramf, keys[j]) || !(sl = table_find(&en->grams, keys[j])))
+			continue;
+		slot_mark(sl, s->mark_lines[j]);
+		size_t i = (size_t)(sl - en->grams.v);
+
+		if (en->hot && sl->count <= en->boilerplate) /* a false yes may find boilerplate */
+			__atomic_fetch_or(&en->hot[i / 64], UINT64_C(1) << (i % 64), __ATOMIC_RELAXED);
+	}
+	s->n_mark = 0;
+}
+
+/*
+ * Marks every key of A record r (line) in B's index: its id and exact
+ * text now, its n-grams in batches (mark_flush; marking is an atomic
+ * minimum, so when does not matter). Returns 0 or TD_ENOMEM.
+ */
+static int mark_record(engine *en, scratch *s, const record *r, uint32_t line)
+{
+	size_t n = s->n_mark + r->n_keys;
 	slot *sl;
 
 	if (r->id && (sl = table_find(&en->ids, r->id)))
 		slot_mark(sl, line);
 	if (r->exact && (sl = table_find(&en->exact, r->exact)))
 		slot_mark(sl, line);
-	table_prefetch_first(&en->grams, s->keys, r->n_keys);
-	for (size_t j = 0; j < r->n_keys; j++) {
-		if (j + PREFETCH < r->n_keys)
-			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
-		if ((sl = table_find(&en->grams, s->keys[j])))
-			slot_mark(sl, line);
-	}
+	if (!r->n_keys)
+		return 0;
+	if (td_grow(&s->mark_keys, &s->cap_mark_keys, n, sizeof *s->mark_keys) ||
+	    td_grow(&s->mark_lines, &s->cap_mark_lines, n, sizeof *s->mark_lines))
+		return TD_ENOMEM;
+	memcpy(s->mark_keys + s->n_mark, s->keys, r->n_keys * sizeof *s->keys);
+	for (size_t j = s->n_mark; j < n; j++)
+		s->mark_lines[j] = line;
+	s->n_mark = n;
+	if (n >= BATCH)
+		mark_flush(en, s);
+	return 0;
+}
+
+/* The slot of the streamed side's key, or NULL; the filter first. */
+static inline const slot *gram_find(const engine *en, uint64_t key)
+{
+	return filter_may_hold(&en->gramf, key) ? table_find(&en->grams, key) : NULL;
+}
+
+/* Is slot i hot (seen in A, not boilerplate)? */
+static inline int slot_hot(const engine *en, uint32_t i)
+{
+	return (int)(en->hot[i / 64] >> (i % 64) & 1);
 }
 
 static int cmp_u32(const void *x, const void *y)
@@ -1019,18 +1231,21 @@ static int measure_record(const engine *en, scratch *s, const record *r, const u
 	if (td_grow(&s->lines, &s->cap_lines, r->n_keys + 1, sizeof *s->lines))
 		return -1;
 	for (size_t j = 0; slots && j < r->n_keys && j < PREFETCH; j++)
-		__builtin_prefetch(&en->grams.v[slots[j]]);
-	if (!slots)
-		table_prefetch_first(&en->grams, s->keys, r->n_keys);
+		__builtin_prefetch(&en->hot[slots[j] / 64]);
+	for (size_t j = 0; !slots && j < r->n_keys && j < PREFETCH; j++)
+		filter_prefetch(&en->gramf, s->keys[j]);
 	for (size_t j = 0; j < r->n_keys; j++) {
 		const slot *sl;
 		uint32_t a;
 
 		if (j + PREFETCH < r->n_keys && slots)
-			__builtin_prefetch(&en->grams.v[slots[j + PREFETCH]]);
+			__builtin_prefetch(&en->hot[slots[j + PREFETCH] / 64]);
 		else if (j + PREFETCH < r->n_keys)
-			table_prefetch(&en->grams, s->keys[j + PREFETCH]);
-		sl = slots ? &en->grams.v[slots[j]] : table_find(&en->grams, s->keys[j]);
+			filter_prefetch(&en->gramf, s->keys[j + PREFETCH]);
+		if (slots)
+			sl = slot_hot(en, slots[j]) ? &en->grams.v[slots[j]] : NULL;
+		else
+			sl = gram_find(en, s->keys[j]);
 		a = seen_line(sl);
 		if (a && sl->count <= en->boilerplate) {
 			s->lines[n_lines++] = a;
@@ -1111,7 +1326,10 @@ static void *chunk_run(void *arg)
 		c->sd->id[line - 1] = r.id;
 		c->sd->n_words[line - 1] = (uint32_t)s.n_words;
 		if (!c->measure) {
-			mark_record(c->en, &s, &r, line);
+			if (mark_record(c->en, &s, &r, line)) {
+				chunk_fail(c, TD_ENOMEM, line, "no memory");
+				break;
+			}
 			continue;
 		}
 		td_overlap_hit h;
@@ -1124,6 +1342,8 @@ static void *chunk_run(void *arg)
 		if (m > 0)
 			c->hits[c->n_hits++] = h;
 	}
+	if (!c->measure && !c->err)
+		mark_flush(c->en, &s);
 	scratch_free(&s);
 	return NULL;
 }
@@ -1225,7 +1445,7 @@ static int build_index(engine *en, side *sd)
 
 		p += n + 1;
 		if (en->pos_ok)
-			en->pos_first[line - 1] = en->n_pos;
+			en->pos_first[line - 1] = en->n_pos + en->n_batch;
 		if (rc < 0) {
 			err = TD_FAIL(TD_EINVAL, "%s:%u: %s", sd->path, line, why);
 			break;
@@ -1239,6 +1459,8 @@ static int build_index(engine *en, side *sd)
 		if ((err = index_record(en, &s, &r, line, sd->is_a)))
 			break;
 	}
+	if (!err)
+		err = batch_flush(en);
 	if (en->pos_ok)
 		en->pos_first[sd->n_lines] = en->n_pos;
 	scratch_free(&s);
@@ -1333,6 +1555,8 @@ static void finish(td_overlap_result *res, const engine *en)
 	res->index_entries = en->grams.n;
 	res->index_bytes = (table_cap(&en->ids) + table_cap(&en->exact) + table_cap(&en->grams)) *
 			   sizeof(slot);
+	res->filter_bytes = en->gramf.n * sizeof *en->gramf.w +
+			    (en->hot ? (table_cap(&en->grams) / 64 + 1) * sizeof *en->hot : 0);
 	res->ngram = en->ngram;
 	res->threshold = en->threshold;
 	res->boilerplate = en->boilerplate;
@@ -1364,8 +1588,10 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 		err = TD_FAIL(TD_ENOMEM, "no memory");
 		goto done;
 	}
-	if ((err = build_index(&en, small)))
+	if ((err = build_index(&en, small)) || (en.ngram && (err = filter_build(&en.gramf, &en.grams, en.boilerplate))))
 		goto done;
+	if (en.pos_ok && !(en.hot = calloc(table_cap(&en.grams) / 64 + 1, sizeof *en.hot)))
+		en.pos_ok = 0; /* no memory for it: B is read again instead */
 	/* B indexed: mark B's keys with the A lines holding them, then measure B */
 	if ((err = stream_side(&en, big, !en.indexed_b, 0, jobs, res)))
 		goto done;
@@ -1388,6 +1614,12 @@ done:
 	td_overlap_result_free(res);
 	free(en.pos_slot);
 	free(en.pos_first);
+	free(en.hot);
+	free(en.batch_first);
+	free(en.batch_lines);
+	free(en.batch_at);
+	free(en.batch_keys);
+	filter_free(&en.gramf);
 	table_free(&en.ids);
 	table_free(&en.exact);
 	table_free(&en.grams);

@@ -91,6 +91,7 @@ typedef struct {
 	uint64_t boilerplate_ngrams; /* distinct n-grams of the indexed side above the limit */
 	uint64_t index_entries;     /* distinct n-grams indexed */
 	uint64_t index_bytes;       /* bytes of the three tables' slots */
+	uint64_t filter_bytes;      /* bytes of the n-gram filter and the bitmap of slots seen in A */
 	td_overlap_rel relation;
 	int relation_b_in_a;        /* 1: B lies in A; 0: A lies in B */
 	uint32_t rel_first, rel_last; /* the lines of the larger side the smaller one is */

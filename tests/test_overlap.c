@@ -284,6 +284,81 @@ static void test_ngrams_in_many_indexed_records_are_boilerplate_not_overlap(void
 	td_overlap_result_free(r);
 }
 
+/* Writes the 20 words "<prefix>0 <prefix>1 ... <prefix>19" (a phrase no random record holds). */
+static void phrase(FILE *f, const char *prefix, int lead)
+{
+	for (int i = 0; i < 20; i++)
+		fprintf(f, "%s%s%d", i || lead ? " " : "", prefix, i);
+}
+
+/*
+ * b.txt, the indexed side: 600 records of 60 words, more n-grams than one
+ * batch of the index build holds (16384), so that records 100 and 340
+ * are counted in one batch and 450, 500 and 550 in the next. Records 100,
+ * 340 and 500 hold the phrase p twice, 550 once: p's 13-grams are in 4
+ * records. Record 450 holds the phrase q twice. a.txt, streamed: 1500
+ * records of other words, line 7 p then q.
+ */
+static void write_batched_sides(void)
+{
+	FILE *a = fopen("a.txt", "w"), *b = fopen("b.txt", "w");
+
+	assert_non_null(a);
+	assert_non_null(b);
+	for (int i = 1; i <= 600; i++) {
+		int twice = i == 100 || i == 340 || i == 500 || i == 450;
+
+		words(b, NULL, 0, twice || i == 550 ? 10 : 60, "b");
+		if (twice || i == 550)
+			phrase(b, i == 450 ? "q" : "p", 1);
+		if (twice)
+			phrase(b, i == 450 ? "q" : "p", 1);
+		if (twice || i == 550)
+			fprintf(b, " "), words(b, NULL, 0, i == 550 ? 30 : 10, "b");
+		fputc('\n', b);
+	}
+	for (int i = 1; i <= 1500; i++) {
+		if (i == 7) {
+			phrase(a, "p", 0);
+			phrase(a, "q", 1);
+		} else {
+			words(a, NULL, 0, 60, "a");
+		}
+		fputc('\n', a);
+	}
+	assert_int_equal(fclose(a), 0);
+	assert_int_equal(fclose(b), 0);
+}
+
+static void test_an_ngram_counts_once_a_record_across_the_index_builds_batches(void **state)
+{
+	td_overlap_opts o1 = {.boilerplate = 3, .jobs = 1}, o3 = {.boilerplate = 3, .jobs = 3};
+	td_overlap_result *r1, *r3;
+	char *t1, *t3;
+
+	(void)state;
+	write_batched_sides();
+	r1 = run("a.txt", "b.txt", &o1);
+	assert_int_equal(r1->indexed_b, 1);
+	assert_true(r1->index_entries > 16384);
+	/* p's 8 13-grams are in 4 records of B (twice in 3 of them), more than 3 */
+	assert_int_equal(r1->boilerplate_ngrams, 8);
+	assert_int_equal(r1->n_hits, 1);
+	assert_int_equal(r1->hits[0].b_line, 450);
+	assert_int_equal(r1->hits[0].a_ngram, 7);
+	assert_int_equal(r1->hits[0].n_grams, 10 + 40 + 10 - 12);
+	assert_int_equal(r1->hits[0].n_matched, 16); /* both of q's copies */
+	assert_int_equal(r1->hits[0].run, 20);
+	r3 = run("a.txt", "b.txt", &o3);
+	assert_int_equal(td_overlap_report_text(&t1, NULL, r1), 0);
+	assert_int_equal(td_overlap_report_text(&t3, NULL, r3), 0);
+	assert_string_equal(t1, t3);
+	free(t1);
+	free(t3);
+	td_overlap_result_free(r1);
+	td_overlap_result_free(r3);
+}
+
 static void test_a_prefix_and_a_sub_range_are_named_as_such(void **state)
 {
 	FILE *a = fopen("a.txt", "w"), *pre = fopen("pre.txt", "w"), *sub = fopen("sub.txt", "w");
@@ -514,6 +589,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_the_same_id_on_both_sides_is_a_match),
     cmocka_unit_test(test_a_shared_13_gram_is_measured_by_share_and_longest_run),
     cmocka_unit_test(test_ngrams_in_many_indexed_records_are_boilerplate_not_overlap),
+    cmocka_unit_test(test_an_ngram_counts_once_a_record_across_the_index_builds_batches),
     cmocka_unit_test(test_a_prefix_and_a_sub_range_are_named_as_such),
     cmocka_unit_test(test_disjoint_sides_report_nothing_and_exit_0),
     cmocka_unit_test(test_a_record_planted_in_a_large_corpus_is_found_and_its_line_named),
