@@ -25,6 +25,8 @@ void td_usage_ledger(FILE *f); /* the usage, as `tdaudit help ledger` prints it 
 int td_cmd_audit(int argc, char **argv);
 void td_usage_audit(FILE *f); /* the usage, as `tdaudit help audit` prints it */
 int td_cmd_overlap(int argc, char **argv);
+int td_cmd_gates(int argc, char **argv);
+void td_usage_gates(FILE *f); /* the usage, as `tdaudit help gates` prints it */
 void td_usage_overlap(FILE *f); /* the usage, as `tdaudit help overlap` prints it */
 
 /*

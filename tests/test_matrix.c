@@ -1,13 +1,19 @@
 /*
  * test_matrix.c - the kill matrix of the ledger's latest mutation run and
  * what reads it: a sharded run's shards read as one, the refusal to merge
- * shards of different runs, and the mutation score.
+ * shards of different runs, the mutation score, and tdaudit gates.
  * Ledgers are written through the ledger API, so each matrix is exactly
  * the one the test means.
  *
- * What these tests guard: tdaudit mutate --list --file ledger/ledger.c
+ * What these tests guard: tdaudit mutate --list --file harness/gates.c
+ *   and --list --file harness/cmd_gates.c
+ *   and --list --file ledger/ledger.c
  *
  * Edits seen breaking these tests:
+ *   - judged() counting build-failed mutants -> a_kill_of_an_unjudged_...
+ *     (test_d reads as redundant)
+ *   - test_kills() testing len(killers) >= 1 for "alone"
+ *       -> every_gate_is_read_off_the_kill_matrix (test_b reads load-bearing)
  *   - group_runs() without the missing-shard refusal -> a_missing_shard_...
  *   - same_sharded_run() not comparing the catalogue -> shards_of_different_...
  *   - merge_sql without run_tests -> a_merge_carries_each_shards_tests
@@ -26,6 +32,7 @@
 
 #include "../base/error.h"
 #include "../base/strv.h"
+#include "../harness/gates.h"
 #include "../harness/report.h"
 #include "../ledger/ledger.h"
 #include "fixture.h"
@@ -48,12 +55,14 @@ typedef struct {
 	size_t n_rows;
 } run;
 
+static const char *kill_matrix = "first-kill"; /* the mode write_run records */
+
 static void write_run(const char *path, const run *r)
 {
 	td_ledger *lg;
 	td_ledger_run_info info = {.command = "tdaudit mutate", .tool_version = "0.1",
 				   .head_commit = r->commit, .shard_k = r->k, .shard_n = r->n,
-				   .catalogue = r->catalogue, .kill_matrix = "first-kill"};
+				   .catalogue = r->catalogue, .kill_matrix = kill_matrix};
 
 	assert_int_equal(td_ledger_open(&lg, path, TD_LEDGER_CREATE), 0);
 	assert_int_equal(td_ledger_run_begin(lg, &info), 0);
@@ -88,11 +97,119 @@ static const row rows[] = {
 static const run plain = {0, 0, COMMIT_A, "c0ffee", {"test_a", "test_b", "test_c", "test_d"},
 			  rows, sizeof rows / sizeof rows[0]};
 
+static td_gates *gates_of(const char *path)
+{
+	td_gates *g = NULL;
+
+	assert_int_equal(td_gates_compute(&g, path), 0);
+	return g;
+}
+
+static void test_every_gate_is_read_off_the_kill_matrix(void **state)
+{
+	td_gates *g;
+
+	(void)state;
+	write_run("l.db", &plain);
+	g = gates_of("l.db");
+	assert_int_equal(g->n_load_bearing, 1);
+	assert_string_equal(g->load_bearing[0].test, "test_a");
+	assert_string_equal(g->load_bearing[0].mutants[0], "m1");
+	assert_int_equal(g->n_redundant, 2);
+	assert_string_equal(g->redundant[0].test, "test_b");
+	assert_string_equal(g->redundant[1].test, "test_c");
+	assert_int_equal(g->n_no_gate, 2); /* files first, then functions */
+	assert_string_equal(g->no_gate[0].file, "h.c");
+	assert_null(g->no_gate[0].function);
+	assert_string_equal(g->no_gate[1].file, "f.c");
+	assert_string_equal(g->no_gate[1].function, "two");
+	assert_int_equal(g->count[TD_SURVIVED], 2);
+	td_gates_free(g);
+}
+
+static void test_a_kill_of_an_unjudged_mutant_does_not_count(void **state)
+{
+	td_gates *g;
+
+	(void)state;
+	write_run("l.db", &plain);
+	g = gates_of("l.db");
+	assert_non_null(g->killed_nothing);
+	assert_string_equal(g->killed_nothing[0], "test_d");
+	assert_null(g->killed_nothing[1]);
+	td_gates_free(g);
+}
+
+static void test_a_full_matrix_is_named_and_an_unknown_test_list_claims_nothing(void **state)
+{
+	const run no_tests = {0, 0, COMMIT_A, "c0ffee", {NULL}, rows, sizeof rows / sizeof rows[0]};
+	td_gates *g;
+	char *json = NULL;
+
+	(void)state;
+	kill_matrix = "full";
+	write_run("l.db", &no_tests);
+	kill_matrix = "first-kill";
+	g = gates_of("l.db");
+	assert_true(g->run.full);
+	assert_false(g->tests_known);
+	assert_null(g->killed_nothing); /* not "none": the run did not say which tests it had */
+	assert_int_equal(td_gates_json(&json, g), 0);
+	assert_non_null(strstr(json, "\"kill_matrix\": \"full\""));
+	assert_non_null(strstr(json, "\"killed_nothing\": null"));
+	assert_non_null(strstr(json, "\"tests\": null"));
+	free(json);
+	td_gates_free(g);
+}
+
+static void test_the_json_names_the_schema_and_each_list(void **state)
+{
+	td_gates *g;
+	char *json = NULL;
+
+	(void)state;
+	write_run("l.db", &plain);
+	g = gates_of("l.db");
+	assert_int_equal(td_gates_json(&json, g), 0);
+	assert_non_null(strstr(json, "\"schema\": \"tdaudit.gates/1\""));
+	assert_non_null(strstr(json, "\"score\": 25.0000"));
+	assert_non_null(strstr(json, "{\"test\": \"test_a\", \"mutants\": [\"m1\"]}"));
+	assert_non_null(strstr(json, "\"killed_nothing\": [\"test_d\"]"));
+	assert_non_null(strstr(json, "{\"file\": \"f.c\", \"function\": \"two\", \"mutants\": 1}"));
+	free(json);
+	td_gates_free(g);
+}
+
 /* The same mutants as plain, split in two shards (by hand: the ledger does not care how). */
 static const run shard1 = {1, 2, COMMIT_A, "c0ffee", {"test_a", "test_b", "test_c", "test_d"},
 			   rows, 3};
 static const run shard2 = {2, 2, COMMIT_A, "c0ffee", {"test_a", "test_b", "test_c", "test_d"},
 			   rows + 3, 3};
+
+static void test_the_shards_of_a_run_are_read_as_one(void **state)
+{
+	td_gates *whole, *merged;
+	long added;
+
+	(void)state;
+	write_run("whole.db", &plain);
+	write_run("s1.db", &shard1);
+	write_run("s2.db", &shard2);
+	assert_int_equal(td_ledger_merge(&added, "m.db", "s1.db"), 0);
+	assert_int_equal(td_ledger_merge(&added, "m.db", "s2.db"), 0);
+	whole = gates_of("whole.db");
+	merged = gates_of("m.db");
+	assert_int_equal(merged->run.shard_n, 2);
+	assert_int_equal(merged->n_mutants, whole->n_mutants);
+	assert_memory_equal(merged->count, whole->count, sizeof whole->count);
+	assert_int_equal(merged->n_load_bearing, whole->n_load_bearing);
+	assert_int_equal(merged->n_redundant, whole->n_redundant);
+	assert_int_equal(merged->n_no_gate, whole->n_no_gate);
+	assert_true(merged->tests_known); /* merge carried each shard's tests */
+	assert_string_equal(merged->killed_nothing[0], whole->killed_nothing[0]);
+	td_gates_free(whole);
+	td_gates_free(merged);
+}
 
 static void test_a_missing_shard_is_refused_by_name(void **state)
 {
@@ -195,11 +312,36 @@ static void test_the_score_counts_timeouts_and_kills_elsewhere_as_not_killed(voi
 	assert_int_equal(td_report_below(c, 25.5), 1);
 }
 
+static void test_gates_fail_under_gates_on_the_ledgers_score(void **state)
+{
+	const char *low[] = {"gates", "--ledger", "../l.db", "--fail-under", "25.5", NULL};
+	const char *at[] = {"gates", "--ledger", "../l.db", "--fail-under", "25", "--json",
+			    "../g.json", NULL};
+	const char *nan[] = {"gates", "--ledger", "../l.db", "--fail-under", "nan", NULL};
+
+	(void)state;
+	write_run("l.db", &plain);
+	mkdir("w", 0755);
+	assert_int_equal(fx_tdaudit("w", "gates.log", low), 1);
+	assert_non_null(strstr(fx_slurp("gates.log"), "mutation score: 25.0% (1 killed of 4 judged)"));
+	assert_int_equal(fx_tdaudit("w", "gates.log", at), 0);
+	assert_non_null(strstr(fx_slurp("gates.log"), "test_a"));
+	assert_non_null(strstr(fx_slurp("g.json"), "\"load_bearing\""));
+	assert_int_equal(fx_tdaudit("w", "gates.log", nan), 2);
+	assert_non_null(strstr(fx_slurp("gates.log"), "--fail-under is a mutation score"));
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_every_gate_is_read_off_the_kill_matrix),
+	cmocka_unit_test(test_a_kill_of_an_unjudged_mutant_does_not_count),
+	cmocka_unit_test(test_a_full_matrix_is_named_and_an_unknown_test_list_claims_nothing),
+	cmocka_unit_test(test_the_json_names_the_schema_and_each_list),
+	cmocka_unit_test(test_the_shards_of_a_run_are_read_as_one),
 	cmocka_unit_test(test_a_missing_shard_is_refused_by_name),
 	cmocka_unit_test(test_a_later_run_of_a_shard_replaces_the_earlier),
 	cmocka_unit_test(test_a_merge_carries_each_shards_tests),
 	cmocka_unit_test(test_shards_of_different_commits_or_catalogues_are_not_merged),
 	cmocka_unit_test(test_the_score_counts_timeouts_and_kills_elsewhere_as_not_killed),
+	cmocka_unit_test(test_gates_fail_under_gates_on_the_ledgers_score),
 };
 TD_TEST_GROUP(matrix, tests);

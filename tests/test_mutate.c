@@ -817,6 +817,20 @@ static void take_ledger(const char *path)
 	unlink("repo/.tdaudit/ledger.db-shm");
 }
 
+/* The gates JSON of the ledger at path, from its "load_bearing" on (the run's id differs). */
+static char *gates_lists(const char *path, const char *json)
+{
+	const char *args[] = {"gates", "--ledger", path, "--json", json, NULL};
+	char file[256];
+	const char *lists;
+
+	assert_int_equal(fx_tdaudit("repo", "gates.log", args), 0);
+	snprintf(file, sizeof file, "%s", json + 3); /* "../x.json" from repo is ./x.json */
+	lists = strstr(fx_slurp(file), "\"load_bearing\"");
+	assert_non_null(lists);
+	return strdup(lists);
+}
+
 static void test_merged_shards_give_the_outcomes_of_one_run(void **state)
 {
 	const char *whole[] = {"mutate", "-j", "2", NULL};
@@ -824,7 +838,7 @@ static void test_merged_shards_give_the_outcomes_of_one_run(void **state)
 	const char *merge[] = {"ledger", "merge", "../s1.db", "../s2.db", "../s3.db", "-o",
 			       "../merged.db", NULL};
 	static const char *const ks[] = {"1/3", "2/3", "3/3"};
-	char *one, *merged;
+	char *one, *merged, *gates_one, *gates_merged;
 
 	(void)state;
 	make_fixture(catalogue);
@@ -844,7 +858,11 @@ static void test_merged_shards_give_the_outcomes_of_one_run(void **state)
 	merged = outcomes("merged.db");
 	assert_non_null(strstr(one, "calc-timeout\ttimeout\n"));
 	assert_string_equal(merged, one);
-	free(one), free(merged);
+	gates_one = gates_lists("../whole.db", "../gw.json");
+	gates_merged = gates_lists("../merged.db", "../gm.json");
+	assert_non_null(strstr(fx_slurp("gm.json"), "\"shards\": 3"));
+	assert_string_equal(gates_merged, gates_one);
+	free(one), free(merged), free(gates_one), free(gates_merged);
 }
 
 static const struct CMUnitTest tests[] = {

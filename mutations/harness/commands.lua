@@ -10,7 +10,7 @@ mutant {
   file = "harness/commands.c",
   find = "if (end == v || *end || !(s >= 0 && s <= 100))",
   replace = "if (end == v || *end || s < 0 || s > 100)",
-  guards = { "test_a_bad_shard_or_score_is_refused" },
+  guards = { "test_a_bad_shard_or_score_is_refused", "test_gates_fail_under_gates_on_the_ledgers_score" },
   designed_against = "every comparison with NaN is false, so a range check written as two refusals lets NaN through",
   why = "accepts --fail-under nan, a gate that no score is below: it never fails",
 }
