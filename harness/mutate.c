@@ -801,26 +801,30 @@ static uint64_t hash_str(uint64_t h, const char *s)
 /*
  * The fingerprint of the selected mutants, into r->catalogue: the sum of
  * one FNV-1a hash per mutant over its id, file, edit, occurrence and guards
- * (a sum: independent of the catalogues' order), then the count. Every
- * shard of one run computes it before --shard, so two shards agree on it
- * exactly when they partitioned the same mutants.
+ * (a sum: independent of the catalogues' order), then the count. Numbers
+ * are hashed as decimal text, so every machine of a CI matrix computes the
+ * same fingerprint whatever its byte order or word size. Every shard of
+ * one run computes it before --shard, so two shards agree on it exactly
+ * when they partitioned the same mutants.
  */
 static void fingerprint(run_t *r)
 {
 	uint64_t sum = 0, h;
+	char num[48];
 
 	for (size_t i = 0; i < r->muts.n; i++) {
 		const td_mutant *m = &r->muts.v[i];
 
 		h = hash_str(hash_str(TD_FNV1A64_OFFSET, m->id), m->file);
 		h = hash_str(hash_str(h, m->find), m->replace);
-		h = td_fnv1a64(h, &m->occurrence, sizeof m->occurrence);
+		snprintf(num, sizeof num, "%d", m->occurrence);
+		h = hash_str(h, num);
 		for (size_t g = 0; m->guards && m->guards[g]; g++)
 			h = hash_str(h, m->guards[g]);
 		sum += h;
 	}
-	h = td_fnv1a64(TD_FNV1A64_OFFSET, &sum, sizeof sum);
-	h = td_fnv1a64(h, &r->muts.n, sizeof r->muts.n);
+	snprintf(num, sizeof num, "%llu %zu", (unsigned long long)sum, r->muts.n);
+	h = hash_str(TD_FNV1A64_OFFSET, num);
 	snprintf(r->catalogue, sizeof r->catalogue, "%016llx", (unsigned long long)h);
 }
 
