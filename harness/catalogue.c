@@ -339,6 +339,7 @@ static void add_generated(lua_State *L, td_mutants *list, const td_gen_mutant *g
 	m.catalogue = strdup(lua_tostring(L, -1));
 	lua_pop(L, 1);
 	m.offset = g->off, m.line = g->line, m.generated = 1;
+	m.func = g->func ? strdup(g->func) : NULL;
 	for (size_t i = 0; guards && guards[i]; i++)
 		td_strv_push(&m.guards, guards[i]);
 	if (!m.id || !m.name || !m.file || !m.find || !m.replace || !m.why || !m.op || !m.where ||
@@ -467,6 +468,7 @@ int td_catalogue_load(td_mutants *out, const char *root, char *const *globs)
 void td_mutant_free(td_mutant *m)
 {
 	free(m->id), free(m->name), free(m->catalogue), free(m->where), free(m->file);
+	free(m->func);
 	free(m->find), free(m->replace), free(m->designed_against), free(m->why);
 	free(m->equivalent), free(m->op);
 	td_strv_free(m->guards);

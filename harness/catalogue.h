@@ -53,6 +53,7 @@ typedef struct {
 	size_t offset;   /* where find starts in file: set by td_mutant_locate */
 	int line;        /* 1-based line of offset */
 	int generated;   /* 1: from generate{}, located by offset (already set), not by search */
+	char *func;      /* a generated mutant's enclosing function; NULL for a catalogue entry */
 } td_mutant;
 
 typedef struct {

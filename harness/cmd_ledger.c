@@ -65,7 +65,8 @@ static const char about_export[] =
 	"        documented format of ledger/ledger.h; to stdout or atomically to FILE\n";
 static const char about_merge[] =
 	"merge   shard ledgers into OUT (created if missing); merging the same ledger\n"
-	"        twice adds nothing\n";
+	"        twice adds nothing; shards of different commits or catalogues are\n"
+	"        refused before anything is merged\n";
 
 static const char after[] =
 	"The ledger is the one tdaudit.lua names (default .tdaudit/ledger.db).\n"
@@ -129,6 +130,10 @@ static int merge(const td_opt_cmd *cmd, const char *out, char **dbs)
 {
 	if (!dbs)
 		return td_opt_error(cmd, "which ledgers? give at least one DB to merge into %s", out);
+	if (td_ledger_check_shards((const char *const *)dbs, td_strv_len(dbs)) != 0) {
+		fprintf(stderr, "tdaudit ledger merge: %s; nothing was merged\n", td_error_last());
+		return 2;
+	}
 	for (size_t i = 0; dbs[i]; i++) {
 		long added = 0;
 

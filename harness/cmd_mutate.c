@@ -23,6 +23,35 @@ typedef struct {
 	const char *root; /* --root DIR */
 } args;
 
+/*
+ * --shard K/N: whole numbers 1 <= K <= N <= 10000, all of the argument.
+ * "0/3", "4/3", "1/0", "1/", "a/b" and "1/3x" are refused, since a CI
+ * matrix that passes a wrong index would otherwise run some other shard,
+ * or none, and report it green.
+ */
+static int parse_shard(const td_opt *opt, void *a, const char *v, char *why, size_t why_size)
+{
+	char *end = NULL;
+	long k, n = 0;
+
+	(void)opt;
+	k = strtol(v, &end, 10);
+	if (end != v && *end == '/' && end[1] >= '0' && end[1] <= '9')
+		n = strtol(end + 1, &end, 10);
+	if (!n || *end || k < 1 || n < 1 || n > 10000 || k > n || v[0] < '0' || v[0] > '9')
+		return snprintf(why, why_size, "is K/N, whole numbers with 1 <= K <= N <= 10000 "
+					       "(shard K of N), not '%s'", v), 1;
+	((args *)a)->o.shard_k = (int)k, ((args *)a)->o.shard_n = (int)n;
+	return 0;
+}
+
+/* --fail-under SCORE (td_parse_score). */
+static int parse_score(const td_opt *opt, void *a, const char *v, char *why, size_t why_size)
+{
+	(void)opt;
+	return td_parse_score(&((args *)a)->o.fail_under, v, why, why_size);
+}
+
 static const td_opt opts[] = {
 	{.name = "--only", .arg = "PATTERN", .repeatable = 1, .type = TD_OPT_STRINGS,
 	 .at = offsetof(args, only),
@@ -53,6 +82,12 @@ static const td_opt opts[] = {
 	 .help = "write the report as JUnit XML (survivors are failures)"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
+	{.name = "--shard", .arg = "K/N", .type = TD_OPT_CALL, .call = parse_shard,
+	 .help = "only shard K of N of the selected mutants, by a hash of each mutant's id (the "
+		 "baseline runs in every shard; merge the shards' ledgers with tdaudit ledger merge)"},
+	{.name = "--fail-under", .arg = "SCORE", .type = TD_OPT_CALL, .call = parse_score,
+	 .help = "exit 1 when the mutation score, killed / (killed + killed-elsewhere + survived + "
+		 "timeout) in percent, is below SCORE (0 to 100)"},
 	{.name = "--cold", .type = TD_OPT_FLAG, .at = offsetof(args, o.cold),
 	 .help = "the naive way, for benchmarks: a fresh copy, a clean build and the whole suite "
 		 "for every mutant (same outcomes, much slower)"},
@@ -69,7 +104,8 @@ static const td_opt_cmd cmd = {
 		 "run the guards, then the rest of the suite.\n",
 	.after = "exit status: 0 every mutant caught; 1 a mutant survived, was stale, was\n"
 		 "killed only by a test not named as its guard, or is a catalogue entry that\n"
-		 "does not build; 2 usage or environment error (a red baseline included).\n",
+		 "does not build, or the score is below --fail-under; 2 usage or environment\n"
+		 "error (a red baseline included).\n",
 };
 
 void td_usage_mutate(FILE *f)

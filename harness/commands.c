@@ -43,6 +43,18 @@ int td_find_root(char *root, size_t size, const char *given)
 }
 
 
+int td_parse_score(double *out, const char *v, char *why, size_t why_size)
+{
+	char *end = NULL;
+	double s = strtod(v, &end);
+
+	if (end == v || *end || !(s >= 0 && s <= 100)) /* !(...) is also true for NaN */
+		return snprintf(why, why_size, "is a mutation score, a number from 0 to 100, not '%s'",
+				v), 1;
+	*out = s;
+	return 0;
+}
+
 const char *td_command_line(char *buf, size_t size, int argc, char **argv)
 {
 	size_t len = (size_t)snprintf(buf, size, "tdaudit");

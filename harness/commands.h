@@ -25,6 +25,8 @@ void td_usage_ledger(FILE *f); /* the usage, as `tdaudit help ledger` prints it 
 int td_cmd_audit(int argc, char **argv);
 void td_usage_audit(FILE *f); /* the usage, as `tdaudit help audit` prints it */
 int td_cmd_overlap(int argc, char **argv);
+int td_cmd_gates(int argc, char **argv);
+void td_usage_gates(FILE *f); /* the usage, as `tdaudit help gates` prints it */
 void td_usage_overlap(FILE *f); /* the usage, as `tdaudit help overlap` prints it */
 
 /*
@@ -35,6 +37,13 @@ int td_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(
 
 /* "tdaudit " + argv joined by spaces, into buf (truncated to size); returns buf. */
 const char *td_command_line(char *buf, size_t size, int argc, char **argv);
+
+/*
+ * --fail-under SCORE: *out = SCORE, a percentage in [0, 100], all of the
+ * argument; returns 0, or 1 after writing to why what is wrong (NaN, inf,
+ * out of range, trailing text), as a TD_OPT_CALL reads it.
+ */
+int td_parse_score(double *out, const char *v, char *why, size_t why_size);
 
 /* The repository root for --root DIR (or the current directory); 0 or 2. */
 int td_find_root(char *root, size_t size, const char *given);

@@ -31,6 +31,7 @@
 #include "../base/error.h"
 #include "../base/fileio.h"
 #include "../base/grow.h"
+#include "../base/hash.h"
 #include "audit.h"
 #include "catalogue.h"
 #include "diffrange.h"
@@ -72,6 +73,7 @@ typedef struct {
 	char dir[4200];      /* root/.tdaudit */
 	char src[4400];      /* where the code to mutate is: the root, or --rev's tree */
 	char rev_id[41];     /* --rev's full commit id; "" without --rev */
+	char catalogue[17];  /* the fingerprint of the selected mutants, before --shard */
 	size_t next, done;   /* queue position, mutants finished */
 	size_t todo;         /* mutants to run (not settled before the run) */
 	pthread_mutex_t mu;
@@ -783,6 +785,67 @@ static int use_rev(run_t *r, const char *rev)
 	return err;
 }
 
+int td_mutate_shard_of(const char *id, int n)
+{
+	uint64_t h = td_fnv1a64(TD_FNV1A64_OFFSET, id, strlen(id));
+
+	return n > 0 ? (int)(h % (uint64_t)n) + 1 : 1;
+}
+
+/* Continues h over s and its terminating NUL (so "ab","c" differs from "a","bc"). */
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	return td_fnv1a64(h, s ? s : "", s ? strlen(s) + 1 : 1);
+}
+
+/*
+ * The fingerprint of the selected mutants, into r->catalogue: the sum of
+ * one FNV-1a hash per mutant over its id, file, edit, occurrence and guards
+ * (a sum: independent of the catalogues' order), then the count. Numbers
+ * are hashed as decimal text, so every machine of a CI matrix computes the
+ * same fingerprint whatever its byte order or word size. Every shard of
+ * one run computes it before --shard, so two shards agree on it exactly
+ * when they partitioned the same mutants.
+ */
+static void fingerprint(run_t *r)
+{
+	uint64_t sum = 0, h;
+	char num[48];
+
+	for (size_t i = 0; i < r->muts.n; i++) {
+		const td_mutant *m = &r->muts.v[i];
+
+		h = hash_str(hash_str(TD_FNV1A64_OFFSET, m->id), m->file);
+		h = hash_str(hash_str(h, m->find), m->replace);
+		snprintf(num, sizeof num, "%d", m->occurrence);
+		h = hash_str(h, num);
+		for (size_t g = 0; m->guards && m->guards[g]; g++)
+			h = hash_str(h, m->guards[g]);
+		sum += h;
+	}
+	snprintf(num, sizeof num, "%llu %zu", (unsigned long long)sum, r->muts.n);
+	h = hash_str(TD_FNV1A64_OFFSET, num);
+	snprintf(r->catalogue, sizeof r->catalogue, "%016llx", (unsigned long long)h);
+}
+
+/* --shard K/N: keeps the mutants of shard K (stale and equivalent ones too, so each is reported once). */
+static void filter_shard(run_t *r, int k, int n)
+{
+	size_t kept = 0, all = r->muts.n;
+
+	for (size_t i = 0; i < all; i++) {
+		if (td_mutate_shard_of(r->muts.v[i].id, n) == k) {
+			r->muts.v[kept] = r->muts.v[i];
+			r->res[kept++] = r->res[i];
+		} else {
+			td_mutant_free(&r->muts.v[i]);
+		}
+	}
+	r->muts.n = kept;
+	if (!r->opts->list)
+		printf("tdaudit mutate: --shard %d/%d: %zu of %zu mutants\n", k, n, kept, all);
+}
+
 /* .tdaudit/ with its own .gitignore, so git never shows it; one run at a time. */
 static int claim_dir(run_t *r, int *lock_fd)
 {
@@ -886,6 +949,24 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 	return run_threads(ws, jobs, worker_main);
 }
 
+/* Writes the finished run to the ledger (record.h), with its shard, fingerprint and tests. */
+static int record(const run_t *r, int status)
+{
+	td_record_mutation_info x = {r->opts->shard_k, r->opts->shard_n, r->catalogue, r->opts->cold,
+				     NULL};
+	char **tests = NULL;
+	int err = 0;
+
+	for (size_t i = 0; !err && i < r->n_tests; i++)
+		err = td_strv_push(&tests, r->tests[i].name);
+	x.tests = tests;
+	if (!err)
+		err = td_record_mutation_run(r->proj, r->opts->command, r->rev_id[0] ? r->rev_id : NULL,
+					     &r->muts, r->res, status, &x);
+	td_strv_free(tests);
+	return err;
+}
+
 int td_mutate_list_tests(char ***names, td_project *proj)
 {
 	td_mutate_opts opts = {0};
@@ -945,6 +1026,10 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		err = locate_all(&r);
 	if (!err && opts->diff)
 		err = filter_diff(&r, opts->diff);
+	if (!err)
+		fingerprint(&r);
+	if (!err && opts->shard_n)
+		filter_shard(&r, opts->shard_k, opts->shard_n);
 	if (!err && opts->list) {
 		list_mutants(&r);
 		status = 0;
@@ -958,9 +1043,9 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	if (!err)
 		err = execute(&r, ws, jobs);
 	if (!err)
-		status = td_report_all(&r.muts, r.res, opts->json, opts->junit, opts->color);
-	if (!err && td_record_mutation_run(r.proj, opts->command, r.rev_id[0] ? r.rev_id : NULL, &r.muts,
-					   r.res, status) != 0) {
+		status = td_report_all(&r.muts, r.res, opts->json, opts->junit, opts->color,
+				       opts->fail_under);
+	if (!err && record(&r, status) != 0) {
 		fprintf(stderr, "tdaudit mutate: the run is not in the ledger: %s\n", td_error_last());
 		status = 2;
 	}

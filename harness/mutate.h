@@ -55,7 +55,18 @@ typedef struct {
 				globs: '*' does not cross '/'); NULL: all */
 	const char *guard;   /* with list only: the entries naming a guard matching this
 				shell pattern; NULL: all */
+	int shard_k, shard_n; /* only shard K of N (1 <= K <= N) of the selected mutants, by
+				 td_mutate_shard_of; shard_n 0: all */
+	double fail_under;   /* exit 1 when the mutation score (td_report_score) is below this
+				percentage; 0: no gate */
 } td_mutate_opts;
+
+/*
+ * The shard (1..n) mutant id belongs to: FNV-1a 64 of the id, mod n, plus
+ * one. A function of the id alone, so shards partition any set of mutants,
+ * and adding or removing a mutant moves no other.
+ */
+int td_mutate_shard_of(const char *id, int n);
 
 /*
  * Runs the project at root (which has a tdaudit.lua). Never writes outside

@@ -25,7 +25,7 @@ void td_record_ledger_path(char *out, size_t size, const td_project *p)
 static int put_one(td_ledger *lg, const td_mutant *m, const td_mutation_result *r)
 {
 	td_ledger_mutant lm = {m->id, m->catalogue, m->name, m->file, m->line > 0 ? m->line : 1,
-			       m->finding, m->designed_against, m->why};
+			       m->finding, m->designed_against, m->why, m->func};
 	td_ledger_outcome lo = {m->id, td_outcome_name((enum td_outcome)r->outcome),
 				r->killers ? r->killers[0] : NULL, r->killers ? r->exit_status : -1,
 				r->killers ? r->signal : 0, (long)(r->seconds * 1000)};
@@ -53,7 +53,8 @@ int td_record_check(const td_project *p)
 }
 
 int td_record_mutation_run(const td_project *p, const char *command, const char *commit,
-			   const td_mutants *m, const td_mutation_result *res, int status)
+			   const td_mutants *m, const td_mutation_result *res, int status,
+			   const td_record_mutation_info *x)
 {
 	td_ledger_run_info info = {0};
 	td_ledger *lg = NULL;
@@ -68,9 +69,14 @@ int td_record_mutation_run(const td_project *p, const char *command, const char 
 	else if (td_repo_head(sha, &dirty, p->root) == 0 && sha[0] != '(')
 		info.head_commit = sha;
 	info.dirty = dirty;
+	info.shard_k = x->shard_k, info.shard_n = x->shard_n;
+	info.catalogue = x->catalogue;
+	info.kill_matrix = x->full ? "full" : "first-kill";
 	err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
 	if (!err)
 		err = td_ledger_run_begin(lg, &info);
+	for (size_t i = 0; !err && x->tests && x->tests[i]; i++)
+		err = td_ledger_put_run_test(lg, x->tests[i]);
 	for (size_t i = 0; !err && i < m->n; i++)
 		err = put_one(lg, &m->v[i], &res[i]);
 	if (!err)

@@ -15,15 +15,24 @@
 /* The tool's version string, as the ledger records it. */
 #define TD_TOOL_VERSION "tdaudit 0.1.0"
 
+/* What a mutation run records beside its mutants. Plain data; zero: unsharded. */
+typedef struct {
+	int shard_k, shard_n;  /* --shard K/N; shard_n 0: unsharded */
+	const char *catalogue; /* the fingerprint of the mutants selected before sharding */
+	int full;              /* 1: --cold, every failing test is in the kill matrix */
+	char *const *tests;    /* every test the run listed (NULL-terminated) */
+} td_record_mutation_info;
+
 /*
- * Records a finished mutation run: every mutant, its outcome, and every
- * test that failed for it (the kill matrix). commit is the revision that
- * was mutated (--rev), or NULL for the working tree (HEAD and its dirty
- * flag are recorded). status is the run's exit status (0 -> "ok", 1 ->
- * "findings", else "error").
+ * Records a finished mutation run: every mutant, its outcome, every test
+ * recorded as failing for it (the kill matrix) and every test listed.
+ * commit is the revision that was mutated (--rev), or NULL for the working
+ * tree (HEAD and its dirty flag are recorded). status is the run's exit
+ * status (0 -> "ok", 1 -> "findings", else "error").
  */
 int td_record_mutation_run(const td_project *p, const char *command, const char *commit,
-			   const td_mutants *m, const td_mutation_result *res, int status);
+			   const td_mutants *m, const td_mutation_result *res, int status,
+			   const td_record_mutation_info *x);
 
 /* The ledger's path: p->ledger made absolute against p->root. */
 void td_record_ledger_path(char *out, size_t size, const td_project *p);

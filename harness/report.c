@@ -176,10 +176,42 @@ static int write_report(const char *path, int (*fn)(char **, const td_mutants *,
 	return err;
 }
 
+int td_report_score(double *score, const size_t count[TD_N_OUTCOMES])
+{
+	size_t judged = count[TD_KILLED] + count[TD_KILLED_ELSEWHERE] + count[TD_SURVIVED] +
+			count[TD_TIMEOUT];
+
+	*score = judged ? 100.0 * (double)count[TD_KILLED] / (double)judged : 0;
+	return judged ? 0 : 1;
+}
+
+int td_report_below(const size_t count[TD_N_OUTCOMES], double fail_under)
+{
+	double score;
+
+	if (fail_under < 0 || td_report_score(&score, count) != 0)
+		return 0;
+	return score < fail_under;
+}
+
+/* "mutation score: 75.0% (3 killed of 4 judged)", or why there is none. */
+static void print_score(const size_t count[TD_N_OUTCOMES])
+{
+	double score;
+
+	if (td_report_score(&score, count) != 0)
+		printf("mutation score: n/a (no mutant was killed, survived or timed out)\n");
+	else
+		printf("mutation score: %.1f%% (%zu killed of %zu judged)\n", score, count[TD_KILLED],
+		       count[TD_KILLED] + count[TD_KILLED_ELSEWHERE] + count[TD_SURVIVED] +
+			       count[TD_TIMEOUT]);
+}
+
 int td_report_all(const td_mutants *m, const td_mutation_result *res, const char *json,
-		  const char *junit, int color)
+		  const char *junit, int color, double fail_under)
 {
 	size_t count[TD_N_OUTCOMES] = {0}, n_bad = 0;
+	int below;
 
 	for (size_t i = 0; i < m->n; i++) {
 		count[res[i].outcome]++;
@@ -189,6 +221,7 @@ int td_report_all(const td_mutants *m, const td_mutation_result *res, const char
 	for (int o = 0; o < TD_N_OUTCOMES; o++)
 		if (count[o])
 			printf("  %-17s %zu\n", td_outcome_name((enum td_outcome)o), count[o]);
+	print_score(count);
 	print_details(m, res, color);
 	if ((json && write_report(json, td_report_json, m, res)) ||
 	    (junit && write_report(junit, td_report_junit, m, res)))
@@ -204,5 +237,9 @@ int td_report_all(const td_mutants *m, const td_mutation_result *res, const char
 		       count[TD_BUILD_FAILED], count[TD_EQUIVALENT], count[TD_TIMEOUT]);
 	else
 		printf("\ntdaudit mutate: every mutant was caught\n");
-	return n_bad ? 1 : 0;
+	below = td_report_below(count, fail_under);
+	if (below)
+		printf("tdaudit mutate: FAILED: the mutation score is below --fail-under %g\n",
+		       fail_under);
+	return n_bad || below ? 1 : 0;
 }

@@ -23,6 +23,7 @@
 #define TD_REPORT_H
 
 #include "catalogue.h"
+#include "mutate.h"
 
 typedef struct {
 	int outcome;     /* enum td_outcome */
@@ -38,13 +39,30 @@ typedef struct {
 const char *td_report_color(int color, int outcome);
 
 /*
- * Prints the summary and writes the JSON and JUnit reports where their
- * paths are not NULL. Returns the run's exit status: 0 all caught, 1
- * something survived, was stale or was killed only elsewhere, 2 when a
- * report could not be written.
+ * The mutation score, in percent: killed / (killed + killed-elsewhere +
+ * survived + timeout), count indexed by enum td_outcome. A kill elsewhere
+ * is not the named guard's catch, and a timeout is noticed by a clock, not
+ * by an assertion, so neither counts as killed; build-failed, stale and
+ * equivalent mutants judged nothing and are left out. Returns 0, or 1 (and
+ * *score 0) when no mutant was judged: the score is then undefined.
+ */
+int td_report_score(double *score, const size_t count[TD_N_OUTCOMES]);
+
+/*
+ * Whether the score is below fail_under (a percentage; negative: no gate).
+ * An undefined score is never below: a shard may hold no judged mutant.
+ */
+int td_report_below(const size_t count[TD_N_OUTCOMES], double fail_under);
+
+/*
+ * Prints the summary (with the mutation score) and writes the JSON and
+ * JUnit reports where their paths are not NULL. Returns the run's exit
+ * status: 0 all caught, 1 something survived, was stale or was killed only
+ * elsewhere, or the score is below fail_under (negative: no gate), 2 when
+ * a report could not be written.
  */
 int td_report_all(const td_mutants *m, const td_mutation_result *res, const char *json,
-		  const char *junit, int color);
+		  const char *junit, int color, double fail_under);
 
 /* The JSON report as a string. Caller frees with free(). */
 int td_report_json(char **out, const td_mutants *m, const td_mutation_result *res);

@@ -23,6 +23,8 @@ static const struct {
 	 "find the first commit where a test's outcome flips"},
 	{"audit", td_cmd_audit, td_usage_audit,
 	 "run the audit scripts against the trainer's runs: seed, config, eval, resume ..."},
+	{"gates", td_cmd_gates, td_usage_gates,
+	 "from the kill matrix: load-bearing, dead and redundant tests, code with no gate"},
 	{"ledger", td_cmd_ledger, td_usage_ledger,
 	 "check DEBUG.md against the findings ledger; export or merge ledgers"},
 	{"overlap", td_cmd_overlap, td_usage_overlap,

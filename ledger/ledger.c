@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -22,6 +23,7 @@
 #include "../base/error.h"
 #include "../base/grow.h"
 #include "../base/json.h"
+#include "../base/strv.h"
 
 struct td_ledger {
 	sqlite3 *db;
@@ -151,6 +153,30 @@ static const char schema_v3[] =
 	"  PRIMARY KEY (run, audit));\n"
 	"PRAGMA user_version = 3;\n";
 
+/*
+ * Version 4: what a mutation run needs to be merged and read back as one.
+ * runs gets shard_k/shard_n (`mutate --shard K/N`, NULL unsharded),
+ * catalogue (a fingerprint of every mutant the run selected before sharding,
+ * so shards of different catalogues can be told apart) and kill_matrix
+ * (first-kill: a killed mutant records the test that killed it; full:
+ * --cold, every failing test). mutants gets function (the enclosing
+ * function of a generated mutant, NULL for a catalogue entry), and
+ * run_tests lists every test a mutation run listed, so a test that killed
+ * nothing can be named. Older runs keep NULL: they were never sharded.
+ */
+static const char schema_v4[] =
+	"ALTER TABLE runs ADD COLUMN shard_k INTEGER;\n"
+	"ALTER TABLE runs ADD COLUMN shard_n INTEGER;\n"
+	"ALTER TABLE runs ADD COLUMN catalogue TEXT;\n"
+	"ALTER TABLE runs ADD COLUMN kill_matrix TEXT"
+	" CHECK (kill_matrix IN ('first-kill', 'full'));\n"
+	"ALTER TABLE mutants ADD COLUMN function TEXT;\n"
+	"CREATE TABLE run_tests (\n"
+	"  run TEXT NOT NULL REFERENCES runs(id),\n"
+	"  test TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run, test));\n"
+	"PRAGMA user_version = 4;\n";
+
 /* Step i takes a ledger from version migrations[i].version - 1 to .version. */
 static const struct {
 	int version;
@@ -159,6 +185,7 @@ static const struct {
 	{1, schema_v1},
 	{2, schema_v2},
 	{3, schema_v3},
+	{4, schema_v4},
 };
 
 /* --- SQLite plumbing ------------------------------------------------------------ */
@@ -490,10 +517,13 @@ int td_ledger_run_begin(td_ledger *lg, const td_ledger_run_info *info)
 	if ((err = make_uuid(id)) || (err = exec_sql(lg, "BEGIN IMMEDIATE", "beginning a run")))
 		return err;
 	err = exec_bound(lg, "recording the run", /* status 'running' is never committed */
-			 "INSERT INTO runs(id, command, started, head_commit, dirty, tool_version, status)"
-			 " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?3, ?4, ?5, 'running')",
-			 "tttit", id, info->command, info->head_commit, info->dirty ? 1 : 0,
-			 info->tool_version);
+			 "INSERT INTO runs(id, command, started, head_commit, dirty, tool_version, status,"
+			 " shard_k, shard_n, catalogue, kill_matrix)"
+			 " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?3, ?4, ?5, 'running',"
+			 " ?6, ?7, ?8, ?9)",
+			 "tttitnntt", id, info->command, info->head_commit, info->dirty ? 1 : 0,
+			 info->tool_version, info->shard_n ? info->shard_k : 0, info->shard_n,
+			 info->catalogue, info->kill_matrix);
 	if (err) {
 		sqlite3_exec(lg->db, "ROLLBACK", NULL, NULL, NULL);
 		return err;
@@ -647,13 +677,13 @@ int td_ledger_put_mutant(td_ledger *lg, const td_ledger_mutant *m)
 		return TD_FAIL(TD_EINVAL, "a mutant needs an id, catalogue, name, file and why");
 	return exec_bound(lg, "recording a mutant",
 			  "INSERT INTO mutants(id, catalogue, name, file, line, finding, designed_against,"
-			  " why) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+			  " why, function) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
 			  " ON CONFLICT(id) DO UPDATE SET catalogue = excluded.catalogue,"
 			  " name = excluded.name, file = excluded.file, line = excluded.line,"
 			  " finding = excluded.finding, designed_against = excluded.designed_against,"
-			  " why = excluded.why",
-			  "ttttintt", m->id, m->catalogue, m->name, m->file, m->line, m->finding,
-			  m->designed_against, m->why);
+			  " why = excluded.why, function = excluded.function",
+			  "ttttinttt", m->id, m->catalogue, m->name, m->file, m->line, m->finding,
+			  m->designed_against, m->why, m->function);
 }
 
 int td_ledger_put_outcome(td_ledger *lg, const td_ledger_outcome *o)
@@ -683,6 +713,19 @@ int td_ledger_put_kill(td_ledger *lg, const char *mutant, const char *test)
 			  "INSERT INTO kills(run, mutant, test) VALUES (?1, ?2, ?3)"
 			  " ON CONFLICT DO NOTHING",
 			  "ttt", lg->run_id, mutant, test);
+}
+
+int td_ledger_put_run_test(td_ledger *lg, const char *test)
+{
+	int err = require_run(lg, "a run's test");
+
+	if (err)
+		return err;
+	if (!test)
+		return TD_FAIL(TD_EINVAL, "a run's test needs a name");
+	return exec_bound(lg, "recording a run's test",
+			  "INSERT INTO run_tests(run, test) VALUES (?1, ?2) ON CONFLICT DO NOTHING", "tt",
+			  lg->run_id, test);
 }
 
 int td_ledger_put_audit_run(td_ledger *lg, const td_ledger_audit_run *a)
@@ -723,9 +766,12 @@ int td_ledger_put_audit_result(td_ledger *lg, const td_ledger_audit_result *r)
  * the ON CONFLICT clause after a SELECT.
  */
 static const char *const merge_sql[] = {
-	"INSERT INTO main.runs(id, command, started, ended, head_commit, dirty, tool_version, status)"
-	" SELECT id, command, started, ended, head_commit, dirty, tool_version, status"
-	" FROM src.runs WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.runs(id, command, started, ended, head_commit, dirty, tool_version, status,"
+	" shard_k, shard_n, catalogue, kill_matrix)"
+	" SELECT id, command, started, ended, head_commit, dirty, tool_version, status,"
+	" shard_k, shard_n, catalogue, kill_matrix FROM src.runs WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.run_tests(run, test) SELECT run, test FROM src.run_tests WHERE true"
+	" ON CONFLICT DO NOTHING",
 	"INSERT INTO main.findings(number, title, location, severity, found_by, status, fix_commit)"
 	" SELECT number, title, location, severity, found_by, status, fix_commit"
 	" FROM src.findings WHERE true ON CONFLICT DO NOTHING",
@@ -738,8 +784,8 @@ static const char *const merge_sql[] = {
 	"INSERT INTO main.bisects(run, guard_test, good, bad, found, direction, skipped, builds)"
 	" SELECT run, guard_test, good, bad, found, direction, skipped, builds"
 	" FROM src.bisects WHERE true ON CONFLICT DO NOTHING",
-	"INSERT INTO main.mutants(id, catalogue, name, file, line, finding, designed_against, why)"
-	" SELECT id, catalogue, name, file, line, finding, designed_against, why"
+	"INSERT INTO main.mutants(id, catalogue, name, file, line, finding, designed_against, why,"
+	" function) SELECT id, catalogue, name, file, line, finding, designed_against, why, function"
 	" FROM src.mutants WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.mutant_outcomes(run, mutant, outcome, killing_test, exit_status, signal,"
 	" duration_ms) SELECT run, mutant, outcome, killing_test, exit_status, signal, duration_ms"
@@ -807,6 +853,283 @@ int td_ledger_merge(long *added, const char *dst_path, const char *src_path)
 	}
 	td_ledger_free(dst);
 	return err;
+}
+
+/* --- mutation runs read back: shards and the kill matrix ------------------------- */
+
+/* The latest mutation run (a run with a catalogue fingerprint or outcomes), as SQL. */
+#define LATEST_MUTATION_RUN                                                                        \
+	"SELECT id, head_commit, shard_k, shard_n, catalogue, kill_matrix, command FROM runs"      \
+	" WHERE (catalogue IS NOT NULL OR id IN (SELECT run FROM mutant_outcomes))"
+
+/* Copies column i's text (or "" for NULL) into out[size]. */
+static void column_copy(char *out, size_t size, sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	snprintf(out, size, "%s", s ? (const char *)s : "");
+}
+
+/* Fills r from a row of LATEST_MUTATION_RUN. */
+static void read_run(td_ledger_mutation_run *r, sqlite3_stmt *st)
+{
+	const unsigned char *matrix = sqlite3_column_text(st, 5);
+	const unsigned char *command = sqlite3_column_text(st, 6);
+
+	memset(r, 0, sizeof *r);
+	r->found = 1;
+	column_copy(r->run, sizeof r->run, st, 0);
+	column_copy(r->head_commit, sizeof r->head_commit, st, 1);
+	r->shard_k = sqlite3_column_int(st, 2);
+	r->shard_n = sqlite3_column_int(st, 3);
+	column_copy(r->catalogue, sizeof r->catalogue, st, 4);
+	if (matrix) /* a ledger older than version 4: --cold is only in the command line */
+		r->full = !strcmp((const char *)matrix, "full");
+	else
+		r->full = command && strstr((const char *)command, " --cold") != NULL;
+}
+
+/* *out = the latest mutation run, sharded only when shard is 1; found 0 when none. */
+static int latest_run(td_ledger_mutation_run *out, td_ledger *lg, int sharded)
+{
+	sqlite3_stmt *st;
+	int rc, err = prepare(&st, lg, "reading the latest mutation run",
+			      sharded ? LATEST_MUTATION_RUN " AND shard_n IS NOT NULL"
+					" ORDER BY started DESC, id DESC LIMIT 1"
+				      : LATEST_MUTATION_RUN " ORDER BY started DESC, id DESC LIMIT 1",
+			      "");
+
+	memset(out, 0, sizeof *out);
+	if (err)
+		return err;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		read_run(out, st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_fail(lg, rc, "reading the latest mutation run");
+}
+
+int td_ledger_latest_mutation_run(td_ledger_mutation_run *out, td_ledger *lg)
+{
+	return latest_run(out, lg, 0);
+}
+
+/* "shard 2/3 of commit 0123456789ab (catalogue 89abcdef01234567)" into buf. */
+static const char *describe_shard(char *buf, size_t size, const td_ledger_mutation_run *r)
+{
+	snprintf(buf, size, "shard %d/%d of commit %.12s (catalogue %s)", r->shard_k, r->shard_n,
+		 r->head_commit[0] ? r->head_commit : "(none)", r->catalogue[0] ? r->catalogue : "(none)");
+	return buf;
+}
+
+/* Whether two shards belong to one sharded run. */
+static int same_sharded_run(const td_ledger_mutation_run *a, const td_ledger_mutation_run *b)
+{
+	return a->shard_n == b->shard_n && !strcmp(a->head_commit, b->head_commit) &&
+	       !strcmp(a->catalogue, b->catalogue);
+}
+
+int td_ledger_check_shards(const char *const *paths, size_t n)
+{
+	td_ledger_mutation_run *runs = calloc(n ? n : 1, sizeof *runs);
+	int err = runs ? 0 : TD_FAIL(TD_ENOMEM, "out of memory");
+	long first = -1;
+
+	for (size_t i = 0; !err && i < n; i++) {
+		td_ledger *lg = NULL;
+		char a[160], b[160];
+
+		if ((err = td_ledger_open(&lg, paths[i], 0)) == 0)
+			err = latest_run(&runs[i], lg, 1);
+		td_ledger_free(lg);
+		if (err || !runs[i].found)
+			continue;
+		if (first < 0) {
+			first = (long)i;
+			continue;
+		}
+		if (!same_sharded_run(&runs[first], &runs[i]))
+			err = TD_FAIL(TD_EINVAL, "%s holds %s but %s holds %s: they are shards of "
+						 "different runs and cannot be merged as one",
+				      paths[first], describe_shard(a, sizeof a, &runs[first]), paths[i],
+				      describe_shard(b, sizeof b, &runs[i]));
+		for (size_t j = (size_t)first; !err && j < i; j++)
+			if (runs[j].found && runs[j].shard_k == runs[i].shard_k)
+				err = TD_FAIL(TD_EINVAL, "%s and %s both hold %s; give each shard once",
+					      paths[j], paths[i], describe_shard(a, sizeof a, &runs[i]));
+	}
+	free(runs);
+	return err;
+}
+
+/* The ids of the runs that make up run r: r alone, or the latest run of each of its shards. */
+static int group_runs(char ***ids, td_ledger *lg, const td_ledger_mutation_run *r)
+{
+	sqlite3_stmt *st;
+	int *seen, rc = SQLITE_DONE, err;
+
+	*ids = NULL;
+	if (!r->shard_n)
+		return td_strv_push(ids, r->run);
+	if (!(seen = calloc((size_t)r->shard_n + 1, sizeof *seen)))
+		return TD_FAIL(TD_ENOMEM, "out of memory");
+	err = prepare(&st, lg, "reading the shards of the latest mutation run",
+		      "SELECT id, shard_k FROM runs WHERE shard_n = ?1 AND catalogue IS ?2"
+		      " AND COALESCE(head_commit, '') = ?3 ORDER BY started DESC, id DESC",
+		      "itt", r->shard_n, r->catalogue[0] ? r->catalogue : NULL, r->head_commit);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int k = sqlite3_column_int(st, 1);
+
+		if (k < 1 || k > r->shard_n || seen[k]++)
+			continue; /* an older run of a shard already taken */
+		err = td_strv_push(ids, (const char *)sqlite3_column_text(st, 0));
+	}
+	if (!err && rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, "reading the shards of the latest mutation run");
+	if (st)
+		sqlite3_finalize(st);
+	for (int k = 1; !err && k <= r->shard_n; k++)
+		if (!seen[k])
+			err = TD_FAIL(TD_ESTATE, "the latest mutation run (commit %.12s) was split into "
+						 "%d shards and shard %d/%d is not in the ledger; merge it "
+						 "first (tdaudit ledger merge)",
+				      r->head_commit[0] ? r->head_commit : "(none)", r->shard_n, k, r->shard_n);
+	free(seen);
+	return err;
+}
+
+/* Appends one row of (mutant, file, function, outcome) to m. */
+static int add_matrix_mutant(td_ledger_matrix *m, size_t *cap, sqlite3_stmt *st)
+{
+	td_ledger_matrix_mutant *x;
+	int err = td_grow(&m->v, cap, m->n + 1, sizeof *m->v);
+
+	if (err)
+		return err;
+	x = &m->v[m->n++];
+	memset(x, 0, sizeof *x);
+	if ((err = column_dup(&x->id, st, 0)) || (err = column_dup(&x->file, st, 1)) ||
+	    (err = column_dup(&x->function, st, 2)) || (err = column_dup(&x->outcome, st, 3)))
+		return err;
+	return 0;
+}
+
+/* Runs a one-run query (?1 = run) and hands each row to fn. */
+static int each_row(td_ledger *lg, const char *what, const char *sql, const char *run,
+		    int (*fn)(td_ledger_matrix *, size_t *, sqlite3_stmt *), td_ledger_matrix *m,
+		    size_t *cap)
+{
+	sqlite3_stmt *st;
+	int rc = SQLITE_DONE, err = prepare(&st, lg, what, sql, "t", run);
+
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		err = fn(m, cap, st);
+	if (!err && rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, what);
+	if (st)
+		sqlite3_finalize(st);
+	return err;
+}
+
+static int by_mutant_id(const void *a, const void *b)
+{
+	return strcmp(((const td_ledger_matrix_mutant *)a)->id, ((const td_ledger_matrix_mutant *)b)->id);
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The mutant of m with id, by binary search (m->v sorted by id); NULL if absent. */
+static td_ledger_matrix_mutant *matrix_find(td_ledger_matrix *m, const char *id)
+{
+	td_ledger_matrix_mutant key = {.id = (char *)id};
+
+	return m->n ? bsearch(&key, m->v, m->n, sizeof *m->v, by_mutant_id) : NULL;
+}
+
+static int add_kill(td_ledger_matrix *m, size_t *cap, sqlite3_stmt *st)
+{
+	td_ledger_matrix_mutant *x = matrix_find(m, (const char *)sqlite3_column_text(st, 0));
+
+	(void)cap;
+	if (!x || td_strv_find(x->killers, (const char *)sqlite3_column_text(st, 1)) >= 0)
+		return 0;
+	return td_strv_push(&x->killers, (const char *)sqlite3_column_text(st, 1));
+}
+
+static int add_test(td_ledger_matrix *m, size_t *cap, sqlite3_stmt *st)
+{
+	(void)cap;
+	if (td_strv_find(m->tests, (const char *)sqlite3_column_text(st, 0)) >= 0)
+		return 0;
+	return td_strv_push(&m->tests, (const char *)sqlite3_column_text(st, 0));
+}
+
+/* Reads the outcomes, then the kills and tests, of every run in ids into m. */
+static int load_matrix(td_ledger_matrix *m, td_ledger *lg, char *const *ids)
+{
+	size_t cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; !err && ids[i]; i++)
+		err = each_row(lg, "reading mutant outcomes",
+			       "SELECT o.mutant, m.file, m.function, o.outcome FROM mutant_outcomes o"
+			       " JOIN mutants m ON m.id = o.mutant WHERE o.run = ?1",
+			       ids[i], add_matrix_mutant, m, &cap);
+	if (!err && m->n)
+		qsort(m->v, m->n, sizeof *m->v, by_mutant_id);
+	for (size_t i = 0; !err && ids[i]; i++)
+		err = each_row(lg, "reading the kill matrix",
+			       "SELECT mutant, test FROM kills WHERE run = ?1 ORDER BY mutant, test",
+			       ids[i], add_kill, m, &cap);
+	for (size_t i = 0; !err && ids[i]; i++)
+		err = each_row(lg, "reading the run's tests", "SELECT test FROM run_tests WHERE run = ?1",
+			       ids[i], add_test, m, &cap);
+	for (size_t i = 0; !err && i < m->n; i++)
+		if (m->v[i].killers)
+			qsort(m->v[i].killers, td_strv_len(m->v[i].killers), sizeof(char *), by_string);
+	if (!err && m->tests)
+		qsort(m->tests, td_strv_len(m->tests), sizeof(char *), by_string);
+	return err;
+}
+
+int td_ledger_matrix_load(td_ledger_matrix **out, td_ledger *lg)
+{
+	td_ledger_matrix *m = calloc(1, sizeof *m);
+	char **ids = NULL;
+	int err = m ? 0 : TD_FAIL(TD_ENOMEM, "out of memory");
+
+	*out = NULL;
+	if (!err)
+		err = td_ledger_latest_mutation_run(&m->run, lg);
+	if (!err && !m->run.found)
+		err = TD_FAIL(TD_ESTATE, "ledger %s holds no mutation run; run tdaudit mutate first",
+			      lg->path);
+	if (!err)
+		err = group_runs(&ids, lg, &m->run);
+	if (!err)
+		err = load_matrix(m, lg, ids);
+	td_strv_free(ids);
+	if (err)
+		td_ledger_matrix_free(m);
+	else
+		*out = m;
+	return err;
+}
+
+void td_ledger_matrix_free(td_ledger_matrix *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++) {
+		free(m->v[i].id), free(m->v[i].file), free(m->v[i].function), free(m->v[i].outcome);
+		td_strv_free(m->v[i].killers);
+	}
+	free(m->v);
+	td_strv_free(m->tests);
+	free(m);
 }
 
 /* --- reads ------------------------------------------------------------------------ */

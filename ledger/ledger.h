@@ -23,14 +23,19 @@
  * is constant. Enumerated columns are enforced by CHECK constraints, so a bad
  * value is refused with TD_EINVAL naming it.
  *
- * Schema (version 3; version 1 lacked reproductions.at_head and bisects,
- * version 2 the audit tables, and each is migrated forward by adding
- * them); "commit" and "where" are SQL
+ * Schema (version 4; version 1 lacked reproductions.at_head and bisects,
+ * version 2 the audit tables, version 3 the shard, catalogue and
+ * kill_matrix columns of runs, mutants.function and run_tests, and each is
+ * migrated forward by adding them); "commit" and "where" are SQL
  * keywords, so the columns
  * are named head_commit, fix_commit and location:
- *   runs(id, command, started, ended, head_commit, dirty, tool_version, status)
+ *   runs(id, command, started, ended, head_commit, dirty, tool_version, status,
+ *       shard_k, shard_n, catalogue, kill_matrix)
  *       id is a random UUID (v4) made at run start; times are UTC ISO 8601;
- *       status: running | ok | findings | error
+ *       status: running | ok | findings | error; for mutation runs: shard_k of
+ *       shard_n (NULL unsharded), catalogue the fingerprint of the selected
+ *       mutants, kill_matrix first-kill | full (NULL for other runs)
+ *   run_tests(run, test)          every test a mutation run listed
  *   findings(number, title, location, severity, found_by, status, fix_commit)
  *   guards(finding, test, role)   role: guard | pin | broken | unverified
  *   reproductions(run, fix_commit, test, outcome_before, outcome_after,
@@ -46,7 +51,8 @@
  *       do not build hide which it is; direction: fix | regression;
  *       skipped: the commits that did not build, full ids oldest first,
  *       space-separated ("" for none); builds: how many builds it took
- *   mutants(id, catalogue, name, file, line, finding, designed_against, why)
+ *   mutants(id, catalogue, name, file, line, finding, designed_against, why,
+ *       function)  function: a generated mutant's enclosing function, else NULL
  *       finding is deliberately not a foreign key: `ledger check` reports a
  *       catalogue entry naming a finding that does not exist
  *   mutant_outcomes(run, mutant, outcome, killing_test, exit_status, signal,
@@ -71,7 +77,7 @@
 
 #include <stdio.h>
 
-#define TD_LEDGER_SCHEMA_VERSION 3
+#define TD_LEDGER_SCHEMA_VERSION 4
 #define TD_LEDGER_MAGIC 0x54444C47 /* "TDLG" in PRAGMA application_id */
 #define TD_LEDGER_BUSY_MS 5000     /* how long a write waits for another writer */
 #define TD_LEDGER_RUN_ID_LEN 36    /* xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx */
@@ -103,6 +109,10 @@ typedef struct {
 	const char *head_commit;  /* HEAD's commit id, or NULL outside git */
 	int dirty;                /* 1 when the working tree had uncommitted changes */
 	const char *tool_version; /* tdaudit's version string */
+	int shard_k, shard_n;     /* mutate --shard K/N (1 <= K <= N); shard_n 0: unsharded */
+	const char *catalogue;    /* mutate: the fingerprint of the mutants selected before
+				     sharding (16 hex digits); NULL for other runs */
+	const char *kill_matrix;  /* mutate: "first-kill" or "full" (--cold); NULL otherwise */
 } td_ledger_run_info;
 
 /*
@@ -188,6 +198,7 @@ typedef struct {
 	int finding;                  /* the finding it re-introduces, or 0 */
 	const char *designed_against; /* or the bug class it is designed against; NULL if finding */
 	const char *why;
+	const char *function;         /* the enclosing function (generated mutants), or NULL */
 } td_ledger_mutant;
 
 /* Inserts mutant m, or replaces every field of the mutant with its id. */
@@ -207,6 +218,9 @@ int td_ledger_put_outcome(td_ledger *lg, const td_ledger_outcome *o);
 
 /* Records that test killed mutant in the open run (the kill matrix); needs its outcome first. */
 int td_ledger_put_kill(td_ledger *lg, const char *mutant, const char *test);
+
+/* Records that the open (mutation) run listed test: the suite the kill matrix is over. */
+int td_ledger_put_run_test(td_ledger *lg, const char *test);
 
 /* One `tdaudit audit` run's summary (needs an open run). */
 typedef struct {
@@ -242,13 +256,63 @@ int td_ledger_check_writable(td_ledger *lg);
  * Merges the ledger at src_path into the one at dst_path (created if
  * missing), in one transaction on dst. Rows are matched by their natural
  * keys (a run's UUID, a finding's number, a mutant's id, (finding, test),
- * (run, commit, test), (run, mutant), (run, mutant, test)); where dst
+ * (run, commit, test), (run, mutant), (run, mutant, test), (run, test)); where dst
  * already has a row with the key, dst's row is kept. So merging the same
  * ledger twice adds nothing. src must exist; it is migrated forward first if
  * older. *added (may be NULL) gets the number of rows added to dst.
  * Refused: src and dst being the same file, and as td_ledger_open.
  */
 int td_ledger_merge(long *added, const char *dst_path, const char *src_path);
+
+/* --- mutation runs: shards and the kill matrix ------------------------------ */
+
+/* A mutation run's row, as the readers below need it. Plain data. */
+typedef struct {
+	int found;              /* 0: the ledger holds no such run (the rest is zero) */
+	char run[TD_LEDGER_RUN_ID_LEN + 1];
+	char head_commit[64];   /* "" when the run recorded none */
+	int shard_k, shard_n;   /* shard_n 0: unsharded */
+	char catalogue[32];     /* the fingerprint of the selected mutants; "" before version 4 */
+	int full;               /* 1: the kill matrix is full (--cold); 0: first-kill */
+} td_ledger_mutation_run;
+
+/* *out = the latest mutation run (by start time); out->found 0 when there is none. */
+int td_ledger_latest_mutation_run(td_ledger_mutation_run *out, td_ledger *lg);
+
+/*
+ * Refuses (TD_EINVAL) ledgers that cannot be merged as the shards of one
+ * run: the latest sharded mutation run of each ledger at paths (those with
+ * none are skipped) must have the same commit, catalogue fingerprint and
+ * shard count, and no shard may come twice. The message names both
+ * ledgers and both shards. Opens each ledger read-only in effect (an older
+ * one is migrated forward, as td_ledger_merge would).
+ */
+int td_ledger_check_shards(const char *const *paths, size_t n);
+
+typedef struct {
+	char *id, *file;
+	char *function; /* NULL when unknown (a catalogue entry) */
+	char *outcome;  /* as mutant_outcomes.outcome */
+	char **killers; /* the tests recorded as killing it, sorted (a td_strv; NULL: none) */
+} td_ledger_matrix_mutant;
+
+typedef struct {
+	td_ledger_mutation_run run;  /* the latest mutation run (for a sharded run: one shard) */
+	char **tests;                /* every test the run listed, sorted (td_strv); NULL
+					for runs recorded before version 4 */
+	size_t n;
+	td_ledger_matrix_mutant *v;  /* by id */
+} td_ledger_matrix;
+
+/*
+ * The kill matrix of the latest mutation run. A sharded run is read as one:
+ * the latest run of each of its shards (same commit, catalogue and shard
+ * count), and a missing shard is refused (TD_ESTATE, naming it), since the
+ * matrix would silently lack its mutants. TD_ESTATE too when the ledger
+ * holds no mutation run. Caller frees *out with td_ledger_matrix_free.
+ */
+int td_ledger_matrix_load(td_ledger_matrix **out, td_ledger *lg);
+void td_ledger_matrix_free(td_ledger_matrix *m);
 
 /* --- reads ------------------------------------------------------------------ */
 

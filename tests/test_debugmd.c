@@ -237,7 +237,7 @@ static void put(td_ledger *lg, int n, const char *where, const char *status, con
 
 static void begin(td_ledger *lg)
 {
-	td_ledger_run_info info = {"tdaudit test", NULL, 0, "0.1"};
+	td_ledger_run_info info = {.command = "tdaudit test", .tool_version = "0.1"};
 
 	assert_int_equal(td_ledger_run_begin(lg, &info), 0);
 }

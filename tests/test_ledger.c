@@ -112,7 +112,7 @@ static void make_full_ledger(const char *path)
 {
 	td_ledger *lg;
 	td_ledger_reproduction r = {"abc1234", "test_g", "fail", "pass", "guard", 2, 2};
-	td_ledger_mutant m = {"m1", "core", "flip", "core/plan.c", 10, 1, NULL, "re-introduces #1"};
+	td_ledger_mutant m = {"m1", "core", "flip", "core/plan.c", 10, 1, NULL, "re-introduces #1", NULL};
 	td_ledger_outcome o = {"m1", "killed", "test_g", 1, 0, 12};
 
 	assert_int_equal(td_ledger_open(&lg, path, TD_LEDGER_CREATE), 0);
@@ -223,6 +223,8 @@ static void test_a_version_1_ledger_is_migrated_forward_keeping_its_rows(void **
 	assert_int_equal(td_ledger_open(&lg, "v1.db", 0), 0);
 	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), TD_LEDGER_SCHEMA_VERSION);
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM audit_results"), 0); /* version 3 */
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM run_tests"), 0);     /* version 4 */
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM runs WHERE shard_n IS NOT NULL"), 0);
 	assert_int_equal(td_ledger_guard_verified(&ok, lg, "abc1234", "test_g"), 0);
 	assert_int_equal(ok, 1); /* the old row is still there, and still evidence */
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM reproductions WHERE at_head IS NULL"), 1);
@@ -309,7 +311,7 @@ static int write_one_run(const char *path, int k, int n)
 	if (!err)
 		err = td_ledger_run_begin(lg, &info);
 	for (int i = 0; !err && i < n; i++) {
-		td_ledger_mutant m = {id, "cat.lua", "m", "calc.c", 1, 0, "x", "y"};
+		td_ledger_mutant m = {id, "cat.lua", "m", "calc.c", 1, 0, "x", "y", NULL};
 		td_ledger_outcome o = {id, "killed", "test_add", 1, 0, 1};
 
 		snprintf(id, sizeof id, "w%d-m%d", k, i);
@@ -449,7 +451,7 @@ static void test_a_process_that_dies_mid_run_leaves_no_trace(void **state)
 	assert_true(pid >= 0);
 	if (pid == 0) { /* the child records half a run and dies without closing anything */
 		if (td_ledger_open(&lg, "l.db", 0) == 0) {
-			td_ledger_run_info info = {"tdaudit mutate", NULL, 0, "0.1"};
+			td_ledger_run_info info = {.command = "tdaudit mutate", .tool_version = "0.1"};
 			td_ledger_finding f = {7, "t", "w", "low", "x", "open", NULL};
 
 			if (td_ledger_run_begin(lg, &info) == 0)

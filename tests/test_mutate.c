@@ -32,6 +32,14 @@
  *       -> generated_mutants_run_and_skip_comments_are_counted
  *   - writing the mutant into the root instead of the scratch tree
  *       -> the_users_tree_index_and_head_are_untouched
+ *   - filter_shard() keeping shard k+1, or td_mutate_shard_of() hashing
+ *     the position instead of the id -> shards_cover_every_mutant_exactly_once,
+ *     adding_a_mutant_moves_no_other_between_shards
+ *   - parse_shard() accepting K > N -> a_bad_shard_or_score_is_refused
+ *   - td_report_all() ignoring fail_under
+ *       -> fail_under_fails_a_passing_run_whose_score_is_below
+ *   - fingerprint() run after filter_shard() (each shard its own catalogue)
+ *       -> merged_shards_give_the_outcomes_of_one_run (ledger merge refuses them)
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -44,6 +52,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "fixture.h"
 
@@ -636,6 +646,225 @@ static void test_a_run_killed_halfway_leaves_the_tree_untouched(void **state)
 	assert_true(fx_tree_hash("repo") == before);
 }
 
+/* ---- --shard, --fail-under, and merged shard ledgers --------------------------- */
+
+#define MAX_IDS 256
+
+/* The ids `mutate --list` prints (the first column of each tab-separated line), in ids[]. */
+static size_t list_ids(char ids[][128], const char *const *args)
+{
+	char *text, *save = NULL;
+	size_t n = 0;
+
+	assert_int_equal(fx_tdaudit("repo", "list.log", args), 0);
+	text = strdup(fx_slurp("list.log"));
+	assert_non_null(text);
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strchr(line, '\t') && n < MAX_IDS)
+			sscanf(line, "%127[^\t]", ids[n++]);
+	free(text);
+	return n;
+}
+
+static long find_id(char ids[][128], size_t n, const char *id)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(ids[i], id))
+			return (long)i;
+	return -1;
+}
+
+/* Lists shard k/n of the mutants into part; returns how many. */
+static size_t list_shard(char part[][128], int k, int n)
+{
+	char shard[32];
+	const char *args[] = {"mutate", "--list", "--shard", shard, NULL};
+
+	snprintf(shard, sizeof shard, "%d/%d", k, n);
+	return list_ids(part, args);
+}
+
+static const char generated[] = "generate { files = { \"calc.c\" } }\n";
+
+static void test_shards_cover_every_mutant_exactly_once(void **state)
+{
+	static char all[MAX_IDS][128], part[MAX_IDS][128];
+	static const int ns[] = {1, 2, 3, 5, 8};
+	const char *list[] = {"mutate", "--list", NULL};
+	char cat[4096];
+	size_t n_all;
+
+	(void)state;
+	snprintf(cat, sizeof cat, "%s%s", catalogue, generated);
+	make_fixture(cat);
+	n_all = list_ids(all, list);
+	if (n_all < 12)
+		fail_msg("only %zu mutants listed", n_all);
+	for (size_t x = 0; x < sizeof ns / sizeof ns[0]; x++) {
+		int seen[MAX_IDS] = {0}, nonempty = 0;
+
+		for (int k = 1; k <= ns[x]; k++) {
+			size_t n = list_shard(part, k, ns[x]);
+
+			nonempty += n > 0;
+			for (size_t i = 0; i < n; i++) {
+				long at = find_id(all, n_all, part[i]);
+
+				assert_true(at >= 0);
+				seen[at]++;
+			}
+		}
+		for (size_t i = 0; i < n_all; i++)
+			if (seen[i] != 1)
+				fail_msg("%s is in %d of %d shards", all[i], seen[i], ns[x]);
+		assert_true(ns[x] == 1 || nonempty > 1); /* not everything in one shard */
+	}
+}
+
+static void test_adding_a_mutant_moves_no_other_between_shards(void **state)
+{
+	static char before[3][MAX_IDS][128], after[MAX_IDS][128];
+	size_t n[3];
+	char cat[4096];
+
+	(void)state;
+	snprintf(cat, sizeof cat, "%s%s", catalogue, generated);
+	make_fixture(cat);
+	for (int k = 1; k <= 3; k++)
+		n[k - 1] = list_shard(before[k - 1], k, 3);
+	snprintf(cat, sizeof cat, "%s%s%s", /* first, so that the others' positions all move */
+		 "mutant { name = \"calc-new\", file = \"calc.c\", find = \"s += i\", replace = "
+		 "\"s -= i\",\n  guards = { \"test_sum\" }, designed_against = \"x\", why = \"y\" }\n",
+		 catalogue, generated);
+	fx_write("repo", "cat.lua", cat);
+	for (int k = 1; k <= 3; k++) {
+		size_t m = list_shard(after, k, 3);
+
+		for (size_t i = 0; i < n[k - 1]; i++)
+			assert_true(find_id(after, m, before[k - 1][i]) >= 0);
+		assert_true(m == n[k - 1] || (m == n[k - 1] + 1 && find_id(after, m, "calc-new") >= 0));
+	}
+}
+
+static void test_a_bad_shard_or_score_is_refused(void **state)
+{
+	static const char *const shards[] = {"0/3", "4/3", "3", "1/0", "a/b", "2/3x", "-1/3", "1/", "/3",
+					     " 1/3"};
+	static const char *const scores[] = {"nan", "NaN", "101", "-1", "50x", "", "inf", "abc"};
+	const char *args[] = {"mutate", "--list", "--shard", NULL, NULL};
+
+	(void)state;
+	make_fixture(catalogue);
+	for (size_t i = 0; i < sizeof shards / sizeof shards[0]; i++) {
+		args[3] = shards[i];
+		assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+		assert_non_null(strstr(fx_slurp("mutate.log"), "--shard is K/N"));
+	}
+	args[2] = "--fail-under";
+	for (size_t i = 0; i < sizeof scores / sizeof scores[0]; i++) {
+		args[3] = scores[i];
+		assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+		assert_non_null(strstr(fx_slurp("mutate.log"), "--fail-under is a mutation score"));
+	}
+}
+
+/* killed and timeout: the run passes, the score is 50 (a timeout is not a kill). */
+static const char half[] =
+	"mutant { name = \"calc-killed\", file = \"calc.c\", find = \"a + b\", replace = \"a - b\",\n"
+	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"adds wrong\" }\n"
+	"mutant { name = \"calc-timeout\", file = \"calc.c\", find = \"i++\", replace = \"i += 0\",\n"
+	"  guards = { \"test_sum\" }, designed_against = \"x\", why = \"loops forever\" }\n";
+
+static void test_fail_under_fails_a_passing_run_whose_score_is_below(void **state)
+{
+	const char *above[] = {"mutate", "-j", "2", "--fail-under", "50", NULL};
+	const char *below[] = {"mutate", "-j", "2", "--fail-under", "50.5", NULL};
+
+	(void)state;
+	make_fixture(half);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", above), 0);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "mutation score: 50.0% (1 killed of 2 judged)"));
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", below), 1);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "below --fail-under 50.5"));
+}
+
+/* "mutant\toutcome\n" for every outcome row of the ledger at path, by mutant. */
+static char *outcomes(const char *path)
+{
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	char *out = calloc(1, 1 << 16);
+	size_t len = 0;
+
+	assert_non_null(out);
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT mutant, outcome FROM mutant_outcomes"
+						" ORDER BY mutant", -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW && len < (1 << 16) - 300)
+		len += (size_t)snprintf(out + len, (1 << 16) - len, "%s\t%s\n",
+					(const char *)sqlite3_column_text(st, 0),
+					(const char *)sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+/* Moves the project's ledger to path, for the next run to start a fresh one. */
+static void take_ledger(const char *path)
+{
+	assert_int_equal(rename("repo/.tdaudit/ledger.db", path), 0);
+	unlink("repo/.tdaudit/ledger.db-wal");
+	unlink("repo/.tdaudit/ledger.db-shm");
+}
+
+/* The gates JSON of the ledger at path, from its "load_bearing" on (the run's id differs). */
+static char *gates_lists(const char *path, const char *json)
+{
+	const char *args[] = {"gates", "--ledger", path, "--json", json, NULL};
+	char file[256];
+	const char *lists;
+
+	assert_int_equal(fx_tdaudit("repo", "gates.log", args), 0);
+	snprintf(file, sizeof file, "%s", json + 3); /* "../x.json" from repo is ./x.json */
+	lists = strstr(fx_slurp(file), "\"load_bearing\"");
+	assert_non_null(lists);
+	return strdup(lists);
+}
+
+static void test_merged_shards_give_the_outcomes_of_one_run(void **state)
+{
+	const char *whole[] = {"mutate", "-j", "2", NULL};
+	const char *shard[] = {"mutate", "-j", "2", "--shard", NULL, NULL};
+	const char *merge[] = {"ledger", "merge", "../s1.db", "../s2.db", "../s3.db", "-o",
+			       "../merged.db", NULL};
+	static const char *const ks[] = {"1/3", "2/3", "3/3"};
+	char *one, *merged, *gates_one, *gates_merged;
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", whole), 1);
+	take_ledger("whole.db");
+	for (int k = 0; k < 3; k++) {
+		char db[16];
+
+		shard[4] = ks[k];
+		assert_true(fx_tdaudit("repo", "mutate.log", shard) <= 1);
+		assert_non_null(strstr(fx_slurp("mutate.log"), "baseline green")); /* in every shard */
+		snprintf(db, sizeof db, "s%d.db", k + 1);
+		take_ledger(db);
+	}
+	assert_int_equal(fx_tdaudit("repo", "merge.log", merge), 0);
+	one = outcomes("whole.db");
+	merged = outcomes("merged.db");
+	assert_non_null(strstr(one, "calc-timeout\ttimeout\n"));
+	assert_string_equal(merged, one);
+	gates_one = gates_lists("../whole.db", "../gw.json");
+	gates_merged = gates_lists("../merged.db", "../gm.json");
+	assert_non_null(strstr(fx_slurp("gm.json"), "\"shards\": 3"));
+	assert_string_equal(gates_merged, gates_one);
+	free(one), free(merged), free(gates_one), free(gates_merged);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_every_outcome_is_reported),
 	cmocka_unit_test(test_all_caught_exits_0),
@@ -662,5 +891,10 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_rev_mutates_the_committed_revision_not_the_working_tree),
 	cmocka_unit_test(test_the_users_tree_index_and_head_are_untouched),
 	cmocka_unit_test(test_a_run_killed_halfway_leaves_the_tree_untouched),
+	cmocka_unit_test(test_shards_cover_every_mutant_exactly_once),
+	cmocka_unit_test(test_adding_a_mutant_moves_no_other_between_shards),
+	cmocka_unit_test(test_a_bad_shard_or_score_is_refused),
+	cmocka_unit_test(test_fail_under_fails_a_passing_run_whose_score_is_below),
+	cmocka_unit_test(test_merged_shards_give_the_outcomes_of_one_run),
 };
 TD_TEST_GROUP(mutate, tests);

@@ -14,3 +14,13 @@ mutant {
   finding = 21,
   why = "a second --only replaces the first: half the mutants asked for never run, and the summary says all were caught",
 }
+
+mutant {
+  name = "cmd_mutate-shard-beyond-n",
+  file = "harness/cmd_mutate.c",
+  find = "k > n || v[0] < '0'",
+  replace = "v[0] < '0'",
+  guards = { "test_a_bad_shard_or_score_is_refused" },
+  designed_against = "a CI matrix passing a wrong index must be refused, not run as some other shard",
+  why = "accepts --shard 4/3, which selects no mutant and reports the shard green",
+}

@@ -177,3 +177,33 @@ mutant {
   finding = 49,
   why = "puts the scratch trees back inside the user's repository",
 }
+
+mutant {
+  name = "mutate-shard-numbers-from-zero",
+  file = "harness/mutate.c",
+  find = "return n > 0 ? (int)(h % (uint64_t)n) + 1 : 1;",
+  replace = "return n > 0 ? (int)(h % (uint64_t)n) : 1;",
+  guards = { "test_shards_cover_every_mutant_exactly_once" },
+  designed_against = "shards are numbered 1..N on the command line: an off-by-one drops a shard's mutants from every run",
+  why = "puts mutants in shards 0..N-1, so shard N is empty and the mutants of 'shard 0' are never run",
+}
+
+mutant {
+  name = "mutate-shard-by-position",
+  file = "harness/mutate.c",
+  find = "if (td_mutate_shard_of(r->muts.v[i].id, n) == k) {",
+  replace = "if ((int)(i % (size_t)n) + 1 == k) {",
+  guards = { "test_adding_a_mutant_moves_no_other_between_shards" },
+  designed_against = "a shard is a function of the mutant's id: by position, one new catalogue entry reshuffles every shard",
+  why = "deals mutants to shards by their position, so adding one moves most of the others",
+}
+
+mutant {
+  name = "mutate-fingerprint-of-the-shard",
+  file = "harness/mutate.c",
+  find = "\tif (!err)\n\t\tfingerprint(&r);\n\tif (!err && opts->shard_n)\n\t\tfilter_shard(&r, opts->shard_k, opts->shard_n);",
+  replace = "\tif (!err && opts->shard_n)\n\t\tfilter_shard(&r, opts->shard_k, opts->shard_n);\n\tif (!err)\n\t\tfingerprint(&r);",
+  guards = { "test_merged_shards_give_the_outcomes_of_one_run" },
+  designed_against = "the fingerprint says which mutants were partitioned: taken after sharding, no two shards of one run agree",
+  why = "fingerprints each shard's own mutants, so the shards of one run read as different runs",
+}

@@ -14,3 +14,33 @@ mutant {
   designed_against = "an empty selection is not a clean result: a run that tested nothing must not read as one that caught everything",
   why = "ends a run of 0 mutants with \"every mutant was caught\"",
 }
+
+mutant {
+  name = "report-timeout-counts-as-killed",
+  file = "harness/report.c",
+  find = "*score = judged ? 100.0 * (double)count[TD_KILLED] / (double)judged : 0;",
+  replace = "*score = judged ? 100.0 * (double)(count[TD_KILLED] + count[TD_TIMEOUT]) / (double)judged : 0;",
+  guards = { "test_the_score_counts_timeouts_and_kills_elsewhere_as_not_killed", "test_fail_under_fails_a_passing_run_whose_score_is_below" },
+  designed_against = "the score is the one docs/mutate.md defines: a timeout is noticed by a clock, not a kill",
+  why = "counts timeouts as kills, so a suite that only hangs on mutants scores 100",
+}
+
+mutant {
+  name = "report-fail-under-is-ignored",
+  file = "harness/report.c",
+  find = "return n_bad || below ? 1 : 0;",
+  replace = "return n_bad ? 1 : 0;",
+  guards = { "test_fail_under_fails_a_passing_run_whose_score_is_below" },
+  designed_against = "--fail-under is a gate: a run below it must not exit 0",
+  why = "prints that the score is below --fail-under and exits 0 anyway",
+}
+
+mutant {
+  name = "report-undefined-score-is-below",
+  file = "harness/report.c",
+  find = "if (fail_under < 0 || td_report_score(&score, count) != 0)",
+  replace = "if (fail_under < 0 || (td_report_score(&score, count), 0))",
+  guards = { "test_the_score_counts_timeouts_and_kills_elsewhere_as_not_killed" },
+  designed_against = "a shard may hold no judged mutant: an undefined score must not fail the gate",
+  why = "fails --fail-under for a run that judged no mutant (its score reads as 0)",
+}

@@ -54,3 +54,53 @@ mutant {
   designed_against = "two tdaudit runs ending at once must both be recorded",
   why = "fails a writer at once when another holds the lock, losing its run",
 }
+
+mutant {
+  name = "ledger-shards-of-other-catalogues-merge",
+  file = "ledger/ledger.c",
+  find = "return a->shard_n == b->shard_n && !strcmp(a->head_commit, b->head_commit) &&\n\t       !strcmp(a->catalogue, b->catalogue);",
+  replace = "return a->shard_n == b->shard_n && !strcmp(a->head_commit, b->head_commit);",
+  guards = { "test_shards_of_different_commits_or_catalogues_are_not_merged" },
+  designed_against = "shards of two catalogues partition two different sets: merged, some mutants are in no shard and others in two",
+  why = "merges shards whose catalogues differ as if they were one run",
+}
+
+mutant {
+  name = "ledger-missing-shard-is-read",
+  file = "ledger/ledger.c",
+  find = "\t\tif (!seen[k])\n",
+  replace = "\t\tif (!seen[k] && 0)\n",
+  guards = { "test_a_missing_shard_is_refused_by_name" },
+  designed_against = "a merged ledger without one shard silently lacks its mutants: the gates and score would be of part of the run",
+  why = "reads a sharded run with a shard missing as complete",
+}
+
+mutant {
+  name = "ledger-oldest-run-of-a-shard-wins",
+  file = "ledger/ledger.c",
+  find = "\" AND COALESCE(head_commit, '') = ?3 ORDER BY started DESC, id DESC\",",
+  replace = "\" AND COALESCE(head_commit, '') = ?3 ORDER BY started ASC, id DESC\",",
+  guards = { "test_a_later_run_of_a_shard_replaces_the_earlier" },
+  designed_against = "a shard run again replaces its earlier run; reading the oldest reports outcomes the code no longer has",
+  why = "takes the first run of each shard instead of the latest",
+}
+
+mutant {
+  name = "ledger-merge-drops-run-tests",
+  file = "ledger/ledger.c",
+  find = "\t\"INSERT INTO main.run_tests(run, test) SELECT run, test FROM src.run_tests WHERE true\"\n\t\" ON CONFLICT DO NOTHING\",\n",
+  replace = "",
+  guards = { "test_a_merge_carries_each_shards_tests" },
+  designed_against = "a merged ledger must carry every table the readers need: without run_tests no test can be named as killing nothing",
+  why = "merges shard ledgers without their lists of tests",
+}
+
+mutant {
+  name = "ledger-latest-shard-ignores-the-or",
+  file = "ledger/ledger.c",
+  find = "\" WHERE (catalogue IS NOT NULL OR id IN (SELECT run FROM mutant_outcomes))\"",
+  replace = "\" WHERE catalogue IS NOT NULL OR id IN (SELECT run FROM mutant_outcomes)\"",
+  guards = { "test_shards_of_different_commits_or_catalogues_are_not_merged" },
+  designed_against = "AND binds tighter than OR: a condition appended to an OR without parentheses filters only its second half",
+  why = "takes a later unsharded run for a source's latest shard, and refuses a merge of two matching shards",
+}
