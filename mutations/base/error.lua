@@ -48,8 +48,8 @@ mutant {
 mutant {
   name = "error-require-message-without-the-expression",
   file = "base/error.h",
-  find = "\"line %d: requirement failed: %s\", __LINE__, #expr);",
-  replace = "\"line %d: requirement failed: %s\", __LINE__, \"?\");",
+  find = "__func__, __LINE__, #expr);",
+  replace = "__func__, __LINE__, \"?\");",
   guards = { "test_a_broken_requirement_returns_einval_naming_expression_and_line" },
   designed_against = "a failed check must say which check failed, or nobody can act on it",
   why = "a broken TD_REQUIRE's message no longer names the expression",
