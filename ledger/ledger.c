@@ -829,29 +829,84 @@ static int merge_attached(long *added, td_ledger *dst)
 	return err;
 }
 
+/*
+ * Copies the ledger at src_path, opened read-only, into a new temporary
+ * file (its name into tmp), with SQLite's backup API so that a WAL's
+ * committed pages come too. A merge reads only the copy: its source is
+ * never written, not even to migrate it forward. Refused: a file that is
+ * not a tdaudit ledger, an empty one included (TD_EINVAL).
+ */
+static int snapshot_source(char *tmp, size_t size, const char *src_path)
+{
+	const char *dir = getenv("TMPDIR");
+	sqlite3 *s = NULL, *d = NULL;
+	sqlite3_backup *b;
+	sqlite3_stmt *st = NULL;
+	int err = 0, fd, app = 0, objects = 0;
+
+	snprintf(tmp, size, "%s/tdaudit-merge-XXXXXX", dir && *dir ? dir : "/tmp");
+	if (sqlite3_open_v2(src_path, &s, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(s, "SELECT (SELECT application_id FROM pragma_application_id),"
+				  " (SELECT count(*) FROM sqlite_master)", -1, &st, NULL) != SQLITE_OK ||
+	    sqlite3_step(st) != SQLITE_ROW)
+		err = TD_FAIL(TD_EIO, "cannot read the ledger %s: %s", src_path,
+			      s ? sqlite3_errmsg(s) : "out of memory");
+	else
+		app = sqlite3_column_int(st, 0), objects = sqlite3_column_int(st, 1);
+	sqlite3_finalize(st);
+	if (!err && (app != TD_LEDGER_MAGIC || objects == 0))
+		err = TD_FAIL(TD_EINVAL, "%s is not a tdaudit ledger (%s); nothing was merged",
+			      src_path, objects ? "another SQLite database" : "an empty file");
+	if (!err && (fd = mkstemp(tmp)) >= 0)
+		close(fd);
+	else if (!err)
+		err = TD_FAIL(TD_EIO, "cannot make a temporary copy of %s in %s: %s", src_path,
+			      dir && *dir ? dir : "/tmp", strerror(errno));
+	if (!err && sqlite3_open(tmp, &d) == SQLITE_OK && (b = sqlite3_backup_init(d, "main", s, "main"))) {
+		if (sqlite3_backup_step(b, -1) != SQLITE_DONE)
+			err = TD_FAIL(TD_EIO, "cannot copy the ledger %s: %s", src_path, sqlite3_errmsg(d));
+		sqlite3_backup_finish(b);
+	} else if (!err) {
+		err = TD_FAIL(TD_EIO, "cannot copy the ledger %s: %s", src_path,
+			      d ? sqlite3_errmsg(d) : "out of memory");
+	}
+	sqlite3_close(d);
+	sqlite3_close(s);
+	if (err && tmp[0] && strstr(tmp, "XXXXXX") == NULL)
+		unlink(tmp);
+	return err;
+}
+
 int td_ledger_merge(long *added, const char *dst_path, const char *src_path)
 {
 	td_ledger *src = NULL, *dst = NULL;
+	char copy[4096] = "";
 	int err;
 
 	if (added)
 		*added = 0;
 	if (!dst_path || !src_path)
 		return TD_FAIL(TD_EINVAL, "merge needs a destination and a source ledger path");
-	if ((err = check_merge_paths(dst_path, src_path)))
+	if ((err = check_merge_paths(dst_path, src_path)) ||
+	    (err = snapshot_source(copy, sizeof copy, src_path)))
 		return err;
-	if ((err = td_ledger_open(&src, src_path, 0))) /* refuses a newer one, migrates an older one */
+	if ((err = td_ledger_open(&src, copy, 0))) { /* refuses a newer one, migrates the copy */
+		unlink(copy);
 		return err;
+	}
 	td_ledger_free(src);
-	if ((err = td_ledger_open(&dst, dst_path, TD_LEDGER_CREATE)))
+	if ((err = td_ledger_open(&dst, dst_path, TD_LEDGER_CREATE))) {
+		unlink(copy);
 		return err;
+	}
 	err = exec_bound(dst, "attaching the ledger to merge", "ATTACH DATABASE ?1 AS src", "t",
-			 src_path);
+			 copy);
 	if (!err) {
 		err = merge_attached(added, dst);
 		sqlite3_exec(dst->db, "DETACH DATABASE src", NULL, NULL, NULL);
 	}
 	td_ledger_free(dst);
+	unlink(copy);
 	return err;
 }
 
@@ -937,11 +992,15 @@ int td_ledger_check_shards(const char *const *paths, size_t n)
 
 	for (size_t i = 0; !err && i < n; i++) {
 		td_ledger *lg = NULL;
-		char a[160], b[160];
+		char a[160], b[160], copy[4096] = "";
 
-		if ((err = td_ledger_open(&lg, paths[i], 0)) == 0)
-			err = latest_run(&runs[i], lg, 1);
-		td_ledger_free(lg);
+		/* a snapshot, as merge reads it: the source itself is never written */
+		if ((err = snapshot_source(copy, sizeof copy, paths[i])) == 0) {
+			if ((err = td_ledger_open(&lg, copy, 0)) == 0)
+				err = latest_run(&runs[i], lg, 1);
+			td_ledger_free(lg);
+			unlink(copy);
+		}
 		if (err || !runs[i].found)
 			continue;
 		if (first < 0) {

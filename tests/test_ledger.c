@@ -49,6 +49,7 @@
 #include <sqlite3.h>
 
 #include "../base/error.h"
+#include "../base/fileio.h"
 #include "../ledger/ledger.h"
 
 /* The integer in the first column of sql's first row, read by a separate connection. */
@@ -239,6 +240,45 @@ static void test_a_version_1_ledger_is_migrated_forward_keeping_its_rows(void **
 	assert_int_equal(td_ledger_open(&lg, "v1.db", 0), 0); /* opening again migrates nothing */
 	td_ledger_free(lg);
 	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), TD_LEDGER_SCHEMA_VERSION);
+}
+
+/*
+ * A merge reads its source and never writes it: an older ledger is merged
+ * from a migrated copy and stays at its version, byte for byte; an empty
+ * file is refused and stays empty. The source used to be opened
+ * read-write: migrated in place, and a 0-byte file given a schema
+ * (DEBUG.md #51).
+ */
+static void test_a_merge_never_writes_its_source(void **state)
+{
+	long added = 0;
+	char *before = NULL, *after = NULL;
+	size_t n_before, n_after;
+	FILE *f;
+
+	(void)state;
+	raw_exec("v1.db", frozen_v1);
+	raw_exec("v1.db", "INSERT INTO runs VALUES ('r1', 'tdaudit reproduce', '2024-01-01T00:00:00Z',"
+			  " '2024-01-01T00:01:00Z', NULL, 0, '0.1.0', 'ok');");
+	assert_int_equal(td_file_read("v1.db", &before, &n_before), 0);
+	assert_int_equal(td_ledger_merge(&added, "out.db", "v1.db"), 0);
+	assert_true(added >= 1);
+	assert_int_equal(raw_int("out.db", "SELECT count(*) FROM runs WHERE id = 'r1'"), 1);
+	assert_int_equal(td_file_read("v1.db", &after, &n_after), 0);
+	assert_int_equal(n_before, n_after);
+	assert_memory_equal(before, after, n_before);
+	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), 1);
+	free(before), free(after);
+	f = fopen("empty.db", "w");
+	assert_non_null(f);
+	fclose(f);
+	TD_ASSERT_REFUSED(td_ledger_merge(&added, "out.db", "empty.db"), TD_EINVAL,
+			  "empty.db is not a tdaudit ledger (an empty file)");
+	TD_ASSERT_REFUSED(td_ledger_check_shards((const char *const[]){"empty.db"}, 1), TD_EINVAL,
+			  "empty.db is not a tdaudit ledger (an empty file)");
+	assert_int_equal(td_file_read("empty.db", &after, &n_after), 0);
+	assert_int_equal(n_after, 0);
+	free(after);
 }
 
 static void test_a_bisect_result_is_recorded_and_merged_once(void **state)
@@ -676,6 +716,7 @@ static void test_a_guard_is_verified_by_a_full_commit_id_cited_short(void **stat
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_new_ledger_has_the_schema_version_magic_and_wal_mode),
 	cmocka_unit_test(test_eight_writers_at_once_lose_no_rows),
+	cmocka_unit_test(test_a_merge_never_writes_its_source),
 	cmocka_unit_test(test_audit_results_are_recorded_refused_outside_a_run_and_merged),
 	cmocka_unit_test(test_a_ledger_from_a_newer_tdaudit_is_refused_naming_both_versions),
 	cmocka_unit_test(test_a_file_that_is_not_a_ledger_is_refused),
