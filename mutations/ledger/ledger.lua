@@ -104,3 +104,23 @@ mutant {
   designed_against = "AND binds tighter than OR: a condition appended to an OR without parentheses filters only its second half",
   why = "takes a later unsharded run for a source's latest shard, and refuses a merge of two matching shards",
 }
+
+mutant {
+  name = "ledger-merge-writes-its-source",
+  file = "ledger/ledger.c",
+  find = "\t    (err = snapshot_source(copy, sizeof copy, src_path)))\n\t\treturn err;\n\tif ((err = td_ledger_open(&src, copy, 0))) {",
+  replace = "\t    (err = snapshot_source(copy, sizeof copy, src_path)))\n\t\treturn err;\n\tif ((err = td_ledger_open(&src, src_path, 0))) {",
+  guards = { "test_a_merge_never_writes_its_source" },
+  finding = 51,
+  why = "opens the merge's source read-write again, migrating it in place",
+}
+
+mutant {
+  name = "ledger-merge-takes-an-empty-file",
+  file = "ledger/ledger.c",
+  find = "if (!err && (app != TD_LEDGER_MAGIC || objects == 0))",
+  replace = "if (!err && app != TD_LEDGER_MAGIC && objects != 0)",
+  guards = { "test_a_merge_never_writes_its_source" },
+  finding = 51,
+  why = "takes an empty file as a source ledger",
+}
