@@ -12,8 +12,11 @@
  * before the first step), log.jsonl (a line per log point, per eval, the
  * final eval included) and checkpoint.bin (weights, optimizer state, step,
  * data position and the config snapshot; written atomically every
- * checkpoint_every steps and at the end). A run resumed from a checkpoint
- * equals the uninterrupted run bit for bit.
+ * checkpoint_every steps and at the end), and the manifests train.jsonl
+ * and eval.jsonl: one {"id":...,"hash":...} line per example the run read
+ * for training, and per example of the evaluation set (docs/tdtrain.md).
+ * A run resumed from a checkpoint equals the uninterrupted run bit for
+ * bit.
  *
  * Config keys this version refuses for training (loudly, naming the key):
  * dataset = synth-absent or absent_fraction > 0 with composition

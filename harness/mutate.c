@@ -268,7 +268,7 @@ static int baseline(run_t *r, worker_t *w)
 
 	for (size_t i = 0; i < r->n_tests && !err; i++) {
 		td_proc_result pr = {0};
-		int failed, timed_out, skipped = 0;
+		int failed = 0, timed_out = 0, skipped = 0;
 
 		if (r->tests[i].runner < 0)
 			err = run_audit(r, &r->tests[i], w->tree, w->log, &pr, &failed, &skipped, NULL,
