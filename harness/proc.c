@@ -3,7 +3,8 @@
  *
  * Must never leave a child or grandchild running after td_proc_run returns:
  * the group is killed when the deadline passes and swept after a normal
- * exit. Between fork and exec the child only makes async-signal-safe calls,
+ * exit, and the run's orphans (a grandchild that called setsid() is one)
+ * are killed and reaped by reaper.c. Between fork and exec the child only makes async-signal-safe calls,
  * since the harness runs workers in threads.
  */
 #define _GNU_SOURCE
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "../base/error.h"
+#include "reaper.h"
 
 extern char **environ;
 
@@ -52,23 +54,29 @@ static int resolve(const char *prog, char *out, size_t size)
 	return TD_FAIL(TD_EIO, "program '%s' is not on PATH; install it or give its path", prog);
 }
 
-/* environ plus the extra entries; the extras win (they come first). */
-static char **build_env(const char *const *extra)
+/*
+ * The run's token (which carries on the chain of an earlier one, reaper.h),
+ * then the extra entries, then environ without its own token. The first
+ * entries win.
+ */
+static char **build_env(const char *token, const char *const *extra)
 {
-	size_t n = 0, k = 0, e = 0;
+	size_t n = 0, k = 0, e = 0, tlen = strlen(TD_REAPER_ENV);
 	char **env;
 
 	while (environ[n])
 		n++;
 	while (extra && extra[e])
 		e++;
-	env = calloc(n + e + 1, sizeof *env);
+	env = calloc(n + e + 2, sizeof *env);
 	if (!env)
 		return NULL;
+	env[k++] = (char *)token;
 	for (size_t i = 0; i < e; i++)
 		env[k++] = (char *)extra[i];
 	for (size_t i = 0; i < n; i++)
-		env[k++] = environ[i];
+		if (strncmp(environ[i], TD_REAPER_ENV, tlen) != 0 || environ[i][tlen] != '=')
+			env[k++] = environ[i];
 	return env;
 }
 
@@ -120,6 +128,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	char exe[4096];
 	char **env = NULL;
 	int out_fd = -1, err_fd = -1, err = 0;
+	td_reaper_run run;
 	pid_t pid;
 	double start;
 
@@ -152,21 +161,29 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 			      strerror(errno));
 		goto done;
 	}
-	env = build_env(o->env);
+	env = build_env(run.env, o->env); /* run.env is filled in by td_reaper_begin */
 	if (!env) {
 		err = TD_FAIL(TD_ENOMEM, "out of memory for %s's environment", o->argv[0]);
 		goto done;
 	}
+	err = td_reaper_begin(&run);
+	if (err)
+		goto done;
 	start = now();
 	pid = fork();
-	if (pid < 0) {
-		err = TD_FAIL(TD_EIO, "fork for %s failed: %s", o->argv[0], strerror(errno));
-		goto done;
-	}
 	if (pid == 0)
 		child(exe, o, env, out_fd, err_fd);
-	setpgid(pid, pid); /* also in the parent: no race with an early kill */
+	if (pid > 0)
+		setpgid(pid, pid); /* also in the parent: no race with an early kill */
+	td_reaper_started(&run, pid);
+	if (pid < 0) {
+		err = TD_FAIL(TD_EIO, "fork for %s failed: %s", o->argv[0], strerror(errno));
+		td_reaper_end(&run);
+		goto done;
+	}
 	wait_for(pid, o, start, res);
+	td_reaper_end(&run); /* orphans, setsid() ones included, and what is left of the group */
+	res->seconds = now() - start;
 done:
 	free(env);
 	close(out_fd);

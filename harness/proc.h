@@ -3,7 +3,9 @@
  *
  * argv arrays only (never a shell), the child in its own process group, a
  * deadline on every run, and on timeout the whole group killed with SIGKILL
- * and reaped. Output goes to a file (or /dev/null), never to a pipe the
+ * and reaped. Every descendant that outlives the child, even one that left
+ * the group with setsid(), is killed and reaped before td_proc_run returns
+ * (reaper.h: the harness is their subreaper). Output goes to a file (or /dev/null), never to a pipe the
  * harness could fail to drain. system() and popen() do not appear in the
  * harness; everything goes through td_proc_run.
  */

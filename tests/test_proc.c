@@ -2,6 +2,7 @@
  * test_proc.c - child processes: argv only, deadlines, process groups.
  *
  * What these tests guard: tdaudit mutate --list --file harness/proc.c
+ *   and --list --file harness/reaper.c
  *
  * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_proc_run() not checking the program exists -> a_missing_program_is_an_error
@@ -125,6 +126,46 @@ static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
 	assert_true(gone(read_pid("grandchild.pid")));
 }
 
+/* A grandchild that calls setsid() leaves the group; the timeout still kills it. */
+static void test_a_timeout_kills_a_grandchild_that_left_the_group(void **state)
+{
+	const char *argv[] = {"sh", "-c",
+			      "setsid sh -c 'echo $$ > grandchild.pid; exec sleep 60' & "
+			      "while [ ! -s grandchild.pid ]; do sleep 0.05; done; sleep 60",
+			      NULL};
+	td_proc_opts o = {0};
+	td_proc_result r;
+	pid_t grandchild;
+
+	(void)state;
+	o.argv = argv;
+	o.timeout_s = 3;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.timed_out);
+	grandchild = read_pid("grandchild.pid");
+	assert_true(grandchild > 0);
+	assert_true(gone(grandchild));
+}
+
+/* ... and so does the sweep after a normal exit, the child having waited for it to start. */
+static void test_a_grandchild_that_left_the_group_does_not_outlive_the_run(void **state)
+{
+	const char *argv[] = {"sh", "-c",
+			      "setsid sh -c 'echo $$ > grandchild.pid; exec sleep 60' & "
+			      "while [ ! -s grandchild.pid ]; do sleep 0.05; done; exit 0",
+			      NULL};
+	td_proc_opts o = {0};
+	td_proc_result r;
+
+	(void)state;
+	o.argv = argv;
+	o.timeout_s = 60;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.exited && r.status == 0);
+	assert_true(read_pid("grandchild.pid") > 0);
+	assert_true(gone(read_pid("grandchild.pid")));
+}
+
 static void test_a_missing_program_is_an_error(void **state)
 {
 	const char *argv[] = {"no-such-program-tdaudit", NULL};
@@ -154,12 +195,50 @@ static void test_extra_environment_entries_reach_the_child(void **state)
 	assert_true(r.exited && r.status == 0);
 }
 
+/*
+ * A grandchild that left the group is killed when the harness itself runs
+ * under a tdaudit (a mutant's test): the mark is one variable holding both
+ * tokens, since a shell passes on only one of two variables of a name.
+ */
+static void test_a_grandchild_is_killed_when_the_harness_runs_under_another(void **state)
+{
+	const char *argv[] = {"sh", "-c",
+			      "setsid sh -c 'echo $$ > grandchild.pid; exec sleep 60' & "
+			      "while [ ! -s grandchild.pid ]; do sleep 0.05; done; exit 0",
+			      NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 60};
+	struct timespec nap = {0, 10 * 1000 * 1000};
+	td_proc_result r;
+	pid_t grandchild;
+	int err, alive = 1;
+
+	(void)state;
+	setenv("TDAUDIT_PROC", "1:1", 1); /* as a tdaudit of pid 1 would have set it */
+	err = td_proc_run(&r, &o);
+	unsetenv("TDAUDIT_PROC");
+	assert_int_equal(err, 0);
+	grandchild = read_pid("grandchild.pid");
+	assert_true(grandchild > 0);
+	for (int i = 0; i < 500 && alive; i++) { /* the sweep reaps it: then it is no more */
+		alive = kill(grandchild, 0) == 0;
+		if (alive)
+			nanosleep(&nap, NULL);
+	}
+	if (alive) {
+		kill(grandchild, SIGKILL);
+		fail_msg("the grandchild %ld outlived the run", (long)grandchild);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_exit_status_and_output_are_reported),
 	cmocka_unit_test(test_a_signal_is_reported_as_a_signal),
 	cmocka_unit_test(test_a_timeout_kills_the_whole_process_group),
 	cmocka_unit_test(test_grandchildren_do_not_outlive_a_finished_run),
+	cmocka_unit_test(test_a_timeout_kills_a_grandchild_that_left_the_group),
+	cmocka_unit_test(test_a_grandchild_that_left_the_group_does_not_outlive_the_run),
 	cmocka_unit_test(test_a_missing_program_is_an_error),
 	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
+	cmocka_unit_test(test_a_grandchild_is_killed_when_the_harness_runs_under_another),
 };
 TD_TEST_GROUP(proc, tests);
