@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -80,10 +81,18 @@ static char **build_env(const char *token, const char *const *extra)
 	return env;
 }
 
-/* In the child: own group, cwd, output, exec. Never returns. */
-static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd, int err_fd)
+/*
+ * In the child: own group, killed when its parent dies, cwd, output, exec.
+ * Never returns. PR_SET_PDEATHSIG fires when the thread that forked dies,
+ * which waits for the child: so it fires only if tdaudit itself dies (even
+ * by SIGKILL, when no sweep can run).
+ */
+static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd, int err_fd,
+		  pid_t parent)
 {
 	setpgid(0, 0);
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(126); /* the parent died before the death signal was armed */
 	if (o->cwd && chdir(o->cwd) != 0)
 		_exit(126);
 	dup2(out_fd, 1);
@@ -129,7 +138,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	char **env = NULL;
 	int out_fd = -1, err_fd = -1, err = 0;
 	td_reaper_run run;
-	pid_t pid;
+	pid_t pid, parent;
 	double start;
 
 	memset(res, 0, sizeof *res);
@@ -170,9 +179,10 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	if (err)
 		goto done;
 	start = now();
+	parent = getpid();
 	pid = fork();
 	if (pid == 0)
-		child(exe, o, env, out_fd, err_fd);
+		child(exe, o, env, out_fd, err_fd, parent);
 	if (pid > 0)
 		setpgid(pid, pid); /* also in the parent: no race with an early kill */
 	td_reaper_started(&run, pid);

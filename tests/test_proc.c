@@ -13,6 +13,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -166,6 +167,35 @@ static void test_a_grandchild_that_left_the_group_does_not_outlive_the_run(void 
 	assert_true(gone(read_pid("grandchild.pid")));
 }
 
+/* The child dies with the process that started it, even when that one is SIGKILLed. */
+static void test_a_child_does_not_outlive_a_killed_harness(void **state)
+{
+	struct timespec nap = {0, 10 * 1000 * 1000};
+	pid_t harness, child;
+	int st;
+
+	(void)state;
+	harness = fork();
+	assert_true(harness >= 0);
+	if (harness == 0) {
+		const char *argv[] = {"sh", "-c", "echo $$ > child.pid; exec sleep 60", NULL};
+		td_proc_opts o = {.argv = argv, .timeout_s = 120};
+		td_proc_result r;
+
+		_exit(td_proc_run(&r, &o) == 0 ? 0 : 1);
+	}
+	for (int i = 0; i < 6000 && read_pid("child.pid") <= 0; i++)
+		nanosleep(&nap, NULL);
+	kill(harness, SIGKILL);
+	waitpid(harness, &st, 0);
+	child = read_pid("child.pid");
+	assert_true(child > 0);
+	if (!gone(child)) {
+		kill(child, SIGKILL);
+		fail_msg("the child %ld outlived its SIGKILLed parent", (long)child);
+	}
+}
+
 static void test_a_missing_program_is_an_error(void **state)
 {
 	const char *argv[] = {"no-such-program-tdaudit", NULL};
@@ -237,6 +267,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_grandchildren_do_not_outlive_a_finished_run),
 	cmocka_unit_test(test_a_timeout_kills_a_grandchild_that_left_the_group),
 	cmocka_unit_test(test_a_grandchild_that_left_the_group_does_not_outlive_the_run),
+	cmocka_unit_test(test_a_child_does_not_outlive_a_killed_harness),
 	cmocka_unit_test(test_a_missing_program_is_an_error),
 	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
 	cmocka_unit_test(test_a_grandchild_is_killed_when_the_harness_runs_under_another),

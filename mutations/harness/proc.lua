@@ -25,3 +25,13 @@ mutant {
   designed_against = "a background process a test leaves behind would outlive the harness",
   why = "leaves grandchildren running after a normal exit",
 }
+
+mutant {
+  name = "proc-no-parent-death-signal",
+  file = "harness/proc.c",
+  find = "if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)",
+  replace = "if (getppid() != parent)",
+  guards = { "test_a_child_does_not_outlive_a_killed_harness" },
+  designed_against = "a tdaudit killed with SIGKILL must not leave its running test behind",
+  why = "lets the test run on, reparented to init, when tdaudit dies",
+}
