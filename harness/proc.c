@@ -88,9 +88,10 @@ static char **build_env(const char *token, const char *const *extra)
  * by SIGKILL, when no sweep can run).
  */
 static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd, int err_fd,
-		  pid_t parent)
+		  pid_t parent, const sigset_t *none)
 {
 	setpgid(0, 0);
+	sigprocmask(SIG_SETMASK, none, NULL); /* tdaudit blocks the signals its own thread waits for */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
 		_exit(126); /* the parent died before the death signal was armed */
 	if (o->cwd && chdir(o->cwd) != 0)
@@ -105,7 +106,7 @@ static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd
 	_exit(127);
 }
 
-/* Waits for pid until the deadline; kills the group when it passes. */
+/* Waits for pid until the deadline or a stop; kills the group when either comes. */
 static void wait_for(pid_t pid, const td_proc_opts *o, double start, td_proc_result *res)
 {
 	int st = 0;
@@ -116,10 +117,12 @@ static void wait_for(pid_t pid, const td_proc_opts *o, double start, td_proc_res
 
 		if (r == pid || (r < 0 && errno != EINTR))
 			break;
-		if (o->timeout_s > 0 && now() - start > o->timeout_s) {
+		if (td_reaper_stopped() || (o->timeout_s > 0 && now() - start > o->timeout_s)) {
 			kill(-pid, SIGKILL);
-			waitpid(pid, &st, 0);
-			res->timed_out = 1;
+			while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+				;
+			res->stopped = td_reaper_stopped();
+			res->timed_out = !res->stopped;
 			break;
 		}
 		nanosleep(&(struct timespec){0, nap}, NULL);
@@ -132,12 +135,21 @@ static void wait_for(pid_t pid, const td_proc_opts *o, double start, td_proc_res
 	res->seconds = now() - start;
 }
 
+/* "TERM" for SIGTERM; never NULL. */
+static const char *sig_name(int sig)
+{
+	const char *n = sigabbrev_np(sig);
+
+	return n ? n : "?";
+}
+
 int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 {
 	char exe[4096];
 	char **env = NULL;
 	int out_fd = -1, err_fd = -1, err = 0;
 	td_reaper_run run;
+	sigset_t none;
 	pid_t pid, parent;
 	double start;
 
@@ -180,9 +192,10 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 		goto done;
 	start = now();
 	parent = getpid();
+	sigemptyset(&none);
 	pid = fork();
 	if (pid == 0)
-		child(exe, o, env, out_fd, err_fd, parent);
+		child(exe, o, env, out_fd, err_fd, parent, &none);
 	if (pid > 0)
 		setpgid(pid, pid); /* also in the parent: no race with an early kill */
 	td_reaper_started(&run, pid);
@@ -194,6 +207,9 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	wait_for(pid, o, start, res);
 	td_reaper_end(&run); /* orphans, setsid() ones included, and what is left of the group */
 	res->seconds = now() - start;
+	if (res->stopped)
+		err = TD_FAIL(TD_ESTATE, "%s was killed: tdaudit was stopped by signal %d (SIG%s)",
+			      o->argv[0], res->stopped, sig_name(res->stopped));
 done:
 	free(env);
 	close(out_fd);
@@ -204,13 +220,14 @@ done:
 
 const char *td_proc_describe(const td_proc_result *res, char *buf, unsigned size)
 {
-	if (res->timed_out)
+	if (res->stopped)
+		snprintf(buf, size, "stopped by SIG%s", sig_name(res->stopped));
+	else if (res->timed_out)
 		snprintf(buf, size, "timeout after %.1fs", res->seconds);
 	else if (res->exited)
 		snprintf(buf, size, "exit %d", res->status);
 	else
-		snprintf(buf, size, "signal %d (SIG%s)", res->status,
-			 sigabbrev_np(res->status) ? sigabbrev_np(res->status) : "?");
+		snprintf(buf, size, "signal %d (SIG%s)", res->status, sig_name(res->status));
 	return buf;
 }
 

@@ -26,6 +26,7 @@ typedef struct {
 	int exited;      /* 1 if it exited (then status is its exit status) */
 	int status;      /* exit status, or the signal number when !exited */
 	int timed_out;   /* 1 if the deadline passed and the group was killed */
+	int stopped;     /* the signal of a stop (td_reaper_stop) that killed it, or 0 */
 	double seconds;  /* wall time from spawn to reap */
 } td_proc_result;
 
@@ -34,7 +35,10 @@ typedef struct {
  * the program ran (whatever its exit status: read res), or TD_EIO when it
  * could not be started (no such program, cwd missing, output file not
  * writable), with a message naming the program. A program that is not found
- * is reported as such, never as a test failure.
+ * is reported as such, never as a test failure. After td_reaper_stop
+ * (SIGINT, SIGTERM or SIGHUP to tdaudit) the running child and its
+ * descendants are killed and it returns TD_ESTATE, res->stopped set;
+ * later calls return TD_ESTATE without starting anything.
  */
 int td_proc_run(td_proc_result *res, const td_proc_opts *opts);
 

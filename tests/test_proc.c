@@ -10,6 +10,7 @@
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,35 +34,6 @@ static pid_t read_pid(const char *file)
 		fclose(f);
 	}
 	return (pid_t)pid;
-}
-
-/* Whether pid is dead: no such process, or a zombie nobody reaped yet. */
-static int dead(pid_t pid)
-{
-	char path[64], state = '?';
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 1;
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = '?';
-	fclose(f);
-	return state == 'Z' || state == 'X';
-}
-
-/* Whether pid is gone (waits a little: SIGKILL delivery is asynchronous). */
-static int gone(pid_t pid)
-{
-	struct timespec nap = {0, 10 * 1000 * 1000};
-
-	for (int i = 0; i < 100; i++) {
-		if (dead(pid))
-			return 1;
-		nanosleep(&nap, NULL);
-	}
-	return 0;
 }
 
 static void test_exit_status_and_output_are_reported(void **state)
@@ -110,7 +82,7 @@ static void test_a_timeout_kills_the_whole_process_group(void **state)
 	assert_true(r.seconds < 5);
 	grandchild = read_pid("grandchild.pid");
 	assert_true(grandchild > 0);
-	assert_true(gone(grandchild));
+	assert_true(fx_gone(grandchild));
 }
 
 static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
@@ -124,7 +96,7 @@ static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
 	o.timeout_s = 10;
 	assert_int_equal(td_proc_run(&r, &o), 0);
 	assert_true(r.exited && r.status == 0);
-	assert_true(gone(read_pid("grandchild.pid")));
+	assert_true(fx_gone(read_pid("grandchild.pid")));
 }
 
 /* A grandchild that calls setsid() leaves the group; the timeout still kills it. */
@@ -145,7 +117,7 @@ static void test_a_timeout_kills_a_grandchild_that_left_the_group(void **state)
 	assert_true(r.timed_out);
 	grandchild = read_pid("grandchild.pid");
 	assert_true(grandchild > 0);
-	assert_true(gone(grandchild));
+	assert_true(fx_gone(grandchild));
 }
 
 /* ... and so does the sweep after a normal exit, the child having waited for it to start. */
@@ -164,7 +136,7 @@ static void test_a_grandchild_that_left_the_group_does_not_outlive_the_run(void 
 	assert_int_equal(td_proc_run(&r, &o), 0);
 	assert_true(r.exited && r.status == 0);
 	assert_true(read_pid("grandchild.pid") > 0);
-	assert_true(gone(read_pid("grandchild.pid")));
+	assert_true(fx_gone(read_pid("grandchild.pid")));
 }
 
 /* The child dies with the process that started it, even when that one is SIGKILLed. */
@@ -190,10 +162,28 @@ static void test_a_child_does_not_outlive_a_killed_harness(void **state)
 	waitpid(harness, &st, 0);
 	child = read_pid("child.pid");
 	assert_true(child > 0);
-	if (!gone(child)) {
+	if (!fx_gone(child)) {
 		kill(child, SIGKILL);
 		fail_msg("the child %ld outlived its SIGKILLed parent", (long)child);
 	}
+}
+
+/* tdaudit blocks the stop signals for its signal thread; its children must not inherit that. */
+static void test_a_child_starts_with_no_signal_blocked(void **state)
+{
+	const char *argv[] = {"sh", "-c", "kill -TERM $$; exit 0", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 60};
+	td_proc_result r;
+	sigset_t term, old;
+
+	(void)state;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &term, &old);
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	assert_false(r.exited);
+	assert_int_equal(r.status, SIGTERM);
 }
 
 static void test_a_missing_program_is_an_error(void **state)
@@ -268,6 +258,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_timeout_kills_a_grandchild_that_left_the_group),
 	cmocka_unit_test(test_a_grandchild_that_left_the_group_does_not_outlive_the_run),
 	cmocka_unit_test(test_a_child_does_not_outlive_a_killed_harness),
+	cmocka_unit_test(test_a_child_starts_with_no_signal_blocked),
 	cmocka_unit_test(test_a_missing_program_is_an_error),
 	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
 	cmocka_unit_test(test_a_grandchild_is_killed_when_the_harness_runs_under_another),

@@ -8,8 +8,8 @@
 mutant {
   name = "proc-timeout-kills-the-child-only",
   file = "harness/proc.c",
-  find = "kill(-pid, SIGKILL);\n\t\t\twaitpid(pid, &st, 0);",
-  replace = "kill(pid, SIGKILL);\n\t\t\twaitpid(pid, &st, 0);",
+  find = "kill(-pid, SIGKILL);\n\t\t\twhile (waitpid(pid, &st, 0)",
+  replace = "kill(pid, SIGKILL);\n\t\t\twhile (waitpid(pid, &st, 0)",
   guards = { "test_a_timeout_kills_the_whole_process_group" },
   designed_against = "a test that forks a server and hangs must not leave it running",
   why = "kills the test's process but not its group on timeout",
@@ -34,4 +34,14 @@ mutant {
   guards = { "test_a_child_does_not_outlive_a_killed_harness" },
   designed_against = "a tdaudit killed with SIGKILL must not leave its running test behind",
   why = "lets the test run on, reparented to init, when tdaudit dies",
+}
+
+mutant {
+  name = "proc-child-keeps-the-blocked-signals",
+  file = "harness/proc.c",
+  find = "sigprocmask(SIG_SETMASK, none, NULL);",
+  replace = "(void)none;",
+  guards = { "test_a_child_starts_with_no_signal_blocked" },
+  designed_against = "a test run by tdaudit must see SIGTERM as it would outside it",
+  why = "hands tdaudit's blocked SIGINT, SIGTERM and SIGHUP down to every test",
 }
