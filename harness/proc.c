@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "../base/error.h"
+#include "capture.h"
 #include "reaper.h"
 
 extern char **environ;
@@ -106,11 +107,14 @@ static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd
 	_exit(127);
 }
 
-/* Waits for pid until the deadline or a stop; kills the group when either comes. */
-static void wait_for(pid_t pid, const td_proc_opts *o, double start, td_proc_result *res)
+/*
+ * Waits for pid until the deadline or a stop, keeping its output (the n
+ * streams of cap); kills the group when either comes.
+ */
+static void wait_for(pid_t pid, const td_proc_opts *o, double start, td_proc_result *res,
+		     td_capture *cap, int n)
 {
-	int st = 0;
-	long nap = 1000000; /* 1 ms, growing to 20 ms */
+	int st = 0, nap = 1; /* ms, growing to 20 */
 
 	for (;;) {
 		pid_t r = waitpid(pid, &st, WNOHANG);
@@ -125,14 +129,42 @@ static void wait_for(pid_t pid, const td_proc_opts *o, double start, td_proc_res
 			res->timed_out = !res->stopped;
 			break;
 		}
-		nanosleep(&(struct timespec){0, nap}, NULL);
-		if (nap < 20000000)
+		td_capture_wait(cap, n, nap); /* returns early with output to keep */
+		if (nap < 20)
 			nap *= 2;
 	}
 	kill(-pid, SIGKILL); /* sweep grandchildren left in the group */
 	res->exited = WIFEXITED(st);
 	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	res->seconds = now() - start;
+}
+
+/*
+ * The child's stdout and stderr: a pipe each into out_fd and err_fd (one
+ * for both when err_fd < 0), or /dev/null (out_fd itself) when there is no
+ * output file. *n gets the number of captures made.
+ */
+static int open_captures(const td_proc_opts *o, int out_fd, int err_fd, td_capture *cap, int *n,
+			 int *child_out, int *child_err)
+{
+	int err = 0;
+
+	*child_out = out_fd;
+	if (o->out_path && (err = td_capture_open(&cap[(*n)++], out_fd, o->out_limit, child_out)))
+		return err;
+	if (err_fd >= 0 && (err = td_capture_open(&cap[(*n)++], err_fd, o->out_limit, child_err)))
+		return err;
+	return 0;
+}
+
+/* Closes the pipes' write ends in the parent (the child has its copies). */
+static void close_child_ends(int out_fd, int *child_out, int *child_err)
+{
+	if (*child_out >= 0 && *child_out != out_fd)
+		close(*child_out);
+	if (*child_err >= 0)
+		close(*child_err);
+	*child_out = *child_err = -1;
 }
 
 /* "TERM" for SIGTERM; never NULL. */
@@ -147,7 +179,8 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 {
 	char exe[4096];
 	char **env = NULL;
-	int out_fd = -1, err_fd = -1, err = 0;
+	int out_fd = -1, err_fd = -1, err = 0, n_cap = 0, child_out = -1, child_err = -1;
+	td_capture cap[2] = {{.in = -1}, {.in = -1}};
 	td_reaper_run run;
 	sigset_t none;
 	pid_t pid, parent;
@@ -182,6 +215,9 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 			      strerror(errno));
 		goto done;
 	}
+	err = open_captures(o, out_fd, err_fd, cap, &n_cap, &child_out, &child_err);
+	if (err)
+		goto done;
 	env = build_env(run.env, o->env); /* run.env is filled in by td_reaper_begin */
 	if (!env) {
 		err = TD_FAIL(TD_ENOMEM, "out of memory for %s's environment", o->argv[0]);
@@ -195,22 +231,28 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	sigemptyset(&none);
 	pid = fork();
 	if (pid == 0)
-		child(exe, o, env, out_fd, err_fd, parent, &none);
+		child(exe, o, env, child_out, child_err, parent, &none);
 	if (pid > 0)
 		setpgid(pid, pid); /* also in the parent: no race with an early kill */
 	td_reaper_started(&run, pid);
+	close_child_ends(out_fd, &child_out, &child_err);
 	if (pid < 0) {
 		err = TD_FAIL(TD_EIO, "fork for %s failed: %s", o->argv[0], strerror(errno));
 		td_reaper_end(&run);
 		goto done;
 	}
-	wait_for(pid, o, start, res);
+	wait_for(pid, o, start, res, cap, n_cap);
 	td_reaper_end(&run); /* orphans, setsid() ones included, and what is left of the group */
 	res->seconds = now() - start;
+	for (int i = 0; i < n_cap; i++)
+		res->out_dropped += td_capture_close(&cap[i]);
 	if (res->stopped)
 		err = TD_FAIL(TD_ESTATE, "%s was killed: tdaudit was stopped by signal %d (SIG%s)",
 			      o->argv[0], res->stopped, sig_name(res->stopped));
 done:
+	for (int i = 0; i < n_cap; i++)
+		td_capture_close(&cap[i]);
+	close_child_ends(out_fd, &child_out, &child_err);
 	free(env);
 	close(out_fd);
 	if (err_fd >= 0)

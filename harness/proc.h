@@ -5,12 +5,16 @@
  * deadline on every run, and on timeout the whole group killed with SIGKILL
  * and reaped. Every descendant that outlives the child, even one that left
  * the group with setsid(), is killed and reaped before td_proc_run returns
- * (reaper.h: the harness is their subreaper). Output goes to a file (or /dev/null), never to a pipe the
- * harness could fail to drain. system() and popen() do not appear in the
+ * (reaper.h: the harness is their subreaper). Output goes to a file (or
+ * /dev/null) through a pipe the harness drains while it waits, bounded:
+ * the head and the tail of a long output are kept, with a line saying how
+ * much was cut (capture.h). system() and popen() do not appear in the
  * harness; everything goes through td_proc_run.
  */
 #ifndef TD_PROC_H
 #define TD_PROC_H
+
+#include <stddef.h>
 
 /* Zero is every default: td_proc_opts o = {.argv = argv, .timeout_s = 60}. */
 typedef struct {
@@ -20,6 +24,7 @@ typedef struct {
 	const char *err_path;    /* stderr appended here, apart from stdout; NULL: with stdout */
 	const char *const *env;  /* extra NAME=VALUE entries, NULL-terminated; may be NULL */
 	double timeout_s;        /* kill the group after this long; <= 0: no limit */
+	size_t out_limit;        /* bytes kept of each output stream, then cut (capture.h); 0: 16 MiB */
 } td_proc_opts;
 
 typedef struct {
@@ -27,6 +32,7 @@ typedef struct {
 	int status;      /* exit status, or the signal number when !exited */
 	int timed_out;   /* 1 if the deadline passed and the group was killed */
 	int stopped;     /* the signal of a stop (td_reaper_stop) that killed it, or 0 */
+	unsigned long long out_dropped; /* bytes of output cut, not kept (0: all of it kept) */
 	double seconds;  /* wall time from spawn to reap */
 } td_proc_result;
 

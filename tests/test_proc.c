@@ -3,6 +3,7 @@
  *
  * What these tests guard: tdaudit mutate --list --file harness/proc.c
  *   and --list --file harness/reaper.c
+ *   and --list --file harness/capture.c
  *
  * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_proc_run() not checking the program exists -> a_missing_program_is_an_error
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,6 +188,38 @@ static void test_a_child_starts_with_no_signal_blocked(void **state)
 	assert_int_equal(r.status, SIGTERM);
 }
 
+/*
+ * A child that prints without end fills neither the disk nor the memory:
+ * past the default limit (16 MiB) the output is cut, the cut is said, and
+ * the end is kept.
+ */
+static void test_output_past_the_limit_is_cut_counted_and_its_tail_kept(void **state)
+{
+	const char *argv[] = {"sh", "-c", "echo START; yes 0123456789 | head -c 20000000; echo END",
+			      NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 120, .out_path = "out.txt"};
+	td_proc_result r;
+	struct stat st;
+	char cut[256] = "", end[8] = "";
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.exited && r.status == 0);
+	assert_int_equal(stat("out.txt", &st), 0);
+	assert_true(st.st_size <= (16 << 20) + 65536 + 200);
+	assert_true(strncmp(fx_slurp("out.txt"), "START\n", 6) == 0);
+	f = fopen("out.txt", "r");
+	assert_non_null(f);
+	fseek(f, 16 << 20, SEEK_SET); /* the note follows the head */
+	assert_true(fread(cut, 1, sizeof cut - 1, f) > 0);
+	fseek(f, -4, SEEK_END);
+	assert_true(fread(end, 1, 4, f) == 4);
+	fclose(f);
+	assert_non_null(strstr(cut, "bytes not kept"));
+	assert_string_equal(end, "END\n");
+}
+
 static void test_a_missing_program_is_an_error(void **state)
 {
 	const char *argv[] = {"no-such-program-tdaudit", NULL};
@@ -259,6 +293,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_grandchild_that_left_the_group_does_not_outlive_the_run),
 	cmocka_unit_test(test_a_child_does_not_outlive_a_killed_harness),
 	cmocka_unit_test(test_a_child_starts_with_no_signal_blocked),
+	cmocka_unit_test(test_output_past_the_limit_is_cut_counted_and_its_tail_kept),
 	cmocka_unit_test(test_a_missing_program_is_an_error),
 	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
 	cmocka_unit_test(test_a_grandchild_is_killed_when_the_harness_runs_under_another),
