@@ -10,13 +10,16 @@
 #define _GNU_SOURCE
 #include "proc.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -82,6 +85,89 @@ static char **build_env(const char *token, const char *const *extra)
 	return env;
 }
 
+#define FSIZE_LIMIT (1ull << 30)
+#define NPROC_EXTRA 1024
+
+/* The resource limits of a run, worked out before the fork. */
+typedef struct {
+	struct rlimit cpu, fsize, as, nproc;
+	int has_cpu, has_as;
+} limits;
+
+/* Tasks (threads) of the real user id uid: what RLIMIT_NPROC counts. */
+static long user_tasks(uid_t uid)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	long n = 0;
+
+	while (d && (e = readdir(d))) {
+		char path[300], line[256];
+		long threads = 0, ruid = -1;
+		FILE *f;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/status", e->d_name);
+		if (!(f = fopen(path, "r")))
+			continue;
+		while (fgets(line, sizeof line, f)) {
+			sscanf(line, "Uid: %ld", &ruid);
+			sscanf(line, "Threads: %ld", &threads);
+		}
+		fclose(f);
+		if (ruid == (long)uid)
+			n += threads;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* A soft and a hard limit, never looser than the ones the harness runs under. */
+static void cap(struct rlimit *r, int resource, rlim_t soft, rlim_t hard)
+{
+	struct rlimit now;
+
+	if (getrlimit(resource, &now) == 0) { /* RLIM_INFINITY is the largest rlim_t */
+		soft = soft < now.rlim_cur ? soft : now.rlim_cur;
+		hard = hard < now.rlim_max ? hard : now.rlim_max;
+	}
+	r->rlim_cur = soft < hard ? soft : hard;
+	r->rlim_max = hard;
+}
+
+static void plan_limits(limits *l, const td_proc_opts *o)
+{
+	double cpu = o->cpu_limit_s;
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	rlim_t fsize = o->fsize_limit ? o->fsize_limit : FSIZE_LIMIT;
+	rlim_t nproc = (rlim_t)user_tasks(getuid()) + (rlim_t)(o->nproc_extra > 0 ? o->nproc_extra
+										  : NPROC_EXTRA);
+
+	if (cpu == 0 && o->timeout_s > 0)
+		cpu = o->timeout_s * (double)(cores > 0 ? cores : 1) + 10;
+	l->has_cpu = cpu > 0 && cpu < 1e12;
+	if (l->has_cpu) /* SIGXCPU at the soft limit, SIGKILL at the hard one */
+		cap(&l->cpu, RLIMIT_CPU, (rlim_t)ceil(cpu), (rlim_t)ceil(cpu) + 5);
+	cap(&l->fsize, RLIMIT_FSIZE, fsize, fsize);
+	l->has_as = o->as_limit > 0;
+	if (l->has_as)
+		cap(&l->as, RLIMIT_AS, o->as_limit, o->as_limit);
+	cap(&l->nproc, RLIMIT_NPROC, nproc, nproc);
+}
+
+/* In the child: the limits of l (setrlimit is a plain system call). */
+static void apply_limits(const limits *l)
+{
+	if (l->has_cpu)
+		setrlimit(RLIMIT_CPU, &l->cpu);
+	setrlimit(RLIMIT_FSIZE, &l->fsize);
+	if (l->has_as)
+		setrlimit(RLIMIT_AS, &l->as);
+	setrlimit(RLIMIT_NPROC, &l->nproc);
+}
+
 /*
  * In the child: own group, killed when its parent dies, cwd, output, exec.
  * Never returns. PR_SET_PDEATHSIG fires when the thread that forked dies,
@@ -89,12 +175,13 @@ static char **build_env(const char *token, const char *const *extra)
  * by SIGKILL, when no sweep can run).
  */
 static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd, int err_fd,
-		  pid_t parent, const sigset_t *none)
+		  pid_t parent, const sigset_t *none, const limits *lim)
 {
 	setpgid(0, 0);
 	sigprocmask(SIG_SETMASK, none, NULL); /* tdaudit blocks the signals its own thread waits for */
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
 		_exit(126); /* the parent died before the death signal was armed */
+	apply_limits(lim);
 	if (o->cwd && chdir(o->cwd) != 0)
 		_exit(126);
 	dup2(out_fd, 1);
@@ -182,6 +269,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	int out_fd = -1, err_fd = -1, err = 0, n_cap = 0, child_out = -1, child_err = -1;
 	td_capture cap[2] = {{.in = -1}, {.in = -1}};
 	td_reaper_run run;
+	limits lim;
 	sigset_t none;
 	pid_t pid, parent;
 	double start;
@@ -223,6 +311,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 		err = TD_FAIL(TD_ENOMEM, "out of memory for %s's environment", o->argv[0]);
 		goto done;
 	}
+	plan_limits(&lim, o);
 	err = td_reaper_begin(&run);
 	if (err)
 		goto done;
@@ -231,7 +320,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	sigemptyset(&none);
 	pid = fork();
 	if (pid == 0)
-		child(exe, o, env, child_out, child_err, parent, &none);
+		child(exe, o, env, child_out, child_err, parent, &none, &lim);
 	if (pid > 0)
 		setpgid(pid, pid); /* also in the parent: no race with an early kill */
 	td_reaper_started(&run, pid);

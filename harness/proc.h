@@ -25,6 +25,15 @@ typedef struct {
 	const char *const *env;  /* extra NAME=VALUE entries, NULL-terminated; may be NULL */
 	double timeout_s;        /* kill the group after this long; <= 0: no limit */
 	size_t out_limit;        /* bytes kept of each output stream, then cut (capture.h); 0: 16 MiB */
+	/* Resource limits of every process it starts (setrlimit, inherited by its descendants). */
+	double cpu_limit_s;      /* RLIMIT_CPU; < 0: none; 0: timeout_s times the cores, plus 10 (none
+				  * without a timeout): only a process that outlived its deadline,
+				  * one that escaped a SIGKILLed tdaudit, reaches it */
+	unsigned long long fsize_limit; /* RLIMIT_FSIZE, the largest file it may write; 0: 1 GiB */
+	unsigned long long as_limit;    /* RLIMIT_AS; 0: none, since ASan, CUDA and many runtimes
+					 * reserve terabytes of address space they never touch */
+	long nproc_extra;        /* RLIMIT_NPROC: the user's count of threads when it starts, plus
+				  * this; 0: 1024. Linux does not enforce it for root */
 } td_proc_opts;
 
 typedef struct {

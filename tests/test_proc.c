@@ -220,6 +220,52 @@ static void test_output_past_the_limit_is_cut_counted_and_its_tail_kept(void **s
 	assert_string_equal(end, "END\n");
 }
 
+/* The number a shell's ulimit option prints for the child ("unlimited": -1). */
+static long child_ulimit(const char *option, double timeout_s)
+{
+	char script[64];
+	const char *argv[] = {"sh", "-c", script, NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = timeout_s, .out_path = "ulimit.txt"};
+	td_proc_result r;
+	const char *text;
+
+	snprintf(script, sizeof script, "ulimit %s", option);
+	unlink("ulimit.txt");
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.exited && r.status == 0);
+	text = fx_slurp("ulimit.txt");
+	return strncmp(text, "unlimited", 9) == 0 ? -1 : atol(text);
+}
+
+/* Tasks (threads) of this real user id now: what RLIMIT_NPROC counts. */
+static long my_tasks(void)
+{
+	const char *argv[] = {"sh", "-c", "ps -L -U $(id -ru) -o lwp= | wc -l", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 60, .out_path = "tasks.txt"};
+	td_proc_result r;
+
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	return atol(fx_slurp("tasks.txt"));
+}
+
+/*
+ * Every child runs under a CPU limit that only a process outliving its
+ * deadline reaches (its timeout times the cores, plus 10 s), a 1 GiB file
+ * size limit and a process limit 1024 above the user's count.
+ */
+static void test_a_child_runs_under_cpu_file_size_and_process_limits(void **state)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN), blocks = child_ulimit("-f", 30);
+	long tasks = my_tasks(), nproc = child_ulimit("-u 2>/dev/null || ulimit -p", 30); /* bash, dash */
+
+	(void)state;
+	assert_int_equal(child_ulimit("-t", 30), 30 * cores + 10);
+	if (blocks != (1L << 30) / 512 && blocks != (1L << 30) / 1024) /* dash counts 512 bytes, bash 1024 */
+		fail_msg("ulimit -f is %ld blocks, not 1 GiB", blocks);
+	if (nproc < 0 || nproc > tasks + 1024 + 512) /* slack: other processes come and go */
+		fail_msg("ulimit -u is %ld with %ld tasks of this user", nproc, tasks);
+}
+
 static void test_a_missing_program_is_an_error(void **state)
 {
 	const char *argv[] = {"no-such-program-tdaudit", NULL};
@@ -294,6 +340,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_child_does_not_outlive_a_killed_harness),
 	cmocka_unit_test(test_a_child_starts_with_no_signal_blocked),
 	cmocka_unit_test(test_output_past_the_limit_is_cut_counted_and_its_tail_kept),
+	cmocka_unit_test(test_a_child_runs_under_cpu_file_size_and_process_limits),
 	cmocka_unit_test(test_a_missing_program_is_an_error),
 	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
 	cmocka_unit_test(test_a_grandchild_is_killed_when_the_harness_runs_under_another),

@@ -45,3 +45,33 @@ mutant {
   designed_against = "a test run by tdaudit must see SIGTERM as it would outside it",
   why = "hands tdaudit's blocked SIGINT, SIGTERM and SIGHUP down to every test",
 }
+
+mutant {
+  name = "proc-no-cpu-limit",
+  file = "harness/proc.c",
+  find = "setrlimit(RLIMIT_CPU, &l->cpu);",
+  replace = "(void)0;",
+  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits" },
+  designed_against = "a spinning process that escaped its deadline must still stop",
+  why = "lets a child spin on past its CPU budget",
+}
+
+mutant {
+  name = "proc-no-file-size-limit",
+  file = "harness/proc.c",
+  find = "setrlimit(RLIMIT_FSIZE, &l->fsize);",
+  replace = "(void)0;",
+  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits" },
+  designed_against = "a mutant that writes without end must not fill the disk",
+  why = "lets a child write files of any size",
+}
+
+mutant {
+  name = "proc-no-process-limit",
+  file = "harness/proc.c",
+  find = "setrlimit(RLIMIT_NPROC, &l->nproc);",
+  replace = "(void)0;",
+  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits" },
+  designed_against = "a fork bomb in a mutant must not take the machine",
+  why = "lets a child start processes without limit",
+}
