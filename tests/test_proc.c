@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "../base/error.h"
+#include "../harness/capture.h"
 #include "../harness/proc.h"
 #include "fixture.h"
 
@@ -220,6 +221,22 @@ static void test_output_past_the_limit_is_cut_counted_and_its_tail_kept(void **s
 	assert_string_equal(end, "END\n");
 }
 
+/* td_proc_opts.out_limit sets the head kept; the cut is counted in out_dropped. */
+static void test_a_small_output_limit_is_honoured(void **state)
+{
+	const char *argv[] = {"sh", "-c", "yes 0123456789 | head -c 3000000; echo END", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 120, .out_path = "out.txt", .out_limit = 100000};
+	td_proc_result r;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_int_equal(stat("out.txt", &st), 0);
+	assert_true(st.st_size <= 100000 + TD_CAPTURE_TAIL + 200);
+	assert_true(r.out_dropped == 3000004 - 100000 - TD_CAPTURE_TAIL);
+	assert_non_null(strstr(fx_slurp("out.txt") + 100000, "bytes not kept"));
+}
+
 /* The number a shell's ulimit option prints for the child ("unlimited": -1). */
 static long child_ulimit(const char *option, double timeout_s)
 {
@@ -264,6 +281,68 @@ static void test_a_child_runs_under_cpu_file_size_and_process_limits(void **stat
 		fail_msg("ulimit -f is %ld blocks, not 1 GiB", blocks);
 	if (nproc < 0 || nproc > tasks + 1024 + 512) /* slack: other processes come and go */
 		fail_msg("ulimit -u is %ld with %ld tasks of this user", nproc, tasks);
+}
+
+/* A process that spins is stopped by its CPU limit, well before the deadline. */
+static void test_a_child_is_held_to_its_cpu_limit(void **state)
+{
+	const char *argv[] = {"sh", "-c", "while :; do :; done", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 60, .cpu_limit_s = 1};
+	td_proc_result r;
+
+	(void)state;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_false(r.timed_out);
+	assert_false(r.exited);
+	assert_true(r.status == SIGXCPU || r.status == SIGKILL);
+}
+
+/* A process that writes a file past its size limit is stopped there: the disk is not filled. */
+static void test_a_child_cannot_write_a_file_past_its_size_limit(void **state)
+{
+	const char *argv[] = {"sh", "-c", "head -c 5000000 /dev/zero > big.bin", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 120, .fsize_limit = 1 << 20};
+	td_proc_result r;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_false(r.exited && r.status == 0);
+	assert_int_equal(stat("big.bin", &st), 0);
+	assert_true(st.st_size <= 1 << 20);
+}
+
+/*
+ * A fork bomb is held to its process limit: forks fail and the shell gives
+ * up, long before the deadline. Linux does not hold root to RLIMIT_NPROC,
+ * so as root the run is made by a helper that drops to nobody.
+ */
+static void test_a_child_cannot_start_processes_past_its_limit(void **state)
+{
+	pid_t helper;
+	int st;
+
+	(void)state;
+	helper = fork();
+	assert_true(helper >= 0);
+	if (helper == 0) {
+		const char *argv[] = {"sh", "-c",
+				      "i=0; while [ $i -lt 300 ]; do sleep 100 & i=$((i+1)); done; wait",
+				      NULL};
+		td_proc_opts o = {.argv = argv, .timeout_s = 100, .nproc_extra = 40};
+		td_proc_result r;
+
+		if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		if (td_proc_run(&r, &o) != 0)
+			_exit(4);
+		_exit(r.timed_out ? 1 : r.exited && r.status == 0 ? 2 : 0);
+	}
+	assert_int_equal(waitpid(helper, &st, 0), helper);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) != 0)
+		fail_msg("the fork bomb was not held to its limit (helper status %d: 1 timeout, 2 "
+			 "every fork worked, 3 no setuid, 4 not run)", WEXITSTATUS(st));
 }
 
 static void test_a_missing_program_is_an_error(void **state)
@@ -340,7 +419,11 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_child_does_not_outlive_a_killed_harness),
 	cmocka_unit_test(test_a_child_starts_with_no_signal_blocked),
 	cmocka_unit_test(test_output_past_the_limit_is_cut_counted_and_its_tail_kept),
+	cmocka_unit_test(test_a_small_output_limit_is_honoured),
 	cmocka_unit_test(test_a_child_runs_under_cpu_file_size_and_process_limits),
+	cmocka_unit_test(test_a_child_is_held_to_its_cpu_limit),
+	cmocka_unit_test(test_a_child_cannot_write_a_file_past_its_size_limit),
+	cmocka_unit_test(test_a_child_cannot_start_processes_past_its_limit),
 	cmocka_unit_test(test_a_missing_program_is_an_error),
 	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
 	cmocka_unit_test(test_a_grandchild_is_killed_when_the_harness_runs_under_another),

@@ -10,7 +10,8 @@ mutant {
   file = "harness/capture.c",
   find = "\tif (c->seen < c->limit)\n",
   replace = "\tif (1)\n",
-  guards = { "test_output_past_the_limit_is_cut_counted_and_its_tail_kept" },
+  guards = { "test_output_past_the_limit_is_cut_counted_and_its_tail_kept",
+             "test_a_small_output_limit_is_honoured" },
   designed_against = "a mutant that prints gigabytes must not fill the disk",
   why = "writes every byte of the output to its file",
 }

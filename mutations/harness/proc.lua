@@ -51,7 +51,8 @@ mutant {
   file = "harness/proc.c",
   find = "setrlimit(RLIMIT_CPU, &l->cpu);",
   replace = "(void)0;",
-  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits" },
+  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits",
+             "test_a_child_is_held_to_its_cpu_limit" },
   designed_against = "a spinning process that escaped its deadline must still stop",
   why = "lets a child spin on past its CPU budget",
 }
@@ -61,7 +62,8 @@ mutant {
   file = "harness/proc.c",
   find = "setrlimit(RLIMIT_FSIZE, &l->fsize);",
   replace = "(void)0;",
-  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits" },
+  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits",
+             "test_a_child_cannot_write_a_file_past_its_size_limit" },
   designed_against = "a mutant that writes without end must not fill the disk",
   why = "lets a child write files of any size",
 }
@@ -71,7 +73,8 @@ mutant {
   file = "harness/proc.c",
   find = "setrlimit(RLIMIT_NPROC, &l->nproc);",
   replace = "(void)0;",
-  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits" },
+  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits",
+             "test_a_child_cannot_start_processes_past_its_limit" },
   designed_against = "a fork bomb in a mutant must not take the machine",
   why = "lets a child start processes without limit",
 }
