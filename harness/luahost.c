@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../base/error.h"
+#include "luahost_int.h"
 
 struct td_lua {
 	lua_State *L;
@@ -53,20 +54,30 @@ static td_lua *host_of(lua_State *L)
 	return ud;
 }
 
-static void count_hook(lua_State *L, lua_Debug *ar)
+/* Adds steps to the script's count; raises a Lua error when the budget is spent. */
+static void charge(lua_State *L, td_lua *h, long steps)
 {
-	td_lua *h = host_of(L);
+	char msg[200]; /* lua_pushfstring knows no %ld: format here */
 
-	(void)ar;
-	h->instr_used += HOOK_EVERY;
+	h->instr_used += steps;
 	if (h->instr_used > h->instr_limit) {
-		char msg[160]; /* lua_pushfstring knows no %ld: format here */
-
 		snprintf(msg, sizeof msg, "instruction budget exceeded (%ld VM instructions); a "
 					  "catalogue or audit must not loop forever", h->instr_limit);
 		luaL_error(L, "%s", msg);
 	}
 }
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	charge(L, host_of(L), HOOK_EVERY);
+}
+
+void td_lua_charge(lua_State *L, long steps)
+{
+	charge(L, host_of(L), steps);
+}
+
 
 /* buf = a "/" b; -1 if it does not fit. */
 static int join(char *buf, size_t size, const char *a, const char *b)
@@ -185,6 +196,7 @@ static void open_sandbox(lua_State *L)
 	}
 	luaL_newlib(L, api);
 	lua_setglobal(L, "tdaudit");
+	td_luapat_open(L);
 }
 
 int td_lua_new(td_lua **out, const char *root, const td_lua_opts *opts)

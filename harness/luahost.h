@@ -10,7 +10,10 @@
  *   tdaudit.glob(pattern)    -> sorted list of matching relative paths
  *
  * Each state has a memory budget and an instruction budget per script; a
- * script that exceeds either fails with a message saying which. Every call
+ * script that exceeds either fails with a message saying which. The
+ * instruction budget also counts the steps of the pattern matcher
+ * (string.find, match, gmatch, gsub: luapat.c), which is where a script
+ * can spend long in C. Every call
  * into Lua goes through lua_pcall with a traceback, and errors come back as
  * "file:line: message".
  */

@@ -3,6 +3,7 @@
  * confined to the repository, budgets on memory and instructions.
  *
  * What these tests guard: tdaudit mutate --list --file harness/luahost.c
+ *   and --list --file harness/luapat.c
  *
  * Edits seen breaking these tests that the catalogue may not hold:
  *   - budget_alloc() ignoring mem_limit -> a_script_that_hoards_memory_is_stopped
@@ -101,6 +102,35 @@ static void test_a_script_that_hoards_memory_is_stopped(void **state)
 			  TD_EINVAL, "not enough memory");
 }
 
+/* A backtracking pattern runs in C, out of the hook's reach; the matcher's own steps stop it. */
+static void test_a_pattern_that_backtracks_without_end_is_stopped(void **state)
+{
+	td_lua_opts o = {.instr_limit = 5000000};
+
+	(void)state;
+	TD_ASSERT_REFUSED(run("return ('a'):rep(5000):find('.-.-.-.-.-b')\n", &o), TD_EINVAL,
+			  "instruction budget exceeded");
+	TD_ASSERT_REFUSED(run("return (('a'):rep(5000):gsub('.-.-.-.-.-b', ''))\n", &o),
+			  TD_EINVAL, "instruction budget exceeded");
+}
+
+/* The budgeted matcher returns what Lua's own does. */
+static void test_the_budgeted_patterns_match_as_lua_does(void **state)
+{
+	(void)state;
+	assert_int_equal(
+		run("assert(('hello world'):find('o w') == 5)\n"
+		    "assert(('key = v1'):match('^(%w+)%s*=%s*(%w+)$') == 'key')\n"
+		    "local n = 0; for w in ('a b c'):gmatch('%a') do n = n + 1 end; assert(n == 3)\n"
+		    "assert(('abc'):gsub('%w', '%0%0') == 'aabbcc')\n"
+		    "assert(string.find('a.b', '.', 1, true) == 2)\n"
+		    "assert(('f(a(b)c)'):match('%b()') == '(a(b)c)')\n"
+		    "assert(('  x  '):match('^%s*(.-)%s*$') == 'x')\n"
+		    "assert(('x=1, y=2'):gsub('(%w+)=(%w+)', '%2=%1') == '1=x, 2=y')\n",
+		    NULL),
+		0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_safe_libraries_are_there),
 	cmocka_unit_test(test_a_lua_error_comes_back_with_file_and_line),
@@ -109,5 +139,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_glob_lists_sorted_paths_relative_to_the_root),
 	cmocka_unit_test(test_a_script_that_loops_forever_is_stopped),
 	cmocka_unit_test(test_a_script_that_hoards_memory_is_stopped),
+	cmocka_unit_test(test_a_pattern_that_backtracks_without_end_is_stopped),
+	cmocka_unit_test(test_the_budgeted_patterns_match_as_lua_does),
 };
 TD_TEST_GROUP(luahost, tests);

@@ -44,3 +44,4 @@ mutant {
   designed_against = "Lua is a trust boundary: a catalogue must not write files",
   why = "opens the io library in the sandbox",
 }
+
