@@ -15,18 +15,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../base/error.h"
 #include "luahost_int.h"
+#include "reaper.h"
 
 struct td_lua {
 	lua_State *L;
 	char root[PATH_MAX]; /* realpath of the repository root */
 	size_t mem_used, mem_limit;
 	long instr_limit, instr_used;
+	double wall_limit, deadline; /* seconds; the deadline on CLOCK_MONOTONIC */
 };
 
 #define HOOK_EVERY 1000 /* instructions between budget checks */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void *budget_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -54,7 +65,11 @@ static td_lua *host_of(lua_State *L)
 	return ud;
 }
 
-/* Adds steps to the script's count; raises a Lua error when the budget is spent. */
+/*
+ * Adds steps to the script's count and raises a Lua error when a budget
+ * is spent: the instructions, the wall-clock deadline, or a stop asked
+ * for by a signal (reaper.h).
+ */
 static void charge(lua_State *L, td_lua *h, long steps)
 {
 	char msg[200]; /* lua_pushfstring knows no %ld: format here */
@@ -65,6 +80,12 @@ static void charge(lua_State *L, td_lua *h, long steps)
 					  "catalogue or audit must not loop forever", h->instr_limit);
 		luaL_error(L, "%s", msg);
 	}
+	if (now() > h->deadline)
+		luaL_error(L, "wall-clock budget exceeded (%f s of Lua, children's runs not "
+			      "counted); a catalogue or audit must not run this long",
+			   h->wall_limit);
+	if (td_reaper_stopped())
+		luaL_error(L, "stopped by signal %d", td_reaper_stopped());
 }
 
 static void count_hook(lua_State *L, lua_Debug *ar)
@@ -78,6 +99,11 @@ void td_lua_charge(lua_State *L, long steps)
 	charge(L, host_of(L), steps);
 }
 
+void td_lua_credit(lua_State *L, double seconds)
+{
+	if (seconds > 0)
+		host_of(L)->deadline += seconds;
+}
 
 /* buf = a "/" b; -1 if it does not fit. */
 static int join(char *buf, size_t size, const char *a, const char *b)
@@ -212,6 +238,7 @@ int td_lua_new(td_lua **out, const char *root, const td_lua_opts *opts)
 	}
 	h->mem_limit = opts && opts->mem_limit ? opts->mem_limit : (size_t)256 << 20;
 	h->instr_limit = opts && opts->instr_limit ? opts->instr_limit : 200000000L;
+	h->wall_limit = opts && opts->wall_limit_s > 0 ? opts->wall_limit_s : 60.0;
 	h->L = lua_newstate(budget_alloc, h);
 	if (!h->L) {
 		free(h);
@@ -266,6 +293,7 @@ int td_lua_run_file(td_lua *h, const char *path)
 		goto done;
 	}
 	h->instr_used = 0;
+	h->deadline = now() + h->wall_limit;
 	lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
 	if (lua_pcall(L, 0, 0, base) != LUA_OK)
 		err = TD_FAIL(TD_EINVAL, "%s", lua_tostring(L, -1));

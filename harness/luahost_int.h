@@ -9,8 +9,9 @@
 
 /*
  * Charges steps of work done in C for the running script (a pattern
- * matcher's steps) to its instruction budget. Raises a Lua error when it
- * is spent: call it only where a Lua error may be raised.
+ * matcher's steps) to its instruction budget and checks its wall-clock
+ * deadline and a stop (reaper.h). Raises a Lua error when one is spent:
+ * call it only where a Lua error may be raised.
  */
 void td_lua_charge(lua_State *L, long steps);
 

@@ -1,7 +1,8 @@
 /*
  * luapat.c - Lua 5.4's pattern matching (string.find, match, gmatch and
  * gsub) with a budget: every step of the matcher is charged to the running
- * script's instruction budget (td_lua_charge), so a pattern that backtracks without end, such as
+ * script's instruction budget and checks its wall-clock deadline
+ * (td_lua_charge), so a pattern that backtracks without end, such as
  * ("a"):rep(5000):find(".-.-.-.-.-b"), stops with a message instead of
  * hanging tdaudit. The stock functions run in C with no hook to stop them.
  *

@@ -1,6 +1,6 @@
 /*
  * test_luahost.c - the Lua sandbox: only the safe libraries, file reads
- * confined to the repository, budgets on memory and instructions.
+ * confined to the repository, budgets on memory, instructions and wall time.
  *
  * What these tests guard: tdaudit mutate --list --file harness/luahost.c
  *   and --list --file harness/luapat.c
@@ -131,6 +131,17 @@ static void test_the_budgeted_patterns_match_as_lua_does(void **state)
 		0);
 }
 
+/* Wall time is a budget of its own: a script the instruction budget allows still ends. */
+static void test_a_script_is_held_to_its_wall_clock_budget(void **state)
+{
+	td_lua_opts o = {0};
+
+	(void)state;
+	o.instr_limit = 1L << 60;
+	o.wall_limit_s = 0.5;
+	TD_ASSERT_REFUSED(run("while true do end\n", &o), TD_EINVAL, "wall-clock budget exceeded");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_safe_libraries_are_there),
 	cmocka_unit_test(test_a_lua_error_comes_back_with_file_and_line),
@@ -141,5 +152,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_script_that_hoards_memory_is_stopped),
 	cmocka_unit_test(test_a_pattern_that_backtracks_without_end_is_stopped),
 	cmocka_unit_test(test_the_budgeted_patterns_match_as_lua_does),
+	cmocka_unit_test(test_a_script_is_held_to_its_wall_clock_budget),
 };
 TD_TEST_GROUP(luahost, tests);
