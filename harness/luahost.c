@@ -105,6 +105,27 @@ void td_lua_credit(lua_State *L, double seconds)
 		host_of(L)->deadline += seconds;
 }
 
+/*
+ * setmetatable without __gc: Lua runs finalizers with hooks off, where no
+ * budget can stop them, and runs them again in lua_close; a __gc that
+ * loops would hang tdaudit. Lua marks an object for finalization only when
+ * its metatable has __gc as it is set, so refusing it here is enough.
+ */
+static int l_setmetatable(lua_State *L)
+{
+	if (lua_type(L, 2) == LUA_TTABLE) {
+		lua_pushliteral(L, "__gc");
+		if (lua_rawget(L, 2) != LUA_TNIL)
+			return luaL_error(L, "a script may not set a __gc metamethod: finalizers "
+					     "run where no budget can stop them");
+		lua_pop(L, 1);
+	}
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
+}
+
 /* buf = a "/" b; -1 if it does not fit. */
 static int join(char *buf, size_t size, const char *a, const char *b)
 {
@@ -222,6 +243,9 @@ static void open_sandbox(lua_State *L)
 	}
 	luaL_newlib(L, api);
 	lua_setglobal(L, "tdaudit");
+	lua_getglobal(L, "setmetatable");
+	lua_pushcclosure(L, l_setmetatable, 1);
+	lua_setglobal(L, "setmetatable");
 	td_luapat_open(L);
 }
 

@@ -13,7 +13,9 @@
  * a wall-clock budget; a script that exceeds one fails with a message
  * saying which. The instruction budget also counts the steps of the
  * pattern matcher (string.find, match, gmatch, gsub: luapat.c), which is
- * where a script can spend long in C; both are checked there. Every call
+ * where a script can spend long in C; both are checked there. A script may
+ * not set a __gc metamethod: finalizers run with Lua's hooks off, where no
+ * budget can stop them, and again inside lua_close. Every call
  * into Lua goes through lua_pcall with a traceback, and errors come back as
  * "file:line: message".
  */

@@ -142,6 +142,22 @@ static void test_a_script_is_held_to_its_wall_clock_budget(void **state)
 	TD_ASSERT_REFUSED(run("while true do end\n", &o), TD_EINVAL, "wall-clock budget exceeded");
 }
 
+/*
+ * Lua runs finalizers with its hooks off, and again in lua_close: a __gc
+ * that loops would hang tdaudit where no budget reaches. It is refused.
+ */
+static void test_a_script_may_not_set_a_gc_metamethod(void **state)
+{
+	(void)state;
+	TD_ASSERT_REFUSED(run("setmetatable({}, {__gc = function() while true do end end})\n", NULL),
+			  TD_EINVAL, "may not set a __gc metamethod");
+	assert_int_equal(run("local t = setmetatable({}, {__index = {x = 1}})\n"
+			     "assert(t.x == 1 and getmetatable(t).__index.x == 1)\n"
+			     "local mt = {}; setmetatable(t, mt); mt.__gc = print -- too late to mark\n",
+			     NULL),
+			 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_safe_libraries_are_there),
 	cmocka_unit_test(test_a_lua_error_comes_back_with_file_and_line),
@@ -153,5 +169,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_pattern_that_backtracks_without_end_is_stopped),
 	cmocka_unit_test(test_the_budgeted_patterns_match_as_lua_does),
 	cmocka_unit_test(test_a_script_is_held_to_its_wall_clock_budget),
+	cmocka_unit_test(test_a_script_may_not_set_a_gc_metamethod),
 };
 TD_TEST_GROUP(luahost, tests);

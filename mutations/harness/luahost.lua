@@ -54,3 +54,13 @@ mutant {
   designed_against = "a script's time is a budget of its own, whatever its instruction count",
   why = "lets a script run for as long as its instruction budget allows, however slow",
 }
+
+mutant {
+  name = "luahost-gc-metamethod-allowed",
+  file = "harness/luahost.c",
+  find = "if (lua_rawget(L, 2) != LUA_TNIL)",
+  replace = "if (0 && lua_rawget(L, 2) != LUA_TNIL)",
+  guards = { "test_a_script_may_not_set_a_gc_metamethod" },
+  designed_against = "a finalizer runs where no budget can stop it; one that loops must not hang tdaudit",
+  why = "lets a script set a __gc that runs with Lua's hooks off, in lua_close too",
+}
