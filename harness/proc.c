@@ -220,7 +220,6 @@ static void wait_for(pid_t pid, const td_proc_opts *o, double start, td_proc_res
 		if (nap < 20)
 			nap *= 2;
 	}
-	kill(-pid, SIGKILL); /* sweep grandchildren left in the group */
 	res->exited = WIFEXITED(st);
 	res->status = WIFEXITED(st) ? WEXITSTATUS(st) : WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	res->seconds = now() - start;

@@ -243,8 +243,8 @@ static void sweep(unsigned long serial, int all)
 
 void td_reaper_end(td_reaper_run *run)
 {
-	if (run->pid > 0)
-		kill(-run->pid, SIGKILL); /* what is left of its group */
+	if (run->pid > 0) /* what is left of its group, marked or not */
+		kill(-run->pid, SIGKILL);
 	sweep(run->serial, 0);
 	pthread_mutex_lock(&lock);
 	for (int i = 0; i < n_live; i++)

@@ -88,9 +88,11 @@ static void test_a_timeout_kills_the_whole_process_group(void **state)
 	assert_true(fx_gone(grandchild));
 }
 
+/* env -i: no run mark to find it by, so only the group kill reaches it. */
 static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
 {
-	const char *argv[] = {"sh", "-c", "sleep 30 & echo $! > grandchild.pid; exit 0", NULL};
+	const char *argv[] = {"sh", "-c", "env -i sleep 30 & echo $! > grandchild.pid; exit 0",
+			      NULL};
 	td_proc_opts o = {0};
 	td_proc_result r;
 

@@ -13,17 +13,7 @@ mutant {
   guards = { "test_a_timeout_kills_the_whole_process_group" },
   designed_against = "a test that forks a server and hangs must not leave it running",
   why = "kills the test's process but not its group on timeout",
-  equivalent = "the sweep after every wait kills the whole group anyway (proc-no-sweep-after-exit)",
-}
-
-mutant {
-  name = "proc-no-sweep-after-exit",
-  file = "harness/proc.c",
-  find = "kill(-pid, SIGKILL); /* sweep grandchildren left in the group */",
-  replace = "",
-  guards = { "test_grandchildren_do_not_outlive_a_finished_run" },
-  designed_against = "a background process a test leaves behind would outlive the harness",
-  why = "leaves grandchildren running after a normal exit",
+  equivalent = "td_reaper_end kills the whole group after every run anyway (reaper-group-not-killed-after-a-run)",
 }
 
 mutant {

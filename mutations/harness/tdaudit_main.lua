@@ -10,7 +10,7 @@ mutant {
   name = "tdaudit_main-signals-not-caught",
   file = "harness/tdaudit_main.c",
   find = "\tcatch_signals();\n",
-  replace = "",
+  replace = "\t(void)catch_signals;\n",
   guards = { "test_a_stopped_run_kills_its_test_and_exits_128_plus_the_signal" },
   designed_against = "Ctrl-C or SIGTERM to tdaudit must kill the running test and end with 128+N",
   why = "lets SIGTERM end tdaudit with no cleanup and no conventional status",
