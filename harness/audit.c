@@ -470,6 +470,7 @@ static int l_run(lua_State *L)
 	po.argv = (const char *const *)argv, po.cwd = c->scratch;
 	po.out_path = out_path, po.err_path = err_path, po.timeout_s = opt_timeout(L, c);
 	err = td_proc_run(&pr, &po);
+	td_lua_credit(L, pr.seconds); /* the child had its own deadline: not the script's time */
 	td_strv_free(argv);
 	if (err) { /* could not start: an environment error, the audit cannot go on */
 		snprintf(line, sizeof line, "%s -> not started: %s", shown, td_error_last());

@@ -15,17 +15,29 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../base/error.h"
+#include "luahost_int.h"
+#include "reaper.h"
 
 struct td_lua {
 	lua_State *L;
 	char root[PATH_MAX]; /* realpath of the repository root */
 	size_t mem_used, mem_limit;
 	long instr_limit, instr_used;
+	double wall_limit, deadline; /* seconds; the deadline on CLOCK_MONOTONIC */
 };
 
 #define HOOK_EVERY 1000 /* instructions between budget checks */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
 
 static void *budget_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
 {
@@ -53,19 +65,65 @@ static td_lua *host_of(lua_State *L)
 	return ud;
 }
 
-static void count_hook(lua_State *L, lua_Debug *ar)
+/*
+ * Adds steps to the script's count and raises a Lua error when a budget
+ * is spent: the instructions, the wall-clock deadline, or a stop asked
+ * for by a signal (reaper.h).
+ */
+static void charge(lua_State *L, td_lua *h, long steps)
 {
-	td_lua *h = host_of(L);
+	char msg[200]; /* lua_pushfstring knows no %ld: format here */
 
-	(void)ar;
-	h->instr_used += HOOK_EVERY;
+	h->instr_used += steps;
 	if (h->instr_used > h->instr_limit) {
-		char msg[160]; /* lua_pushfstring knows no %ld: format here */
-
 		snprintf(msg, sizeof msg, "instruction budget exceeded (%ld VM instructions); a "
 					  "catalogue or audit must not loop forever", h->instr_limit);
 		luaL_error(L, "%s", msg);
 	}
+	if (now() > h->deadline)
+		luaL_error(L, "wall-clock budget exceeded (%f s of Lua, children's runs not "
+			      "counted); a catalogue or audit must not run this long",
+			   h->wall_limit);
+	if (td_reaper_stopped())
+		luaL_error(L, "stopped by signal %d", td_reaper_stopped());
+}
+
+static void count_hook(lua_State *L, lua_Debug *ar)
+{
+	(void)ar;
+	charge(L, host_of(L), HOOK_EVERY);
+}
+
+void td_lua_charge(lua_State *L, long steps)
+{
+	charge(L, host_of(L), steps);
+}
+
+void td_lua_credit(lua_State *L, double seconds)
+{
+	if (seconds > 0)
+		host_of(L)->deadline += seconds;
+}
+
+/*
+ * setmetatable without __gc: Lua runs finalizers with hooks off, where no
+ * budget can stop them, and runs them again in lua_close; a __gc that
+ * loops would hang tdaudit. Lua marks an object for finalization only when
+ * its metatable has __gc as it is set, so refusing it here is enough.
+ */
+static int l_setmetatable(lua_State *L)
+{
+	if (lua_type(L, 2) == LUA_TTABLE) {
+		lua_pushliteral(L, "__gc");
+		if (lua_rawget(L, 2) != LUA_TNIL)
+			return luaL_error(L, "a script may not set a __gc metamethod: finalizers "
+					     "run where no budget can stop them");
+		lua_pop(L, 1);
+	}
+	lua_pushvalue(L, lua_upvalueindex(1));
+	lua_insert(L, 1);
+	lua_call(L, lua_gettop(L) - 1, 1);
+	return 1;
 }
 
 /* buf = a "/" b; -1 if it does not fit. */
@@ -185,6 +243,10 @@ static void open_sandbox(lua_State *L)
 	}
 	luaL_newlib(L, api);
 	lua_setglobal(L, "tdaudit");
+	lua_getglobal(L, "setmetatable");
+	lua_pushcclosure(L, l_setmetatable, 1);
+	lua_setglobal(L, "setmetatable");
+	td_luapat_open(L);
 }
 
 int td_lua_new(td_lua **out, const char *root, const td_lua_opts *opts)
@@ -200,6 +262,7 @@ int td_lua_new(td_lua **out, const char *root, const td_lua_opts *opts)
 	}
 	h->mem_limit = opts && opts->mem_limit ? opts->mem_limit : (size_t)256 << 20;
 	h->instr_limit = opts && opts->instr_limit ? opts->instr_limit : 200000000L;
+	h->wall_limit = opts && opts->wall_limit_s > 0 ? opts->wall_limit_s : 60.0;
 	h->L = lua_newstate(budget_alloc, h);
 	if (!h->L) {
 		free(h);
@@ -254,6 +317,7 @@ int td_lua_run_file(td_lua *h, const char *path)
 		goto done;
 	}
 	h->instr_used = 0;
+	h->deadline = now() + h->wall_limit;
 	lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_EVERY);
 	if (lua_pcall(L, 0, 0, base) != LUA_OK)
 		err = TD_FAIL(TD_EINVAL, "%s", lua_tostring(L, -1));

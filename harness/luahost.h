@@ -9,8 +9,13 @@
  *   tdaudit.read_file(path)  -> the file's text (path relative to the root)
  *   tdaudit.glob(pattern)    -> sorted list of matching relative paths
  *
- * Each state has a memory budget and an instruction budget per script; a
- * script that exceeds either fails with a message saying which. Every call
+ * Each state has a memory budget, and per script an instruction budget and
+ * a wall-clock budget; a script that exceeds one fails with a message
+ * saying which. The instruction budget also counts the steps of the
+ * pattern matcher (string.find, match, gmatch, gsub: luapat.c), which is
+ * where a script can spend long in C; both are checked there. A script may
+ * not set a __gc metamethod: finalizers run with Lua's hooks off, where no
+ * budget can stop them, and again inside lua_close. Every call
  * into Lua goes through lua_pcall with a traceback, and errors come back as
  * "file:line: message".
  */
@@ -26,6 +31,7 @@ typedef struct td_lua td_lua;
 typedef struct {
 	size_t mem_limit;    /* bytes; 0: 256 MiB */
 	long instr_limit;    /* VM instructions per script; 0: 200 million */
+	double wall_limit_s; /* wall-clock seconds per script, runs of children not counted; 0: 60 */
 } td_lua_opts;
 
 /*
@@ -47,6 +53,13 @@ const char *td_lua_root(const td_lua *L);
  * error, TD_EIO when the file cannot be read.
  */
 int td_lua_run_file(td_lua *L, const char *path);
+
+/*
+ * Gives the running script seconds more on its wall-clock budget: for a
+ * host function that waited that long on a child (which has its own
+ * deadline), so a script is charged only for its own time.
+ */
+void td_lua_credit(lua_State *L, double seconds);
 
 /*
  * Where the Lua code that called the current C function is: "path:line".

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/error.h"
@@ -146,4 +147,32 @@ const char *fx_slurp(const char *path)
 	}
 	buf[n] = '\0';
 	return buf;
+}
+
+/* Whether pid is dead: no such process, or a zombie nobody reaped yet. */
+static int dead(pid_t pid)
+{
+	char path[64], state = '?';
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 1;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = '?';
+	fclose(f);
+	return state == 'Z' || state == 'X';
+}
+
+int fx_gone(pid_t pid)
+{
+	struct timespec nap = {0, 10 * 1000 * 1000};
+
+	for (int i = 0; i < 500; i++) {
+		if (dead(pid))
+			return 1;
+		nanosleep(&nap, NULL);
+	}
+	return 0;
 }

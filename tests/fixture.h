@@ -6,6 +6,7 @@
 #define TD_FIXTURE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* Writes text to dir/rel (parents created); fails the test on error. */
 void fx_write(const char *dir, const char *rel, const char *text);
@@ -30,6 +31,12 @@ int fx_tdaudit(const char *dir, const char *log, const char *const *args);
  * modes), the .git directory included: index, HEAD, refs, objects.
  */
 uint64_t fx_tree_hash(const char *dir);
+
+/*
+ * Whether pid is gone: no such process, or a zombie nobody reaped yet.
+ * Waits up to a few seconds for it (SIGKILL's delivery is asynchronous).
+ */
+int fx_gone(pid_t pid);
 
 /* The contents of a file (static buffer, 1 MiB max). */
 const char *fx_slurp(const char *path);

@@ -1,8 +1,9 @@
 /*
  * test_luahost.c - the Lua sandbox: only the safe libraries, file reads
- * confined to the repository, budgets on memory and instructions.
+ * confined to the repository, budgets on memory, instructions and wall time.
  *
  * What these tests guard: tdaudit mutate --list --file harness/luahost.c
+ *   and --list --file harness/luapat.c
  *
  * Edits seen breaking these tests that the catalogue may not hold:
  *   - budget_alloc() ignoring mem_limit -> a_script_that_hoards_memory_is_stopped
@@ -101,6 +102,62 @@ static void test_a_script_that_hoards_memory_is_stopped(void **state)
 			  TD_EINVAL, "not enough memory");
 }
 
+/* A backtracking pattern runs in C, out of the hook's reach; the matcher's own steps stop it. */
+static void test_a_pattern_that_backtracks_without_end_is_stopped(void **state)
+{
+	td_lua_opts o = {.instr_limit = 5000000};
+
+	(void)state;
+	TD_ASSERT_REFUSED(run("return ('a'):rep(5000):find('.-.-.-.-.-b')\n", &o), TD_EINVAL,
+			  "instruction budget exceeded");
+	TD_ASSERT_REFUSED(run("return (('a'):rep(5000):gsub('.-.-.-.-.-b', ''))\n", &o),
+			  TD_EINVAL, "instruction budget exceeded");
+}
+
+/* The budgeted matcher returns what Lua's own does. */
+static void test_the_budgeted_patterns_match_as_lua_does(void **state)
+{
+	(void)state;
+	assert_int_equal(
+		run("assert(('hello world'):find('o w') == 5)\n"
+		    "assert(('key = v1'):match('^(%w+)%s*=%s*(%w+)$') == 'key')\n"
+		    "local n = 0; for w in ('a b c'):gmatch('%a') do n = n + 1 end; assert(n == 3)\n"
+		    "assert(('abc'):gsub('%w', '%0%0') == 'aabbcc')\n"
+		    "assert(string.find('a.b', '.', 1, true) == 2)\n"
+		    "assert(('f(a(b)c)'):match('%b()') == '(a(b)c)')\n"
+		    "assert(('  x  '):match('^%s*(.-)%s*$') == 'x')\n"
+		    "assert(('x=1, y=2'):gsub('(%w+)=(%w+)', '%2=%1') == '1=x, 2=y')\n",
+		    NULL),
+		0);
+}
+
+/* Wall time is a budget of its own: a script the instruction budget allows still ends. */
+static void test_a_script_is_held_to_its_wall_clock_budget(void **state)
+{
+	td_lua_opts o = {0};
+
+	(void)state;
+	o.instr_limit = 1L << 60;
+	o.wall_limit_s = 0.5;
+	TD_ASSERT_REFUSED(run("while true do end\n", &o), TD_EINVAL, "wall-clock budget exceeded");
+}
+
+/*
+ * Lua runs finalizers with its hooks off, and again in lua_close: a __gc
+ * that loops would hang tdaudit where no budget reaches. It is refused.
+ */
+static void test_a_script_may_not_set_a_gc_metamethod(void **state)
+{
+	(void)state;
+	TD_ASSERT_REFUSED(run("setmetatable({}, {__gc = function() while true do end end})\n", NULL),
+			  TD_EINVAL, "may not set a __gc metamethod");
+	assert_int_equal(run("local t = setmetatable({}, {__index = {x = 1}})\n"
+			     "assert(t.x == 1 and getmetatable(t).__index.x == 1)\n"
+			     "local mt = {}; setmetatable(t, mt); mt.__gc = print -- too late to mark\n",
+			     NULL),
+			 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_safe_libraries_are_there),
 	cmocka_unit_test(test_a_lua_error_comes_back_with_file_and_line),
@@ -109,5 +166,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_glob_lists_sorted_paths_relative_to_the_root),
 	cmocka_unit_test(test_a_script_that_loops_forever_is_stopped),
 	cmocka_unit_test(test_a_script_that_hoards_memory_is_stopped),
+	cmocka_unit_test(test_a_pattern_that_backtracks_without_end_is_stopped),
+	cmocka_unit_test(test_the_budgeted_patterns_match_as_lua_does),
+	cmocka_unit_test(test_a_script_is_held_to_its_wall_clock_budget),
+	cmocka_unit_test(test_a_script_may_not_set_a_gc_metamethod),
 };
 TD_TEST_GROUP(luahost, tests);

@@ -44,6 +44,7 @@
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
 
+#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -865,6 +866,86 @@ static void test_merged_shards_give_the_outcomes_of_one_run(void **state)
 	free(one), free(merged), free(gates_one), free(gates_merged);
 }
 
+/*
+ * The pid of a process that carries the run mark of tdaudit process
+ * tdaudit and whose command line holds word, or 0.
+ */
+static pid_t marked_process(pid_t tdaudit, const char *word)
+{
+	char mark[64], path[300], buf[8192];
+	pid_t found = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	snprintf(mark, sizeof mark, "TDAUDIT_PROC=%ld:", (long)tdaudit);
+	while (d && !found && (e = readdir(d))) {
+		FILE *f;
+		size_t n;
+		int hit_mark = 0, hit_word = 0;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/environ", e->d_name);
+		if ((f = fopen(path, "r"))) {
+			n = fread(buf, 1, sizeof buf - 1, f);
+			fclose(f);
+			for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+				buf[n] = '\0', hit_mark |= strncmp(buf + i, mark, strlen(mark)) == 0;
+		}
+		snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
+		if (hit_mark && (f = fopen(path, "r"))) {
+			n = fread(buf, 1, sizeof buf - 1, f);
+			fclose(f);
+			for (size_t i = 0; i < n; i += strlen(buf + i) + 1)
+				buf[n] = '\0', hit_word |= strcmp(buf + i, word) == 0;
+		}
+		if (hit_mark && hit_word)
+			found = (pid_t)atol(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* SIGTERM to mutate while a mutant loops forever: the test dies, the run exits 143. */
+static void test_a_stopped_run_kills_its_test_and_exits_128_plus_the_signal(void **state)
+{
+	const char *argv[] = {TD_BUILD_DIR "/tdaudit", "mutate", "-j", "1", "--only", "calc-timeout",
+			      "--timeout", "600", NULL};
+	struct timespec nap = {0, 20 * 1000 * 1000};
+	uint64_t before;
+	pid_t pid, looping = 0;
+	int st;
+
+	(void)state;
+	make_fixture(catalogue);
+	before = fx_tree_hash("repo");
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (chdir("repo") != 0 || !freopen("../inner.log", "w", stdout) ||
+		    !freopen("../inner.err", "w", stderr))
+			_exit(127);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 6000 && !looping; i++) {
+		nanosleep(&nap, NULL);
+		if (strstr(fx_slurp("inner.log"), "baseline green"))
+			looping = marked_process(pid, "test_sum");
+	}
+	kill(pid, SIGTERM);
+	waitpid(pid, &st, 0);
+	if (looping && !fx_gone(looping)) {
+		kill(looping, SIGKILL);
+		fail_msg("the looping test %ld outlived tdaudit", (long)looping);
+	}
+	assert_true(looping > 0);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 128 + SIGTERM);
+	assert_non_null(strstr(fx_slurp("inner.err"), "stopped by SIGTERM"));
+	assert_true(fx_tree_hash("repo") == before);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_every_outcome_is_reported),
 	cmocka_unit_test(test_all_caught_exits_0),
@@ -896,5 +977,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_bad_shard_or_score_is_refused),
 	cmocka_unit_test(test_fail_under_fails_a_passing_run_whose_score_is_below),
 	cmocka_unit_test(test_merged_shards_give_the_outcomes_of_one_run),
+	cmocka_unit_test(test_a_stopped_run_kills_its_test_and_exits_128_plus_the_signal),
 };
 TD_TEST_GROUP(mutate, tests);

@@ -2,6 +2,8 @@
  * test_proc.c - child processes: argv only, deadlines, process groups.
  *
  * What these tests guard: tdaudit mutate --list --file harness/proc.c
+ *   and --list --file harness/reaper.c
+ *   and --list --file harness/capture.c
  *
  * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_proc_run() not checking the program exists -> a_missing_program_is_an_error
@@ -9,13 +11,17 @@
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../base/error.h"
+#include "../harness/capture.h"
 #include "../harness/proc.h"
 #include "fixture.h"
 
@@ -31,35 +37,6 @@ static pid_t read_pid(const char *file)
 		fclose(f);
 	}
 	return (pid_t)pid;
-}
-
-/* Whether pid is dead: no such process, or a zombie nobody reaped yet. */
-static int dead(pid_t pid)
-{
-	char path[64], state = '?';
-	FILE *f;
-
-	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 1;
-	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
-		state = '?';
-	fclose(f);
-	return state == 'Z' || state == 'X';
-}
-
-/* Whether pid is gone (waits a little: SIGKILL delivery is asynchronous). */
-static int gone(pid_t pid)
-{
-	struct timespec nap = {0, 10 * 1000 * 1000};
-
-	for (int i = 0; i < 100; i++) {
-		if (dead(pid))
-			return 1;
-		nanosleep(&nap, NULL);
-	}
-	return 0;
 }
 
 static void test_exit_status_and_output_are_reported(void **state)
@@ -108,12 +85,14 @@ static void test_a_timeout_kills_the_whole_process_group(void **state)
 	assert_true(r.seconds < 5);
 	grandchild = read_pid("grandchild.pid");
 	assert_true(grandchild > 0);
-	assert_true(gone(grandchild));
+	assert_true(fx_gone(grandchild));
 }
 
+/* env -i: no run mark to find it by, so only the group kill reaches it. */
 static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
 {
-	const char *argv[] = {"sh", "-c", "sleep 30 & echo $! > grandchild.pid; exit 0", NULL};
+	const char *argv[] = {"sh", "-c", "env -i sleep 30 & echo $! > grandchild.pid; exit 0",
+			      NULL};
 	td_proc_opts o = {0};
 	td_proc_result r;
 
@@ -122,7 +101,250 @@ static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
 	o.timeout_s = 10;
 	assert_int_equal(td_proc_run(&r, &o), 0);
 	assert_true(r.exited && r.status == 0);
-	assert_true(gone(read_pid("grandchild.pid")));
+	assert_true(fx_gone(read_pid("grandchild.pid")));
+}
+
+/* A grandchild that calls setsid() leaves the group; the timeout still kills it. */
+static void test_a_timeout_kills_a_grandchild_that_left_the_group(void **state)
+{
+	const char *argv[] = {"sh", "-c",
+			      "setsid sh -c 'echo $$ > grandchild.pid; exec sleep 60' & "
+			      "while [ ! -s grandchild.pid ]; do sleep 0.05; done; sleep 60",
+			      NULL};
+	td_proc_opts o = {0};
+	td_proc_result r;
+	pid_t grandchild;
+
+	(void)state;
+	o.argv = argv;
+	o.timeout_s = 3;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.timed_out);
+	grandchild = read_pid("grandchild.pid");
+	assert_true(grandchild > 0);
+	assert_true(fx_gone(grandchild));
+}
+
+/* ... and so does the sweep after a normal exit, the child having waited for it to start. */
+static void test_a_grandchild_that_left_the_group_does_not_outlive_the_run(void **state)
+{
+	const char *argv[] = {"sh", "-c",
+			      "setsid sh -c 'echo $$ > grandchild.pid; exec sleep 60' & "
+			      "while [ ! -s grandchild.pid ]; do sleep 0.05; done; exit 0",
+			      NULL};
+	td_proc_opts o = {0};
+	td_proc_result r;
+
+	(void)state;
+	o.argv = argv;
+	o.timeout_s = 60;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.exited && r.status == 0);
+	assert_true(read_pid("grandchild.pid") > 0);
+	assert_true(fx_gone(read_pid("grandchild.pid")));
+}
+
+/* The child dies with the process that started it, even when that one is SIGKILLed. */
+static void test_a_child_does_not_outlive_a_killed_harness(void **state)
+{
+	struct timespec nap = {0, 10 * 1000 * 1000};
+	pid_t harness, child;
+	int st;
+
+	(void)state;
+	harness = fork();
+	assert_true(harness >= 0);
+	if (harness == 0) {
+		const char *argv[] = {"sh", "-c", "echo $$ > child.pid; exec sleep 60", NULL};
+		td_proc_opts o = {.argv = argv, .timeout_s = 120};
+		td_proc_result r;
+
+		_exit(td_proc_run(&r, &o) == 0 ? 0 : 1);
+	}
+	for (int i = 0; i < 6000 && read_pid("child.pid") <= 0; i++)
+		nanosleep(&nap, NULL);
+	kill(harness, SIGKILL);
+	waitpid(harness, &st, 0);
+	child = read_pid("child.pid");
+	assert_true(child > 0);
+	if (!fx_gone(child)) {
+		kill(child, SIGKILL);
+		fail_msg("the child %ld outlived its SIGKILLed parent", (long)child);
+	}
+}
+
+/* tdaudit blocks the stop signals for its signal thread; its children must not inherit that. */
+static void test_a_child_starts_with_no_signal_blocked(void **state)
+{
+	const char *argv[] = {"sh", "-c", "kill -TERM $$; exit 0", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 60};
+	td_proc_result r;
+	sigset_t term, old;
+
+	(void)state;
+	sigemptyset(&term);
+	sigaddset(&term, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &term, &old);
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	assert_false(r.exited);
+	assert_int_equal(r.status, SIGTERM);
+}
+
+/*
+ * A child that prints without end fills neither the disk nor the memory:
+ * past the default limit (16 MiB) the output is cut, the cut is said, and
+ * the end is kept.
+ */
+static void test_output_past_the_limit_is_cut_counted_and_its_tail_kept(void **state)
+{
+	const char *argv[] = {"sh", "-c", "echo START; yes 0123456789 | head -c 20000000; echo END",
+			      NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 120, .out_path = "out.txt"};
+	td_proc_result r;
+	struct stat st;
+	char cut[256] = "", end[8] = "";
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.exited && r.status == 0);
+	assert_int_equal(stat("out.txt", &st), 0);
+	assert_true(st.st_size <= (16 << 20) + 65536 + 200);
+	assert_true(strncmp(fx_slurp("out.txt"), "START\n", 6) == 0);
+	f = fopen("out.txt", "r");
+	assert_non_null(f);
+	fseek(f, 16 << 20, SEEK_SET); /* the note follows the head */
+	assert_true(fread(cut, 1, sizeof cut - 1, f) > 0);
+	fseek(f, -4, SEEK_END);
+	assert_true(fread(end, 1, 4, f) == 4);
+	fclose(f);
+	assert_non_null(strstr(cut, "bytes not kept"));
+	assert_string_equal(end, "END\n");
+}
+
+/* td_proc_opts.out_limit sets the head kept; the cut is counted in out_dropped. */
+static void test_a_small_output_limit_is_honoured(void **state)
+{
+	const char *argv[] = {"sh", "-c", "yes 0123456789 | head -c 3000000; echo END", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 120, .out_path = "out.txt", .out_limit = 100000};
+	td_proc_result r;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_int_equal(stat("out.txt", &st), 0);
+	assert_true(st.st_size <= 100000 + TD_CAPTURE_TAIL + 200);
+	assert_true(r.out_dropped == 3000004 - 100000 - TD_CAPTURE_TAIL);
+	assert_non_null(strstr(fx_slurp("out.txt") + 100000, "bytes not kept"));
+}
+
+/* The number a shell's ulimit option prints for the child ("unlimited": -1). */
+static long child_ulimit(const char *option, double timeout_s)
+{
+	char script[64];
+	const char *argv[] = {"sh", "-c", script, NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = timeout_s, .out_path = "ulimit.txt"};
+	td_proc_result r;
+	const char *text;
+
+	snprintf(script, sizeof script, "ulimit %s", option);
+	unlink("ulimit.txt");
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_true(r.exited && r.status == 0);
+	text = fx_slurp("ulimit.txt");
+	return strncmp(text, "unlimited", 9) == 0 ? -1 : atol(text);
+}
+
+/* Tasks (threads) of this real user id now: what RLIMIT_NPROC counts. */
+static long my_tasks(void)
+{
+	const char *argv[] = {"sh", "-c", "ps -L -U $(id -ru) -o lwp= | wc -l", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 60, .out_path = "tasks.txt"};
+	td_proc_result r;
+
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	return atol(fx_slurp("tasks.txt"));
+}
+
+/*
+ * Every child runs under a CPU limit that only a process outliving its
+ * deadline reaches (its timeout times the cores, plus 10 s), a 1 GiB file
+ * size limit and a process limit 1024 above the user's count.
+ */
+static void test_a_child_runs_under_cpu_file_size_and_process_limits(void **state)
+{
+	long cores = sysconf(_SC_NPROCESSORS_ONLN), blocks = child_ulimit("-f", 30);
+	long tasks = my_tasks(), nproc = child_ulimit("-u 2>/dev/null || ulimit -p", 30); /* bash, dash */
+
+	(void)state;
+	assert_int_equal(child_ulimit("-t", 30), 30 * cores + 10);
+	if (blocks != (1L << 30) / 512 && blocks != (1L << 30) / 1024) /* dash counts 512 bytes, bash 1024 */
+		fail_msg("ulimit -f is %ld blocks, not 1 GiB", blocks);
+	if (nproc < 0 || nproc > tasks + 1024 + 512) /* slack: other processes come and go */
+		fail_msg("ulimit -u is %ld with %ld tasks of this user", nproc, tasks);
+}
+
+/* A process that spins is stopped by its CPU limit, well before the deadline. */
+static void test_a_child_is_held_to_its_cpu_limit(void **state)
+{
+	const char *argv[] = {"sh", "-c", "while :; do :; done", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 60, .cpu_limit_s = 1};
+	td_proc_result r;
+
+	(void)state;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_false(r.timed_out);
+	assert_false(r.exited);
+	assert_true(r.status == SIGXCPU || r.status == SIGKILL);
+}
+
+/* A process that writes a file past its size limit is stopped there: the disk is not filled. */
+static void test_a_child_cannot_write_a_file_past_its_size_limit(void **state)
+{
+	const char *argv[] = {"sh", "-c", "head -c 5000000 /dev/zero > big.bin", NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 120, .fsize_limit = 1 << 20};
+	td_proc_result r;
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	assert_false(r.exited && r.status == 0);
+	assert_int_equal(stat("big.bin", &st), 0);
+	assert_true(st.st_size <= 1 << 20);
+}
+
+/*
+ * A fork bomb is held to its process limit: forks fail and the shell gives
+ * up, long before the deadline. Linux does not hold root to RLIMIT_NPROC,
+ * so as root the run is made by a helper that drops to nobody.
+ */
+static void test_a_child_cannot_start_processes_past_its_limit(void **state)
+{
+	pid_t helper;
+	int st;
+
+	(void)state;
+	helper = fork();
+	assert_true(helper >= 0);
+	if (helper == 0) {
+		const char *argv[] = {"sh", "-c",
+				      "i=0; while [ $i -lt 300 ]; do sleep 100 & i=$((i+1)); done; wait",
+				      NULL};
+		td_proc_opts o = {.argv = argv, .timeout_s = 100, .nproc_extra = 40};
+		td_proc_result r;
+
+		if (getuid() == 0 && (setgid(65534) != 0 || setuid(65534) != 0))
+			_exit(3);
+		if (td_proc_run(&r, &o) != 0)
+			_exit(4);
+		_exit(r.timed_out ? 1 : r.exited && r.status == 0 ? 2 : 0);
+	}
+	assert_int_equal(waitpid(helper, &st, 0), helper);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) != 0)
+		fail_msg("the fork bomb was not held to its limit (helper status %d: 1 timeout, 2 "
+			 "every fork worked, 3 no setuid, 4 not run)", WEXITSTATUS(st));
 }
 
 static void test_a_missing_program_is_an_error(void **state)
@@ -154,12 +376,58 @@ static void test_extra_environment_entries_reach_the_child(void **state)
 	assert_true(r.exited && r.status == 0);
 }
 
+/*
+ * A grandchild that left the group is killed when the harness itself runs
+ * under a tdaudit (a mutant's test): the mark is one variable holding both
+ * tokens, since a shell passes on only one of two variables of a name.
+ */
+static void test_a_grandchild_is_killed_when_the_harness_runs_under_another(void **state)
+{
+	const char *argv[] = {"sh", "-c",
+			      "setsid sh -c 'echo $$ > grandchild.pid; exec sleep 60' & "
+			      "while [ ! -s grandchild.pid ]; do sleep 0.05; done; exit 0",
+			      NULL};
+	td_proc_opts o = {.argv = argv, .timeout_s = 60};
+	struct timespec nap = {0, 10 * 1000 * 1000};
+	td_proc_result r;
+	pid_t grandchild;
+	int err, alive = 1;
+
+	(void)state;
+	setenv("TDAUDIT_PROC", "1:1", 1); /* as a tdaudit of pid 1 would have set it */
+	err = td_proc_run(&r, &o);
+	unsetenv("TDAUDIT_PROC");
+	assert_int_equal(err, 0);
+	grandchild = read_pid("grandchild.pid");
+	assert_true(grandchild > 0);
+	for (int i = 0; i < 500 && alive; i++) { /* the sweep reaps it: then it is no more */
+		alive = kill(grandchild, 0) == 0;
+		if (alive)
+			nanosleep(&nap, NULL);
+	}
+	if (alive) {
+		kill(grandchild, SIGKILL);
+		fail_msg("the grandchild %ld outlived the run", (long)grandchild);
+	}
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_exit_status_and_output_are_reported),
 	cmocka_unit_test(test_a_signal_is_reported_as_a_signal),
 	cmocka_unit_test(test_a_timeout_kills_the_whole_process_group),
 	cmocka_unit_test(test_grandchildren_do_not_outlive_a_finished_run),
+	cmocka_unit_test(test_a_timeout_kills_a_grandchild_that_left_the_group),
+	cmocka_unit_test(test_a_grandchild_that_left_the_group_does_not_outlive_the_run),
+	cmocka_unit_test(test_a_child_does_not_outlive_a_killed_harness),
+	cmocka_unit_test(test_a_child_starts_with_no_signal_blocked),
+	cmocka_unit_test(test_output_past_the_limit_is_cut_counted_and_its_tail_kept),
+	cmocka_unit_test(test_a_small_output_limit_is_honoured),
+	cmocka_unit_test(test_a_child_runs_under_cpu_file_size_and_process_limits),
+	cmocka_unit_test(test_a_child_is_held_to_its_cpu_limit),
+	cmocka_unit_test(test_a_child_cannot_write_a_file_past_its_size_limit),
+	cmocka_unit_test(test_a_child_cannot_start_processes_past_its_limit),
 	cmocka_unit_test(test_a_missing_program_is_an_error),
 	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
+	cmocka_unit_test(test_a_grandchild_is_killed_when_the_harness_runs_under_another),
 };
 TD_TEST_GROUP(proc, tests);

@@ -44,3 +44,23 @@ mutant {
   designed_against = "Lua is a trust boundary: a catalogue must not write files",
   why = "opens the io library in the sandbox",
 }
+
+mutant {
+  name = "luahost-no-wall-clock-budget",
+  file = "harness/luahost.c",
+  find = "\tif (now() > h->deadline)\n",
+  replace = "\tif (0)\n",
+  guards = { "test_a_script_is_held_to_its_wall_clock_budget" },
+  designed_against = "a script's time is a budget of its own, whatever its instruction count",
+  why = "lets a script run for as long as its instruction budget allows, however slow",
+}
+
+mutant {
+  name = "luahost-gc-metamethod-allowed",
+  file = "harness/luahost.c",
+  find = "if (lua_rawget(L, 2) != LUA_TNIL)",
+  replace = "if (0 && lua_rawget(L, 2) != LUA_TNIL)",
+  guards = { "test_a_script_may_not_set_a_gc_metamethod" },
+  designed_against = "a finalizer runs where no budget can stop it; one that loops must not hang tdaudit",
+  why = "lets a script set a __gc that runs with Lua's hooks off, in lua_close too",
+}

@@ -1,0 +1,39 @@
+-- mutations/harness/reaper.lua: the mutants of harness/reaper.c, the
+-- subreaper, the registry of live runs and the sweeps of their orphans
+-- (reaper.h).
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "reaper-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "reaper-not-a-subreaper",
+  file = "harness/reaper.c",
+  find = "prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);",
+  replace = "(void)0;",
+  guards = { "test_a_timeout_kills_a_grandchild_that_left_the_group",
+             "test_a_grandchild_that_left_the_group_does_not_outlive_the_run" },
+  designed_against = "a grandchild that calls setsid() must not escape to init and outlive the run",
+  why = "lets orphans be reparented to init, where no sweep sees them",
+}
+
+mutant {
+  name = "reaper-group-not-killed-after-a-run",
+  file = "harness/reaper.c",
+  find = "if (run->pid > 0) /* what is left of its group, marked or not */",
+  replace = "if (0)",
+  guards = { "test_grandchildren_do_not_outlive_a_finished_run" },
+  designed_against = "a background process a test leaves behind would outlive the harness",
+  why = "leaves a grandchild that emptied its environment running after a normal exit",
+}
+
+mutant {
+  name = "reaper-orphans-not-killed",
+  file = "harness/reaper.c",
+  find = "} else if (all || doomed(k.pid, serial)) {",
+  replace = "} else if (all || (0 && doomed(k.pid, serial))) {",
+  guards = { "test_a_timeout_kills_a_grandchild_that_left_the_group",
+             "test_a_grandchild_that_left_the_group_does_not_outlive_the_run" },
+  designed_against = "a grandchild that calls setsid() must not escape to init and outlive the run",
+  why = "reaps the run's orphans only when they exit by themselves",
+}
