@@ -291,10 +291,19 @@ const char *td_lua_root(const td_lua *h)
 	return h->root;
 }
 
+/*
+ * The message handler of every script run: the error with a traceback,
+ * unless a host function raised it (a refusal such as "cat.lua:3: mutant
+ * 'x' names no guards"): that message already names the script's line,
+ * and a traceback of "[C]: in function 'mutant'" would only bury it.
+ */
 static int traceback(lua_State *L)
 {
 	const char *msg = lua_tostring(L, 1);
+	lua_Debug ar;
 
+	if (msg && lua_getstack(L, 1, &ar) && lua_getinfo(L, "S", &ar) && ar.what[0] == 'C')
+		return 1; /* the message as it is */
 	luaL_traceback(L, L, msg ? msg : "(error object is not a string)", 1);
 	return 1;
 }

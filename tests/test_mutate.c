@@ -354,6 +354,13 @@ static void test_an_entry_not_named_for_its_file_is_refused(void **state)
 							"so its name must start with 'calc-'"));
 	/* the location once: it used to read "cat.lua:1: cat.lua:1: mutant ..." (DEBUG.md #46) */
 	assert_null(strstr(fx_slurp("mutate.log"), "cat.lua:1: cat.lua:1:"));
+	/* a refusal is its message, with no traceback of the host's C function (DEBUG.md #60) */
+	assert_null(strstr(fx_slurp("mutate.log"), "stack traceback"));
+	/* while a script's own error keeps the traceback that locates it */
+	fx_write("repo", "cat.lua", "local t = nil\nlocal function f() return t.x end\nf()\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "cat.lua:2: attempt to index a nil value"));
+	assert_non_null(strstr(fx_slurp("mutate.log"), "stack traceback"));
 }
 
 /* The fixture's catalogue and one entry on t.c: two files to tell apart. */
