@@ -612,7 +612,8 @@ int td_debugmd_parse(td_debugmd **out, const char *text, size_t len)
 		td_debugmd_free(p.doc);
 		return err;
 	}
-	qsort(p.doc->findings, p.doc->n_findings, sizeof *p.doc->findings, by_number);
+	if (p.doc->n_findings) /* qsort's array must not be NULL, even for 0 elements */
+		qsort(p.doc->findings, p.doc->n_findings, sizeof *p.doc->findings, by_number);
 	*out = p.doc;
 	return 0;
 }

@@ -122,6 +122,24 @@ static void test_a_good_debugmd_yields_every_field_with_its_line(void **state)
 	TD_ASSERT_REFUSED(td_debugmd_parse_file(&doc, "nonesuch.md"), TD_EIO, "nonesuch.md");
 }
 
+/*
+ * An empty DEBUG.md is one problem, the missing table at line 0, and no
+ * finding. It used to reach qsort with a NULL array, undefined behaviour
+ * that UBSan reports (make asan); the release build could not tell
+ * (DEBUG.md #61).
+ */
+static void test_an_empty_debug_md_is_one_problem(void **state)
+{
+	static const int lines[] = {0};
+	static const char *const needles[] = {"summary table"};
+	td_debugmd *doc = parse("");
+
+	(void)state;
+	expect_problems(&doc->problems, lines, needles, 1);
+	assert_int_equal(doc->n_findings, 0);
+	td_debugmd_free(doc);
+}
+
 static void test_a_malformed_table_row_is_reported_with_its_line(void **state)
 {
 	static const char text[] =
@@ -326,6 +344,7 @@ static void test_the_cross_check_names_the_debugmd_line_of_each_disagreement(voi
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_good_debugmd_yields_every_field_with_its_line),
 	cmocka_unit_test(test_a_malformed_table_row_is_reported_with_its_line),
+	cmocka_unit_test(test_an_empty_debug_md_is_one_problem),
 	cmocka_unit_test(test_a_malformed_section_line_is_reported_with_its_line),
 	cmocka_unit_test(test_a_heading_inside_a_code_fence_does_not_end_the_section),
 	cmocka_unit_test(test_rows_without_sections_and_sections_without_rows_are_reported),
