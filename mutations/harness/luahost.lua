@@ -64,3 +64,13 @@ mutant {
   designed_against = "a finalizer runs where no budget can stop it; one that loops must not hang tdaudit",
   why = "lets a script set a __gc that runs with Lua's hooks off, in lua_close too",
 }
+
+mutant {
+  name = "luahost-refusals-carry-a-traceback",
+  file = "harness/luahost.c",
+  find = "if (msg && lua_getstack(L, 1, &ar) && lua_getinfo(L, \"S\", &ar) && ar.what[0] == 'C')",
+  replace = "if (msg && lua_getstack(L, 1, &ar) && lua_getinfo(L, \"S\", &ar) && ar.what[0] == 'X')",
+  guards = { "test_an_entry_not_named_for_its_file_is_refused" },
+  finding = 60,
+  why = "prints every refusal with a traceback of the host's C function under it",
+}

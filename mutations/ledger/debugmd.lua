@@ -76,3 +76,14 @@ mutant {
   designed_against = "a guard DEBUG.md cites is one the ledger has seen fail",
   why = "check_guards() counts every cited guard as verified, with no reproduction or killed mutant behind it",
 }
+
+mutant {
+  name = "debugmd-sorts-a-null-array",
+  file = "ledger/debugmd.c",
+  find = "\tif (p.doc->n_findings) /* qsort's array must not be NULL, even for 0 elements */\n",
+  replace = "\tif (1)\n",
+  guards = { "test_an_empty_debug_md_is_one_problem" },
+  finding = 61,
+  why = "hands qsort a NULL array for an empty DEBUG.md (caught under make asan only)",
+  equivalent = "in the release build qsort of 0 elements reads nothing: only UBSan (make asan) sees it",
+}
