@@ -85,7 +85,8 @@ static const td_opt hash_opts[] = {
 static const td_opt_cmd commands[] = {
 	{.program = "tdtrain", .name = "train", .opts = train_opts, .after = after,
 	 .about = "Trains as the config says (defaults for keys it does not set) and writes\n"
-		  "DIR/config.txt, DIR/log.jsonl and DIR/checkpoint.bin.\n"},
+		  "DIR/config.txt, DIR/log.jsonl, DIR/checkpoint.bin and the manifests of\n"
+		  "what it read, DIR/train.jsonl and DIR/eval.jsonl.\n"},
 	{.program = "tdtrain", .name = "eval", .opts = eval_opts, .after = after,
 	 .about = "Scores a checkpoint's weights on its evaluation range.\n"},
 	{.program = "tdtrain", .name = "hash", .opts = hash_opts, .after = after,
