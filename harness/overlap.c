@@ -78,11 +78,13 @@ typedef struct {
 	size_t n;    /* keys held */
 } table;
 
-static int table_init(table *t, size_t want)
+/* Maps a table of at least cap slots (rounded up to lines), all empty. */
+static int table_init_at(table *t, size_t cap)
 {
-	size_t cap = (want / LOAD_INIT_NUM * LOAD_INIT_DEN + 1024) / LINE * LINE, bytes; /* LOAD_INIT full */
+	size_t bytes;
 	void *m;
 
+	cap = (cap + LINE - 1) / LINE * LINE;
 	bytes = cap * sizeof *t->v;
 	/* anonymous pages come zeroed; huge pages spare a TLB miss per probe */
 	m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -93,6 +95,12 @@ static int table_init(table *t, size_t want)
 	t->cap = cap;
 	t->n = 0;
 	return 0;
+}
+
+/* Maps a table for want keys, LOAD_INIT full. */
+static int table_init(table *t, size_t want)
+{
+	return table_init_at(t, (want / LOAD_INIT_NUM * LOAD_INIT_DEN + 1024) / LINE * LINE);
 }
 
 static void table_free(table *t)
@@ -933,6 +941,17 @@ typedef struct {
 	uint64_t *pos_first;
 	int pos_ok;
 	int indexed_b;
+	/*
+	 * B indexed with pos_ok (gather 1): the build gathers first and
+	 * inserts later (gather_build). gkeys: each record's first
+	 * occurrences' keys, in line order; hist: how many of them have each
+	 * value of their top FINE_BITS bits; meanwhile pos_slot holds each
+	 * position's code (gather_record), not yet its slot.
+	 */
+	int gather;
+	uint64_t *gkeys;
+	size_t n_gkeys, cap_gkeys;
+	size_t *hist; /* FINE parts */
 } engine;
 
 /* What one record is: its text split, its id hashed. */
@@ -1061,6 +1080,8 @@ static int batch_flush(engine *en)
 	return 0;
 }
 
+static int gather_record(engine *en, scratch *s, const record *r);
+
 /* Adds one record of the indexed side (its line is line) to the tables (its n-grams to the batch). */
 static int index_record(engine *en, scratch *s, const record *r, uint32_t line, int is_a)
 {
@@ -1079,6 +1100,8 @@ static int index_record(engine *en, scratch *s, const record *r, uint32_t line, 
 	}
 	if (!r->n_keys)
 		return 0;
+	if (en->gather)
+		return gather_record(en, s, r);
 	size_t n = en->n_batch + r->n_keys, f0 = en->n_batch;
 
 	if ((err = dedup_begin(s, r->n_keys)))
@@ -1101,6 +1124,192 @@ static int index_record(engine *en, scratch *s, const record *r, uint32_t line, 
 	}
 	en->n_batch = n;
 	return n >= BATCH ? batch_flush(en) : 0;
+}
+
+/* ---- the gathered build (B indexed) ---------------------------------------- */
+
+/*
+ * Inserting B's distinct n-grams one by one in line order costs a random
+ * DRAM line each (the table is hundreds of MB). Instead their keys are
+ * gathered first (8 bytes a record's first occurrence), partitioned by
+ * their top bits, which pick the region of the table their slots are in
+ * (table_home is monotone in the key), and inserted part by part, each
+ * part's region small enough to stay in the L2 cache while it is built.
+ * Which slot a key gets may differ from a build in line order; what a
+ * slot holds (count, line 0) does not, and nothing depends on where a key
+ * sits. While gathering, a position's pos_slot is its code: CODE_FIRST |
+ * its key's top FINE_BITS bits for a record's first occurrence, else how
+ * far back in its record that first occurrence is; gather_build turns the
+ * codes into slots in one pass over them.
+ */
+#define FINE_BITS 12
+#define FINE (1u << FINE_BITS)
+#define CODE_FIRST UINT32_C(0x80000000)
+#define PART_BYTES (512u << 10) /* a part's region of the table at most: half the L2 here */
+
+/* Gathers B record r's n-gram keys (s->keys) and its positions' codes. */
+static int gather_record(engine *en, scratch *s, const record *r)
+{
+	uint32_t *code;
+	int err;
+
+	assert(r->n_keys < CODE_FIRST);
+	if ((err = dedup_begin(s, r->n_keys)))
+		return err;
+	if (td_grow(&en->pos_slot, &en->cap_pos, en->n_pos + r->n_keys, sizeof *en->pos_slot) ||
+	    en->n_gkeys + r->n_keys > en->cap_gkeys)
+		return TD_FAIL(TD_ENOMEM, "no memory for the %zu n-grams of the index",
+			       en->n_gkeys + r->n_keys);
+	code = en->pos_slot + en->n_pos;
+	for (size_t j = 0; j < r->n_keys; j++) {
+		uint64_t key = s->keys[j];
+		uint32_t f = dedup_first(s, key, (uint32_t)j), fine = (uint32_t)(key >> (64 - FINE_BITS));
+
+		if (f != j) {
+			code[j] = (uint32_t)j - f;
+			continue;
+		}
+		code[j] = CODE_FIRST | fine;
+		en->hist[fine]++;
+		en->gkeys[en->n_gkeys++] = key;
+	}
+	en->n_pos += r->n_keys;
+	return 0;
+}
+
+/*
+ * n keys of address space, huge pages where the kernel has them: written
+ * by thousands of cursors at once, the arrays of the gathered build would
+ * otherwise cost a TLB miss a key. Untouched pages cost nothing. Returns
+ * NULL when there is no room; caller frees with keys_free(p, n).
+ */
+static uint64_t *keys_map(size_t n)
+{
+	size_t bytes = n * sizeof(uint64_t);
+	void *m = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	madvise(m, bytes, MADV_HUGEPAGE);
+	return m;
+}
+
+static void keys_free(uint64_t *p, size_t n)
+{
+	if (p)
+		munmap(p, n * sizeof *p);
+}
+
+/* The top bits that split a table of cap slots into parts of at most PART_BYTES. */
+static unsigned part_bits(size_t cap)
+{
+	unsigned b = 0;
+
+	while (b < FINE_BITS && (cap * sizeof(slot) >> b) > PART_BYTES)
+		b++;
+	return b;
+}
+
+/* Inserts the sorted keys part[0, n) into the table; part[i] becomes key i's slot. */
+static void gather_insert(engine *en, uint64_t *part, size_t n)
+{
+	table *t = &en->grams;
+
+	table_prefetch_first(t, part, n);
+	for (size_t i = 0; i < n; i++) {
+		slot *sl;
+
+		if (i + PREFETCH < n)
+			table_prefetch(t, part[i + PREFETCH]);
+		sl = table_add(t, part[i], 0);
+		if (sl->count == en->boilerplate + 1)
+			en->n_boilerplate++; /* it has just become boilerplate */
+		part[i] = (uint64_t)(sl - t->v);
+	}
+}
+
+/*
+ * Builds B's n-gram index from the gathered keys: partitions them (stably)
+ * by their top bits, inserts them part by part, and gives every position
+ * its slot. Frees gkeys (its pages become the table's). Needs 8 more bytes a
+ * gathered key while it runs.
+ */
+/*
+ * Sizes the (untouched) n-gram table for the gathered keys: LOAD_NUM /
+ * LOAD_DEN full if every one of them is distinct, the most a table is
+ * let be. Inserted while cache-resident, a fuller table costs little, and
+ * its pages are the build's largest cost after the inserts.
+ */
+static int gather_table(engine *en)
+{
+	size_t want = en->n_gkeys / LOAD_NUM * LOAD_DEN + LINE;
+
+	table_free(&en->grams);
+	if (want > UINT32_MAX)
+		return TD_FAIL(TD_ENOMEM, "an index of %zu n-grams is too large", en->n_gkeys);
+	return table_init_at(&en->grams, want);
+}
+
+/*
+ * Gives the gathered keys' pages to the table (free once they are
+ * partitioned): faulting fresh zeroed pages costs more here than clearing
+ * pages already held. The table's own mapping is dropped (it is untouched).
+ */
+static int gather_recycle(engine *en)
+{
+	table *t = &en->grams;
+	size_t bytes = t->cap * sizeof *t->v, used = en->n_gkeys * sizeof *en->gkeys;
+	void *m = mremap(en->gkeys, en->cap_gkeys * sizeof *en->gkeys, bytes, MREMAP_MAYMOVE);
+
+	if (m == MAP_FAILED)
+		return TD_FAIL(TD_ENOMEM, "no memory for an index of %zu slots", t->cap);
+	en->gkeys = NULL;
+	munmap(t->v, bytes);
+	madvise(m, bytes, MADV_HUGEPAGE);
+	memset(m, 0, used < bytes ? used : bytes);
+	t->v = m;
+	return 0;
+}
+
+static int gather_build(engine *en)
+{
+	size_t n = en->n_gkeys, start[FINE + 1], cur[FINE];
+	uint64_t *part = NULL;
+	unsigned b;
+	int err;
+
+	if ((err = gather_table(en)))
+		return err;
+	b = part_bits(table_cap(&en->grams));
+	memset(start, 0, sizeof start);
+	for (size_t f = 0; f < FINE; f++)
+		start[(f >> (FINE_BITS - b)) + 1] += en->hist[f];
+	for (size_t p = 0; p < (1u << b); p++)
+		start[p + 1] += start[p];
+	memcpy(cur, start, sizeof cur);
+	if (n && !(part = keys_map(n)))
+		return TD_FAIL(TD_ENOMEM, "no memory for the %zu n-grams of the index", n);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t key = en->gkeys[i];
+
+		part[cur[b ? key >> (64 - b) : 0]++] = key;
+	}
+	if ((err = gather_recycle(en)))
+		goto done;
+	gather_insert(en, part, n);
+	memcpy(cur, start, sizeof cur);
+	for (size_t i = 0; i < en->n_pos; i++) {
+		uint32_t c = en->pos_slot[i];
+
+		if (c & CODE_FIRST)
+			en->pos_slot[i] = (uint32_t)part[cur[(c & (FINE - 1)) >> (FINE_BITS - b)]++];
+		else
+			en->pos_slot[i] = en->pos_slot[i - c];
+	}
+done:
+	keys_free(part, n);
+	return err;
 }
 
 /* A chunk of lines [first_line, ...) at bytes [begin, end) of a side, for one thread. */
@@ -1437,6 +1646,10 @@ static int build_index(engine *en, side *sd)
 
 	en->pos_ok = en->indexed_b && en->ngram > 0 && table_cap(&en->grams) <= UINT32_MAX &&
 		     (en->pos_first = malloc(((size_t)sd->n_lines + 1) * sizeof *en->pos_first));
+	/* a record of len bytes has at most (len + 1) / 2 words, so at most that many n-grams */
+	en->cap_gkeys = sd->len / 2 + sd->n_lines + 1;
+	en->gather = en->pos_ok && (en->hist = calloc(FINE, sizeof *en->hist)) &&
+		     (en->gkeys = keys_map(en->cap_gkeys));
 	for (; p < e; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
@@ -1460,7 +1673,7 @@ static int build_index(engine *en, side *sd)
 			break;
 	}
 	if (!err)
-		err = batch_flush(en);
+		err = en->gather ? gather_build(en) : batch_flush(en);
 	if (en->pos_ok)
 		en->pos_first[sd->n_lines] = en->n_pos;
 	scratch_free(&s);
@@ -1619,6 +1832,8 @@ done:
 	free(en.batch_lines);
 	free(en.batch_at);
 	free(en.batch_keys);
+	keys_free(en.gkeys, en.cap_gkeys);
+	free(en.hist);
 	filter_free(&en.gramf);
 	table_free(&en.ids);
 	table_free(&en.exact);
