@@ -951,7 +951,7 @@ typedef struct {
 	int gather;
 	uint64_t *gkeys;
 	size_t n_gkeys, cap_gkeys;
-	size_t *hist; /* FINE parts */
+	size_t *hist; /* FINE counts */
 } engine;
 
 /* What one record is: its text split, its id hashed. */

@@ -23,7 +23,8 @@
  * The smaller file (by bytes; A on a tie) is indexed, serially and in line
  * order, in open-addressing tables keyed by 64-bit hashes (16 bytes per
  * slot, made 60% full, grown past 70%, on huge pages where the kernel
- * gives them); the larger is streamed from an mmap, split into
+ * gives them; B's n-gram table is built from its keys gathered first and
+ * partitioned, 70% full); the larger is streamed from an mmap, split into
  * jobs chunks at line boundaries, one thread each. Every result is a
  * function of the two files and the options alone, never of jobs.
  */
