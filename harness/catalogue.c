@@ -139,25 +139,55 @@ static int int_field(lua_State *L, const char *name)
 	return (int)v;
 }
 
-static char **guards_field(lua_State *L)
+/*
+ * Appends the entry's guards to *out, which must be owned by something a
+ * Lua error frees (a pending mutant, a strv_box): a refusal below unwinds
+ * past this function with the list half built.
+ */
+static void guards_field(lua_State *L, char ***out)
 {
-	char **g = NULL;
 	lua_Integer n;
 
 	if (lua_getfield(L, 1, "guards") == LUA_TNIL) {
 		lua_pop(L, 1);
-		return NULL;
+		return;
 	}
 	if (!lua_istable(L, -1))
 		fail_here(L, "%s: guards must be a list of test names", where(L));
 	n = (lua_Integer)lua_rawlen(L, -1);
 	for (lua_Integer i = 1; i <= n; i++) {
-		if (lua_rawgeti(L, -1, i) != LUA_TSTRING || td_strv_push(&g, lua_tostring(L, -1)))
+		if (lua_rawgeti(L, -1, i) != LUA_TSTRING || td_strv_push(out, lua_tostring(L, -1)))
 			fail_here(L, "%s: guards must be a list of test names", where(L));
 		lua_pop(L, 1);
 	}
 	lua_pop(L, 1);
-	return g;
+}
+
+static int strv_box_gc(lua_State *L)
+{
+	char ***box = lua_touserdata(L, 1);
+
+	td_strv_free(*box);
+	*box = NULL;
+	return 0;
+}
+
+/*
+ * An empty td_strv owned by a Lua userdata pushed on the stack: a Lua error
+ * raised while it is filled (a refused glob, a file that cannot be read)
+ * leaves it to the collector, which frees it.
+ */
+static char ***strv_box(lua_State *L)
+{
+	char ***box = lua_newuserdatauv(L, sizeof *box, 0);
+
+	*box = NULL;
+	if (luaL_newmetatable(L, "tdaudit.strv")) {
+		lua_pushcfunction(L, strv_box_gc);
+		lua_setfield(L, -2, "__gc");
+	}
+	lua_setmetatable(L, -2);
+	return box;
 }
 
 /*
@@ -283,7 +313,7 @@ static int l_mutant(lua_State *L)
 	m->equivalent = str_field(L, "equivalent", 0);
 	m->occurrence = int_field(L, "occurrence");
 	m->finding = int_field(L, "finding");
-	m->guards = guards_field(L);
+	guards_field(L, &m->guards);
 	check_entry(L, list, m);
 	m->where = strdup(where(L));
 	m->id = strdup(m->name);
@@ -386,7 +416,7 @@ static int l_generate(lua_State *L)
 	static const char *const gen_fields[] = {"files", "operators", "guards", NULL};
 	td_mutants *list = list_of(L);
 	unsigned classes;
-	char **guards, **files = NULL;
+	char ***guards, ***files;
 
 	luaL_checktype(L, 1, LUA_TTABLE);
 	lua_pushnil(L);
@@ -401,19 +431,20 @@ static int l_generate(lua_State *L)
 				   where(L), lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
 	}
 	classes = classes_field(L);
-	guards = guards_field(L);
+	guards = strv_box(L), files = strv_box(L); /* a refusal below frees them */
+	guards_field(L, guards);
 	if (lua_getfield(L, 1, "files") != LUA_TTABLE)
 		fail_here(L, "%s: generate needs files = { \"glob\", ... }", where(L));
 	for (lua_Integer i = 1; i <= (lua_Integer)lua_rawlen(L, -1); i++) {
 		if (lua_rawgeti(L, -1, i) != LUA_TSTRING)
 			fail_here(L, "%s: files must be a list of globs", where(L));
-		expand_glob(L, lua_tostring(L, -1), &files);
+		expand_glob(L, lua_tostring(L, -1), files);
 		lua_pop(L, 1);
 	}
-	for (size_t i = 0; files && files[i]; i++)
-		generate_file(L, list, files[i], classes, guards);
-	td_strv_free(files);
-	td_strv_free(guards);
+	for (size_t i = 0; *files && (*files)[i]; i++)
+		generate_file(L, list, (*files)[i], classes, *guards);
+	td_strv_free(*files), *files = NULL;
+	td_strv_free(*guards), *guards = NULL;
 	return 0;
 }
 
