@@ -80,6 +80,9 @@ static const td_opt opts[] = {
 	 .help = "write the report as JSON (schema tdaudit.mutate/1)"},
 	{.name = "--junit", .arg = "FILE", .type = TD_OPT_STRING, .at = offsetof(args, o.junit),
 	 .help = "write the report as JUnit XML (survivors are failures)"},
+	{.name = "--ledger", .arg = "DB", .type = TD_OPT_STRING, .at = offsetof(args, o.ledger),
+	 .help = "record the run in DB instead of the ledger tdaudit.lua names (a shard's own "
+		 "ledger, for tdaudit ledger merge)"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{.name = "--shard", .arg = "K/N", .type = TD_OPT_CALL, .call = parse_shard,
@@ -100,8 +103,8 @@ static const td_opt_cmd cmd = {
 	.hint = "tdaudit help mutate",
 	.opts = opts,
 	.about = "Runs every mutant of the catalogues named in tdaudit.lua in scratch copies\n"
-		 "under .tdaudit/ (the working tree, index and HEAD are never touched): build,\n"
-		 "run the guards, then the rest of the suite.\n",
+		 "outside the repository (the working tree, index and HEAD are never touched):\n"
+		 "build, run the guards, then the rest of the suite.\n",
 	.after = "exit status: 0 every mutant caught; 1 a mutant survived, was stale, was\n"
 		 "killed only by a test not named as its guard, or is a catalogue entry that\n"
 		 "does not build, or the score is below --fail-under; 2 usage or environment\n"

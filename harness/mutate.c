@@ -996,6 +996,30 @@ int td_mutate_list_tests(char ***names, td_project *proj)
 	return err;
 }
 
+/*
+ * --ledger DB: the run is recorded there instead of in the ledger tdaudit.lua
+ * names. A relative DB is taken from the current directory, as a user typing
+ * it means, not from the repository root.
+ */
+static int use_ledger(td_project *p, const char *db)
+{
+	char cwd[4096], *path;
+
+	if (!db[0])
+		return TD_FAIL(TD_EINVAL, "--ledger needs a file name");
+	if (db[0] != '/' && !getcwd(cwd, sizeof cwd))
+		return TD_FAIL(TD_EIO, "cannot read the current directory for --ledger %s", db);
+	if (db[0] == '/')
+		path = strdup(db);
+	else if (asprintf(&path, "%s/%s", cwd, db) < 0)
+		path = NULL;
+	if (!path)
+		return TD_FAIL(TD_ENOMEM, "out of memory");
+	free(p->ledger);
+	p->ledger = path;
+	return 0;
+}
+
 int td_mutate(const char *root, const td_mutate_opts *opts)
 {
 	run_t r = {.opts = opts, .mu = PTHREAD_MUTEX_INITIALIZER};
@@ -1003,6 +1027,8 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	int err, lock_fd = -1, status = 2, jobs;
 
 	err = td_project_load(&r.proj, root);
+	if (!err && opts->ledger)
+		err = use_ledger(r.proj, opts->ledger);
 	if (!err)
 		err = td_catalogue_load(&r.muts, r.proj->root, r.proj->catalogues);
 	if (!err && opts->n_only)

@@ -59,6 +59,8 @@ typedef struct {
 				 td_mutate_shard_of; shard_n 0: all */
 	double fail_under;   /* exit 1 when the mutation score (td_report_score) is below this
 				percentage; 0: no gate */
+	const char *ledger;  /* record the run in this ledger instead of the one tdaudit.lua
+				names (one per shard on one machine); NULL: that one */
 } td_mutate_opts;
 
 /*

@@ -36,6 +36,8 @@
  *     the position instead of the id -> shards_cover_every_mutant_exactly_once,
  *     adding_a_mutant_moves_no_other_between_shards
  *   - parse_shard() accepting K > N -> a_bad_shard_or_score_is_refused
+ *   - use_ledger() not replacing the project's ledger path
+ *       -> a_run_given_a_ledger_records_there_and_nowhere_else
  *   - td_report_all() ignoring fail_under
  *       -> fail_under_fails_a_passing_run_whose_score_is_below
  *   - fingerprint() run after filter_shard() (each shard its own catalogue)
@@ -873,6 +875,21 @@ static void test_merged_shards_give_the_outcomes_of_one_run(void **state)
 	free(one), free(merged), free(gates_one), free(gates_merged);
 }
 
+/* --ledger DB: the run lands in DB, taken from the current directory; the project's is not made. */
+static void test_a_run_given_a_ledger_records_there_and_nowhere_else(void **state)
+{
+	const char *args[] = {"mutate", "-j", "2", "--shard", "2/3", "--ledger", "../own.db", NULL};
+	char *own;
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_true(fx_tdaudit("repo", "mutate.log", args) <= 1);
+	assert_int_equal(access("repo/.tdaudit/ledger.db", F_OK), -1);
+	own = outcomes("own.db");
+	assert_non_null(strstr(own, "\t")); /* shard 2/3's outcomes are there */
+	free(own);
+}
+
 /*
  * The pid of a process that carries the run mark of tdaudit process
  * tdaudit and whose command line holds word, or 0.
@@ -984,6 +1001,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_bad_shard_or_score_is_refused),
 	cmocka_unit_test(test_fail_under_fails_a_passing_run_whose_score_is_below),
 	cmocka_unit_test(test_merged_shards_give_the_outcomes_of_one_run),
+	cmocka_unit_test(test_a_run_given_a_ledger_records_there_and_nowhere_else),
 	cmocka_unit_test(test_a_stopped_run_kills_its_test_and_exits_128_plus_the_signal),
 };
 TD_TEST_GROUP(mutate, tests);
