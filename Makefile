@@ -262,9 +262,10 @@ install: all
 	$(if $(PROGS),install -d $(DESTDIR)$(PREFIX)/bin && install -m 755 $(PROGS) $(DESTDIR)$(PREFIX)/bin/)
 	install -m 644 $(filter-out %_int.h,$(wildcard core/*.h)) $(DESTDIR)$(PREFIX)/include/tdaudit/core/
 	install -m 644 kernels/backend.h $(DESTDIR)$(PREFIX)/include/tdaudit/kernels/
+	install -d $(DESTDIR)$(PREFIX)/bin && install -m 755 ci/weekly $(DESTDIR)$(PREFIX)/bin/tdaudit-weekly
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/lib/libtdcore.a $(DESTDIR)$(PREFIX)/lib/libtdbase.a $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGS)))
+	rm -f $(DESTDIR)$(PREFIX)/lib/libtdcore.a $(DESTDIR)$(PREFIX)/lib/libtdbase.a $(addprefix $(DESTDIR)$(PREFIX)/bin/,$(notdir $(PROGS)) tdaudit-weekly)
 	rm -rf $(DESTDIR)$(PREFIX)/include/tdaudit
 
 clean:

@@ -66,6 +66,7 @@ static const help_call calls[] = {
     {"docs/tdtrain.md", "tdtrain", {"train", "--help", NULL}, 0},
     {"docs/tdtrain.md", "tdtrain", {"eval", "--help", NULL}, 0},
     {"docs/tdtrain.md", "tdtrain", {"hash", "--help", NULL}, 0},
+    {"docs/weekly.md", "/ci/weekly", {"--help", NULL}, 0},
 };
 #define N_CALLS (sizeof calls / sizeof calls[0])
 
@@ -161,7 +162,10 @@ static int help_options(opt_set *s, const help_call *c)
 	const char *out;
 	int n = 0, status;
 
-	snprintf(prog, sizeof prog, "%s/%s", TD_BUILD_DIR, c->prog);
+	if (c->prog[0] == '/') /* a script of the source tree */
+		snprintf(prog, sizeof prog, "%s%s", TD_SOURCE_DIR, c->prog);
+	else
+		snprintf(prog, sizeof prog, "%s/%s", TD_BUILD_DIR, c->prog);
 	argv[n++] = prog;
 	for (int i = 0; c->args[i]; i++)
 		argv[n++] = c->args[i];
@@ -249,8 +253,42 @@ static void test_every_option_a_page_documents_is_in_its_help(void **state)
 		fail_msg("%s", msg);
 }
 
+/*
+ * The CI configurations in ci/ and .github/ are YAML that parses (PyYAML,
+ * Debian's python3-yaml), each runs ci/weekly or tdaudit-weekly, and the
+ * GitHub ones list as many matrix shards as their SHARDS says. Breaks it:
+ * a tab for indentation in ci/gitlab-weekly.yml; matrix [1, 2, 3] with
+ * SHARDS: 4.
+ */
+static void test_the_ci_configurations_parse_and_agree_on_their_shards(void **state)
+{
+	static const char check[] =
+		"import sys, yaml\n"
+		"for path in sys.argv[1:]:\n"
+		"    doc = yaml.safe_load(open(path))\n"
+		"    text = open(path).read()\n"
+		"    assert 'weekly --shard' in text and 'weekly --merge' in text, path + ': runs no weekly'\n"
+		"    if 'jobs' in doc:\n"
+		"        n = int(doc['env']['SHARDS'])\n"
+		"        m = doc['jobs']['shard']['strategy']['matrix']['shard']\n"
+		"        assert m == list(range(1, n + 1)), '%s: matrix %s for SHARDS %d' % (path, m, n)\n"
+		"print('ok')\n";
+	const char *argv[] = {"/usr/bin/python3", "-c", check,
+			      TD_SOURCE_DIR "/ci/github-weekly.yml", TD_SOURCE_DIR "/ci/gitlab-weekly.yml",
+			      TD_SOURCE_DIR "/.github/workflows/tdaudit-weekly.yml", NULL};
+	const char *probe[] = {"/usr/bin/python3", "-c", "import yaml", NULL};
+
+	(void)state;
+	mkdir("run", 0755);
+	if (fx_run("run", "yaml.log", probe) != 0)
+		TD_SKIP("no /usr/bin/python3 with PyYAML (Debian's python3-yaml; ci/deps installs it)");
+	if (fx_run("run", "yaml.log", argv) != 0)
+		fail_msg("%s", fx_slurp("yaml.log"));
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_option_a_help_prints_is_documented_on_its_page),
     cmocka_unit_test(test_every_option_a_page_documents_is_in_its_help),
+    cmocka_unit_test(test_the_ci_configurations_parse_and_agree_on_their_shards),
 };
 TD_TEST_GROUP(docs, tests);

@@ -38,6 +38,8 @@
  *   - parse_shard() accepting K > N -> a_bad_shard_or_score_is_refused
  *   - use_ledger() not replacing the project's ledger path
  *       -> a_run_given_a_ledger_records_there_and_nowhere_else
+ *   - ci/weekly merging only the last shard's ledger
+ *       -> the_weekly_job_merges_three_shards_into_its_reports
  *   - td_report_all() ignoring fail_under
  *       -> fail_under_fails_a_passing_run_whose_score_is_below
  *   - fingerprint() run after filter_shard() (each shard its own catalogue)
@@ -891,6 +893,39 @@ static void test_a_run_given_a_ledger_records_there_and_nowhere_else(void **stat
 }
 
 /*
+ * ci/weekly --shards 3 on the fixture: the merged ledger holds one run's
+ * outcomes, and the gates, SARIF, JUnit and HTML report are made from it;
+ * the survivor fails the job.
+ */
+static void test_the_weekly_job_merges_three_shards_into_its_reports(void **state)
+{
+	const char *weekly[] = {"env", "TDAUDIT=" TD_BUILD_DIR "/tdaudit", TD_SOURCE_DIR "/ci/weekly",
+				"--shards", "3", "-j", "2", "--out", "../weekly", NULL};
+	const char *whole[] = {"mutate", "-j", "2", NULL};
+	char *one, *merged;
+	int rc;
+
+	(void)state;
+	make_fixture(catalogue);
+	rc = fx_run("repo", "weekly.log", weekly);
+	if (rc != 1) /* calc-survived */
+		fprintf(stderr, "%s", fx_slurp("weekly.log"));
+	assert_int_equal(rc, 1);
+	assert_non_null(strstr(fx_slurp("weekly.log"), "ci/weekly: shard 3/3"));
+	assert_int_equal(access("repo/.tdaudit/ledger.db", F_OK), -1); /* shards kept apart */
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", whole), 1);
+	take_ledger("whole.db");
+	one = outcomes("whole.db");
+	merged = outcomes("weekly/merged.db");
+	assert_string_equal(merged, one);
+	assert_non_null(strstr(fx_slurp("weekly/gates.json"), "\"shards\": 3"));
+	assert_non_null(strstr(fx_slurp("weekly/tdaudit.sarif"), "calc-survived"));
+	assert_non_null(strstr(fx_slurp("weekly/junit.xml"), "calc-survived"));
+	assert_non_null(strstr(fx_slurp("weekly/report.html"), "calc-survived"));
+	free(one), free(merged);
+}
+
+/*
  * The pid of a process that carries the run mark of tdaudit process
  * tdaudit and whose command line holds word, or 0.
  */
@@ -1002,6 +1037,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_fail_under_fails_a_passing_run_whose_score_is_below),
 	cmocka_unit_test(test_merged_shards_give_the_outcomes_of_one_run),
 	cmocka_unit_test(test_a_run_given_a_ledger_records_there_and_nowhere_else),
+	cmocka_unit_test(test_the_weekly_job_merges_three_shards_into_its_reports),
 	cmocka_unit_test(test_a_stopped_run_kills_its_test_and_exits_128_plus_the_signal),
 };
 TD_TEST_GROUP(mutate, tests);
