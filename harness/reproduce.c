@@ -430,7 +430,7 @@ static const char *why_not(const char *verdict)
 /* 0 when every claim holds, else 1, with a line per claim that does not. */
 static int check_claims(const rp_commit *c)
 {
-	int status = 0, inferred = 0, inferred_guard = 0;
+	int status = 0, inferred = 0, inferred_guard = 0, inferred_unbuilt = 0;
 
 	for (size_t i = 0; i < c->n; i++) {
 		const rp_test *t = &c->t[i];
@@ -439,13 +439,19 @@ static int check_claims(const rp_commit *c)
 
 		inferred += guessed;
 		inferred_guard += guessed && !strcmp(t->verdict, "guard");
+		inferred_unbuilt += guessed && !strcmp(t->verdict, "no-build");
 		if (!guessed && strcmp(t->verdict, want)) {
 			printf("  NOT A %s: %s is cited as a %s, but %s\n",
 			       t->role == CITED_PIN ? "PIN" : "GUARD", t->name, want, why_not(t->verdict));
 			status = 1;
 		}
 	}
-	if (inferred && !inferred_guard) {
+	if (inferred && inferred_unbuilt == inferred) {
+		printf("  NO EVIDENCE: the code before the fix does not build against the tests this "
+		       "commit added or changed (no-build), so nothing shows whether they guard it; "
+		       "name a test that builds on both sides with --guard\n");
+		status = 1;
+	} else if (inferred && !inferred_guard) {
 		printf("  NO GUARD: none of the tests this commit added or changed fails without it\n");
 		status = 1;
 	}

@@ -29,6 +29,9 @@
  *     shallow check [cat] -> bad_input_exits_2_with_a_clear_message
  *   - reproduce_one() not saying it took the first parent of a merge
  *     -> a_merge_commit_is_reverted_against_its_first_parent
+ *   - check_claims() without its no-build case ("NO GUARD" for tests that
+ *     never ran before the fix)
+ *     -> tests_from_the_diff_that_do_not_build_before_are_no_evidence
  *   - reproduce_all() stopping after the first finding
  *     -> all_reproduces_every_finding_with_a_fix_commit
  *
@@ -388,6 +391,20 @@ static void test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass(void 
 	assert_non_null(strstr(fx_slurp("r.log"), "no-build"));
 	assert_non_null(strstr(fx_slurp("r.log"), "changes 1 source file (mul.c)"));
 	assert_true(has_row("r.log", "test_mul", "no-build", "pass 2/2", "no-build"));
+}
+
+/* Tests taken from the diff that only show no-build: no evidence, never "no guard". */
+static void test_tests_from_the_diff_that_do_not_build_before_are_no_evidence(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", NULL};
+
+	(void)state;
+	make_history();
+	args[1] = ids[2];
+	assert_int_equal(td("r.log", args), 1);
+	assert_true(has_row("r.log", "test_mul", "no-build", "pass 2/2", "no-build"));
+	assert_non_null(strstr(fx_slurp("r.log"), "NO EVIDENCE: the code before the fix does not build"));
+	assert_null(strstr(fx_slurp("r.log"), "NO GUARD"));
 }
 
 static void test_files_outside_sources_are_kept_as_in_the_fix(void **state)
@@ -816,6 +833,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_changed_test_file_named_as_a_test_is_run),
 	cmocka_unit_test(test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do),
 	cmocka_unit_test(test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass),
+	cmocka_unit_test(test_tests_from_the_diff_that_do_not_build_before_are_no_evidence),
 	cmocka_unit_test(test_files_outside_sources_are_kept_as_in_the_fix),
 	cmocka_unit_test(test_a_test_failing_after_the_fix_is_broken),
 	cmocka_unit_test(test_outcomes_that_differ_between_runs_are_flaky),
