@@ -76,6 +76,7 @@ typedef struct {
 	char catalogue[17];  /* the fingerprint of the selected mutants, before --shard */
 	size_t next, done;   /* queue position, mutants finished */
 	size_t todo;         /* mutants to run (not settled before the run) */
+	size_t reruns;       /* test runs that timed out and ran again with twice the limit */
 	pthread_mutex_t mu;
 	double t0;
 } run_t;
@@ -326,6 +327,12 @@ static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int 
 		return td_strv_push(&res->killers, t->name);
 	}
 	err = run_test(r, t, w->tree, w->log, test_limit(r, t), &pr, failed, timed_out);
+	if (!err && *timed_out) { /* once more with twice the time: a loaded machine is no kill */
+		pthread_mutex_lock(&r->mu);
+		r->reruns++;
+		pthread_mutex_unlock(&r->mu);
+		err = run_test(r, t, w->tree, w->log, 2 * test_limit(r, t), &pr, failed, timed_out);
+	}
 	if (err || !*failed)
 		return err;
 	if (!res->killers) {
@@ -1071,6 +1078,10 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	if (!err)
 		status = td_report_all(&r.muts, r.res, opts->json, opts->junit, opts->color,
 				       opts->fail_under);
+	if (!err && r.reruns)
+		printf("%zu test run%s timed out and ran again with twice the limit (a timeout "
+		       "counts only when the second run also runs out of time)\n",
+		       r.reruns, r.reruns == 1 ? "" : "s");
 	if (!err && record(&r, status) != 0) {
 		fprintf(stderr, "tdaudit mutate: the run is not in the ledger: %s\n", td_error_last());
 		status = 2;

@@ -36,6 +36,8 @@
  *     the position instead of the id -> shards_cover_every_mutant_exactly_once,
  *     adding_a_mutant_moves_no_other_between_shards
  *   - parse_shard() accepting K > N -> a_bad_shard_or_score_is_refused
+ *   - probe() judging a test by its first run when it timed out
+ *       -> a_timed_out_test_runs_again_with_twice_the_limit
  *   - use_ledger() not replacing the project's ledger path
  *       -> a_run_given_a_ledger_records_there_and_nowhere_else
  *   - ci/weekly merging only the last shard's ledger
@@ -877,6 +879,28 @@ static void test_merged_shards_give_the_outcomes_of_one_run(void **state)
 	free(one), free(merged), free(gates_one), free(gates_merged);
 }
 
+/*
+ * A test that runs out of time runs once more with twice the limit: a
+ * mutant slow only the first time (it sleeps past the 2 s floor, then
+ * leaves a mark) is judged by its second run, killed, not a timeout.
+ */
+static void test_a_timed_out_test_runs_again_with_twice_the_limit(void **state)
+{
+	static const char slow_once[] =
+		"mutant { name = \"calc-slow-once\", file = \"calc.c\", find = \"return a + b;\",\n"
+		"  replace = \"extern int access(const char *, int); extern int creat(const char *, "
+		"unsigned); extern unsigned sleep(unsigned); if (access(\\\"slow.once\\\", 0)) { "
+		"creat(\\\"slow.once\\\", 0644); sleep(6); } return a - b;\",\n"
+		"  guards = { \"test_add\" }, designed_against = \"x\", why = \"slow, then wrong\" }\n";
+	const char *args[] = {"mutate", "-j", "1", "--json", "../report.json", NULL};
+
+	(void)state;
+	make_fixture(slow_once);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	assert_string_equal(outcome_of(fx_slurp("report.json"), "calc-slow-once"), "killed");
+	assert_non_null(strstr(fx_slurp("mutate.log"), "1 test run timed out and ran again"));
+}
+
 /* --ledger DB: the run lands in DB, taken from the current directory; the project's is not made. */
 static void test_a_run_given_a_ledger_records_there_and_nowhere_else(void **state)
 {
@@ -1036,6 +1060,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_bad_shard_or_score_is_refused),
 	cmocka_unit_test(test_fail_under_fails_a_passing_run_whose_score_is_below),
 	cmocka_unit_test(test_merged_shards_give_the_outcomes_of_one_run),
+	cmocka_unit_test(test_a_timed_out_test_runs_again_with_twice_the_limit),
 	cmocka_unit_test(test_a_run_given_a_ledger_records_there_and_nowhere_else),
 	cmocka_unit_test(test_the_weekly_job_merges_three_shards_into_its_reports),
 	cmocka_unit_test(test_a_stopped_run_kills_its_test_and_exits_128_plus_the_signal),
