@@ -20,11 +20,11 @@
  *     name= -> the_junit_report_validates_against_the_jenkins_junit_xsd
  *   - mutant_results() not skipping killed mutants, or guard_results()
  *     not checking the role -> every_kind_has_one_result_per_ledger_row
- *   - fingerprint() hashing x->line too
+ *   - put_result() mixing x->line into the fingerprint
  *       -> fingerprints_hold_across_exports_and_line_shifts
  *   - mutant_verdict() calling stale a pass
  *       -> the_junit_counts_are_the_ledgers
- *   - export() writing with fopen/fwrite instead of td_file_write_atomic;
+ *   - export() writing FILE in place (fopen "r+") instead of td_file_write_atomic;
  *     export_format() accepting any name
  *       -> export_writes_atomically_and_refuses_an_unknown_format
  */
@@ -410,8 +410,11 @@ static void test_export_writes_atomically_and_refuses_an_unknown_format(void **s
 	(void)state;
 	make_project(0);
 	assert_int_equal(mkdir("out", 0755), 0);
-	fx_write("out", "report.xml", "an older report, much longer than nothing at all\n");
+	fx_write("out", "report.xml", "an older report\n");
+	assert_int_equal(link("out/report.xml", "old.xml"), 0); /* the old file's inode */
 	assert_int_equal(export_to("junit", "../out/report.xml"), 0);
+	/* a new file renamed over the old one: the old inode still holds the old text */
+	assert_string_equal(fx_slurp("old.xml"), "an older report\n");
 	assert_string_equal(listing(names, sizeof names, "out"), "report.xml "); /* no temp file left */
 	assert_int_equal(fx_tdaudit("repo", "stdout.log", to_stdout), 0);
 	stdout_text = slurp_dup("stdout.log");
