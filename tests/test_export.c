@@ -11,7 +11,8 @@
  * (libxml2-utils); without one, the test that needs it is skipped with the
  * package to install.
  *
- * What these tests guard: tdaudit mutate --list --file harness/sarif.c
+ * What these tests guard: tdaudit mutate --list --file harness/sarif.c, and
+ * --file harness/junit.c
  *
  * Edits seen breaking these tests:
  *   - dropping "version" from td_sarif_write's header, or "message" from
@@ -428,6 +429,27 @@ static void test_export_writes_atomically_and_refuses_an_unknown_format(void **s
 	assert_non_null(strstr(fx_slurp("unknown.log"), "md, json, sarif or junit, not 'xml'"));
 }
 
+static void test_a_ledger_with_no_run_exports_empty_valid_reports(void **state)
+{
+	td_ledger *lg;
+
+	(void)state;
+	fx_write("repo", "tdaudit.lua", "build { \"true\" }\nrunner { list = { \"true\" }, run = { \"true\", \"{test}\" } }\n");
+	fx_git_commit_all("repo", "fixture");
+	assert_int_equal(td_ledger_open(&lg, "repo/.tdaudit/ledger.db", TD_LEDGER_CREATE), 0);
+	td_ledger_free(lg);
+	assert_int_equal(export_to("sarif", "../empty.sarif"), 0);
+	assert_non_null(strstr(fx_slurp("empty.sarif"), "\"results\": []"));
+	assert_int_equal(export_to("junit", "../empty.xml"), 0);
+	assert_non_null(strstr(fx_slurp("empty.xml"), "<testsuites name=\"tdaudit\" tests=\"0\" failures=\"0\""));
+	assert_null(strstr(fx_slurp("empty.xml"), "<testsuite "));
+	if (access("/usr/bin/xmllint", X_OK) == 0)
+		assert_int_equal(validate_xml("empty.xml"), 0);
+	if (access("/usr/bin/python3", X_OK) != 0 || validate_json("empty.sarif") == 3)
+		TD_SKIP("the SARIF check needs /usr/bin/python3 with python3-jsonschema (ci/deps)");
+	assert_int_equal(validate_json("empty.sarif"), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_sarif_log_validates_against_the_sarif_2_1_0_schema),
 	cmocka_unit_test(test_the_junit_report_validates_against_the_jenkins_junit_xsd),
@@ -435,6 +457,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_fingerprints_hold_across_exports_and_line_shifts),
 	cmocka_unit_test(test_the_junit_counts_are_the_ledgers),
 	cmocka_unit_test(test_export_writes_atomically_and_refuses_an_unknown_format),
+	cmocka_unit_test(test_a_ledger_with_no_run_exports_empty_valid_reports),
 };
 
 TD_TEST_GROUP(export, tests);
