@@ -244,13 +244,18 @@ static void audit_results(FILE *f, int *n, const td_ledger_audits *a, const td_s
 		if (strcmp(x->status, "fail") && strcmp(x->status, "error"))
 			continue;
 		r.uri = audit_uri(&r.line, x->audit, a, o);
+		char why[1024] = "", cls[64] = "";
+
+		if (x->reason)
+			snprintf(why, sizeof why, " (%s)", x->reason);
+		if (strcmp(x->class_, "-"))
+			snprintf(cls, sizeof cls, " (%s)", x->class_);
 		snprintf(text, sizeof text,
 			 !strcmp(x->status, "fail")
-				 ? "Audit %s failed (%s): %s.%s%s Fix the trainer and run tdaudit audit %s again."
-				 : "Audit %s could not complete (%s): %s.%s%s Fix what stopped it and run "
+				 ? "Audit %s failed%s: %s%s. Fix the trainer and run tdaudit audit %s again."
+				 : "Audit %s could not complete%s: %s%s. Fix what stopped it and run "
 				   "tdaudit audit %s again.",
-			 x->audit, x->class_, x->summary, x->reason ? " " : "", x->reason ? x->reason : "",
-			 x->audit);
+			 x->audit, cls, x->summary, why, x->audit);
 		put_result(f, n, &r);
 	}
 }

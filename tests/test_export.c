@@ -450,6 +450,44 @@ static void test_a_ledger_with_no_run_exports_empty_valid_reports(void **state)
 	assert_int_equal(validate_json("empty.sarif"), 0);
 }
 
+/* One shard run (k of 2) of one mutant, outcome survived. */
+static void put_shard(td_ledger *lg, int k, const char *id)
+{
+	td_ledger_run_info info = {.command = "tdaudit mutate --shard", .tool_version = "t",
+				   .head_commit = "c0ffee", .shard_k = k, .shard_n = 2,
+				   .catalogue = "0123456789abcdef", .kill_matrix = "first-kill"};
+	td_ledger_mutant m = {.id = id, .catalogue = "c.lua", .name = id, .file = "core/a.c",
+			      .line = 1, .designed_against = "x", .why = "y"};
+	td_ledger_outcome o = {id, "survived", NULL, -1, 0, 1};
+
+	assert_int_equal(td_ledger_run_begin(lg, &info), 0);
+	assert_int_equal(td_ledger_put_mutant(lg, &m), 0);
+	assert_int_equal(td_ledger_put_outcome(lg, &o), 0);
+	assert_int_equal(td_ledger_run_finish(lg, "findings"), 0);
+	nanosleep(&(struct timespec){0, 2000000}, NULL); /* the next run starts later */
+}
+
+static void test_the_outcomes_of_a_sharded_run_are_read_as_one(void **state)
+{
+	td_ledger_outcomes *o;
+	td_ledger *lg;
+
+	(void)state;
+	assert_int_equal(td_ledger_open(&lg, "l.db", TD_LEDGER_CREATE), 0);
+	put_mutation_run(lg, 0); /* an older unsharded run: not part of the latest */
+	nanosleep(&(struct timespec){0, 2000000}, NULL);
+	put_shard(lg, 2, "m-two");
+	TD_ASSERT_REFUSED(td_ledger_outcomes_load(&o, lg), TD_ESTATE, "shard 1/2 is not in the ledger");
+	put_shard(lg, 1, "m-one");
+	assert_int_equal(td_ledger_outcomes_load(&o, lg), 0);
+	assert_int_equal(o->n, 2);
+	assert_string_equal(o->v[0].id, "m-one"); /* by id, both shards */
+	assert_string_equal(o->v[1].id, "m-two");
+	assert_int_equal(o->run.shard_n, 2);
+	td_ledger_outcomes_free(o);
+	td_ledger_free(lg);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_sarif_log_validates_against_the_sarif_2_1_0_schema),
 	cmocka_unit_test(test_the_junit_report_validates_against_the_jenkins_junit_xsd),
@@ -458,6 +496,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_junit_counts_are_the_ledgers),
 	cmocka_unit_test(test_export_writes_atomically_and_refuses_an_unknown_format),
 	cmocka_unit_test(test_a_ledger_with_no_run_exports_empty_valid_reports),
+	cmocka_unit_test(test_the_outcomes_of_a_sharded_run_are_read_as_one),
 };
 
 TD_TEST_GROUP(export, tests);
