@@ -14,24 +14,27 @@
 #include "../base/opt.h"
 #include "../base/strv.h"
 #include "../ledger/ledger.h"
+#include "audit.h"
 #include "commands.h"
+#include "junit.h"
 #include "ledgercheck.h"
 #include "project.h"
 #include "record.h"
+#include "sarif.h"
 
 /* What the options of check, export and merge set; zero: not given. */
 typedef struct {
 	const char *root;   /* --root DIR */
-	const char *format; /* export --format md|json */
+	const char *format; /* export --format md|json|sarif|junit */
 	const char *out;    /* export's FILE, merge's OUT */
 } args;
 
-/* --format md|json. */
+/* --format md|json|sarif|junit. */
 static int export_format(const td_opt *opt, void *a, const char *v, char *why, size_t why_size)
 {
 	(void)opt;
-	if (strcmp(v, "md") && strcmp(v, "json"))
-		return snprintf(why, why_size, "is md or json, not '%s'", v), 1;
+	if (strcmp(v, "md") && strcmp(v, "json") && strcmp(v, "sarif") && strcmp(v, "junit"))
+		return snprintf(why, why_size, "is md, json, sarif or junit, not '%s'", v), 1;
 	((args *)a)->format = v;
 	return 0;
 }
@@ -43,8 +46,10 @@ static int export_format(const td_opt *opt, void *a, const char *v, char *why, s
 static const td_opt check_opts[] = {ROOT_OPT, {0}};
 
 static const td_opt export_opts[] = {
-	{.name = "--format", .arg = "md|json", .required = 1, .type = TD_OPT_CALL, .call = export_format,
-	 .help = "md is DEBUG.md's summary table, json the documented format of ledger/ledger.h"},
+	{.name = "--format", .arg = "md|json|sarif|junit", .required = 1, .type = TD_OPT_CALL,
+	 .call = export_format,
+	 .help = "md is DEBUG.md's summary table, json the documented format of ledger/ledger.h, "
+		 "sarif a SARIF 2.1.0 log for code scanning, junit JUnit XML for CI"},
 	{.name = "--out", .short_name = 'o', .arg = "FILE", .type = TD_OPT_STRING,
 	 .at = offsetof(args, out), .help = "write atomically to FILE (default: stdout)"},
 	ROOT_OPT,
@@ -62,7 +67,10 @@ static const char about_check[] =
 	"        catalogues; every problem names its DEBUG.md line (what CI runs)\n";
 static const char about_export[] =
 	"export  the ledger's findings: md is DEBUG.md's summary table, json the\n"
-	"        documented format of ledger/ledger.h; to stdout or atomically to FILE\n";
+	"        documented format of ledger/ledger.h, sarif a SARIF 2.1.0 log (survivors,\n"
+	"        stale entries, killed-elsewhere mutants, unverified guards, failed audits)\n"
+	"        for code scanning, junit the latest mutate and audit runs as JUnit XML;\n"
+	"        to stdout or atomically to FILE\n";
 static const char about_merge[] =
 	"merge   shard ledgers into OUT (created if missing); merging the same ledger\n"
 	"        twice adds nothing; shards of different commits or catalogues are\n"
@@ -95,6 +103,29 @@ void td_usage_ledger(FILE *f)
 	fprintf(f, "\n%s", after);
 }
 
+/* Writes lg in format to f; sarif locates audits at their scripts in p. */
+static int write_format(FILE *f, const char *format, td_ledger *lg, const td_project *p)
+{
+	char **names = NULL, **scripts = NULL;
+	int err;
+
+	if (!strcmp(format, "md"))
+		return td_ledger_export_md(f, lg);
+	if (!strcmp(format, "json"))
+		return td_ledger_export_json(f, lg);
+	if (!strcmp(format, "junit"))
+		return td_junit_write(f, lg);
+	if ((err = td_audit_list(&names, &scripts, p)) == 0) {
+		td_sarif_opts o = {.audit_names = names, .audit_scripts = scripts,
+				   .tool_version = TD_TOOL_VERSION};
+
+		err = td_sarif_write(f, lg, &o);
+	}
+	td_strv_free(names);
+	td_strv_free(scripts);
+	return err;
+}
+
 static int export(const char *root, const char *format, const char *out)
 {
 	td_project *p = NULL;
@@ -111,7 +142,7 @@ static int export(const char *root, const char *format, const char *out)
 	if (!err && !(f = open_memstream(&text, &len)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
 	if (!err)
-		err = !strcmp(format, "md") ? td_ledger_export_md(f, lg) : td_ledger_export_json(f, lg);
+		err = write_format(f, format, lg, p);
 	if (f)
 		fclose(f);
 	if (!err && out)

@@ -1191,6 +1191,179 @@ void td_ledger_matrix_free(td_ledger_matrix *m)
 	free(m);
 }
 
+/* --- the latest results, for reports ------------------------------------------- */
+
+/* Appends the outcome row st is on (the columns of OUTCOME_ROWS) to o. */
+static int add_outcome(td_ledger_outcomes *o, size_t *cap, sqlite3_stmt *st)
+{
+	td_ledger_outcome_row *x;
+	int err = td_grow(&o->v, cap, o->n + 1, sizeof *o->v);
+
+	if (err)
+		return err;
+	x = &o->v[o->n++];
+	memset(x, 0, sizeof *x);
+	x->line = sqlite3_column_int(st, 4);
+	x->finding = sqlite3_column_int(st, 5);
+	x->duration_ms = (long)sqlite3_column_int64(st, 11);
+	if ((err = column_dup(&x->id, st, 0)) || (err = column_dup(&x->catalogue, st, 1)) ||
+	    (err = column_dup(&x->name, st, 2)) || (err = column_dup(&x->file, st, 3)) ||
+	    (err = column_dup(&x->designed_against, st, 6)) || (err = column_dup(&x->why, st, 7)) ||
+	    (err = column_dup(&x->function, st, 8)) || (err = column_dup(&x->outcome, st, 9)) ||
+	    (err = column_dup(&x->killing_test, st, 10)))
+		return err;
+	return 0;
+}
+
+#define OUTCOME_ROWS                                                                               \
+	"SELECT m.id, m.catalogue, m.name, m.file, m.line, COALESCE(m.finding, 0),"                \
+	" m.designed_against, m.why, m.function, o.outcome, o.killing_test, o.duration_ms"         \
+	" FROM mutant_outcomes o JOIN mutants m ON m.id = o.mutant WHERE o.run = ?1"
+
+/* Reads the outcomes of every run in ids into o. */
+static int load_outcomes(td_ledger_outcomes *o, td_ledger *lg, char *const *ids)
+{
+	size_t cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; !err && ids && ids[i]; i++) {
+		sqlite3_stmt *st;
+		int rc = SQLITE_DONE;
+
+		err = prepare(&st, lg, "reading mutant outcomes", OUTCOME_ROWS, "t", ids[i]);
+		while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
+			err = add_outcome(o, &cap, st);
+		if (!err && rc != SQLITE_DONE)
+			err = sql_fail(lg, rc, "reading mutant outcomes");
+		if (st)
+			sqlite3_finalize(st);
+	}
+	return err;
+}
+
+static int by_outcome_id(const void *a, const void *b)
+{
+	return strcmp(((const td_ledger_outcome_row *)a)->id, ((const td_ledger_outcome_row *)b)->id);
+}
+
+int td_ledger_outcomes_load(td_ledger_outcomes **out, td_ledger *lg)
+{
+	td_ledger_outcomes *o = calloc(1, sizeof *o);
+	char **ids = NULL;
+	int err = o ? 0 : TD_FAIL(TD_ENOMEM, "out of memory reading mutant outcomes");
+
+	*out = NULL;
+	if (!err)
+		err = td_ledger_latest_mutation_run(&o->run, lg);
+	if (!err && o->run.found)
+		err = group_runs(&ids, lg, &o->run);
+	if (!err)
+		err = load_outcomes(o, lg, ids);
+	if (!err && o->n)
+		qsort(o->v, o->n, sizeof *o->v, by_outcome_id);
+	td_strv_free(ids);
+	if (err)
+		td_ledger_outcomes_free(o);
+	else
+		*out = o;
+	return err;
+}
+
+void td_ledger_outcomes_free(td_ledger_outcomes *o)
+{
+	if (!o)
+		return;
+	for (size_t i = 0; i < o->n; i++) {
+		td_ledger_outcome_row *x = &o->v[i];
+
+		free(x->id), free(x->catalogue), free(x->name), free(x->file);
+		free(x->designed_against), free(x->why), free(x->function), free(x->outcome);
+		free(x->killing_test);
+	}
+	free(o->v);
+	free(o);
+}
+
+/* Fills a's run, started and trainer from the latest audit run; a->run "" when none. */
+static int latest_audit_run(td_ledger_audits *a, td_ledger *lg)
+{
+	sqlite3_stmt *st;
+	int rc, err = prepare(&st, lg, "reading the latest audit run",
+			      "SELECT r.id, r.started, a.trainer FROM audit_runs a JOIN runs r ON r.id = a.run"
+			      " ORDER BY r.started DESC, r.id DESC LIMIT 1",
+			      "");
+
+	if (err)
+		return err;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		column_copy(a->run, sizeof a->run, st, 0);
+		column_copy(a->started, sizeof a->started, st, 1);
+		column_copy(a->trainer, sizeof a->trainer, st, 2);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_fail(lg, rc, "reading the latest audit run");
+}
+
+/* Appends the audit result row st is on to a. */
+static int add_audit(td_ledger_audits *a, size_t *cap, sqlite3_stmt *st)
+{
+	td_ledger_audit_row *x;
+	int err = td_grow(&a->v, cap, a->n + 1, sizeof *a->v);
+
+	if (err)
+		return err;
+	x = &a->v[a->n++];
+	memset(x, 0, sizeof *x);
+	x->duration_ms = (long)sqlite3_column_int64(st, 5);
+	if ((err = column_dup(&x->audit, st, 0)) || (err = column_dup(&x->status, st, 1)) ||
+	    (err = column_dup(&x->class_, st, 2)) || (err = column_dup(&x->summary, st, 3)) ||
+	    (err = column_dup(&x->reason, st, 4)))
+		return err;
+	return 0;
+}
+
+int td_ledger_audits_load(td_ledger_audits **out, td_ledger *lg)
+{
+	td_ledger_audits *a = calloc(1, sizeof *a);
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc = SQLITE_DONE, err = a ? 0 : TD_FAIL(TD_ENOMEM, "out of memory reading audit results");
+
+	*out = NULL;
+	if (!err)
+		err = latest_audit_run(a, lg);
+	if (!err && a->run[0])
+		err = prepare(&st, lg, "reading audit results",
+			      "SELECT audit, status, class, summary, reason, duration_ms FROM audit_results"
+			      " WHERE run = ?1 ORDER BY audit",
+			      "t", a->run);
+	while (!err && st && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		err = add_audit(a, &cap, st);
+	if (!err && rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, "reading audit results");
+	if (st)
+		sqlite3_finalize(st);
+	if (err)
+		td_ledger_audits_free(a);
+	else
+		*out = a;
+	return err;
+}
+
+void td_ledger_audits_free(td_ledger_audits *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n; i++) {
+		td_ledger_audit_row *x = &a->v[i];
+
+		free(x->audit), free(x->status), free(x->class_), free(x->summary), free(x->reason);
+	}
+	free(a->v);
+	free(a);
+}
+
 /* --- reads ------------------------------------------------------------------------ */
 
 static int load_finding(td_ledger_finding_row *f, sqlite3_stmt *st)

@@ -314,6 +314,64 @@ typedef struct {
 int td_ledger_matrix_load(td_ledger_matrix **out, td_ledger *lg);
 void td_ledger_matrix_free(td_ledger_matrix *m);
 
+/* --- the latest results, for reports (SARIF, JUnit, HTML) ------------------ */
+
+/* One mutant of a mutation run with its outcome. Plain data, owned by td_ledger_outcomes. */
+typedef struct {
+	char *id, *catalogue, *name; /* the stable id; which catalogue, which entry */
+	char *file;                  /* the file it edits, relative to the repository root */
+	int line;                    /* the line it edits (1-based) */
+	int finding;                 /* the finding it re-introduces, or 0 */
+	char *designed_against;      /* or the bug class; NULL when finding */
+	char *why;
+	char *function;              /* a generated mutant's enclosing function; NULL: a catalogue entry */
+	char *outcome;               /* as mutant_outcomes.outcome */
+	char *killing_test;          /* NULL when no test failed */
+	long duration_ms;
+} td_ledger_outcome_row;
+
+typedef struct {
+	td_ledger_mutation_run run;  /* the latest mutation run; run.found 0 when there is none */
+	size_t n;
+	td_ledger_outcome_row *v;    /* by id */
+} td_ledger_outcomes;
+
+/*
+ * Every mutant of the latest mutation run with its outcome, by id. A
+ * sharded run is read as one, as td_ledger_matrix_load reads it (a missing
+ * shard is refused, TD_ESTATE, naming it). A ledger without a mutation run
+ * gives run.found 0 and no rows: not an error. Caller frees *out with
+ * td_ledger_outcomes_free.
+ */
+int td_ledger_outcomes_load(td_ledger_outcomes **out, td_ledger *lg);
+void td_ledger_outcomes_free(td_ledger_outcomes *o);
+
+/* One audit's result. Plain data, owned by td_ledger_audits. */
+typedef struct {
+	char *audit;    /* the script's stem */
+	char *status;   /* pass | fail | skip | error */
+	char *class_;   /* LOUD | COUNTED | SILENT | - */
+	char *summary;  /* one line */
+	char *reason;   /* NULL when none */
+	long duration_ms;
+} td_ledger_audit_row;
+
+typedef struct {
+	char run[TD_LEDGER_RUN_ID_LEN + 1]; /* the latest audit run; "" when there is none */
+	char started[40];                   /* its start, UTC ISO 8601 */
+	char trainer[256];                  /* its trainer block's tdaudit.lua:LINE, "" without one */
+	size_t n;
+	td_ledger_audit_row *v;             /* by audit */
+} td_ledger_audits;
+
+/*
+ * The results of the latest `tdaudit audit` run (by start time), by audit
+ * name; none (run "") when the ledger holds no audit run. Caller frees
+ * *out with td_ledger_audits_free.
+ */
+int td_ledger_audits_load(td_ledger_audits **out, td_ledger *lg);
+void td_ledger_audits_free(td_ledger_audits *a);
+
 /* --- reads ------------------------------------------------------------------ */
 
 typedef struct {
