@@ -88,6 +88,9 @@ const char td_html_css[] =
 const char td_html_js[] =
 	"(function(){\n"
 	"'use strict';\n"
+	"window.addEventListener('error',function(e){\n"
+	"  document.documentElement.setAttribute('data-script-error',String(e.message));\n"
+	"});\n"
 	"var table=document.getElementById('kill-matrix');\n"
 	"if(table){\n"
 	"  var body=table.tBodies[0];\n"
