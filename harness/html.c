@@ -46,13 +46,19 @@ static void esc(buf *b, const char *s)
 /* Formatted markup: never pass ledger text through here (esc() it). */
 static void __attribute__((format(printf, 2, 3))) fmt(buf *b, const char *f, ...)
 {
-	char tmp[512];
+	char *text = NULL;
 	va_list ap;
+	int n;
 
 	va_start(ap, f);
-	vsnprintf(tmp, sizeof tmp, f, ap);
+	n = vasprintf(&text, f, ap);
 	va_end(ap);
-	raw(b, tmp);
+	if (n < 0) {
+		b->err = TD_ENOMEM; /* sticky, as the buffer's own failures: reported at the end */
+		return;
+	}
+	raw(b, text);
+	free(text);
 }
 
 /* <tag class="cls">text</tag>, text escaped. */
@@ -385,7 +391,7 @@ static void chart(buf *b, const char *id, const series *s, size_t ns, const char
 		double v = y0 + (y1 - y0) * t / 4;
 
 		fmt(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-		       "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.4g</text>",
+		       "<text class=\"tick\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">%.3g</text>",
 		    PL, CW - PR, SY(v), SY(v), PL - 6, SY(v) + 4, v);
 	}
 	if (co->x_first) {
@@ -607,14 +613,22 @@ static void gate_tests(buf *b, const char *title, const char *what, const td_gat
 	raw(b, "</ul></div>");
 }
 
+#define LONG_LIST 12 /* a list longer than this is folded */
+
 static void gates(buf *b, const td_gates *g)
 {
+	size_t n_dead = 0;
+
 	raw(b, "<section id=\"gates\"><h2>Gates</h2><div class=\"gates\">");
 	gate_tests(b, "Load-bearing", "the only recorded killer of some mutant", g->load_bearing,
 		   g->n_load_bearing);
 	gate_tests(b, "Redundant", "every mutant they kill has another killer", g->redundant,
 		   g->n_redundant);
-	raw(b, "<div class=\"gate\"><h3>Killed nothing</h3><ul>");
+	while (g->killed_nothing && g->killed_nothing[n_dead])
+		n_dead++;
+	fmt(b, "<div class=\"gate\"><h3>Killed nothing <span class=\"pill\">%zu</span></h3>"
+	       "<p class=\"note\">tests no recorded kill names</p>%s<ul>",
+	    n_dead, n_dead > LONG_LIST ? "<details><summary>show them</summary>" : "");
 	if (!g->tests_known)
 		raw(b, "<li class=\"muted\">not known: the run did not record its tests</li>");
 	else if (!g->killed_nothing)
@@ -624,8 +638,9 @@ static void gates(buf *b, const td_gates *g)
 		esc(b, g->killed_nothing[i]);
 		raw(b, "</code></li>");
 	}
-	raw(b, "</ul></div><div class=\"gate\"><h3>No gate</h3><p class=\"note\">code whose "
-	       "judged mutants all survived</p><ul>");
+	fmt(b, "</ul>%s</div><div class=\"gate\"><h3>No gate</h3><p class=\"note\">code whose "
+	       "judged mutants all survived</p><ul>",
+	    n_dead > LONG_LIST ? "</details>" : "");
 	if (!g->n_no_gate)
 		raw(b, "<li class=\"muted\">none</li>");
 	for (size_t i = 0; i < g->n_no_gate; i++) {

@@ -14,7 +14,9 @@
  * It never reaches the network: styles, script and charts are inline.
  * Every text from the ledger, the catalogues or the log is HTML-escaped
  * (base/json.h's td_xml_put_text), so the page is valid UTF-8 whatever
- * they hold. It never writes the ledger.
+ * they hold. It writes nothing to the ledger (td_ledger_open migrates an
+ * older one forward, as for every reader; the reads of our own are made
+ * on a read-only connection).
  *
  * Stable hooks for machines (tests read them from the rendered DOM):
  *   id="score" data-score="P" (P with one decimal, "n/a" when undefined)

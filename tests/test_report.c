@@ -20,6 +20,8 @@
  *   - td_html_js throwing before its last statement (an undefined call)
  *       -> the_page_renders_in_a_browser_with_the_ledger_s_figures (no
  *          data-script="ok" in the DOM)
+ *   - the script writing n + 1 into "N of M mutants shown"
+ *       -> the_page_renders_in_a_browser_with_the_ledger_s_figures
  *   - survivors() skipping the last survivor -> both figure tests
  *   - survivor_row() writing the why with raw() instead of esc()
  *       -> every_text_is_escaped
