@@ -22,6 +22,8 @@
  *          data-script="ok" in the DOM)
  *   - the script writing n + 1 into "N of M mutants shown"
  *       -> the_page_renders_in_a_browser_with_the_ledger_s_figures
+ *   - the script's sort ignoring dir (always ascending), or its filter
+ *     ignoring the outcome -> ..._in_a_browser (check_filtered)
  *   - survivors() skipping the last survivor -> both figure tests
  *   - survivor_row() writing the why with raw() instead of esc()
  *       -> every_text_is_escaped
@@ -335,6 +337,35 @@ static void keep_screenshot(void)
 	free(data);
 }
 
+/*
+ * Fails unless dom (the page opened with ?outcome=survived&sort=id&dir=desc)
+ * shows the kill matrix's rows by id, descending, only t's survivors visible.
+ */
+static void check_filtered(const char *dom, const truth *t)
+{
+	char prev[128] = "", id[128], want[64];
+	int visible = 0;
+
+	for (const char *p = strstr(dom, "<tr data-id=\""); p; p = strstr(p + 1, "<tr data-id=\"")) {
+		const char *end = strchr(p, '>');
+
+		assert_int_equal(sscanf(p, "<tr data-id=\"%127[^\"]", id), 1);
+		if (*prev && strcmp(prev, id) <= 0)
+			fail_msg("the matrix is not sorted by id, descending: %s before %s", prev, id);
+		snprintf(prev, sizeof prev, "%s", id);
+		if (end && memmem(p, (size_t)(end - p), "display: none", 13))
+			continue;
+		visible++;
+		if (!strstr(p, "data-outcome=\"survived\"") ||
+		    strstr(p, "data-outcome=\"survived\"") > end)
+			fail_msg("%s is shown, filtered for survivors", id);
+	}
+	assert_int_equal(visible, t->n_survivors);
+	snprintf(want, sizeof want, "%d of %ld mutants shown", t->n_survivors, t->mutants);
+	if (!strstr(dom, want))
+		fail_msg("the filtered matrix lacks \"%s\"", want);
+}
+
 static void test_the_page_renders_in_a_browser_with_the_ledger_s_figures(void **state)
 {
 	const char *bin = find_chromium();
@@ -362,6 +393,10 @@ static void test_the_page_renders_in_a_browser_with_the_ledger_s_figures(void **
 	snprintf(want, sizeof want, "%ld of %ld mutants shown", t.mutants, t.mutants);
 	if (!strstr(dom, want)) /* written by the script itself */
 		fail_msg("the kill matrix's script did not write \"%s\"", want);
+	assert_int_equal(chromium(bin, "report.html?outcome=survived&sort=id&dir=desc",
+				  "--dump-dom", "filtered.dom"),
+			 0);
+	check_filtered(fx_slurp("filtered.dom"), &t);
 	assert_int_equal(chromium(bin, "report.html", "--screenshot=report.png", "shot.log"), 0);
 	assert_int_equal(stat("report.png", &st), 0);
 	assert_true(st.st_size > 20000); /* a rendered page, not a blank one */
