@@ -436,14 +436,63 @@ static void chart(buf *b, const char *id, const series *s, size_t ns, const char
 
 /* --- the score over the ledger's mutation runs ------------------------------------ */
 
-/* Scores of every mutation run with a judged mutant, oldest first. */
-static int score_history(buf *b, sqlite3 *db)
+/* The scores of the ledger's mutation runs, oldest first. */
+typedef struct {
+	double *x, *y;            /* the run's number (1-based), its score in percent */
+	char **labels;            /* each point's tooltip (NULL where it could not be made) */
+	size_t n, cap;
+	size_t undefined;         /* runs with no judged mutant: counted, not plotted */
+	char first[40], last[40]; /* the x axis' end labels */
+} scores;
+
+static void scores_free(scores *sc)
+{
+	for (size_t i = 0; i < sc->n; i++)
+		free(sc->labels[i]);
+	free(sc->labels);
+	free(sc->x);
+	free(sc->y);
+}
+
+/* Adds one run's point (or counts it as undefined); label: its date and commit. */
+static int scores_add(scores *sc, const size_t count[TD_N_OUTCOMES], const char *run,
+		      const char *label, const char *started)
+{
+	double s;
+
+	if (td_report_score(&s, count))
+		return sc->undefined++, 0;
+	if (sc->n == sc->cap) {
+		size_t cap = sc->cap ? 2 * sc->cap : 16;
+		double *x = realloc(sc->x, cap * sizeof *x), *y;
+		char **l;
+
+		if (x)
+			sc->x = x;
+		y = x ? realloc(sc->y, cap * sizeof *y) : NULL;
+		if (y)
+			sc->y = y;
+		l = y ? realloc(sc->labels, cap * sizeof *l) : NULL;
+		if (!l)
+			return TD_FAIL(TD_ENOMEM, "out of memory");
+		sc->labels = l;
+		sc->cap = cap;
+	}
+	sc->x[sc->n] = (double)(sc->n + 1);
+	sc->y[sc->n] = s;
+	snprintf(sc->n ? sc->last : sc->first, sizeof sc->first, "run %zu, %s", sc->n + 1, started);
+	if (asprintf(&sc->labels[sc->n], "%.1f%% on %s (%s)", s, label, run) < 0)
+		sc->labels[sc->n] = NULL;
+	sc->n++;
+	return 0;
+}
+
+/* Reads every mutation run's outcome counts, one run after another. */
+static int scores_read(scores *sc, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
-	double *x = NULL, *y = NULL;
-	char **labels = NULL;
-	size_t n = 0, cap = 0, undefined = 0, count[TD_N_OUTCOMES] = {0};
-	char run[64] = "", label[256] = "", started[20] = "", first[40] = "", last[40] = "";
+	size_t count[TD_N_OUTCOMES] = {0};
+	char run[64] = "", label[256] = "", started[20] = "";
 	int err = prepare(&st, db,
 			  "SELECT r.id, r.started, COALESCE(r.head_commit, ''), o.outcome, COUNT(*)"
 			  " FROM runs r JOIN mutant_outcomes o ON o.run = r.id"
@@ -455,29 +504,8 @@ static int score_history(buf *b, sqlite3 *db)
 	do {
 		rc = sqlite3_step(st);
 		if (*run && (rc != SQLITE_ROW || strcmp(run, col(st, 0)))) { /* a run ends */
-			double s;
-
-			if (td_report_score(&s, count)) {
-				undefined++;
-			} else {
-				if (n == cap) {
-					cap = cap ? 2 * cap : 16;
-					x = realloc(x, cap * sizeof *x);
-					y = realloc(y, cap * sizeof *y);
-					labels = realloc(labels, cap * sizeof *labels);
-					if (!x || !y || !labels) {
-						err = TD_FAIL(TD_ENOMEM, "out of memory");
-						break;
-					}
-				}
-				x[n] = (double)(n + 1);
-				y[n] = s;
-				labels[n] = NULL;
-				snprintf(n ? last : first, sizeof first, "run %zu, %s", n + 1, started);
-				if (asprintf(&labels[n], "%.1f%% on %s (%s)", s, label, run) < 0)
-					labels[n] = NULL;
-				n++;
-			}
+			if ((err = scores_add(sc, count, run, label, started)))
+				break;
 			memset(count, 0, sizeof count);
 		}
 		if (rc == SQLITE_ROW) {
@@ -491,26 +519,30 @@ static int score_history(buf *b, sqlite3 *db)
 		}
 	} while (rc == SQLITE_ROW);
 	sqlite3_finalize(st);
+	return err;
+}
+
+/* The score of every mutation run with a judged mutant, as a chart. */
+static int score_history(buf *b, sqlite3 *db)
+{
+	scores sc = {0};
+	int err = scores_read(&sc, db);
+
 	if (!err) {
-		series s = {"mutation score (%)", "#2563eb", x, y, n};
+		series s = {"mutation score (%)", "#2563eb", sc.x, sc.y, sc.n};
+		chart_opts co = {0, 100, sc.labels, sc.first, sc.last};
 
 		fmt(b, "<section id=\"history\"><h2>Mutation score over runs</h2>"
 		       "<p class=\"note\" data-runs=\"%zu\">%zu mutation run%s with judged mutants, "
 		       "oldest first (a sharded run's shards are points of their own)",
-		    n, n, n == 1 ? "" : "s");
-		if (undefined)
-			fmt(b, "; %zu without a judged mutant left out", undefined);
+		    sc.n, sc.n, sc.n == 1 ? "" : "s");
+		if (sc.undefined)
+			fmt(b, "; %zu without a judged mutant left out", sc.undefined);
 		raw(b, ".</p>");
-		chart_opts co = {0, 100, labels, first, *last ? last : ""};
-
 		chart(b, "score-chart", &s, 1, &co);
 		raw(b, "</section>");
 	}
-	for (size_t i = 0; i < n; i++)
-		free(labels[i]);
-	free(labels);
-	free(x);
-	free(y);
+	scores_free(&sc);
 	return err;
 }
 

@@ -255,6 +255,8 @@ static void test_the_page_shows_the_ledger_s_figures(void **state)
 	assert_non_null(strstr(html, "resume changes the loss"));
 	assert_non_null(strstr(html, "<li><code>tdtrain train --seed 1: exit 0</code></li>"));
 	assert_non_null(strstr(html, "data-steps=\"4\" data-evals=\"2\""));
+	assert_non_null(strstr(html, "data-runs=\"1\">1 mutation run with")); /* the one run */
+	assert_non_null(strstr(html, "<title>25.0% on "));                   /* its point */
 	assert_non_null(strstr(html, "<svg id=\"score-chart\""));
 	assert_non_null(strstr(html, "<svg id=\"loss-chart\""));
 	assert_null(strstr(html, "src=\"http")); /* self-contained */
