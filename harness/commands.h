@@ -28,6 +28,8 @@ int td_cmd_overlap(int argc, char **argv);
 int td_cmd_gates(int argc, char **argv);
 void td_usage_gates(FILE *f); /* the usage, as `tdaudit help gates` prints it */
 void td_usage_overlap(FILE *f); /* the usage, as `tdaudit help overlap` prints it */
+int td_cmd_report(int argc, char **argv);
+void td_usage_report(FILE *f); /* the usage, as `tdaudit help report` prints it */
 
 /*
  * Prints "tdaudit CMD: <message>" and the help hint; returns 2. For what

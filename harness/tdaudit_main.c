@@ -98,6 +98,8 @@ static const struct {
 	 "run the audit scripts against the trainer's runs: seed, config, eval, resume ..."},
 	{"gates", td_cmd_gates, td_usage_gates,
 	 "from the kill matrix: load-bearing, dead and redundant tests, code with no gate"},
+	{"report", td_cmd_report, td_usage_report,
+	 "write the ledger as one self-contained HTML page: score, survivors, findings ..."},
 	{"ledger", td_cmd_ledger, td_usage_ledger,
 	 "check DEBUG.md against the findings ledger; export or merge ledgers"},
 	{"overlap", td_cmd_overlap, td_usage_overlap,

@@ -59,6 +59,7 @@ static const help_call calls[] = {
     {"docs/audit.md", "tdaudit", {"audit", "--help", NULL}, 0},
     {"docs/overlap.md", "tdaudit", {"overlap", "--help", NULL}, 0},
     {"docs/gates.md", "tdaudit", {"gates", "--help", NULL}, 0},
+    {"docs/report.md", "tdaudit", {"report", "--help", NULL}, 0},
     {"docs/ledger.md", "tdaudit", {"ledger", "--help", NULL}, 0},
     {"docs/ledger.md", "tdaudit", {"ledger", "check", "--help", NULL}, 1},
     {"docs/ledger.md", "tdaudit", {"ledger", "export", "--help", NULL}, 1},
