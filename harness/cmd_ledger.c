@@ -27,6 +27,7 @@ typedef struct {
 	const char *root;   /* --root DIR */
 	const char *format; /* export --format md|json|sarif|junit */
 	const char *out;    /* export's FILE, merge's OUT */
+	const char *ledger; /* export --ledger DB */
 } args;
 
 /* --format md|json|sarif|junit. */
@@ -52,6 +53,8 @@ static const td_opt export_opts[] = {
 		 "sarif a SARIF 2.1.0 log for code scanning, junit JUnit XML for CI"},
 	{.name = "--out", .short_name = 'o', .arg = "FILE", .type = TD_OPT_STRING,
 	 .at = offsetof(args, out), .help = "write atomically to FILE (default: stdout)"},
+	{.name = "--ledger", .arg = "DB", .type = TD_OPT_STRING, .at = offsetof(args, ledger),
+	 .help = "export this ledger (a merged one, say) instead of the one tdaudit.lua names"},
 	ROOT_OPT,
 	{0},
 };
@@ -126,8 +129,9 @@ static int write_format(FILE *f, const char *format, td_ledger *lg, const td_pro
 	return err;
 }
 
-static int export(const char *root, const char *format, const char *out)
+static int export(const char *root, const args *a)
 {
+	const char *format = a->format, *out = a->out;
 	td_project *p = NULL;
 	td_ledger *lg = NULL;
 	char path[8192], *text = NULL;
@@ -136,7 +140,10 @@ static int export(const char *root, const char *format, const char *out)
 	int err = td_project_load(&p, root);
 
 	if (!err) {
-		td_record_ledger_path(path, sizeof path, p);
+		if (a->ledger)
+			snprintf(path, sizeof path, "%s", a->ledger);
+		else
+			td_record_ledger_path(path, sizeof path, p);
 		err = td_ledger_open(&lg, path, 0);
 	}
 	if (!err && !(f = open_memstream(&text, &len)))
@@ -198,7 +205,7 @@ int td_cmd_ledger(int argc, char **argv)
 	if (rc == TD_OPT_RUN && cmd == &subs[2])
 		rc = merge(cmd, a.out, dbs);
 	else if (rc == TD_OPT_RUN && !(rc = td_find_root(root, sizeof root, a.root)))
-		rc = cmd == &subs[0] ? td_ledger_check(root) : export(root, a.format, a.out);
+		rc = cmd == &subs[0] ? td_ledger_check(root) : export(root, &a);
 	td_strv_free(dbs);
 	return rc;
 }
