@@ -798,6 +798,12 @@ static int reproduce_all(rp_run *r)
 	}
 	if (n == 0)
 		printf("tdaudit reproduce: no finding in DEBUG.md names a fix commit; nothing to do\n");
+	if (r->doc->problems.n) { /* a row that does not parse may hold a finding not reproduced */
+		printf("tdaudit reproduce: %zu DEBUG.md line%s not parse (above, on stderr): a "
+		       "finding they hold was not reproduced; tdaudit ledger check lists them\n",
+		       r->doc->problems.n, r->doc->problems.n == 1 ? " does" : "s do");
+		status = status > 1 ? status : 1;
+	}
 	return status;
 }
 

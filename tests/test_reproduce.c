@@ -34,6 +34,8 @@
  *     -> tests_from_the_diff_that_do_not_build_before_are_no_evidence
  *   - reproduce_all() stopping after the first finding
  *     -> all_reproduces_every_finding_with_a_fix_commit
+ *   - reproduce_all() exiting 0 past DEBUG.md lines that do not parse
+ *     -> all_fails_when_a_debug_md_line_does_not_parse
  *
  * --at-head (HEAD = C5, or C6/C7 committed on top by the test):
  *   - writes_to_memory() not called from td_repo_open() [cat]: the revert's
@@ -586,6 +588,28 @@ static void test_all_reproduces_every_finding_with_a_fix_commit(void **state)
 	assert_true(has_row("r.log", "test_add_big", "fail 2/2", "fail 2/2", "broken"));
 }
 
+/* A DEBUG.md row that does not parse fails --all: the finding it holds was never reproduced. */
+static void test_all_fails_when_a_debug_md_line_does_not_parse(void **state)
+{
+	const char *args[] = {"reproduce", "--all", NULL};
+	char text[1024];
+
+	(void)state;
+	make_history();
+	snprintf(text, sizeof text,
+		 "# DEBUG.md\n\n"
+		 "| # | Where | Severity | Found by | Status |\n"
+		 "|---|---|---|---|---|\n"
+		 "| 1 | `calc.c` | high | test | fixed, `%.7s` |\n"
+		 "| 2 | `calc.c` | low | test | fixed `%.7s`\n\n"
+		 "## 1. add subtracted\n\n**Guarded by** `test_add`.\n",
+		 ids[1], ids[3]);
+	fx_write("repo", "DEBUG.md", text);
+	assert_int_equal(td("r.log", args), 1);
+	assert_true(has_row("r.log", "test_add", "fail 2/2", "pass 2/2", "guard"));
+	assert_non_null(strstr(fx_slurp("r.log"), "1 DEBUG.md line does not parse"));
+}
+
 /* ---- --at-head ---------------------------------------------------------- */
 
 /* The text of the first column of sql's first row in the fixture's ledger ("" if none). */
@@ -842,6 +866,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_merge_commit_is_reverted_against_its_first_parent),
 	cmocka_unit_test(test_no_command_touches_the_users_tree_index_or_head),
 	cmocka_unit_test(test_all_reproduces_every_finding_with_a_fix_commit),
+	cmocka_unit_test(test_all_fails_when_a_debug_md_line_does_not_parse),
 	cmocka_unit_test(test_at_head_a_fix_that_still_reverts_shows_its_guard_still_guards),
 	cmocka_unit_test(test_at_head_a_fix_that_no_longer_reverts_is_a_conflict_never_a_pass),
 	cmocka_unit_test(test_at_head_writes_no_object_and_leaves_the_users_index_tree_and_head),
