@@ -8,12 +8,17 @@
 #   make audit      install what is missing, build, run the audit job on this
 #                   repository: mutate, reproduce --all, audit, ledger check
 #   make coverage   gcov/lcov line coverage summary from build/coverage
+#   make fuzz       clang libFuzzer targets of fuzz/ (build/fuzz), each run
+#                   FUZZ_TIME seconds (default 60; CI runs FUZZ_TIME=10) from
+#                   its seed corpus fuzz/corpus/TARGET; FUZZ_TARGETS="idx ctok"
+#                   picks some. Findings land in build/fuzz/artifacts/
+#                   (fuzz/README.md)
 #   make config     print every detected value
 #   make install    PREFIX=/usr/local (DESTDIR honoured); make uninstall
 #   make clean
 #
 # Variants are one Makefile invoked again with VARIANT=release|double|asan|
-# coverage; each has its own build directory, so they never share objects.
+# coverage|fuzz; each has its own build directory, so they never share objects.
 # CUDA=auto (default) compiles kernels/*.cu with nvcc when nvcc exists;
 # CUDA=0 builds without, CUDA=1 insists.
 
@@ -26,6 +31,7 @@ VARIANT ?= release
 CUDA ?= auto
 PREFIX ?= /usr/local
 BUILDROOT ?= build
+FUZZ_CC ?= clang
 
 # --- variant -------------------------------------------------------------
 # GCC 12's -O2 vectorises a loop only when no scalar remainder is needed
@@ -56,6 +62,13 @@ else ifeq ($(VARIANT),asan)
   VFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
   VLDFLAGS := -fsanitize=address,undefined
   override CUDA := 0 # the CUDA runtime and ASan's shadow memory do not mix
+else ifeq ($(VARIANT),fuzz) # make fuzz: clang, libFuzzer's coverage hooks, ASan + UBSan
+  BUILD := $(BUILDROOT)/fuzz
+  override CC := $(FUZZ_CC)
+  VFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	    -fno-sanitize-recover=all
+  VLDFLAGS := -fsanitize=address,undefined
+  override CUDA := 0
 else ifeq ($(VARIANT),coverage)
   BUILD := $(BUILDROOT)/coverage
   VFLAGS := -O0 -g --coverage
@@ -122,7 +135,7 @@ TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
 TDTEST := $(BUILD)/tests/tdtest
 
 .PHONY: all test asan double coverage check audit config install uninstall clean \
-	deps run-tests FORCE
+	deps run-tests fuzz fuzz-run FORCE
 all: $(LIBBASE) $(LIBCORE) $(LIBAUDIT) $(PROGS) $(TDTEST) $(BENCHES)
 
 $(BUILD)/.pkgcheck:
@@ -276,5 +289,39 @@ uninstall:
 
 clean:
 	rm -rf $(BUILDROOT)
+
+# --- fuzzing (make fuzz) ------------------------------------------------------
+# One libFuzzer program per fuzz/fuzz_TARGET.c, linked with the three
+# libraries built in the fuzz variant. Each run starts from the committed
+# seeds (fuzz/corpus/TARGET, read only) and keeps what it finds new in
+# build/fuzz/corpus/TARGET; a crash, leak, sanitizer report or timeout
+# writes the input to build/fuzz/artifacts/ and fails the target. Every
+# target runs even when one fails; make fails at the end if any did.
+FUZZ_TIME ?= 60
+FUZZ_TIMEOUT ?= 30 # seconds per input: the Lua loaders' instruction budget takes a few
+FUZZ_TARGETS ?= $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIBAUDIT) $(LIBCORE) $(LIBBASE) $(BUILD)/.flags | $(BUILD)/.pkgcheck
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $< $(LIBAUDIT) $(LIBCORE) $(LIBBASE) -o $@ $(LDLIBS_ALL)
+
+fuzz-run: $(FUZZ_BINS)
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)/corpus/$$t $(BUILD)/artifacts; \
+	  echo "== fuzz $$t: $(FUZZ_TIME) s from fuzz/corpus/$$t"; \
+	  $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -timeout=$(FUZZ_TIMEOUT) \
+	    -artifact_prefix=$(BUILD)/artifacts/$$t- -print_final_stats=1 \
+	    $(BUILD)/corpus/$$t fuzz/corpus/$$t 2>$(BUILD)/fuzz-$$t.log \
+	    || failed="$$failed $$t"; \
+	  grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)' \
+	    $(BUILD)/fuzz-$$t.log || true; \
+	done; \
+	if [ -n "$$failed" ]; then \
+	  echo "make fuzz: failed:$$failed (logs: $(BUILD)/fuzz-TARGET.log, inputs: $(BUILD)/artifacts/)" >&2; \
+	  exit 1; fi
+
+fuzz: deps
+	$(MAKE) --no-print-directory VARIANT=fuzz fuzz-run
 
 -include $(wildcard $(BUILD)/*/*.d)
