@@ -13,12 +13,16 @@
 #                   its seed corpus fuzz/corpus/TARGET; FUZZ_TARGETS="idx ctok"
 #                   picks some. Findings land in build/fuzz/artifacts/
 #                   (fuzz/README.md)
+#   make valgrind   the suite under valgrind memcheck (build/valgrind), one
+#                   process per test group, suppressions in ci/valgrind.supp;
+#                   slow, so the weekly job runs it whole and
+#                   VALGRIND_GROUPS="ctok debugmd" runs some groups
 #   make config     print every detected value
 #   make install    PREFIX=/usr/local (DESTDIR honoured); make uninstall
 #   make clean
 #
 # Variants are one Makefile invoked again with VARIANT=release|double|asan|
-# coverage|fuzz; each has its own build directory, so they never share objects.
+# coverage|fuzz|valgrind; each has its own build directory, so they never share objects.
 # CUDA=auto (default) compiles kernels/*.cu with nvcc when nvcc exists;
 # CUDA=0 builds without, CUDA=1 insists.
 
@@ -69,6 +73,10 @@ else ifeq ($(VARIANT),fuzz) # make fuzz: clang, libFuzzer's coverage hooks, ASan
 	    -fno-sanitize-recover=all
   VLDFLAGS := -fsanitize=address,undefined
   override CUDA := 0
+else ifeq ($(VARIANT),valgrind) # make valgrind: plain code memcheck can follow
+  BUILD := $(BUILDROOT)/valgrind
+  VFLAGS := -O1 -g
+  override CUDA := 0 # the CUDA runtime's mappings drown memcheck's reports
 else ifeq ($(VARIANT),coverage)
   BUILD := $(BUILDROOT)/coverage
   VFLAGS := -O0 -g --coverage
@@ -135,7 +143,7 @@ TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
 TDTEST := $(BUILD)/tests/tdtest
 
 .PHONY: all test asan double coverage check audit config install uninstall clean \
-	deps run-tests fuzz fuzz-run FORCE
+	deps run-tests fuzz fuzz-run valgrind valgrind-run FORCE
 all: $(LIBBASE) $(LIBCORE) $(LIBAUDIT) $(PROGS) $(TDTEST) $(BENCHES)
 
 $(BUILD)/.pkgcheck:
@@ -323,5 +331,34 @@ fuzz-run: $(FUZZ_BINS)
 
 fuzz: deps
 	$(MAKE) --no-print-directory VARIANT=fuzz fuzz-run
+
+# --- valgrind (make valgrind) ------------------------------------------------
+# The suite under memcheck, one tdtest --group per process so that a report
+# names its group. A memcheck error or a definite or indirect leak exits 99,
+# a failing test 1; both fail the target, after every group has run. The
+# programs the end-to-end tests start (tdaudit, tdtrain, git) are not
+# traced. ci/valgrind.supp holds the suppressions, each with its reason.
+# Memcheck runs code some 20-50 times slower, so a test with a wall-clock
+# deadline can fail as a test (exit 1, not 99): eight ledger writers
+# sharing SQLite's 5 s lock wait (test_eight_writers_at_once_lose_no_rows)
+# is one; the per-group line says which exit each group had.
+VALGRIND ?= valgrind
+VALGRIND_GROUPS ?= $(TEST_GROUPS)
+VALGRIND_FLAGS ?= --tool=memcheck --error-exitcode=99 --leak-check=full \
+	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+	--suppressions=ci/valgrind.supp --num-callers=30 --quiet
+
+valgrind-run: $(TDTEST)
+	@failed=""; for g in $(VALGRIND_GROUPS); do \
+	  echo "== valgrind: group $$g"; \
+	  $(VALGRIND) $(VALGRIND_FLAGS) $(TDTEST) --group $$g > $(BUILD)/valgrind-$$g.log 2>&1; \
+	  rc=$$?; tail -1 $(BUILD)/valgrind-$$g.log; \
+	  if [ $$rc -ne 0 ]; then failed="$$failed $$g(exit $$rc)"; fi; \
+	done; \
+	if [ -n "$$failed" ]; then \
+	  echo "make valgrind: failed:$$failed (logs: $(BUILD)/valgrind-GROUP.log)" >&2; exit 1; fi
+
+valgrind: deps
+	$(MAKE) --no-print-directory VARIANT=valgrind valgrind-run
 
 -include $(wildcard $(BUILD)/*/*.d)
