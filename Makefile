@@ -8,12 +8,21 @@
 #   make audit      install what is missing, build, run the audit job on this
 #                   repository: mutate, reproduce --all, audit, ledger check
 #   make coverage   gcov/lcov line coverage summary from build/coverage
+#   make fuzz       clang libFuzzer targets of fuzz/ (build/fuzz), each run
+#                   FUZZ_TIME seconds (default 60; CI runs FUZZ_TIME=10) from
+#                   its seed corpus fuzz/corpus/TARGET; FUZZ_TARGETS="idx ctok"
+#                   picks some. Findings land in build/fuzz/artifacts/
+#                   (fuzz/README.md)
+#   make valgrind   the suite under valgrind memcheck (build/valgrind), one
+#                   process per test group, suppressions in ci/valgrind.supp;
+#                   slow, so the weekly job runs it whole and
+#                   VALGRIND_GROUPS="ctok debugmd" runs some groups
 #   make config     print every detected value
 #   make install    PREFIX=/usr/local (DESTDIR honoured); make uninstall
 #   make clean
 #
 # Variants are one Makefile invoked again with VARIANT=release|double|asan|
-# coverage; each has its own build directory, so they never share objects.
+# coverage|fuzz|valgrind; each has its own build directory, so they never share objects.
 # CUDA=auto (default) compiles kernels/*.cu with nvcc when nvcc exists;
 # CUDA=0 builds without, CUDA=1 insists.
 
@@ -26,13 +35,14 @@ VARIANT ?= release
 CUDA ?= auto
 PREFIX ?= /usr/local
 BUILDROOT ?= build
+FUZZ_CC ?= clang
 
 # --- variant -------------------------------------------------------------
 # GCC 12's -O2 vectorises a loop only when no scalar remainder is needed
 # (-fvect-cost-model=very-cheap), so a loop over a run-time count - most of
 # the core's - stayed scalar. The dynamic model is -O3's. Vectorising never
 # reorders a floating-point sum (that would take -ffast-math) and C11 mode
-# never contracts a multiply-add, so results are bitwise the same.
+# never contracts a multiply-add (FPFLAGS below), so results are bitwise the same.
 #
 # ARCH is the instruction set the compiler may use everywhere: x86-64-v3
 # (AVX2, 32-byte vectors) when the building CPU has AVX2, else the
@@ -41,7 +51,10 @@ BUILDROOT ?= build
 # kernel at run time, gemm.h). Results are bitwise the same either way, for
 # the two reasons above: bench/core's hashes compare the two builds.
 ARCH ?= $(shell grep -qw avx2 /proc/cpuinfo 2>/dev/null && echo x86-64-v3)
-OPT := -O2 -g -fvect-cost-model=dynamic $(if $(ARCH),-march=$(ARCH))
+# Clang (make CC=clang) has no -fvect-cost-model: its -O2 already runs the
+# loop vectoriser with its own cost model.
+CC_IS_CLANG := $(shell $(CC) --version 2>/dev/null | grep -q clang && echo 1)
+OPT := -O2 -g $(if $(CC_IS_CLANG),,-fvect-cost-model=dynamic) $(if $(ARCH),-march=$(ARCH))
 ifeq ($(VARIANT),release)
   BUILD := $(BUILDROOT)
   VFLAGS := $(OPT)
@@ -53,6 +66,17 @@ else ifeq ($(VARIANT),asan)
   VFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
   VLDFLAGS := -fsanitize=address,undefined
   override CUDA := 0 # the CUDA runtime and ASan's shadow memory do not mix
+else ifeq ($(VARIANT),fuzz) # make fuzz: clang, libFuzzer's coverage hooks, ASan + UBSan
+  BUILD := $(BUILDROOT)/fuzz
+  override CC := $(FUZZ_CC)
+  VFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+	    -fno-sanitize-recover=all
+  VLDFLAGS := -fsanitize=address,undefined
+  override CUDA := 0
+else ifeq ($(VARIANT),valgrind) # make valgrind: plain code memcheck can follow
+  BUILD := $(BUILDROOT)/valgrind
+  VFLAGS := -O1 -g
+  override CUDA := 0 # the CUDA runtime's mappings drown memcheck's reports
 else ifeq ($(VARIANT),coverage)
   BUILD := $(BUILDROOT)/coverage
   VFLAGS := -O0 -g --coverage
@@ -88,7 +112,11 @@ PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 # --- flags ---------------------------------------------------------------
 WARN := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 CFLAGS ?=
-CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(VFLAGS) $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
+# -ffp-contract=off: no multiply-add is fused into one rounding. GCC's C11
+# mode already never fuses; clang's default fuses within an expression (an
+# FMA with -march=x86-64-v3), which changes the bits the tests compare.
+FPFLAGS := -ffp-contract=off
+CFLAGS_ALL = -std=c11 -D_POSIX_C_SOURCE=200809L $(VFLAGS) $(FPFLAGS) $(WARN) $(PKG_CFLAGS) $(CFLAGS) -MMD -MP
 # -Wconversion where practical: the core and kernels (numeric code), not
 # the cmocka tests, whose macros convert freely.
 CONV := -Wconversion
@@ -115,7 +143,7 @@ TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
 TDTEST := $(BUILD)/tests/tdtest
 
 .PHONY: all test asan double coverage check audit config install uninstall clean \
-	deps run-tests FORCE
+	deps run-tests fuzz fuzz-run valgrind valgrind-run FORCE
 all: $(LIBBASE) $(LIBCORE) $(LIBAUDIT) $(PROGS) $(TDTEST) $(BENCHES)
 
 $(BUILD)/.pkgcheck:
@@ -270,5 +298,68 @@ uninstall:
 
 clean:
 	rm -rf $(BUILDROOT)
+
+# --- fuzzing (make fuzz) ------------------------------------------------------
+# One libFuzzer program per fuzz/fuzz_TARGET.c, linked with the three
+# libraries built in the fuzz variant. Each run starts from the committed
+# seeds (fuzz/corpus/TARGET, read only) and keeps what it finds new in
+# build/fuzz/corpus/TARGET; a crash, leak, sanitizer report or timeout
+# writes the input to build/fuzz/artifacts/ and fails the target. Every
+# target runs even when one fails; make fails at the end if any did.
+FUZZ_TIME ?= 60
+FUZZ_TIMEOUT ?= 30 # seconds per input: the Lua loaders' instruction budget takes a few
+FUZZ_TARGETS ?= $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c))
+FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_TARGETS))
+
+$(BUILD)/fuzz/fuzz_%: fuzz/fuzz_%.c $(LIBAUDIT) $(LIBCORE) $(LIBBASE) $(BUILD)/.flags | $(BUILD)/.pkgcheck
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_ALL) -fsanitize=fuzzer $< $(LIBAUDIT) $(LIBCORE) $(LIBBASE) -o $@ $(LDLIBS_ALL)
+
+fuzz-run: $(FUZZ_BINS)
+	@failed=""; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(BUILD)/corpus/$$t $(BUILD)/artifacts; \
+	  echo "== fuzz $$t: $(FUZZ_TIME) s from fuzz/corpus/$$t"; \
+	  $(BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_TIME) -timeout=$(FUZZ_TIMEOUT) \
+	    -artifact_prefix=$(BUILD)/artifacts/$$t- -print_final_stats=1 \
+	    $(BUILD)/corpus/$$t fuzz/corpus/$$t 2>$(BUILD)/fuzz-$$t.log \
+	    || failed="$$failed $$t"; \
+	  grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|==[0-9]+==ERROR|SUMMARY)' \
+	    $(BUILD)/fuzz-$$t.log || true; \
+	done; \
+	if [ -n "$$failed" ]; then \
+	  echo "make fuzz: failed:$$failed (logs: $(BUILD)/fuzz-TARGET.log, inputs: $(BUILD)/artifacts/)" >&2; \
+	  exit 1; fi
+
+fuzz: deps
+	$(MAKE) --no-print-directory VARIANT=fuzz fuzz-run
+
+# --- valgrind (make valgrind) ------------------------------------------------
+# The suite under memcheck, one tdtest --group per process so that a report
+# names its group. A memcheck error or a definite or indirect leak exits 99,
+# a failing test 1; both fail the target, after every group has run. The
+# programs the end-to-end tests start (tdaudit, tdtrain, git) are not
+# traced. ci/valgrind.supp holds the suppressions, each with its reason.
+# Memcheck runs code some 20-50 times slower, so a test with a wall-clock
+# deadline can fail as a test (exit 1, not 99): eight ledger writers
+# sharing SQLite's 5 s lock wait (test_eight_writers_at_once_lose_no_rows)
+# is one; the per-group line says which exit each group had.
+VALGRIND ?= valgrind
+VALGRIND_GROUPS ?= $(TEST_GROUPS)
+VALGRIND_FLAGS ?= --tool=memcheck --error-exitcode=99 --leak-check=full \
+	--show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+	--suppressions=ci/valgrind.supp --num-callers=30 --quiet
+
+valgrind-run: $(TDTEST)
+	@failed=""; for g in $(VALGRIND_GROUPS); do \
+	  echo "== valgrind: group $$g"; \
+	  $(VALGRIND) $(VALGRIND_FLAGS) $(TDTEST) --group $$g > $(BUILD)/valgrind-$$g.log 2>&1; \
+	  rc=$$?; tail -1 $(BUILD)/valgrind-$$g.log; \
+	  if [ $$rc -ne 0 ]; then failed="$$failed $$g(exit $$rc)"; fi; \
+	done; \
+	if [ -n "$$failed" ]; then \
+	  echo "make valgrind: failed:$$failed (logs: $(BUILD)/valgrind-GROUP.log)" >&2; exit 1; fi
+
+valgrind: deps
+	$(MAKE) --no-print-directory VARIANT=valgrind valgrind-run
 
 -include $(wildcard $(BUILD)/*/*.d)

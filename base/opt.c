@@ -111,7 +111,7 @@ static int take(const td_opt_cmd *cmd, const td_opt *o, void *args, const char *
 	case TD_OPT_POSITIVE:
 		errno = 0;
 		d = isspace((unsigned char)v[0]) ? -1 : strtod(v, &end);
-		if (!v[0] || d < 0 || *end || errno || !isfinite(d) || d <= 0 || (o->max && d > o->max))
+		if (!v[0] || d < 0 || *end || errno || !isfinite(d) || d <= 0 || (o->max && d > (double)o->max))
 			return bad_number(cmd, as, o, max, v);
 		*(double *)field = d;
 		return 0;

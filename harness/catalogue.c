@@ -341,7 +341,7 @@ static unsigned classes_field(lua_State *L)
 		fail_here(L, "%s: operators must be a list of class names", where(L));
 	n = (lua_Integer)lua_rawlen(L, -1);
 	for (lua_Integer i = 1; i <= n; i++) {
-		td_gen_class c;
+		td_gen_class c = 0; /* fail_here does not return, which clang cannot tell */
 
 		if (lua_rawgeti(L, -1, i) != LUA_TSTRING || td_gen_class_parse(&c, lua_tostring(L, -1)))
 			fail_here(L, "%s: %s", where(L), td_error_last());

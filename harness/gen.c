@@ -254,7 +254,11 @@ static int add(struct gen *g, const struct edit *e)
 		return ord;
 	if ((err = td_grow(&g->all, &g->cap_all, g->n_all + 1, sizeof *g->all)))
 		return err;
-	m.orig = strndup(g->tl->src + e->off, e->len);
+	m.orig = malloc(e->len + 1); /* not strndup: a NUL byte in the span would cut it short */
+	if (m.orig) {
+		memcpy(m.orig, g->tl->src + e->off, e->len);
+		m.orig[e->len] = '\0';
+	}
 	m.repl = strdup(e->repl);
 	m.func = strdup(g->func_name);
 	m.id = fmt("%s:%s:%s:%s:%d:%s", g->path, g->func_name, td_gen_class_name(e->cls), e->key,

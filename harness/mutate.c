@@ -467,7 +467,7 @@ static void progress(run_t *r, size_t i)
 			 res->killers[0], res->detail);
 	printf("[%zu/%zu] %s:%d %s  %s%s%s%s  %.1fs  eta %.0fs\n", r->done, r->todo, m->file,
 	       m->line, m->op, td_report_color(r->opts->color, res->outcome),
-	       td_outcome_name(res->outcome), td_report_color(r->opts->color, TD_N_OUTCOMES), who,
+	       td_outcome_name((enum td_outcome)res->outcome), td_report_color(r->opts->color, TD_N_OUTCOMES), who,
 	       res->seconds, eta);
 	fflush(stdout);
 }
@@ -902,7 +902,7 @@ static void list_mutants(const run_t *r)
 		const td_mutant *m = &r->muts.v[i];
 
 		printf("%s\t%s:%d\t%s\t%s", m->id, m->file, m->line, m->op,
-		       r->res[i].settled ? td_outcome_name(r->res[i].outcome) : "runnable");
+		       r->res[i].settled ? td_outcome_name((enum td_outcome)r->res[i].outcome) : "runnable");
 		for (size_t g = 0; guards && m->guards && m->guards[g]; g++)
 			printf("%c%s", g ? ',' : '\t', m->guards[g]);
 		if (guards && !m->guards)

@@ -124,14 +124,17 @@ static long user_tasks(uid_t uid)
 	return n;
 }
 
-/* A soft and a hard limit, never looser than the ones the harness runs under. */
-static void cap(struct rlimit *r, int resource, rlim_t soft, rlim_t hard)
+/*
+ * A soft and a hard limit, never looser than the ones the harness runs
+ * under, which *r holds when got (getrlimit's result into r) is 0. The
+ * caller calls getrlimit with the resource's constant: glibc's takes an
+ * enum under _GNU_SOURCE, and an int variable would not convert cleanly.
+ */
+static void cap(struct rlimit *r, int got, rlim_t soft, rlim_t hard)
 {
-	struct rlimit now;
-
-	if (getrlimit(resource, &now) == 0) { /* RLIM_INFINITY is the largest rlim_t */
-		soft = soft < now.rlim_cur ? soft : now.rlim_cur;
-		hard = hard < now.rlim_max ? hard : now.rlim_max;
+	if (got == 0) { /* RLIM_INFINITY is the largest rlim_t */
+		soft = soft < r->rlim_cur ? soft : r->rlim_cur;
+		hard = hard < r->rlim_max ? hard : r->rlim_max;
 	}
 	r->rlim_cur = soft < hard ? soft : hard;
 	r->rlim_max = hard;
@@ -149,12 +152,12 @@ static void plan_limits(limits *l, const td_proc_opts *o)
 		cpu = o->timeout_s * (double)(cores > 0 ? cores : 1) + 10;
 	l->has_cpu = cpu > 0 && cpu < 1e12;
 	if (l->has_cpu) /* SIGXCPU at the soft limit, SIGKILL at the hard one */
-		cap(&l->cpu, RLIMIT_CPU, (rlim_t)ceil(cpu), (rlim_t)ceil(cpu) + 5);
-	cap(&l->fsize, RLIMIT_FSIZE, fsize, fsize);
+		cap(&l->cpu, getrlimit(RLIMIT_CPU, &l->cpu), (rlim_t)ceil(cpu), (rlim_t)ceil(cpu) + 5);
+	cap(&l->fsize, getrlimit(RLIMIT_FSIZE, &l->fsize), fsize, fsize);
 	l->has_as = o->as_limit > 0;
 	if (l->has_as)
-		cap(&l->as, RLIMIT_AS, o->as_limit, o->as_limit);
-	cap(&l->nproc, RLIMIT_NPROC, nproc, nproc);
+		cap(&l->as, getrlimit(RLIMIT_AS, &l->as), o->as_limit, o->as_limit);
+	cap(&l->nproc, getrlimit(RLIMIT_NPROC, &l->nproc), nproc, nproc);
 }
 
 /* In the child: the limits of l (setrlimit is a plain system call). */

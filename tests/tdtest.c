@@ -5,6 +5,8 @@
  *   tdtest --list        print every test name, one per line
  *   tdtest --only NAME   run exactly that test; exit 0 iff it passed
  *                        (unknown NAME: exit 2 with a message)
+ *   tdtest --group NAME  run the tests of tests/test_NAME.c (make valgrind
+ *                        runs one group per process); unknown: exit 2
  *
  * The tdaudit harness drives exactly this interface. Each test runs in a
  * fresh temporary directory, removed afterwards, with LC_ALL=C. The last
@@ -120,10 +122,11 @@ static int check_unique(void)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: tdtest [--list | --only NAME | --help]\n"
+	fprintf(f, "usage: tdtest [--list | --only NAME | --group NAME | --help]\n"
 		   "  (no option)   run every test; exit 0 iff none failed\n"
 		   "  --list        print every test name, one per line\n"
 		   "  --only NAME   run exactly the test NAME; exit 0 iff it passed\n"
+		   "  --group NAME  run the tests of tests/test_NAME.c; exit 0 iff all passed\n"
 		   "exit status: 0 all passed, 1 a test failed, 2 usage error or unknown test\n");
 }
 
@@ -158,6 +161,18 @@ int main(int argc, char **argv)
 		}
 		total = 1;
 		failed = run(g->name, t, 1);
+	} else if (argc == 3 && strcmp(argv[1], "--group") == 0) {
+		size_t g = 0;
+
+		while (g < n_groups && strcmp(groups[g]->name, argv[2]) != 0)
+			g++;
+		if (g == n_groups) {
+			fprintf(stderr, "tdtest: no group named '%s'; a group is a tests/test_NAME.c file\n",
+				argv[2]);
+			return 2;
+		}
+		total = groups[g]->n;
+		failed = run(groups[g]->name, groups[g]->tests, groups[g]->n);
 	} else if (argc == 1) {
 		for (size_t g = 0; g < n_groups; g++) {
 			total += groups[g]->n;

@@ -269,6 +269,35 @@ static void test_applying_a_mutant_gives_the_expected_text_and_a_stale_one_is_re
 	td_gen_result_free(r);
 }
 
+/*
+ * A NUL byte is an ordinary byte to the lexer, so a removed call can span
+ * one: the mutant's orig must still be all len bytes of it, and applying
+ * it to a text that differs only after the NUL must be refused as stale.
+ */
+static void test_a_mutant_spanning_a_nul_byte_keeps_all_its_bytes(void **state)
+{
+	static const char src[] = "void f(void)\n{\n\tg(\"a\0b\");\n}\n";
+	char other[sizeof src], *out = NULL;
+	td_gen_result *r;
+	const td_gen_mutant *m;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(td_gen_file(&r, "t.c", src, sizeof src - 1, NULL), 0);
+	assert_int_equal(r->n_mutants, 1);
+	m = &r->mutants[0];
+	assert_int_equal(m->cls, TD_GEN_REMOVED_CALL);
+	assert_int_equal(m->len, 9); /* g("a\0b"); */
+	assert_memory_equal(m->orig, src + m->off, m->len);
+	assert_int_equal(td_gen_apply(&out, &n, src, sizeof src - 1, m), 0);
+	assert_memory_equal(out, "void f(void)\n{\n\t;\n}\n", n + 1);
+	free(out);
+	memcpy(other, src, sizeof src);
+	other[m->off + 5] = 'c'; /* the b after the NUL */
+	TD_ASSERT_REFUSED(td_gen_apply(&out, &n, other, sizeof src - 1, m), TD_EINVAL, "stale");
+	td_gen_result_free(r);
+}
+
 static void test_filters_keep_only_the_asked_classes_and_lines_without_renumbering(void **state)
 {
 	static const td_gen_lines line4 = {4, 4};
@@ -407,6 +436,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_ids_are_stable_when_a_function_is_inserted_above),
     cmocka_unit_test(test_identical_operators_in_one_function_get_distinct_ids),
     cmocka_unit_test(test_applying_a_mutant_gives_the_expected_text_and_a_stale_one_is_refused),
+    cmocka_unit_test(test_a_mutant_spanning_a_nul_byte_keeps_all_its_bytes),
     cmocka_unit_test(test_filters_keep_only_the_asked_classes_and_lines_without_renumbering),
     cmocka_unit_test(test_only_function_bodies_are_mutated_and_named),
     cmocka_unit_test(test_an_unterminated_comment_passes_up_with_file_and_line),

@@ -11,6 +11,7 @@
  *
  * Edits seen breaking these tests that the catalogue may not hold:
  *   - --only running the whole group -> only_runs_exactly_one_test
+ *   - --group running every group, or none -> group_runs_that_files_tests_alone
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -96,6 +97,21 @@ static void test_an_unknown_test_name_exits_2(void **state)
 	assert_int_equal(run_self("--bogus", NULL, NULL), 2);
 }
 
+/* rng, not runner: a runner group run from here would run this test again. */
+static void test_group_runs_that_files_tests_alone(void **state)
+{
+	const char *out;
+
+	(void)state;
+	assert_int_equal(run_self("--group", "rng", NULL), 0);
+	out = slurp("out.txt");
+	assert_non_null(strstr(out, "[ RUN      ] test_philox_matches_the_published_known_answer_vectors"));
+	assert_null(strstr(out, "test_list_names_every_test_once"));
+	assert_null(strstr(out, "tdtest: 0 passed"));
+	assert_int_equal(run_self("--group", "no_such_group", NULL), 2);
+	assert_non_null(strstr(slurp("out.txt"), "no group named 'no_such_group'"));
+}
+
 static void test_list_names_every_test_once(void **state)
 {
 	char *out;
@@ -114,5 +130,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_runs_exactly_one_test),
 	cmocka_unit_test(test_an_unknown_test_name_exits_2),
 	cmocka_unit_test(test_list_names_every_test_once),
+	cmocka_unit_test(test_group_runs_that_files_tests_alone),
 };
 TD_TEST_GROUP(runner, tests);
