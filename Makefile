@@ -17,6 +17,8 @@
 #                   process per test group, suppressions in ci/valgrind.supp;
 #                   slow, so the weekly job runs it whole and
 #                   VALGRIND_GROUPS="ctok debugmd" runs some groups
+#   make stress     SIGKILL at random moments, 50 kills (STRESS_TRIALS=N,
+#                   STRESS_SEED=S to replay)
 #   make config     print every detected value
 #   make install    PREFIX=/usr/local (DESTDIR honoured); make uninstall
 #   make clean
@@ -143,7 +145,7 @@ TEST_OBJ := $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/*.c))
 TDTEST := $(BUILD)/tests/tdtest
 
 .PHONY: all test asan double coverage check audit config install uninstall clean \
-	deps run-tests fuzz fuzz-run valgrind valgrind-run FORCE
+	deps run-tests fuzz fuzz-run valgrind valgrind-run stress FORCE
 all: $(LIBBASE) $(LIBCORE) $(LIBAUDIT) $(PROGS) $(TDTEST) $(BENCHES)
 
 $(BUILD)/.pkgcheck:
@@ -270,6 +272,18 @@ coverage: deps
 		'$(CURDIR)/harness/*' '$(CURDIR)/ledger/*' \
 		--output-file $(BUILDROOT)/coverage/lcov.info
 	lcov --summary $(BUILDROOT)/coverage/lcov.info
+
+# --- stress: SIGKILL at random moments (tests/test_stress.c) -------------------
+# STRESS_TRIALS kills (default 50) delivered to tdaudit mutate, reproduce,
+# bisect, ledger merge and tdtrain train, each followed by the checks and a
+# run to the end; STRESS_SEED=S replays a run's kill moments (it prints its
+# seed). `make test` runs the same test with 5 kills.
+STRESS_TRIALS ?= 50
+stress: deps
+	$(MAKE) --no-print-directory VARIANT=release all
+	STRESS_TRIALS=$(STRESS_TRIALS) $(if $(STRESS_SEED),STRESS_SEED=$(STRESS_SEED)) \
+		$(TDTEST) --only test_sigkill_at_any_moment_leaves_tree_ledger_and_checkpoint_sound
+# --- end of stress ----------------------------------------------------------
 
 config:
 	@echo "VARIANT   = $(VARIANT)"

@@ -269,8 +269,10 @@ int td_bisect(const char *root, const td_bisect_opts *opts)
 		snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
 		snprintf(r.blog, sizeof r.blog, "%s/logs/bisect-build.log", r.dir);
 		snprintf(r.tlog, sizeof r.tlog, "%s/logs/bisect-test.log", r.dir);
-		err = load_range(&r);
+		err = td_testrun_reset_if_cut("tdaudit bisect", r.tree, r.manifest);
 	}
+	if (!err)
+		err = load_range(&r);
 	if (!err)
 		err = try_commit(&r, r.n - 1);
 	if (err || (status = direction(&want, &r)) != 0)

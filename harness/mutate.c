@@ -567,7 +567,9 @@ static void *worker_prepare(void *arg)
 	int ok = 0;
 
 	snprintf(manifest, sizeof manifest, "%s/work/%d.manifest", r->dir, w->id);
-	w->err = source_files(r, &files);
+	w->err = td_testrun_reset_if_cut("tdaudit mutate", w->tree, manifest);
+	if (!w->err)
+		w->err = source_files(r, &files);
 	if (!w->err)
 		w->err = td_scratch_sync(r->src, files, w->tree, manifest, &n);
 	td_strv_free(files);

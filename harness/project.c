@@ -367,6 +367,20 @@ static void trainer_free(td_trainer *t)
 	}
 }
 
+/*
+ * The globals' __index: a name that is neither a setting nor Lua's (a
+ * misspelt setting, `bogus { 1 }`) is refused with its line and the
+ * settings there are, not as Lua's "attempt to call a nil value".
+ */
+static int l_unknown_name(lua_State *L)
+{
+	const char *name = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?";
+
+	return fail_at(L, "'%s' is no setting of tdaudit.lua (the settings: build, runner, sources, "
+			  "tests, catalogues, ledger, timeout, audits, trainer; docs/tdaudit-lua.md)",
+		       name);
+}
+
 static void register_dsl(lua_State *L, td_project *p)
 {
 	static const luaL_Reg fns[] = {{"build", l_build},       {"runner", l_runner},
@@ -380,6 +394,12 @@ static void register_dsl(lua_State *L, td_project *p)
 		lua_pushcclosure(L, f->func, 1);
 		lua_setglobal(L, f->name);
 	}
+	lua_pushglobaltable(L);
+	lua_newtable(L);
+	lua_pushcfunction(L, l_unknown_name);
+	lua_setfield(L, -2, "__index");
+	lua_setmetatable(L, -2);
+	lua_pop(L, 1);
 }
 
 static int check_complete(td_project *p)

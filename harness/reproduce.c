@@ -827,6 +827,8 @@ int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *
 		goto done;
 	snprintf(r.tree, sizeof r.tree, "%s/history/tree", r.dir);
 	snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
+	if ((err = td_testrun_reset_if_cut("tdaudit reproduce", r.tree, r.manifest)))
+		goto done;
 	snprintf(r.tlog, sizeof r.tlog, "%s/logs/reproduce-test.log", r.dir);
 	snprintf(r.blog[0], sizeof r.blog[0], "%s/logs/reproduce-build-before.log", r.dir);
 	snprintf(r.blog[1], sizeof r.blog[1], "%s/logs/reproduce-build-after.log", r.dir);

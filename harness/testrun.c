@@ -7,7 +7,9 @@
 #define _GNU_SOURCE
 #include "testrun.h"
 
+#include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,10 +108,42 @@ int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, con
 	return 0;
 }
 
+/* The mark of a build running in tree: tree.building, beside it (never in it). */
+static void build_mark(char *out, size_t size, const char *tree)
+{
+	snprintf(out, size, "%s.building", tree);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)sb, (void)flag, (void)ftw;
+	return remove(path);
+}
+
+int td_testrun_reset_if_cut(const char *who, const char *tree, const char *manifest)
+{
+	char mark[4400];
+
+	build_mark(mark, sizeof mark, tree);
+	if (access(mark, F_OK) != 0)
+		return 0;
+	fprintf(stderr, "%s: the last build in %s never ended (a run was killed): building from a "
+			"clean copy\n", who, tree);
+	if (nftw(tree, rm_entry, 32, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+		return TD_FAIL(TD_EIO, "cannot remove %s, whose last build was cut short: %s; remove it by hand",
+			       tree, strerror(errno));
+	if (unlink(manifest) != 0 && errno != ENOENT)
+		return TD_FAIL(TD_EIO, "cannot remove %s: %s", manifest, strerror(errno));
+	if (unlink(mark) != 0 && errno != ENOENT)
+		return TD_FAIL(TD_EIO, "cannot remove %s: %s", mark, strerror(errno));
+	return 0;
+}
+
 int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const char *tree,
 		     const char *log)
 {
 	td_proc_opts po = {0};
+	char mark[4400];
 	int err;
 
 	po.argv = (const char *const *)p->build;
@@ -117,7 +151,12 @@ int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const ch
 	po.out_path = log;
 	po.timeout_s = p->timeout_build;
 	clear_log(log);
-	err = td_proc_run(res, &po);
+	build_mark(mark, sizeof mark, tree);
+	err = td_file_write_atomic(mark, "", 0, 0644);
+	if (!err)
+		err = td_proc_run(res, &po);
+	if (!err && unlink(mark) != 0)
+		err = TD_FAIL(TD_EIO, "cannot remove %s: %s", mark, strerror(errno));
 	*ok = !err && res->exited && res->status == 0 && !res->timed_out;
 	return err;
 }

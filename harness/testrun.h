@@ -50,10 +50,22 @@ int td_testrun_ignore_dir(const char *root);
 /*
  * Runs the project's build argv in tree, output to log, with the build
  * timeout. *ok = 1 when it exited 0 in time; res gets the details (for
- * td_proc_describe).
+ * td_proc_describe). While the build runs, a mark tree.building lies
+ * beside the tree; a process killed during the build leaves it there
+ * (see td_testrun_reset_if_cut).
  */
 int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const char *tree,
 		     const char *log);
+
+/*
+ * Removes tree and its sync manifest when the last build in it never
+ * ended (its mark is there: the process running it was killed). Such a
+ * build may leave half-written outputs newer than their sources, which an
+ * incremental build takes as up to date. Call before the tree is synced;
+ * the next sync then makes a whole copy and the next build a clean one.
+ * Says so on stderr, after who ("tdaudit mutate"), when it removes one.
+ */
+int td_testrun_reset_if_cut(const char *who, const char *tree, const char *manifest);
 
 /*
  * The names runner k's list argv prints, run in tree (output to log): one

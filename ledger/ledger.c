@@ -842,21 +842,28 @@ static int snapshot_source(char *tmp, size_t size, const char *src_path)
 	sqlite3 *s = NULL, *d = NULL;
 	sqlite3_backup *b;
 	sqlite3_stmt *st = NULL;
-	int err = 0, fd, app = 0, objects = 0;
+	int err = 0, fd, app = 0, objects = 0, ver = 0;
 
 	snprintf(tmp, size, "%s/tdaudit-merge-XXXXXX", dir && *dir ? dir : "/tmp");
 	if (sqlite3_open_v2(src_path, &s, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(s, "SELECT (SELECT application_id FROM pragma_application_id),"
-				  " (SELECT count(*) FROM sqlite_master)", -1, &st, NULL) != SQLITE_OK ||
+				  " (SELECT count(*) FROM sqlite_master),"
+				  " (SELECT user_version FROM pragma_user_version)", -1, &st, NULL) != SQLITE_OK ||
 	    sqlite3_step(st) != SQLITE_ROW)
 		err = TD_FAIL(TD_EIO, "cannot read the ledger %s: %s", src_path,
 			      s ? sqlite3_errmsg(s) : "out of memory");
 	else
-		app = sqlite3_column_int(st, 0), objects = sqlite3_column_int(st, 1);
+		app = sqlite3_column_int(st, 0), objects = sqlite3_column_int(st, 1),
+		ver = sqlite3_column_int(st, 2);
 	sqlite3_finalize(st);
 	if (!err && (app != TD_LEDGER_MAGIC || objects == 0))
-		err = TD_FAIL(TD_EINVAL, "%s is not a tdaudit ledger (%s); nothing was merged",
-			      src_path, objects ? "another SQLite database" : "an empty file");
+		err = TD_FAIL(TD_EINVAL, "%s is not a tdaudit ledger (%s)", src_path,
+			      objects ? "another SQLite database" : "an empty file");
+	if (!err && ver > TD_LEDGER_SCHEMA_VERSION) /* named here: the copy's name means nothing */
+		err = TD_FAIL(TD_ENOTSUP,
+			      "ledger %s has schema version %d, newer than this tdaudit's version %d; "
+			      "use a tdaudit at least as new as the one that wrote it",
+			      src_path, ver, TD_LEDGER_SCHEMA_VERSION);
 	if (!err && (fd = mkstemp(tmp)) >= 0)
 		close(fd);
 	else if (!err)

@@ -25,6 +25,12 @@
  * docs/mutate.md's Options section -> "tdaudit mutate --help prints
  * --cold"; adding "- `--frobnicate`: ..." to docs/bisect.md's -> "documents
  * --frobnicate".
+ *
+ * It also reads docs/bad-input.md's table: every row has a message in
+ * backticks, a numeric exit status and at least one test, and each test it
+ * names is one `tdtest --list` prints. Seen failing: a row naming
+ * `test_a_truncated_checkpoint_is_refused` (no such test), and a row whose
+ * exit cell was emptied.
  */
 #include "tdtest.h"
 
@@ -287,9 +293,105 @@ static void test_the_ci_configurations_parse_and_agree_on_their_shards(void **st
 		fail_msg("%s", fx_slurp("yaml.log"));
 }
 
+/* ---- docs/bad-input.md ------------------------------------------------------ */
+
+/* Whether name is a whole line of list (the output of tdtest --list). */
+static int listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = strstr(list, name); p; p = strstr(p + 1, name))
+		if ((p == list || p[-1] == '\n') && (p[n] == '\n' || p[n] == '\0'))
+			return 1;
+	return 0;
+}
+
+/* Checks one row's cells (5, trimmed); appends what is wrong to msg. */
+static size_t check_row(char *msg, size_t size, int line, char cells[][1024], const char *list)
+{
+	size_t len = 0;
+	char *end;
+	long status = strtol(cells[3], &end, 10);
+	int tests = 0;
+
+	if (!strchr(cells[2], '`'))
+		len += (size_t)snprintf(msg + len, size - len, "line %d: no message in backticks\n", line);
+	if (end == cells[3] || *end || status < 0 || status > 255)
+		len += (size_t)snprintf(msg + len, size - len, "line %d: exit status '%s' is no number\n",
+					line, cells[3]);
+	for (char *p = strchr(cells[4], '`'); p && len < size; p = strchr(p + 1, '`')) {
+		char name[256];
+
+		if (sscanf(p + 1, "%255[a-z0-9_]`", name) != 1 || strncmp(name, "test_", 5))
+			continue;
+		p = strchr(p + 1, '`');
+		tests++;
+		if (!listed(list, name))
+			len += (size_t)snprintf(msg + len, size - len,
+						"line %d: no test named %s (tdtest --list)\n", line, name);
+		if (!p)
+			break;
+	}
+	if (tests == 0 && len < size)
+		len += (size_t)snprintf(msg + len, size - len, "line %d: names no test\n", line);
+	return len;
+}
+
+/*
+ * Every row of the table of bad inputs has a message, an exit status and
+ * tests that exist, so the table cannot rot as tests are renamed.
+ */
+static void test_every_bad_input_row_has_a_message_a_status_and_tests_that_exist(void **state)
+{
+	const char *argv[] = {TD_BUILD_DIR "/tests/tdtest", "--list", NULL};
+	char msg[8192] = "", *page, *list;
+	size_t len = 0;
+	int line = 0, rows = 0;
+
+	(void)state;
+	assert_int_equal(mkdir("w", 0755), 0);
+	assert_int_equal(fx_run("w", "list.log", argv), 0);
+	list = strdup(fx_slurp("list.log"));
+	page = strdup(fx_slurp(TD_SOURCE_DIR "/docs/bad-input.md"));
+	assert_non_null(list);
+	assert_non_null(page);
+	for (char *l = page, *nl; l && *l && len < sizeof msg; l = nl ? nl + 1 : NULL) {
+		static char cells[8][1024];
+		int n = 0;
+
+		if ((nl = strchr(l, '\n')))
+			*nl = '\0';
+		line++;
+		if (strncmp(l, "| ", 2) || !strncmp(l, "| bad input |", 13))
+			continue;
+		for (char *c = l + 1, *bar; (bar = strchr(c, '|')) && n < 8; c = bar + 1, n++) {
+			size_t k = (size_t)(bar - c);
+
+			while (k && c[k - 1] == ' ')
+				k--;
+			while (k && *c == ' ')
+				c++, k--;
+			snprintf(cells[n], sizeof cells[n], "%.*s", (int)k, c);
+		}
+		rows++;
+		if (n != 5)
+			len += (size_t)snprintf(msg + len, sizeof msg - len,
+						"line %d: %d cells, not 5 (a '|' inside a cell?)\n", line, n);
+		else
+			len += check_row(msg + len, sizeof msg - len, line, cells, list);
+	}
+	free(page);
+	free(list);
+	if (rows < 40)
+		len += (size_t)snprintf(msg + len, sizeof msg - len, "only %d rows\n", rows);
+	if (len)
+		fail_msg("docs/bad-input.md:\n%s", msg);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_option_a_help_prints_is_documented_on_its_page),
     cmocka_unit_test(test_every_option_a_page_documents_is_in_its_help),
     cmocka_unit_test(test_the_ci_configurations_parse_and_agree_on_their_shards),
+    cmocka_unit_test(test_every_bad_input_row_has_a_message_a_status_and_tests_that_exist),
 };
 TD_TEST_GROUP(docs, tests);

@@ -2,6 +2,10 @@
  * test_project.c - tdaudit.lua read in process: what a setting may hold.
  *
  * What these tests guard: tdaudit mutate --list --file harness/project.c
+ *
+ * Edits seen breaking these tests:
+ *   - register_dsl() without the globals' __index
+ *     -> an_unknown_setting_is_refused_naming_it_and_the_settings
  */
 #include "tdtest.h"
 
@@ -63,9 +67,27 @@ static void test_a_timeout_given_twice_is_refused(void **state)
 		fail_msg("refused for another reason: %s", td_error_last());
 }
 
+/*
+ * A misspelt setting is refused with its line and the settings there are,
+ * not as Lua's "attempt to call a nil value (global 'sourcse')" with a
+ * traceback; Lua's own names still resolve.
+ */
+static void test_an_unknown_setting_is_refused_naming_it_and_the_settings(void **state)
+{
+	(void)state;
+	assert_int_equal(load_with_timeout("local n = math.floor(2.5) + #string.rep('x', 2)\n"
+					   "timeout { floor = n }"), 0);
+	assert_int_not_equal(load_with_timeout("sourcse { \"*.c\" }"), 0);
+	if (!strstr(td_error_last(), "tdaudit.lua:3: 'sourcse' is no setting of tdaudit.lua (the "
+				     "settings: build, runner, sources,") ||
+	    strstr(td_error_last(), "traceback"))
+		fail_msg("refused as: %s", td_error_last());
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_timeout_that_is_not_a_finite_positive_number_is_refused),
     cmocka_unit_test(test_a_timeout_given_twice_is_refused),
+    cmocka_unit_test(test_an_unknown_setting_is_refused_naming_it_and_the_settings),
 };
 
 TD_TEST_GROUP(project, tests);

@@ -14,3 +14,13 @@ mutant {
   designed_against = "a runner that exits 0 on failure hides every kill",
   why = "ignores the runner's fail_text (in testrun.c, which mutate, reproduce and bisect share)",
 }
+
+mutant {
+  name = "testrun-cut-build-tree-kept",
+  file = "harness/testrun.c",
+  find = "if (access(mark, F_OK) != 0)\n\t\treturn 0;",
+  replace = "if (1)\n\t\treturn 0;",
+  guards = { "test_a_build_killed_halfway_is_built_again_by_the_next_run" },
+  designed_against = "a run killed during a build leaves a half-written output the next build takes as up to date",
+  why = "never removes a tree whose last build was cut short",
+}
