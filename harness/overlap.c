@@ -1483,6 +1483,7 @@ typedef struct {
 	uint64_t *cand_keys;   /* the gathered build, A records: the keys that passed B's filter */
 	uint32_t *cand_lines;  /* and their lines */
 	size_t n_cand;
+	uint32_t n_records;    /* the records read (not from_lines) */
 } chunk;
 
 /*
@@ -1744,6 +1745,7 @@ static void *chunk_run(void *arg)
 		}
 		if (rc > 0)
 			continue;
+		c->n_records++;
 		c->sd->exact[line - 1] = r.exact;
 		c->sd->id[line - 1] = r.id;
 		c->sd->n_words[line - 1] = (uint32_t)s.n_words;
@@ -1775,23 +1777,6 @@ static void *chunk_run(void *arg)
 	return NULL;
 }
 
-/* Counts the records of a side (read again: cheap, and only for the streamed one). */
-static uint32_t count_records(const side *sd, const engine *en)
-{
-	const char *p = sd->data, *e = sd->data + sd->len;
-	uint32_t n = 0;
-
-	(void)en;
-	while (p < e) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		const char *end = nl ? nl : e;
-
-		n += json_ws(p, end) != end;
-		p = end + 1;
-	}
-	return n;
-}
-
 /*
  * Streams a side with jobs threads: each takes a run of whole lines. On a
  * failure, the one on the lowest line is reported. When measuring, the
@@ -1821,10 +1806,11 @@ static int stream_side(engine *en, side *sd, int measure, int from_lines, int jo
 		}
 		c[i] = (chunk){.en = en, .sd = sd, .begin = p, .end = end, .first_line = line,
 			       .measure = measure, .from_lines = from_lines};
-		for (const char *q = p; q < end && (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		for (const char *q = p; i < jobs - 1 && q < end && (q = memchr(q, '\n', (size_t)(end - q))); q++)
 			line++;
 		p = end;
-		c[i].end_line = line + (end == e && e[-1] != '\n'); /* a last line without its newline */
+		/* a last line without its newline counts; the last chunk ends where the side does */
+		c[i].end_line = i == jobs - 1 ? sd->n_lines + 1 : line;
 	}
 	for (; started < jobs; started++)
 		if (pthread_create(&th[started], NULL, chunk_run, &c[started])) {
@@ -1836,6 +1822,8 @@ static int stream_side(engine *en, side *sd, int measure, int from_lines, int jo
 	for (int i = 0; i < jobs && !err; i++)
 		if (c[i].err)
 			err = TD_FAIL(c[i].err, "%s:%u: %s", sd->path, c[i].err_line, c[i].why);
+	for (int i = 0; i < jobs && !from_lines && !err; i++) /* every line read: all the records */
+		sd->n_records = (i ? sd->n_records : 0) + c[i].n_records;
 	for (int i = 0; i < jobs && !err && measure; i++) {
 		if (td_grow(&res->hits, &cap, res->n_hits + c[i].n_hits, sizeof *res->hits)) {
 			err = TD_FAIL(TD_ENOMEM, "no memory for %zu hits", res->n_hits + c[i].n_hits);
@@ -2050,7 +2038,6 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 		goto done;
 	if (en.indexed_b && (err = stream_side(&en, small, 1, en.ngram == 0 || en.pos_ok, jobs, res)))
 		goto done;
-	big->n_records = count_records(big, &en);
 	for (side *sd = &a; sd; sd = sd == &a ? &b : NULL)
 		if (sd->n_records == 0) {
 			err = TD_FAIL(TD_EINVAL, "%s: no records (%u blank lines): nothing to compare; "
