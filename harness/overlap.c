@@ -1240,13 +1240,15 @@ static unsigned part_bits(size_t n)
 
 /*
  * A small open-addressing set for one part at a time (cap a power of two,
- * key 0 empty, the key's low bits its home: a part's keys share their top
- * bits), with a 32-bit value a key; emptied slot by slot after each part.
+ * the key's low bits its home: a part's keys share their top bits), with
+ * a 32-bit value a key; a slot is held when its stamp is now, so that the
+ * next part starts empty without clearing it.
  */
 typedef struct {
 	uint64_t *key;
-	uint32_t *val;
+	uint32_t *val, *stamp;
 	size_t mask;
+	uint32_t now;
 } local;
 
 static int local_init(local *l, size_t most)
@@ -1255,16 +1257,33 @@ static int local_init(local *l, size_t most)
 
 	while (cap < most * 2)
 		cap *= 2;
-	l->key = calloc(cap, sizeof *l->key);
-	l->val = calloc(cap, sizeof *l->val);
+	l->key = malloc(cap * sizeof *l->key);
+	l->val = malloc(cap * sizeof *l->val);
+	l->stamp = calloc(cap, sizeof *l->stamp);
 	l->mask = cap - 1;
-	return l->key && l->val ? 0 : TD_FAIL(TD_ENOMEM, "no memory for a part of %zu n-grams", most);
+	l->now = 0;
+	return l->key && l->val && l->stamp ? 0 : TD_FAIL(TD_ENOMEM, "no memory for a part of %zu n-grams", most);
 }
 
 static void local_free(local *l)
 {
 	free(l->key);
 	free(l->val);
+	free(l->stamp);
+}
+
+/* Empties the set. */
+static void local_clear(local *l)
+{
+	if (++l->now == 0) {
+		memset(l->stamp, 0, (l->mask + 1) * sizeof *l->stamp);
+		l->now = 1;
+	}
+}
+
+static inline int local_held(const local *l, size_t k)
+{
+	return l->stamp[k] == l->now;
 }
 
 /* The slot holding key, or the empty one where it goes. */
@@ -1272,9 +1291,16 @@ static inline size_t local_probe(const local *l, uint64_t key)
 {
 	size_t i = (size_t)key & l->mask;
 
-	while (l->key[i] && l->key[i] != key)
+	while (local_held(l, i) && l->key[i] != key)
 		i = (i + 1) & l->mask;
 	return i;
+}
+
+static inline void local_put(local *l, size_t k, uint64_t key, uint32_t val)
+{
+	l->stamp[k] = l->now;
+	l->key[k] = key;
+	l->val[k] = val;
 }
 
 /* The most keys of any part (pstart, 2^b parts). */
@@ -1299,16 +1325,19 @@ static int count_part(engine *en, local *l, const uint64_t *keys, size_t lo, siz
 {
 	int err;
 
+	local_clear(l);
 	for (size_t i = lo; i < hi; i++) {
 		size_t k = local_probe(l, keys[i]);
 
-		l->key[k] = keys[i];
+		if (!local_held(l, k))
+			local_put(l, k, keys[i], 0);
 		l->val[k] += l->val[k] < UINT32_MAX;
 	}
-	for (size_t k = 0; lo < hi && k <= l->mask; k++) {
-		uint64_t key = l->key[k];
+	for (size_t i = lo; i < hi; i++) { /* each key once: its count then set to 0 */
+		uint64_t key = keys[i];
+		size_t k = local_probe(l, key);
 
-		if (!key)
+		if (!l->val[k])
 			continue;
 		en->n_distinct++;
 		if (l->val[k] > en->boilerplate) {
@@ -1319,7 +1348,6 @@ static int count_part(engine *en, local *l, const uint64_t *keys, size_t lo, siz
 		} else {
 			en->gramf.w[filter_word(&en->gramf, key)] |= filter_bits(key);
 		}
-		l->key[k] = 0;
 		l->val[k] = 0;
 	}
 	return 0;
@@ -1422,14 +1450,14 @@ static int gather_finish(engine *en)
 	if ((err = local_init(&l, most_in_part(cs, b))))
 		goto done;
 	for (size_t p = 0; p < np; p++) {
+		local_clear(&l);
 		for (size_t i = cs[p]; i < cs[p + 1]; i++) { /* the part's candidates: the lowest line */
 			size_t k = local_probe(&l, ck[i]);
 
-			if (!l.key[k] && en->bp.n && table_find(&en->bp, ck[i]))
+			if (!local_held(&l, k) && en->bp.n && table_find(&en->bp, ck[i]))
 				continue; /* boilerplate: never overlap */
-			if (!l.key[k]) {
-				l.key[k] = ck[i];
-				l.val[k] = n_cands;
+			if (!local_held(&l, k)) {
+				local_put(&l, k, ck[i], n_cands);
 				en->cand_line[n_cands++] = cl[i];
 			} else if (cl[i] < en->cand_line[l.val[k]]) {
 				en->cand_line[l.val[k]] = cl[i];
@@ -1438,11 +1466,9 @@ static int gather_finish(engine *en)
 		for (size_t i = en->pstart[p]; cs[p + 1] > cs[p] && i < en->pstart[p + 1]; i++) {
 			size_t k = local_probe(&l, en->part[i]);
 
-			en->part[i] = l.key[k] ? l.val[k] : SLOT_NONE;
-			hit[i / 64] |= (uint64_t)(l.key[k] != 0) << (i % 64);
+			en->part[i] = local_held(&l, k) ? l.val[k] : SLOT_NONE;
+			hit[i / 64] |= (uint64_t)local_held(&l, k) << (i % 64);
 		}
-		if (cs[p + 1] > cs[p]) /* whole: clearing slot by slot would cut probe chains */
-			memset(l.key, 0, (l.mask + 1) * sizeof *l.key);
 	}
 	memcpy(cur, en->pstart, np * sizeof *cur);
 	for (size_t i = 0; i < en->n_pos; i++) {
