@@ -971,6 +971,8 @@ typedef struct {
 	size_t *pstart;
 	unsigned part_b;
 	table bp;
+	uint64_t *bp_keys; /* bp's keys as found, part by part */
+	size_t cap_bp_keys;
 	uint64_t n_distinct;
 	uint64_t *cand_keys;
 	uint32_t *cand_lines;
@@ -1323,8 +1325,6 @@ static size_t most_in_part(const size_t *start, unsigned b)
  */
 static int count_part(engine *en, local *l, const uint64_t *keys, size_t lo, size_t hi)
 {
-	int err;
-
 	local_clear(l);
 	for (size_t i = lo; i < hi; i++) {
 		size_t k = local_probe(l, keys[i]);
@@ -1341,10 +1341,11 @@ static int count_part(engine *en, local *l, const uint64_t *keys, size_t lo, siz
 			continue;
 		en->n_distinct++;
 		if (l->val[k] > en->boilerplate) {
-			en->n_boilerplate++;
-			if ((err = table_reserve(&en->bp, 1)))
-				return err;
-			table_add(&en->bp, key, 0);
+			/* tabled once all are known: in part order they would crowd one end of a table sized for fewer */
+			if (td_grow(&en->bp_keys, &en->cap_bp_keys, en->n_boilerplate + 1, sizeof *en->bp_keys))
+				return TD_FAIL(TD_ENOMEM, "no memory for %llu boilerplate n-grams",
+					       (unsigned long long)en->n_boilerplate + 1);
+			en->bp_keys[en->n_boilerplate++] = key;
 		} else {
 			en->gramf.w[filter_word(&en->gramf, key)] |= filter_bits(key);
 		}
@@ -1400,6 +1401,9 @@ static int gather_build(engine *en)
 		goto done;
 	for (size_t p = 0; p < ((size_t)1 << b) && !err; p++)
 		err = count_part(en, &l, en->part, en->pstart[p], en->pstart[p + 1]);
+	if (!err && en->n_boilerplate && !(err = table_init(&en->bp, en->n_boilerplate)))
+		for (size_t i = 0; i < en->n_boilerplate; i++)
+			table_add(&en->bp, en->bp_keys[i], 0);
 done:
 	local_free(&l);
 	return err;
@@ -2092,6 +2096,7 @@ done:
 	free(en.cand_lines);
 	free(en.cand_line);
 	table_free(&en.bp);
+	free(en.bp_keys);
 	free(en.hist);
 	filter_free(&en.gramf);
 	table_free(&en.ids);
