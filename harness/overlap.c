@@ -331,6 +331,9 @@ typedef struct {
 	uint64_t *mark_keys; /* the streamed A side: keys waiting to be marked in B's index */
 	uint32_t *mark_lines; /* and their A lines */
 	size_t n_mark, cap_mark_keys, cap_mark_lines;
+	uint64_t *cand_keys;  /* the streamed A side, gathered build: keys that passed the filter */
+	uint32_t *cand_lines; /* and their A lines */
+	size_t n_cand, cap_cand_keys, cap_cand_lines;
 } scratch;
 
 static void scratch_free(scratch *s)
@@ -346,6 +349,8 @@ static void scratch_free(scratch *s)
 	free(s->seen_at);
 	free(s->mark_keys);
 	free(s->mark_lines);
+	free(s->cand_keys);
+	free(s->cand_lines);
 	free(s->lower);
 	free(s->mask);
 	free(s->starts);
@@ -954,7 +959,30 @@ typedef struct {
 	uint64_t *gkeys;
 	size_t n_gkeys, cap_gkeys;
 	size_t *hist; /* FINE counts */
+	/*
+	 * After gather_build: part, the gathered keys partitioned (stably) by
+	 * their top part_b bits (pstart: each part's first key, 2^part_b + 1
+	 * entries); gramf, the filter of those that are not boilerplate; bp,
+	 * the boilerplate ones; n_distinct, the distinct keys. The A stream
+	 * collects the keys that pass gramf with their lines (cand_keys,
+	 * cand_lines); gather_finish makes the distinct ones candidates
+	 * (cand_line: a candidate's first A line) and gives every position of
+	 * B its candidate, or SLOT_NONE (pos_slot).
+	 */
+	uint64_t *part;
+	size_t *pstart;
+	unsigned part_b;
+	table bp;
+	uint64_t *bp_keys; /* bp's keys as found, part by part */
+	size_t cap_bp_keys;
+	uint64_t n_distinct;
+	uint64_t *cand_keys;
+	uint32_t *cand_lines;
+	size_t n_cand, cap_cand_keys, cap_cand_lines;
+	uint32_t *cand_line;
 } engine;
+
+#define SLOT_NONE UINT32_MAX /* a position of B whose n-gram is not in A (or is boilerplate) */
 
 /* What one record is: its text split, its id hashed. */
 typedef struct {
@@ -1147,7 +1175,8 @@ static int index_record(engine *en, scratch *s, const record *r, uint32_t line, 
 #define FINE_BITS 12
 #define FINE (1u << FINE_BITS)
 #define CODE_FIRST UINT32_C(0x80000000)
-#define PART_BYTES (512u << 10) /* a part's region of the table at most: half the L2 here */
+#define PART_KEYS 8192 /* a part's keys at most on average: its counts (12 bytes a key, half
+				   full) stay in the L2 cache */
 
 /* Gathers B record r's n-gram keys (s->keys) and its positions' codes. */
 static int gather_record(engine *en, scratch *s, const record *r)
@@ -1203,114 +1232,269 @@ static void keys_free(uint64_t *p, size_t n)
 		munmap(p, n * sizeof *p);
 }
 
-/* The top bits that split a table of cap slots into parts of at most PART_BYTES. */
-static unsigned part_bits(size_t cap)
+/* The top bits that split n keys into parts of at most PART_KEYS on average. */
+static unsigned part_bits(size_t n)
 {
 	unsigned b = 0;
 
-	while (b < FINE_BITS && (cap * sizeof(slot) >> b) > PART_BYTES)
+	while (b < FINE_BITS && (n >> b) > PART_KEYS)
 		b++;
 	return b;
 }
 
-/* Inserts the sorted keys part[0, n) into the table; part[i] becomes key i's slot. */
-static void gather_insert(engine *en, uint64_t *part, size_t n)
+/*
+ * A small open-addressing set for one part at a time (cap a power of two,
+ * the key's low bits its home: a part's keys share their top bits), with
+ * a 32-bit value a key; a slot is held when its stamp is now, so that the
+ * next part starts empty without clearing it.
+ */
+typedef struct {
+	uint64_t *key;
+	uint32_t *val, *stamp;
+	size_t mask;
+	uint32_t now;
+} local;
+
+static int local_init(local *l, size_t most)
 {
-	table *t = &en->grams;
+	size_t cap = 64;
 
-	table_prefetch_first(t, part, n);
-	for (size_t i = 0; i < n; i++) {
-		slot *sl;
+	while (cap < most * 2)
+		cap *= 2;
+	l->key = malloc(cap * sizeof *l->key);
+	l->val = malloc(cap * sizeof *l->val);
+	l->stamp = calloc(cap, sizeof *l->stamp);
+	l->mask = cap - 1;
+	l->now = 0;
+	return l->key && l->val && l->stamp ? 0 : TD_FAIL(TD_ENOMEM, "no memory for a part of %zu n-grams", most);
+}
 
-		if (i + PREFETCH < n)
-			table_prefetch(t, part[i + PREFETCH]);
-		sl = table_add(t, part[i], 0);
-		if (sl->count == en->boilerplate + 1)
-			en->n_boilerplate++; /* it has just become boilerplate */
-		part[i] = (uint64_t)(sl - t->v);
+static void local_free(local *l)
+{
+	free(l->key);
+	free(l->val);
+	free(l->stamp);
+}
+
+/* Empties the set. */
+static void local_clear(local *l)
+{
+	if (++l->now == 0) {
+		memset(l->stamp, 0, (l->mask + 1) * sizeof *l->stamp);
+		l->now = 1;
 	}
+}
+
+static inline int local_held(const local *l, size_t k)
+{
+	return l->stamp[k] == l->now;
+}
+
+/* The slot holding key, or the empty one where it goes. */
+static inline size_t local_probe(const local *l, uint64_t key)
+{
+	size_t i = (size_t)key & l->mask;
+
+	while (local_held(l, i) && l->key[i] != key)
+		i = (i + 1) & l->mask;
+	return i;
+}
+
+static inline void local_put(local *l, size_t k, uint64_t key, uint32_t val)
+{
+	l->stamp[k] = l->now;
+	l->key[k] = key;
+	l->val[k] = val;
+}
+
+/* The most keys of any part (pstart, 2^b parts). */
+static size_t most_in_part(const size_t *start, unsigned b)
+{
+	size_t most = 0;
+
+	for (size_t p = 0; p < ((size_t)1 << b); p++)
+		if (start[p + 1] - start[p] > most)
+			most = start[p + 1] - start[p];
+	return most;
+}
+
+/*
+ * Counts the records holding each key of part [lo, hi) (each record's
+ * first occurrences: one key, one record), then walks the counts: a key
+ * held by more than boilerplate records goes to bp, any other to the
+ * filter (whose words for a part are contiguous: filter_word is monotone
+ * in the key).
+ */
+static int count_part(engine *en, local *l, const uint64_t *keys, size_t lo, size_t hi)
+{
+	local_clear(l);
+	for (size_t i = lo; i < hi; i++) {
+		size_t k = local_probe(l, keys[i]);
+
+		if (!local_held(l, k))
+			local_put(l, k, keys[i], 0);
+		l->val[k] += l->val[k] < UINT32_MAX;
+	}
+	for (size_t i = lo; i < hi; i++) { /* each key once: its count then set to 0 */
+		uint64_t key = keys[i];
+		size_t k = local_probe(l, key);
+
+		if (!l->val[k])
+			continue;
+		en->n_distinct++;
+		if (l->val[k] > en->boilerplate) {
+			/* tabled once all are known: in part order they would crowd one end of a table sized for fewer */
+			if (td_grow(&en->bp_keys, &en->cap_bp_keys, en->n_boilerplate + 1, sizeof *en->bp_keys))
+				return TD_FAIL(TD_ENOMEM, "no memory for %llu boilerplate n-grams",
+					       (unsigned long long)en->n_boilerplate + 1);
+			en->bp_keys[en->n_boilerplate++] = key;
+		} else {
+			en->gramf.w[filter_word(&en->gramf, key)] |= filter_bits(key);
+		}
+		l->val[k] = 0;
+	}
+	return 0;
 }
 
 /*
  * Builds B's n-gram index from the gathered keys: partitions them (stably)
- * by their top bits, inserts them part by part, and gives every position
- * its slot. Frees gkeys (its pages become the table's). Needs 8 more bytes a
- * gathered key while it runs.
+ * by their top bits into en->part, frees gkeys, and counts them part by
+ * part, each part's counts small enough to stay in the L2 cache, into the
+ * filter (the keys that are not boilerplate), bp (those that are) and the
+ * tallies. No table of every key is made: what A shares with B is found
+ * later, from the few keys of A that the filter lets through
+ * (gather_finish).
  */
-/*
- * Sizes the (untouched) n-gram table for the gathered keys: LOAD_NUM /
- * LOAD_DEN full if every one of them is distinct, the most a table is
- * let be. Inserted while cache-resident, a fuller table costs little, and
- * its pages are the build's largest cost after the inserts.
- */
-static int gather_table(engine *en)
-{
-	size_t want = en->n_gkeys / LOAD_NUM * LOAD_DEN + LINE;
-
-	table_free(&en->grams);
-	if (want > UINT32_MAX)
-		return TD_FAIL(TD_ENOMEM, "an index of %zu n-grams is too large", en->n_gkeys);
-	return table_init_at(&en->grams, want);
-}
-
-/*
- * Gives the gathered keys' pages to the table (free once they are
- * partitioned): faulting fresh zeroed pages costs more here than clearing
- * pages already held. The table's own mapping is dropped (it is untouched).
- */
-static int gather_recycle(engine *en)
-{
-	table *t = &en->grams;
-	size_t bytes = t->cap * sizeof *t->v, used = en->n_gkeys * sizeof *en->gkeys;
-	void *m = mremap(en->gkeys, en->cap_gkeys * sizeof *en->gkeys, bytes, MREMAP_MAYMOVE);
-
-	if (m == MAP_FAILED)
-		return TD_FAIL(TD_ENOMEM, "no memory for an index of %zu slots", t->cap);
-	en->gkeys = NULL;
-	munmap(t->v, bytes);
-	madvise(m, bytes, MADV_HUGEPAGE);
-	memset(m, 0, used < bytes ? used : bytes);
-	t->v = m;
-	return 0;
-}
-
 static int gather_build(engine *en)
 {
-	size_t n = en->n_gkeys, start[FINE + 1], cur[FINE];
-	uint64_t *part = NULL;
-	unsigned b;
-	int err;
+	size_t n = en->n_gkeys, *cur = NULL;
+	unsigned b = part_bits(n);
+	local l = {0};
+	void *m;
+	int err = 0;
 
-	if ((err = gather_table(en)))
-		return err;
-	b = part_bits(table_cap(&en->grams));
-	memset(start, 0, sizeof start);
+	table_free(&en->grams); /* never used: the candidates are all the table there is */
+	en->grams.cap = 0;
+	en->part_b = b;
+	en->gramf.n = n * FILTER_BITS / 64 + 1;
+	m = mmap(NULL, en->gramf.n * sizeof *en->gramf.w, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return TD_FAIL(TD_ENOMEM, "no memory for a filter of %zu keys", n);
+	madvise(m, en->gramf.n * sizeof *en->gramf.w, MADV_HUGEPAGE);
+	en->gramf.w = m;
+	if (!(en->pstart = calloc(((size_t)1 << b) + 1, sizeof *en->pstart)) ||
+	    !(cur = malloc(((size_t)1 << b) * sizeof *cur)) || (n && !(en->part = keys_map(n))))
+		return free(cur), TD_FAIL(TD_ENOMEM, "no memory for the %zu n-grams of the index", n);
 	for (size_t f = 0; f < FINE; f++)
-		start[(f >> (FINE_BITS - b)) + 1] += en->hist[f];
-	for (size_t p = 0; p < (1u << b); p++)
-		start[p + 1] += start[p];
-	memcpy(cur, start, sizeof cur);
-	if (n && !(part = keys_map(n)))
-		return TD_FAIL(TD_ENOMEM, "no memory for the %zu n-grams of the index", n);
+		en->pstart[(f >> (FINE_BITS - b)) + 1] += en->hist[f];
+	for (size_t p = 0; p < ((size_t)1 << b); p++)
+		en->pstart[p + 1] += en->pstart[p];
+	memcpy(cur, en->pstart, ((size_t)1 << b) * sizeof *cur);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t key = en->gkeys[i];
 
-		part[cur[b ? key >> (64 - b) : 0]++] = key;
+		en->part[cur[b ? key >> (64 - b) : 0]++] = key;
 	}
-	if ((err = gather_recycle(en)))
+	free(cur);
+	keys_free(en->gkeys, en->cap_gkeys);
+	en->gkeys = NULL;
+	if ((err = local_init(&l, most_in_part(en->pstart, b))))
 		goto done;
-	gather_insert(en, part, n);
-	memcpy(cur, start, sizeof cur);
+	for (size_t p = 0; p < ((size_t)1 << b) && !err; p++)
+		err = count_part(en, &l, en->part, en->pstart[p], en->pstart[p + 1]);
+	if (!err && en->n_boilerplate && !(err = table_init(&en->bp, en->n_boilerplate)))
+		for (size_t i = 0; i < en->n_boilerplate; i++)
+			table_add(&en->bp, en->bp_keys[i], 0);
+done:
+	local_free(&l);
+	return err;
+}
+
+/*
+ * After the A stream: the keys of A that passed the filter (collected in
+ * cand_keys, cand_lines) are partitioned like B's; part by part, the
+ * distinct ones that are not boilerplate become candidates (cand_line:
+ * the first A line holding each), B's keys of the part are replaced by
+ * their candidate's number where they are one (and their bit set in a
+ * bitmap: a key of A that the filter let through by mistake is never one
+ * of B's), and one pass over the codes gives every position of B its
+ * first occurrence's number or SLOT_NONE, reading the bitmap (3 MB for 25
+ * million keys, not 200) through the parts' cursors.
+ */
+static int gather_finish(engine *en)
+{
+	unsigned b = en->part_b;
+	size_t np = (size_t)1 << b, nc = en->n_cand, *cs = calloc(np + 1, sizeof *cs), *cur = NULL;
+	uint64_t *ck = NULL, *hit = NULL; /* hit: bit i set when B's key part[i] is a candidate */
+	uint32_t *cl = NULL, n_cands = 0;
+	local l = {0};
+	int err = 0;
+
+	if (nc >= SLOT_NONE)
+		return free(cs), TD_FAIL(TD_ENOMEM, "%zu n-grams of A may be in B: too many", nc);
+	cur = malloc(np * sizeof *cur);
+	ck = malloc((nc + 1) * sizeof *ck);
+	cl = malloc((nc + 1) * sizeof *cl);
+	en->cand_line = malloc((nc + 1) * sizeof *en->cand_line);
+	hit = calloc(en->n_gkeys / 64 + 1, sizeof *hit);
+	if (!cs || !cur || !ck || !cl || !en->cand_line || !hit) {
+		err = TD_FAIL(TD_ENOMEM, "no memory for %zu n-grams of A", nc);
+		goto done;
+	}
+	for (size_t i = 0; i < nc; i++)
+		cs[(b ? en->cand_keys[i] >> (64 - b) : 0) + 1]++;
+	for (size_t p = 0; p < np; p++)
+		cs[p + 1] += cs[p];
+	memcpy(cur, cs, np * sizeof *cur);
+	for (size_t i = 0; i < nc; i++) {
+		size_t at = cur[b ? en->cand_keys[i] >> (64 - b) : 0]++;
+
+		ck[at] = en->cand_keys[i];
+		cl[at] = en->cand_lines[i];
+	}
+	if ((err = local_init(&l, most_in_part(cs, b))))
+		goto done;
+	for (size_t p = 0; p < np; p++) {
+		local_clear(&l);
+		for (size_t i = cs[p]; i < cs[p + 1]; i++) { /* the part's candidates: the lowest line */
+			size_t k = local_probe(&l, ck[i]);
+
+			if (!local_held(&l, k) && en->bp.n && table_find(&en->bp, ck[i]))
+				continue; /* boilerplate: never overlap */
+			if (!local_held(&l, k)) {
+				local_put(&l, k, ck[i], n_cands);
+				en->cand_line[n_cands++] = cl[i];
+			} else if (cl[i] < en->cand_line[l.val[k]]) {
+				en->cand_line[l.val[k]] = cl[i];
+			}
+		}
+		for (size_t i = en->pstart[p]; cs[p + 1] > cs[p] && i < en->pstart[p + 1]; i++) {
+			size_t k = local_probe(&l, en->part[i]);
+
+			en->part[i] = local_held(&l, k) ? l.val[k] : SLOT_NONE;
+			hit[i / 64] |= (uint64_t)local_held(&l, k) << (i % 64);
+		}
+	}
+	memcpy(cur, en->pstart, np * sizeof *cur);
 	for (size_t i = 0; i < en->n_pos; i++) {
 		uint32_t c = en->pos_slot[i];
 
-		if (c & CODE_FIRST)
-			en->pos_slot[i] = (uint32_t)part[cur[(c & (FINE - 1)) >> (FINE_BITS - b)]++];
-		else
+		if (c & CODE_FIRST) {
+			size_t at = cur[(c & (FINE - 1)) >> (FINE_BITS - b)]++;
+
+			en->pos_slot[i] = hit[at / 64] >> (at % 64) & 1 ? (uint32_t)en->part[at] : SLOT_NONE;
+		} else {
 			en->pos_slot[i] = en->pos_slot[i - c];
+		}
 	}
 done:
-	keys_free(part, n);
+	local_free(&l);
+	free(hit);
+	free(cs);
+	free(cur);
+	free(ck);
+	free(cl);
 	return err;
 }
 
@@ -1328,15 +1512,46 @@ typedef struct {
 	int err;               /* 0, or the first failure's code */
 	uint32_t err_line;
 	char why[MSG];
+	uint64_t *cand_keys;   /* the gathered build, A records: the keys that passed B's filter */
+	uint32_t *cand_lines;  /* and their lines */
+	size_t n_cand;
+	uint32_t n_records;    /* the records read (not from_lines) */
 } chunk;
 
+/*
+ * The gathered build: keeps the waiting A keys (s->mark_keys) that pass
+ * B's filter, with their lines, for gather_finish; empties the batch.
+ */
+static int collect_flush(engine *en, scratch *s)
+{
+	size_t n = s->n_mark;
+	const uint64_t *keys = s->mark_keys;
+
+	if (td_grow(&s->cand_keys, &s->cap_cand_keys, s->n_cand + n, sizeof *s->cand_keys) ||
+	    td_grow(&s->cand_lines, &s->cap_cand_lines, s->n_cand + n, sizeof *s->cand_lines))
+		return TD_ENOMEM;
+	for (size_t j = 0; j < n && j < PREFETCH; j++)
+		filter_prefetch(&en->gramf, keys[j]);
+	for (size_t j = 0; j < n; j++) {
+		if (j + PREFETCH < n)
+			filter_prefetch(&en->gramf, keys[j + PREFETCH]);
+		s->cand_keys[s->n_cand] = keys[j];
+		s->cand_lines[s->n_cand] = s->mark_lines[j];
+		s->n_cand += (size_t)filter_may_hold(&en->gramf, keys[j]); /* no branch to mispredict */
+	}
+	s->n_mark = 0;
+	return 0;
+}
+
 /* Marks the waiting A keys (s->mark_keys) in B's n-gram index, and empties the batch. */
-static void mark_flush(engine *en, scratch *s)
+static int mark_flush(engine *en, scratch *s)
 {
 	size_t n = s->n_mark;
 	const uint64_t *keys = s->mark_keys;
 	slot *sl;
 
+	if (en->gather)
+		return collect_flush(en, s);
 	for (size_t j = 0; j < n && j < PREFETCH; j++)
 		filter_prefetch(&en->gramf, keys[j]);
 	for (size_t j = 0; j < n; j++) {
@@ -1351,6 +1566,7 @@ static void mark_flush(engine *en, scratch *s)
 			__atomic_fetch_or(&en->hot[i / 64], UINT64_C(1) << (i % 64), __ATOMIC_RELAXED);
 	}
 	s->n_mark = 0;
+	return 0;
 }
 
 /*
@@ -1376,9 +1592,7 @@ static int mark_record(engine *en, scratch *s, const record *r, uint32_t line)
 	for (size_t j = s->n_mark; j < n; j++)
 		s->mark_lines[j] = line;
 	s->n_mark = n;
-	if (n >= BATCH)
-		mark_flush(en, s);
-	return 0;
+	return n >= BATCH ? mark_flush(en, s) : 0;
 }
 
 /* The slot of the streamed side's key, or NULL; the filter first. */
@@ -1424,6 +1638,27 @@ static inline uint32_t seen_line(const slot *sl)
 	return sl ? __atomic_load_n(&sl->line, __ATOMIC_RELAXED) : 0;
 }
 
+static int measure_end(const engine *en, scratch *s, const record *r, size_t n_lines, size_t best,
+		       td_overlap_hit *h);
+
+/* measure_record's n-grams for the gathered build: each position's candidate or SLOT_NONE. */
+static int measure_slots(const engine *en, scratch *s, const record *r, const uint32_t *slots,
+			 td_overlap_hit *h)
+{
+	size_t n_lines = 0, cur = 0, best = 0;
+
+	for (size_t j = 0; j < r->n_keys; j++) {
+		if (slots[j] == SLOT_NONE) {
+			cur = 0;
+			continue;
+		}
+		s->lines[n_lines++] = en->cand_line[slots[j]];
+		if (++cur > best)
+			best = cur;
+	}
+	return measure_end(en, s, r, n_lines, best, h);
+}
+
 /*
  * Measures B record r (line) against the index: fills h and returns 1 when
  * any detector fires, 0 when none does, -1 when memory runs out.
@@ -1441,6 +1676,8 @@ static int measure_record(const engine *en, scratch *s, const record *r, const u
 		h->detectors |= TD_OVERLAP_EXACT;
 	if (td_grow(&s->lines, &s->cap_lines, r->n_keys + 1, sizeof *s->lines))
 		return -1;
+	if (slots && en->cand_line)
+		return measure_slots(en, s, r, slots, h);
 	for (size_t j = 0; slots && j < r->n_keys && j < PREFETCH; j++)
 		__builtin_prefetch(&en->hot[slots[j] / 64]);
 	for (size_t j = 0; !slots && j < r->n_keys && j < PREFETCH; j++)
@@ -1466,6 +1703,13 @@ static int measure_record(const engine *en, scratch *s, const record *r, const u
 			cur = 0;
 		}
 	}
+	return measure_end(en, s, r, n_lines, best, h);
+}
+
+/* Fills the rest of h from the matched positions' lines (s->lines) and the longest run. */
+static int measure_end(const engine *en, scratch *s, const record *r, size_t n_lines, size_t best,
+		       td_overlap_hit *h)
+{
 	h->n_grams = (uint32_t)r->n_keys;
 	h->n_matched = (uint32_t)n_lines;
 	if (n_lines) {
@@ -1533,6 +1777,7 @@ static void *chunk_run(void *arg)
 		}
 		if (rc > 0)
 			continue;
+		c->n_records++;
 		c->sd->exact[line - 1] = r.exact;
 		c->sd->id[line - 1] = r.id;
 		c->sd->n_words[line - 1] = (uint32_t)s.n_words;
@@ -1553,27 +1798,15 @@ static void *chunk_run(void *arg)
 		if (m > 0)
 			c->hits[c->n_hits++] = h;
 	}
-	if (!c->measure && !c->err)
-		mark_flush(c->en, &s);
+	if (!c->measure && !c->err && mark_flush(c->en, &s))
+		chunk_fail(c, TD_ENOMEM, line, "no memory");
+	c->cand_keys = s.cand_keys; /* the chunk's now: stream_side gathers them */
+	c->cand_lines = s.cand_lines;
+	c->n_cand = s.n_cand;
+	s.cand_keys = NULL;
+	s.cand_lines = NULL;
 	scratch_free(&s);
 	return NULL;
-}
-
-/* Counts the records of a side (read again: cheap, and only for the streamed one). */
-static uint32_t count_records(const side *sd, const engine *en)
-{
-	const char *p = sd->data, *e = sd->data + sd->len;
-	uint32_t n = 0;
-
-	(void)en;
-	while (p < e) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		const char *end = nl ? nl : e;
-
-		n += json_ws(p, end) != end;
-		p = end + 1;
-	}
-	return n;
 }
 
 /*
@@ -1605,10 +1838,11 @@ static int stream_side(engine *en, side *sd, int measure, int from_lines, int jo
 		}
 		c[i] = (chunk){.en = en, .sd = sd, .begin = p, .end = end, .first_line = line,
 			       .measure = measure, .from_lines = from_lines};
-		for (const char *q = p; q < end && (q = memchr(q, '\n', (size_t)(end - q))); q++)
+		for (const char *q = p; i < jobs - 1 && q < end && (q = memchr(q, '\n', (size_t)(end - q))); q++)
 			line++;
 		p = end;
-		c[i].end_line = line + (end == e && e[-1] != '\n'); /* a last line without its newline */
+		/* a last line without its newline counts; the last chunk ends where the side does */
+		c[i].end_line = i == jobs - 1 ? sd->n_lines + 1 : line;
 	}
 	for (; started < jobs; started++)
 		if (pthread_create(&th[started], NULL, chunk_run, &c[started])) {
@@ -1620,6 +1854,8 @@ static int stream_side(engine *en, side *sd, int measure, int from_lines, int jo
 	for (int i = 0; i < jobs && !err; i++)
 		if (c[i].err)
 			err = TD_FAIL(c[i].err, "%s:%u: %s", sd->path, c[i].err_line, c[i].why);
+	for (int i = 0; i < jobs && !from_lines && !err; i++) /* every line read: all the records */
+		sd->n_records = (i ? sd->n_records : 0) + c[i].n_records;
 	for (int i = 0; i < jobs && !err && measure; i++) {
 		if (td_grow(&res->hits, &cap, res->n_hits + c[i].n_hits, sizeof *res->hits)) {
 			err = TD_FAIL(TD_ENOMEM, "no memory for %zu hits", res->n_hits + c[i].n_hits);
@@ -1629,9 +1865,26 @@ static int stream_side(engine *en, side *sd, int measure, int from_lines, int jo
 			memcpy(res->hits + res->n_hits, c[i].hits, c[i].n_hits * sizeof *c[i].hits);
 		res->n_hits += c[i].n_hits;
 	}
+	for (int i = 0; i < jobs && !err && !measure && en->gather; i++) {
+		size_t n = en->n_cand + c[i].n_cand;
+
+		if (td_grow(&en->cand_keys, &en->cap_cand_keys, n, sizeof *en->cand_keys) ||
+		    td_grow(&en->cand_lines, &en->cap_cand_lines, n, sizeof *en->cand_lines)) {
+			err = TD_FAIL(TD_ENOMEM, "no memory for %zu n-grams of A", n);
+			break;
+		}
+		if (c[i].n_cand) {
+			memcpy(en->cand_keys + en->n_cand, c[i].cand_keys, c[i].n_cand * sizeof *c[i].cand_keys);
+			memcpy(en->cand_lines + en->n_cand, c[i].cand_lines, c[i].n_cand * sizeof *c[i].cand_lines);
+		}
+		en->n_cand = n;
+	}
 done:
-	for (int i = 0; c && i < jobs; i++)
+	for (int i = 0; c && i < jobs; i++) {
 		free(c[i].hits);
+		free(c[i].cand_keys);
+		free(c[i].cand_lines);
+	}
 	free(c);
 	free(th);
 	return err;
@@ -1652,6 +1905,9 @@ static int build_index(engine *en, side *sd)
 	en->cap_gkeys = sd->len / 2 + sd->n_lines + 1;
 	en->gather = en->pos_ok && (en->hist = calloc(FINE, sizeof *en->hist)) &&
 		     (en->gkeys = keys_map(en->cap_gkeys));
+	/* as many codes as keys at most: the whole array at once (pages touched as used), never copied */
+	if (en->gather && (en->pos_slot = malloc(en->cap_gkeys * sizeof *en->pos_slot)))
+		en->cap_pos = en->cap_gkeys;
 	for (; p < e; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(e - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
@@ -1767,7 +2023,7 @@ static void finish(td_overlap_result *res, const engine *en)
 	for (size_t i = 0; i < res->n_hits; i++)
 		res->n_passing += res->hits[i].passes != 0;
 	res->boilerplate_ngrams = en->n_boilerplate;
-	res->index_entries = en->grams.n;
+	res->index_entries = en->gather ? en->n_distinct : en->grams.n;
 	res->index_bytes = (table_cap(&en->ids) + table_cap(&en->exact) + table_cap(&en->grams)) *
 			   sizeof(slot);
 	res->filter_bytes = en->gramf.n * sizeof *en->gramf.w +
@@ -1803,16 +2059,17 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 		err = TD_FAIL(TD_ENOMEM, "no memory");
 		goto done;
 	}
-	if ((err = build_index(&en, small)) || (en.ngram && (err = filter_build(&en.gramf, &en.grams, en.boilerplate))))
+	if ((err = build_index(&en, small)) ||
+	    (en.ngram && !en.gather && (err = filter_build(&en.gramf, &en.grams, en.boilerplate))))
 		goto done;
-	if (en.pos_ok && !(en.hot = calloc(table_cap(&en.grams) / 64 + 1, sizeof *en.hot)))
+	if (en.pos_ok && !en.gather && !(en.hot = calloc(table_cap(&en.grams) / 64 + 1, sizeof *en.hot)))
 		en.pos_ok = 0; /* no memory for it: B is read again instead */
 	/* B indexed: mark B's keys with the A lines holding them, then measure B */
-	if ((err = stream_side(&en, big, !en.indexed_b, 0, jobs, res)))
+	if ((err = stream_side(&en, big, !en.indexed_b, 0, jobs, res)) ||
+	    (en.gather && (err = gather_finish(&en))))
 		goto done;
 	if (en.indexed_b && (err = stream_side(&en, small, 1, en.ngram == 0 || en.pos_ok, jobs, res)))
 		goto done;
-	big->n_records = count_records(big, &en);
 	for (side *sd = &a; sd; sd = sd == &a ? &b : NULL)
 		if (sd->n_records == 0) {
 			err = TD_FAIL(TD_EINVAL, "%s: no records (%u blank lines): nothing to compare; "
@@ -1835,6 +2092,13 @@ done:
 	free(en.batch_at);
 	free(en.batch_keys);
 	keys_free(en.gkeys, en.cap_gkeys);
+	keys_free(en.part, en.n_gkeys);
+	free(en.pstart);
+	free(en.cand_keys);
+	free(en.cand_lines);
+	free(en.cand_line);
+	table_free(&en.bp);
+	free(en.bp_keys);
 	free(en.hist);
 	filter_free(&en.gramf);
 	table_free(&en.ids);

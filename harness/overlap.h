@@ -23,8 +23,9 @@
  * The smaller file (by bytes; A on a tie) is indexed, serially and in line
  * order, in open-addressing tables keyed by 64-bit hashes (16 bytes per
  * slot, made 60% full, grown past 70%, on huge pages where the kernel
- * gives them; B's n-gram table is built from its keys gathered first and
- * partitioned, 70% full); the larger is streamed from an mmap, split into
+ * gives them; B's n-grams are not tabled but gathered, partitioned and
+ * counted part by part into a filter that A's n-grams pass through); the
+ * larger is streamed from an mmap, split into
  * jobs chunks at line boundaries, one thread each. Every result is a
  * function of the two files and the options alone, never of jobs.
  */
@@ -91,7 +92,7 @@ typedef struct {
 	long long boilerplate;      /* the limit as used */
 	uint64_t boilerplate_ngrams; /* distinct n-grams of the indexed side above the limit */
 	uint64_t index_entries;     /* distinct n-grams indexed */
-	uint64_t index_bytes;       /* bytes of the three tables' slots */
+	uint64_t index_bytes;       /* bytes of the tables' slots (B indexed: ids and texts only) */
 	uint64_t filter_bytes;      /* bytes of the n-gram filter and the bitmap of slots seen in A */
 	td_overlap_rel relation;
 	int relation_b_in_a;        /* 1: B lies in A; 0: A lies in B */

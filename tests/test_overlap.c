@@ -1,7 +1,9 @@
 /*
  * test_overlap.c - tdaudit overlap: the engine (harness/overlap.h) on small
- * files written in the test's directory, and the built program end to end
- * on a corpus of a few MB generated here.
+ * files written in the test's directory, against a naive reference (every
+ * 13-gram of every B record looked up in a sorted array of A's) on random
+ * data with planted overlaps and near misses, and the built program end to
+ * end on a corpus of a few MB generated here.
  *
  * Edits that break these tests (each made, seen failing, then restored;
  * all but the trailing comma are mutants in mutations/harness/overlap.lua,
@@ -22,6 +24,13 @@
  *     -> the_j_setting_never_changes_the_output
  *   - bad_bytes() letting a NUL byte through; json_record() accepting a
  *     line without the field -> bad_input_is_refused_naming_file_and_line
+ *   - each of these (not mutants) -> every_ngram_figure_matches_a_naive_reference_on_random_data:
+ *     ngram_keys() rolling in word j + n - 2 (the window off by one);
+ *     gather_finish() reading the bitmap one bit on, keeping a candidate's
+ *     highest A line, giving a repeat in a record SLOT_NONE, or letting a
+ *     boilerplate key that passed the filter by mistake be a candidate;
+ *     count_part() making a key held by exactly the limit boilerplate;
+ *     measure_record() ignoring the count when A is indexed
  */
 #define _GNU_SOURCE
 #include "tdtest.h"
@@ -584,6 +593,272 @@ static void test_bad_input_is_refused_naming_file_and_line(void **state)
 	refused("../good.txt", NULL, NULL, "give two files", NULL);
 }
 
+/* ---- the engine against a naive reference ------------------------------ */
+
+#define REF_N 13
+#define REF_VOCAB 5000
+#define REF_MAXW 128
+
+/* One record: word numbers (written "w123"); n 0: a blank line. */
+typedef struct {
+	int n;
+	int w[REF_MAXW];
+} ref_rec;
+
+/* An n-gram occurrence: its first word and the line of its record. */
+typedef struct {
+	const int *w;
+	uint32_t line;
+} ref_gram;
+
+static int ref_gram_cmp(const void *x, const void *y)
+{
+	const ref_gram *a = x, *b = y;
+	int c = memcmp(a->w, b->w, REF_N * sizeof *a->w); /* an order: any will do, but a total one */
+
+	return c ? c : (a->line > b->line) - (a->line < b->line);
+}
+
+/* Every n-gram of every record of recs[0, n), sorted by words, then line; *count. */
+static ref_gram *ref_grams(const ref_rec *recs, int n, size_t *count)
+{
+	size_t k = 0, cap = 0;
+	ref_gram *g;
+
+	for (int i = 0; i < n; i++)
+		cap += recs[i].n >= REF_N ? (size_t)(recs[i].n - REF_N + 1) : 0;
+	g = malloc((cap + 1) * sizeof *g);
+	assert_non_null(g);
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j + REF_N <= recs[i].n; j++)
+			g[k++] = (ref_gram){recs[i].w + j, (uint32_t)i + 1};
+	qsort(g, k, sizeof *g, ref_gram_cmp);
+	*count = k;
+	return g;
+}
+
+/* The first of g[0, n) with the words at w, or NULL. */
+static const ref_gram *ref_find(const ref_gram *g, size_t n, const int *w)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (memcmp(g[mid].w, w, REF_N * sizeof *w) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !memcmp(g[lo].w, w, REF_N * sizeof *w) ? &g[lo] : NULL;
+}
+
+/* How many records hold the n-gram at w (g sorted, each record's lines together). */
+static uint32_t ref_records(const ref_gram *g, size_t n, const int *w)
+{
+	const ref_gram *p = ref_find(g, n, w);
+	uint32_t c = 0;
+
+	for (const ref_gram *q = p; q && q < g + n && !memcmp(q->w, w, REF_N * sizeof *w); q++)
+		c += q == p || q[-1].line != q->line;
+	return c;
+}
+
+/* Writes recs as text, one record a line ("w1 w2 ..."; a blank line for n 0). */
+static void ref_write(const char *path, const ref_rec *recs, int n)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	for (int i = 0; i < n; i++) {
+		for (int j = 0; j < recs[i].n; j++)
+			fprintf(f, "%sw%d", j ? " " : "", recs[i].w[j]);
+		fputc('\n', f);
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+/* Copies len words of A record src (from word from) into r at word at. */
+static void ref_copy(ref_rec *r, const ref_rec *src, int from, int at, int len)
+{
+	memcpy(r->w + at, src->w + from, (size_t)len * sizeof *r->w);
+}
+
+/*
+ * Random records of lo..hi words, with overlaps planted in B: spans of A of
+ * 13 to 30 words, the same span twice in one record, whole A records, and
+ * near misses (12 words of A; 13 with one word changed), a phrase of 40
+ * words in many records of each side (boilerplate at 4: 28 n-grams, so
+ * that some pass B's filter by mistake) and one of 16 in exactly 4 (not),
+ * and blank lines.
+ */
+static void ref_make(ref_rec *ra, int na, ref_rec *rb, int nb, int lo_a, int lo_b)
+{
+	int phrase[2][40]; /* 28 and 4 n-grams */
+
+	for (int k = 0; k < 40; k++) {
+		phrase[0][k] = k + 1;
+		phrase[1][k] = k + 51;
+	}
+
+	for (int side = 0; side < 2; side++) {
+		ref_rec *rs = side ? rb : ra;
+		int n = side ? nb : na, lo = side ? lo_b : lo_a;
+
+		for (int i = 0; i < n; i++) {
+			rs[i].n = next_word(40) == 0 ? 0 : lo + (int)next_word(80);
+			for (int j = 0; j < rs[i].n; j++)
+				rs[i].w[j] = 100 + (int)next_word(REF_VOCAB);
+		}
+	}
+	for (int i = 0; i < nb; i++) {
+		const ref_rec *src = &ra[next_word((unsigned)na)];
+		ref_rec *r = &rb[i];
+		unsigned kind = next_word(8);
+		int len = kind == 0 ? 12 : 13 + (int)next_word(18);
+
+		if (kind == 7 && src->n) {
+			*r = *src; /* a whole record: exact */
+			continue;
+		}
+		if (kind >= 5 || r->n < len + 1 || src->n < len)
+			continue;
+		int from = (int)next_word((unsigned)(src->n - len + 1)), at = (int)next_word((unsigned)(r->n - len + 1));
+
+		ref_copy(r, src, from, at, len);
+		if (kind == 1) /* a near miss: one word off */
+			r->w[at + (int)next_word((unsigned)len)] = 100 + REF_VOCAB + (int)next_word(50);
+		if (kind == 2 && r->n >= 2 * len) /* twice in the record */
+			ref_copy(r, src, from, r->n - len, len);
+	}
+	for (int side = 0, held = 0; side < 2; side++, held = 0) {
+		ref_rec *rs = side ? rb : ra;
+
+		for (int i = 0; i < (side ? nb : na); i++) {
+			if (rs[i].n >= 45 && i % 97 < 9)
+				memcpy(rs[i].w + 2, phrase[0], sizeof phrase[0]);
+			if (rs[i].n >= 65 && held < 4 && ++held) /* in exactly the limit: not boilerplate */
+				memcpy(rs[i].w + 48, phrase[1], 16 * sizeof phrase[1][0]);
+		}
+	}
+}
+
+/* The hit the reference expects for B record i (line i + 1); 0 when none. */
+static int ref_hit(td_overlap_hit *h, const ref_rec *ra, int na, const ref_rec *rb, int i,
+		   const ref_gram *ga, size_t nga, const ref_gram *gi, size_t ngi, uint32_t bp)
+{
+	const ref_rec *r = &rb[i];
+	uint32_t lines[REF_MAXW], best_n = 0;
+	size_t nl = 0, cur = 0, best = 0;
+
+	memset(h, 0, sizeof *h);
+	h->b_line = (uint32_t)i + 1;
+	for (int k = 0; k < na && r->n && !h->a_exact; k++)
+		if (ra[k].n == r->n && !memcmp(ra[k].w, r->w, (size_t)r->n * sizeof *r->w))
+			h->a_exact = (uint32_t)k + 1;
+	for (int j = 0; j + REF_N <= r->n; j++) {
+		const ref_gram *g = ref_find(ga, nga, r->w + j);
+
+		if (g && ref_records(gi, ngi, r->w + j) <= bp) {
+			lines[nl++] = g->line;
+			best = ++cur > best ? cur : best;
+		} else {
+			cur = 0;
+		}
+	}
+	h->n_grams = r->n >= REF_N ? (uint32_t)(r->n - REF_N + 1) : 0;
+	h->n_matched = (uint32_t)nl;
+	for (size_t k = 0; k < nl; k++) { /* the mode, ties the lowest: quadratic, plainly */
+		uint32_t c = 0;
+
+		for (size_t m = 0; m < nl; m++)
+			c += lines[m] == lines[k];
+		if (c > best_n || (c == best_n && lines[k] < h->a_ngram)) {
+			best_n = c;
+			h->a_ngram = lines[k];
+		}
+	}
+	if (nl) {
+		h->detectors |= TD_OVERLAP_NGRAM;
+		h->share = (double)nl / (double)h->n_grams;
+		h->run = (uint32_t)(best + REF_N - 1);
+	}
+	if (h->a_exact) {
+		h->detectors |= TD_OVERLAP_EXACT;
+		h->share = 1;
+		h->run = (uint32_t)r->n;
+	}
+	h->passes = h->a_exact || h->share >= 0.5;
+	return h->detectors != 0;
+}
+
+/* Runs the engine on ra/rb at jobs 1 and 2 and checks every figure against the reference. */
+static void ref_check(const ref_rec *ra, int na, const ref_rec *rb, int nb, int indexed_b)
+{
+	size_t nga, ngb, n_hits = 0, distinct = 0, boiler = 0;
+	ref_gram *ga = ref_grams(ra, na, &nga), *gb = ref_grams(rb, nb, &ngb);
+	const ref_gram *gi = indexed_b ? gb : ga;
+	size_t ngi = indexed_b ? ngb : nga;
+	td_overlap_hit want;
+
+	for (size_t k = 0; k < ngi; k++) /* the indexed side's distinct n-grams and boilerplate */
+		if (k == 0 || memcmp(gi[k - 1].w, gi[k].w, REF_N * sizeof *gi[k].w)) {
+			distinct++;
+			boiler += ref_records(gi, ngi, gi[k].w) > 4;
+		}
+	assert_true(boiler > 0);
+	for (int jobs = 1; jobs <= 2; jobs++) {
+		td_overlap_opts o = {.boilerplate = 4, .jobs = jobs};
+		td_overlap_result *r = run("a.txt", "b.txt", &o);
+
+		assert_int_equal(r->indexed_b, indexed_b);
+		assert_int_equal(r->index_entries, distinct);
+		assert_int_equal(r->boilerplate_ngrams, boiler);
+		n_hits = 0;
+		for (int i = 0; i < nb; i++) {
+			if (!ref_hit(&want, ra, na, rb, i, ga, nga, gi, ngi, 4))
+				continue;
+			assert_true(n_hits < r->n_hits);
+			const td_overlap_hit *h = &r->hits[n_hits++];
+
+			if (h->b_line != want.b_line || h->detectors != want.detectors ||
+			    h->a_exact != want.a_exact || h->a_ngram != want.a_ngram ||
+			    h->n_grams != want.n_grams || h->n_matched != want.n_matched ||
+			    h->run != want.run || h->share != want.share || h->passes != want.passes)
+				fail_msg("B:%u (jobs %d): engine B:%u det %u exact %u ngram %u %u/%u run %u, "
+					 "reference det %u exact %u ngram %u %u/%u run %u", want.b_line, jobs,
+					 h->b_line, h->detectors, h->a_exact, h->a_ngram, h->n_matched,
+					 h->n_grams, h->run, want.detectors, want.a_exact, want.a_ngram,
+					 want.n_matched, want.n_grams, want.run);
+		}
+		assert_int_equal(r->n_hits, n_hits);
+		td_overlap_result_free(r);
+	}
+	assert_true(n_hits > 100); /* the planted overlaps were there to find */
+	free(ga);
+	free(gb);
+}
+
+static void test_every_ngram_figure_matches_a_naive_reference_on_random_data(void **state)
+{
+	ref_rec *ra = calloc(3000, sizeof *ra), *rb = calloc(3000, sizeof *rb);
+
+	(void)state;
+	assert_non_null(ra);
+	assert_non_null(rb);
+	lcg = 12345;
+	ref_make(ra, 3000, rb, 2500, 20, 5); /* B the smaller: B indexed, the gathered build */
+	ref_write("a.txt", ra, 3000);
+	ref_write("b.txt", rb, 2500);
+	ref_check(ra, 3000, rb, 2500, 1);
+	ref_make(ra, 1500, rb, 2500, 5, 5); /* A the smaller: A indexed */
+	ref_write("a.txt", ra, 1500);
+	ref_write("b.txt", rb, 2500);
+	ref_check(ra, 1500, rb, 2500, 0);
+	free(ra);
+	free(rb);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_an_exact_duplicate_is_found_whatever_its_case_and_spacing),
     cmocka_unit_test(test_the_same_id_on_both_sides_is_a_match),
@@ -595,5 +870,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_record_planted_in_a_large_corpus_is_found_and_its_line_named),
     cmocka_unit_test(test_the_j_setting_never_changes_the_output),
     cmocka_unit_test(test_bad_input_is_refused_naming_file_and_line),
+    cmocka_unit_test(test_every_ngram_figure_matches_a_naive_reference_on_random_data),
 };
 TD_TEST_GROUP(overlap, tests);
