@@ -191,7 +191,7 @@ TD_HD double td_op_clip_scale(double norm, double clip)
  * bc1 = 1 - pow(beta1, t), bc2 = 1 - pow(beta2, t) (the device's pow is
  * not the host's), decay = 1 - lr weight_decay, scale the clip scale.
  */
-typedef struct {
+typedef struct td_op_adamw_step {
 	double lr, beta1, beta2, bc1, bc2, decay, eps, scale;
 } td_op_adamw_step;
 

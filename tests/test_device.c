@@ -37,11 +37,25 @@
 #define td_cuda_device_count nocuda_device_count
 #define td_cuda_axpy nocuda_axpy
 #define td_cuda_sgemm nocuda_sgemm
+#define td_cuda_rmsnorm_forward nocuda_rmsnorm_forward
+#define td_cuda_rmsnorm_backward nocuda_rmsnorm_backward
+#define td_cuda_softmax_rows nocuda_softmax_rows
+#define td_cuda_relu nocuda_relu
+#define td_cuda_xent nocuda_xent
+#define td_cuda_grad_norm nocuda_grad_norm
+#define td_cuda_adamw nocuda_adamw
 #include "../kernels/nocuda.c"
 #undef td_cuda_compiled
 #undef td_cuda_device_count
 #undef td_cuda_axpy
 #undef td_cuda_sgemm
+#undef td_cuda_rmsnorm_forward
+#undef td_cuda_rmsnorm_backward
+#undef td_cuda_softmax_rows
+#undef td_cuda_relu
+#undef td_cuda_xent
+#undef td_cuda_grad_norm
+#undef td_cuda_adamw
 
 #ifndef TD_BUILD_DIR
 #define TD_BUILD_DIR "build"
