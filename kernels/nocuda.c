@@ -2,6 +2,8 @@
  * nocuda.c - the backend for builds without CUDA (see backend.h).
  *
  * Must never pretend to compute: every call says the build has no CUDA.
+ * tests/test_device.c compiles this file again under other names (a CUDA
+ * build links cuda.cu's): a function added here needs its #define there.
  */
 #include "backend.h"
 
