@@ -61,7 +61,8 @@ trainer {
     adam_beta2 = 0.99, adam_eps = "1e-06", warmup = 8, clip = 0.5, width = 12, layers = 8,
     plan = "paired", bidirectional = false, mixer = "gru", ffn = 8, head = "shared",
     composition = "flatten", dataset = "synth-time", absent_fraction = 0.1,
-    eval_every = 4, eval_batches = 3, log_every = 4, threads = 2, checkpoint_every = 5,
+    eval_every = 4, eval_batches = 3, log_every = 4, threads = 2, device = "cuda",
+    checkpoint_every = 5,
     inject_nonfinite_every = 5,
   },
   -- docs/tdtrain.md: these change no weight ("weights: no"); eval_batches

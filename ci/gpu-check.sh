@@ -1,7 +1,7 @@
 #!/bin/sh
 # ci/gpu-check.sh - the CUDA backend on a real GPU, without the rest of the
 # build's dependencies (libgit2, SQLite, Lua, cmocka may be missing there):
-# kernels/cuda.cu and core/error.c with nvcc and cc, and a driver that runs
+# kernels/cuda.cu and base/error.c with nvcc and cc, and a driver that runs
 # the backend's calls against host loops (the same checks as
 # tests/test_cuda.c). Then the negative control: the same driver over a copy
 # of cuda.cu whose GEMM transposes A the wrong way must FAIL. Prints PASS or
@@ -17,7 +17,7 @@ cat >"$out/driver.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
 #include "kernels/backend.h"
-#include "core/error.h"
+#include "base/error.h"
 int main(void)
 {
 	enum { N = 1000003 }; /* not a multiple of the block size */
@@ -76,7 +76,7 @@ int main(void)
 	return fails;
 }
 C
-cc -std=c11 -O2 -I. -c core/error.c -o "$out/error.o"
+cc -std=c11 -O2 -I. -c base/error.c -o "$out/error.o"
 cc -std=c11 -O2 -I. -c "$out/driver.c" -o "$out/driver.o"
 build() { # $1: cuda source, $2: program
 	nvcc -O2 -std=c++17 -gencode arch=compute_90,code=sm_90 -I. -Ikernels -c "$1" -o "$2-cuda.o"

@@ -69,6 +69,9 @@ static const td_config_key key_table[] = {
     {"log_every", TD_CFG_INT, "50", 1, BIG, 0, 0, NULL, 0, "steps between progress lines"},
     {"threads", TD_CFG_INT, "1", 1, 256, 0, 0, NULL, 0,
      "worker threads; must not change any result bit"},
+    {"device", TD_CFG_STRING, "cpu", 0, 0, 0, 0, "cpu|cuda", 0,
+     "where the run computes: the CPU, or an NVIDIA GPU (refused where the build or the "
+     "machine has none)"},
     {"checkpoint_every", TD_CFG_INT, "0", 0, BIG, 0, 0, NULL, 0,
      "steps between checkpoints; 0: one checkpoint at the end"},
     {"inject_nonfinite_every", TD_CFG_INT, "0", 0, BIG, 0, 0, NULL, 1,

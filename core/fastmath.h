@@ -32,21 +32,22 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hd.h"
 #include "real.h"
 
 #ifdef TD_REAL_DOUBLE
 
-static inline double td_exp(double x)
+TD_HD double td_exp(double x)
 {
 	return exp(x);
 }
 
-static inline double td_sigmoid(double x)
+TD_HD double td_sigmoid(double x)
 {
 	return 1 / (1 + exp(-x));
 }
 
-static inline double td_tanh(double x)
+TD_HD double td_tanh(double x)
 {
 	return tanh(x);
 }
@@ -63,7 +64,7 @@ static inline double td_tanh(double x)
  * then (with -ftrapping-math, the default) refuses to vectorise a loop
  * whose floating-point operations sit under a condition.
  */
-static inline uint32_t td_fm_bits(float f)
+TD_HD uint32_t td_fm_bits(float f)
 {
 	uint32_t u;
 
@@ -71,7 +72,7 @@ static inline uint32_t td_fm_bits(float f)
 	return u;
 }
 
-static inline float td_fm_float(uint32_t u)
+TD_HD float td_fm_float(uint32_t u)
 {
 	float f;
 
@@ -80,7 +81,7 @@ static inline float td_fm_float(uint32_t u)
 }
 
 /* c ? a : b for c 0 or 1, without a branch. */
-static inline float td_fm_select(int c, float a, float b)
+TD_HD float td_fm_select(int c, float a, float b)
 {
 	uint32_t m = 0u - (uint32_t)c;
 
@@ -88,7 +89,7 @@ static inline float td_fm_select(int c, float a, float b)
 }
 
 /* 2^k for -126 <= k <= 127, built from its bits. */
-static inline float td_fm_pow2(int32_t k)
+TD_HD float td_fm_pow2(int32_t k)
 {
 	return td_fm_float((uint32_t)(k + 127) << 23);
 }
@@ -106,7 +107,7 @@ static inline float td_fm_pow2(int32_t k)
  * overflow is the last product's. |x| is clamped on its bits (NaN's bits
  * are above the limit and are kept), so that n stays in range.
  */
-static inline float td_exp(float x)
+TD_HD float td_exp(float x)
 {
 	const float shift = 0x1.8p23f;
 	uint32_t u = td_fm_bits(x), a = u & 0x7fffffffu;
@@ -137,7 +138,7 @@ static inline float td_exp(float x)
  * so that exp never overflows and very negative x gives the tiny (even
  * denormal) result rather than 1 / inf = 0.
  */
-static inline float td_sigmoid(float x)
+TD_HD float td_sigmoid(float x)
 {
 	float e = td_exp(-fabsf(x));
 
@@ -151,7 +152,7 @@ static inline float td_sigmoid(float x)
  * 0.55). Both are computed, one is selected, and x's sign is put on it,
  * so tanh(-0) = -0 and tanh(-x) = -tanh(x) exactly.
  */
-static inline float td_tanh(float x)
+TD_HD float td_tanh(float x)
 {
 	float a = fabsf(x), z = a * a, p, big;
 

@@ -12,12 +12,13 @@
 
 #include <stddef.h>
 
+#include "hd.h"
 #include "real.h"
 
 enum { TD_FIXEDSUM_PARTS = 8 };
 
 /* sum over j < n of a[j] b[j], in double, in the order above. */
-static inline double td_dot_fixed(const td_real *restrict a, const td_real *restrict b, size_t n)
+TD_HD double td_dot_fixed(const td_real *TD_RESTRICT a, const td_real *TD_RESTRICT b, size_t n)
 {
 	double part[TD_FIXEDSUM_PARTS] = {0};
 	size_t j = 0;
@@ -35,8 +36,8 @@ static inline double td_dot_fixed(const td_real *restrict a, const td_real *rest
  * td_dot_fixed(p, c, n) with p[j] = a[j] b[j] formed in td_real, without
  * storing p: the same bits.
  */
-static inline double td_dot3_fixed(const td_real *restrict a, const td_real *restrict b,
-				   const td_real *restrict c, size_t n)
+TD_HD double td_dot3_fixed(const td_real *TD_RESTRICT a, const td_real *TD_RESTRICT b,
+				   const td_real *TD_RESTRICT c, size_t n)
 {
 	double part[TD_FIXEDSUM_PARTS] = {0};
 	size_t j = 0;

@@ -60,6 +60,7 @@
  * only the keys its sweep has passed), or take exp of an unshifted score
  * (each row's maximum is subtracted first, so a large score cannot overflow).
  */
+#include <assert.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -549,6 +550,24 @@ static td_real exp_sum(td_real *restrict w, const td_real *restrict s, size_t n,
 	}
 	td_vec8_store(total, lane);
 	return lanes_total(total);
+}
+
+/*
+ * One row's softmax as attend_pair takes it, for checking other
+ * implementations of it (kernels/ops.h): the row's maximum, exp_sum, then
+ * the divisions. n is a multiple of LANES, the entries past the last key
+ * -infinity (they get weight 0).
+ */
+void td_attention_softmax_row(td_real *w, const td_real *s, size_t n)
+{
+	td_real mx = -INFINITY, sum;
+
+	assert(n % LANES == 0);
+	for (size_t j = 0; j < n; j++) /* the lanes' maximum: NaN never replaces one */
+		mx = s[j] > mx ? s[j] : mx;
+	sum = exp_sum(w, s, n, mx);
+	for (size_t k = 0; k < n; k++)
+		w[k] /= sum;
 }
 
 enum { ROWS = 32 }; /* rows whose softmax steps run side by side */

@@ -271,4 +271,10 @@ int td_mixer_rnn_forward(const td_mixer_rnn_ops *ops, td_mixer *m, td_mixer_rnn_
 int td_mixer_rnn_backward(const td_mixer_rnn_ops *ops, td_mixer *m, td_mixer_rnn_ws *w, td_real *dx,
 			  const td_real *dy, size_t lines, size_t length);
 
+/*
+ * The attention softmax of one row (mixer_attention.c): w[j] for j < n, n a
+ * multiple of 8, s's entries past the last key -infinity. Plain data in, out.
+ */
+void td_attention_softmax_row(td_real *w, const td_real *s, size_t n);
+
 #endif

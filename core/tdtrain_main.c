@@ -1,9 +1,10 @@
 /*
  * tdtrain_main.c - the tdtrain command line.
  *
- *   tdtrain train [--config F] [--set k=v]... [--out DIR] [--threads N] [--resume CKPT]
- *   tdtrain eval --checkpoint F
- *   tdtrain hash [--config F] [--set k=v]...
+ *   tdtrain train [--config F] [--set k=v]... [--out DIR] [--threads N] [--device D]
+ *                 [--resume CKPT]
+ *   tdtrain eval --checkpoint F [--device D]
+ *   tdtrain hash [--config F] [--set k=v]... [--device D]
  *
  * Each command's options are a table for base/opt.c, which parses them
  * and prints the usage from the same table. Exit status: 0 done, 1 the run
@@ -23,19 +24,21 @@
 
 /* What the options of every command set; zero: not given. */
 typedef struct {
-	const char *config, *out, *resume, *checkpoint;
-	char **sets; /* --set key=value, and --threads N as threads=N, in order (a td_strv) */
+	const char *config, *out, *resume, *checkpoint, *device; /* device: eval's */
+	char **sets; /* --set key=value, --threads N and --device D as key=value, in order (a td_strv) */
 	int quiet;
 	long long stop_after;
 } args;
 
-/* --threads N: the shorthand of --set threads=N, in its place among the --set. */
-static int threads(const td_opt *opt, void *a, const char *value, char *why, size_t why_size)
+/*
+ * --threads N and --device D: the shorthands of --set threads=N and --set
+ * device=D, each in its place among the --set (the config checks the value).
+ */
+static int shorthand(const td_opt *opt, void *a, const char *value, char *why, size_t why_size)
 {
-	char kv[64];
+	char kv[300];
 
-	(void)opt;
-	snprintf(kv, sizeof kv, "threads=%s", value);
+	snprintf(kv, sizeof kv, "%s=%s", opt->name + 2, value);
 	if (td_strv_push(&((args *)a)->sets, kv) != 0)
 		return snprintf(why, why_size, "could not be kept: out of memory"), 1;
 	return 0;
@@ -47,8 +50,10 @@ static int threads(const td_opt *opt, void *a, const char *value, char *why, siz
 	{.name = "--set", .arg = "key=value", .repeatable = 1, .type = TD_OPT_STRINGS,             \
 	 .at = offsetof(args, sets),                                                                \
 	 .help = "one key, over the config file's (repeatable; a key set twice is refused)"},      \
-	{.name = "--threads", .arg = "N", .type = TD_OPT_CALL, .call = threads,                    \
-	 .help = "worker threads: the same as --set threads=N"}
+	{.name = "--threads", .arg = "N", .type = TD_OPT_CALL, .call = shorthand,                  \
+	 .help = "worker threads: the same as --set threads=N"},                                   \
+	{.name = "--device", .arg = "D", .type = TD_OPT_CALL, .call = shorthand,                   \
+	 .help = "cpu or cuda: the same as --set device=D; cuda is refused where it cannot run"}
 
 static const char after[] =
 	"The keys and their ranges: core/config.c; an unknown key is refused with the\n"
@@ -72,6 +77,8 @@ static const td_opt train_opts[] = {
 static const td_opt eval_opts[] = {
 	{.name = "--checkpoint", .arg = "F", .required = 1, .type = TD_OPT_STRING,
 	 .at = offsetof(args, checkpoint), .help = "the checkpoint to score"},
+	{.name = "--device", .arg = "D", .type = TD_OPT_STRING, .at = offsetof(args, device),
+	 .help = "cpu or cuda (default: the checkpoint's); cuda is refused where it cannot run"},
 	{0},
 };
 
@@ -137,7 +144,7 @@ static int eval(const args *a)
 {
 	td_train_eval_result r;
 
-	if (td_train_eval_checkpoint(&r, a->checkpoint) != 0) {
+	if (td_train_eval_checkpoint(&r, a->checkpoint, a->device) != 0) {
 		fprintf(stderr, "tdtrain eval: %s\n", td_error_last());
 		return 2;
 	}

@@ -21,6 +21,7 @@
 #include "adamw.h"
 #include "checkpoint.h"
 #include "counters.h"
+#include "device.h"
 #include "../base/error.h"
 #include "../base/fileio.h"
 #include "../base/hash.h"
@@ -37,7 +38,7 @@ typedef struct {
 	int64_t inject;		 /* inject_nonfinite_every: 0 off */
 	int64_t width, layers, ffn;
 	double lr, wd, b1, b2, eps, clip;
-	const char *plan, *mixer, *composition, *dataset, *head;
+	const char *plan, *mixer, *composition, *dataset, *head, *device;
 	int bidir;
 	double absent;		 /* Fashion-MNIST: the fraction of pixels marked absent */
 	int masked;		 /* 1: examples carry their own absent cells (emask) */
@@ -88,8 +89,9 @@ static int read_others(trainer *t)
 	const char *fkeys[] = {"lr", "weight_decay", "adam_beta1", "adam_beta2", "adam_eps", "clip",
 			       "absent_fraction"};
 	double *fdst[] = {&t->lr, &t->wd, &t->b1, &t->b2, &t->eps, &t->clip, &t->absent};
-	const char *skeys[] = {"plan", "mixer", "composition", "head", "dataset"};
-	const char **sdst[] = {&t->plan, &t->mixer, &t->composition, &t->head, &t->dataset};
+	const char *skeys[] = {"plan", "mixer", "composition", "head", "dataset", "device"};
+	const char **sdst[] = {&t->plan, &t->mixer, &t->composition, &t->head, &t->dataset,
+			       &t->device};
 	int err = 0;
 
 	for (size_t i = 0; !err && i < sizeof fkeys / sizeof fkeys[0]; i++)
@@ -101,10 +103,15 @@ static int read_others(trainer *t)
 
 static int read_config(trainer *t)
 {
+	td_device dev;
 	int err = read_ints(t);
 
 	if (!err)
 		err = read_others(t);
+	if (!err) /* before any data is read or file written: never a silent CPU run */
+		err = td_device_parse(&dev, t->device);
+	if (!err)
+		err = td_device_check(dev, NULL);
 	if (err)
 		return err;
 	if (t->absent > 0 && strcmp(t->dataset, "fashion-mnist"))
@@ -733,8 +740,11 @@ int td_train_hash(uint64_t *out, const td_config *cfg)
 	return err;
 }
 
-int td_train_eval_checkpoint(td_train_eval_result *out, const char *checkpoint)
+int td_train_eval_checkpoint(td_train_eval_result *out, const char *checkpoint,
+			     const char *device)
 {
+	char set[64];
+	const char *override = set;
 	td_config_spec spec = TD_CONFIG_SPEC_INIT;
 	td_checkpoint *ck = NULL;
 	td_config *cfg = NULL;
@@ -752,6 +762,10 @@ int td_train_eval_checkpoint(td_train_eval_result *out, const char *checkpoint)
 		err = td_file_write_atomic(tmp, text, strlen(text), 0600);
 	}
 	spec.path = tmp;
+	if (device) {
+		snprintf(set, sizeof set, "device=%.40s", device);
+		spec.overrides = &override, spec.n_overrides = 1;
+	}
 	if (!err)
 		err = td_config_new(&cfg, &spec);
 	if (!err)

@@ -19,6 +19,7 @@
  * bit.
  *
  * Config keys this version refuses for training (loudly, naming the key):
+ * device = cuda, until the GPU training path exists (device.h says why);
  * dataset = synth-absent or absent_fraction > 0 with composition
  * axial_kernel or flatten (absent cells per example are built for the scan
  * family only); absent_fraction > 0 with a synthetic dataset. mixer =
@@ -85,8 +86,10 @@ typedef struct {
 
 /*
  * Evaluates the weights of a checkpoint (its own config snapshot decides
- * the model and data). Caller passes *out.
+ * the model and data) on device ("cpu" or "cuda"; NULL: the snapshot's
+ * device, cpu when it has none). Caller passes *out.
  */
-int td_train_eval_checkpoint(td_train_eval_result *out, const char *checkpoint);
+int td_train_eval_checkpoint(td_train_eval_result *out, const char *checkpoint,
+			     const char *device);
 
 #endif

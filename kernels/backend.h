@@ -11,6 +11,7 @@
 #define TD_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* 1 if this build has the CUDA backend compiled in, else 0. */
 int td_cuda_compiled(void);
@@ -43,5 +44,37 @@ int td_cuda_axpy(size_t n, float a, const float *x, float *y);
  */
 int td_cuda_sgemm(float *c, size_t ldc, const float *a, size_t lda, const float *b, size_t ldb,
 		  size_t m, size_t n, size_t k, int trans_a, int trans_b, float alpha, float beta);
+
+/*
+ * The training kernels (kernels/ops.cu) on device 0, each one launch whose
+ * threads call one body of kernels/ops.h for one row, channel, example or
+ * element, so that the device tests compare them with the same bodies on
+ * the CPU. float only (the double build's td_real is not theirs). Host
+ * pointers in and out: device memory is allocated, filled, read back and
+ * freed per call (the training path will keep its own). TD_EIO with the
+ * runtime's reason when a CUDA call fails; TD_ENOTSUP without CUDA.
+ */
+/* y [rows][width] and inv [rows]: td_op_rmsnorm_row per row. */
+int td_cuda_rmsnorm_forward(float *y, float *inv, const float *x, const float *gain, size_t rows,
+			    size_t width);
+/* dx [rows][width] (add: dx += ) per row, then dgain [width] += per channel. */
+int td_cuda_rmsnorm_backward(float *dx, float *dgain, const float *dy, const float *x,
+			     const float *inv, const float *gain, size_t rows, size_t width, int add);
+/* w [rows][n] = the softmax of each row of s [rows][n]. */
+int td_cuda_softmax_rows(float *w, const float *s, size_t rows, size_t n);
+/* act[i] = relu(pre[i]); then, when dpre is not NULL, dpre[i] = relu'(pre[i]) dact[i]. */
+int td_cuda_relu(float *act, float *dpre, const float *pre, const float *dact, size_t n);
+/*
+ * Per example b < batch: loss[b], best[b] and dy [b][n_cells][k] from
+ * y [b][n_cells][k], present [b][n_cells] and labels[b] (td_op_xent).
+ */
+int td_cuda_xent(float *dy, double *loss, int *best, const float *y, const uint8_t *present,
+		 const int *labels, size_t batch, size_t n_cells, size_t k, double scale);
+/* The global norm of g [n]: parts of TD_OPS_NORM_PART, one thread each, totalled in order. */
+int td_cuda_grad_norm(double *norm, const float *g, size_t n);
+/* One applied AdamW step over p, m, v [n] from g [n] with the step's shared figures. */
+struct td_op_adamw_step;
+int td_cuda_adamw(float *p, float *m, float *v, const float *g, size_t n,
+		  const struct td_op_adamw_step *s);
 
 #endif

@@ -7,30 +7,10 @@
 #include <climits>
 
 #include <cublas_v2.h>
-#include <cuda_runtime.h>
-
 extern "C" {
 #include "backend.h"
-#include "../base/error.h"
 }
-
-#define CUDA_TRY(call)                                                                      \
-	do {                                                                                \
-		cudaError_t e_ = (call);                                                    \
-		if (e_ != cudaSuccess) {                                                    \
-			err = TD_FAIL(TD_EIO, "%s failed: %s", #call, cudaGetErrorString(e_)); \
-			goto done;                                                          \
-		}                                                                           \
-	} while (0)
-
-#define CUBLAS_TRY(call)                                                                    \
-	do {                                                                                \
-		cublasStatus_t s_ = (call);                                                 \
-		if (s_ != CUBLAS_STATUS_SUCCESS) {                                          \
-			err = TD_FAIL(TD_EIO, "%s failed: cuBLAS status %d", #call, (int)s_);     \
-			goto done;                                                          \
-		}                                                                           \
-	} while (0)
+#include "cuda_int.h"
 
 __global__ static void axpy_kernel(size_t n, float a, const float *x, float *y)
 {

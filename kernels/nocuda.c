@@ -2,6 +2,8 @@
  * nocuda.c - the backend for builds without CUDA (see backend.h).
  *
  * Must never pretend to compute: every call says the build has no CUDA.
+ * tests/test_device.c compiles this file again under other names (a CUDA
+ * build links cuda.cu's): a function added here needs its #define there.
  */
 #include "backend.h"
 
@@ -30,4 +32,57 @@ int td_cuda_sgemm(float *c, size_t ldc, const float *a, size_t lda, const float 
 	(void)c, (void)ldc, (void)a, (void)lda, (void)b, (void)ldb, (void)m, (void)n, (void)k;
 	(void)trans_a, (void)trans_b, (void)alpha, (void)beta;
 	return TD_FAIL(TD_ENOTSUP, "built without CUDA; rebuild with nvcc on PATH (make CUDA=1)");
+}
+
+
+/* The one refusal of every kernel call below. */
+static int no_cuda(void)
+{
+	return TD_FAIL(TD_ENOTSUP, "built without CUDA; rebuild with nvcc on PATH (make CUDA=1)");
+}
+
+int td_cuda_rmsnorm_forward(float *y, float *inv, const float *x, const float *gain, size_t rows,
+			    size_t width)
+{
+	(void)y, (void)inv, (void)x, (void)gain, (void)rows, (void)width;
+	return no_cuda();
+}
+
+int td_cuda_rmsnorm_backward(float *dx, float *dgain, const float *dy, const float *x,
+			     const float *inv, const float *gain, size_t rows, size_t width, int add)
+{
+	(void)dx, (void)dgain, (void)dy, (void)x, (void)inv, (void)gain, (void)rows, (void)width, (void)add;
+	return no_cuda();
+}
+
+int td_cuda_softmax_rows(float *w, const float *s, size_t rows, size_t n)
+{
+	(void)w, (void)s, (void)rows, (void)n;
+	return no_cuda();
+}
+
+int td_cuda_relu(float *act, float *dpre, const float *pre, const float *dact, size_t n)
+{
+	(void)act, (void)dpre, (void)pre, (void)dact, (void)n;
+	return no_cuda();
+}
+
+int td_cuda_xent(float *dy, double *loss, int *best, const float *y, const uint8_t *present,
+		 const int *labels, size_t batch, size_t n_cells, size_t k, double scale)
+{
+	(void)dy, (void)loss, (void)best, (void)y, (void)present, (void)labels, (void)batch, (void)n_cells, (void)k, (void)scale;
+	return no_cuda();
+}
+
+int td_cuda_grad_norm(double *norm, const float *g, size_t n)
+{
+	(void)norm, (void)g, (void)n;
+	return no_cuda();
+}
+
+int td_cuda_adamw(float *p, float *m, float *v, const float *g, size_t n,
+		  const struct td_op_adamw_step *s)
+{
+	(void)p, (void)m, (void)v, (void)g, (void)n, (void)s;
+	return no_cuda();
 }

@@ -9,14 +9,27 @@
  * Edits that break them, seen on an H200 (ci/gpu-check.sh runs the same
  * checks without cmocka): `y[i] = a * x[i]` (dropping + y[i]) in
  * axpy_kernel; swapping the two operands' transpose flags in
- * td_cuda_sgemm.
+ * td_cuda_sgemm. The training kernels (kernels/ops.cu) against the same
+ * bodies of kernels/ops.h on the CPU, bitwise but for cross-entropy's
+ * device exp and log (a derived bound); their breaks are meant for the
+ * device machine (ci/device-check): building ops.cu without -fmad=false
+ * (rmsnorm, softmax, adamw), and a kernel calling a wrong body. The script's own paths: naming core/error.c (it moved to
+ * base/) in ci/gpu-check.sh.
  */
 #include "tdtest.h"
 
+#include <stdio.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
 #include "../base/error.h"
 #include "../kernels/backend.h"
+#include "../core/real.h"
+#include "device_ops.h"
+#include "fixture.h"
 
 static void test_the_cuda_axpy_kernel_matches_a_host_loop(void **state)
 {
@@ -102,10 +115,95 @@ static void test_a_build_without_cuda_says_so(void **state)
 	assert_int_equal(count, 0);
 }
 
+/*
+ * ci/gpu-check.sh runs on the device machine only, where a broken path
+ * costs the device minutes: every repository source it names (a word
+ * like base/x.c, core/x.h, kernels/x.cu) must exist here.
+ */
+static void test_the_gpu_check_script_names_only_files_that_exist(void **state)
+{
+	const char *text = fx_slurp(TD_SOURCE_DIR "/ci/gpu-check.sh");
+	const char *dirs[] = {"base/", "core/", "kernels/"};
+	int named = 0, missing = 0;
+
+	(void)state;
+	for (const char *p = text; *p; p++)
+		for (size_t d = 0; d < sizeof dirs / sizeof dirs[0]; d++) {
+			size_t n = strlen(dirs[d]), len = n;
+			char path[512], rel[128];
+			struct stat st;
+
+			if (strncmp(p, dirs[d], n) || (p > text && (p[-1] == '/' || p[-1] == '_' ||
+								  (p[-1] >= 'a' && p[-1] <= 'z'))))
+				continue;
+			while (len < sizeof rel - 1 && (strchr("abcdefghijklmnopqrstuvwxyz0123456789_.", p[len])))
+				len++;
+			snprintf(rel, sizeof rel, "%.*s", (int)len, p);
+			if (!strstr(rel, ".c") && !strstr(rel, ".h"))
+				continue;
+			named++;
+			snprintf(path, sizeof path, "%s/%s", TD_SOURCE_DIR, rel);
+			if (stat(path, &st) != 0)
+				print_message("  ci/gpu-check.sh names %s, which does not exist\n", rel),
+				    missing++;
+		}
+	assert_true(named > 0);
+	assert_int_equal(missing, 0);
+}
+
+/* ---- the training kernels (kernels/ops.cu) against their bodies on the CPU ---- */
+
+
+/* Skips, saying why, unless this build and machine can run the float kernels. */
+#define NEED_DEVICE_KERNELS()                                                                     \
+	do {                                                                                      \
+		int count_ = 0;                                                                   \
+		if (!td_cuda_compiled())                                                          \
+			TD_SKIP("built without CUDA (no nvcc found, or CUDA=0)");                 \
+		if (sizeof(td_real) != sizeof(float))                                             \
+			TD_SKIP("the kernels are float; this build's td_real is double");         \
+		if (td_cuda_device_count(&count_) != 0 || count_ == 0)                            \
+			TD_SKIP("no CUDA device here: %s", td_error_last());                      \
+	} while (0)
+
+/* tests/device_ops.c's checks, each one test (its header says what they compare). */
+static void test_the_rmsnorm_kernels_give_their_bodies_bits(void **state)
+{
+	(void)state;
+	NEED_DEVICE_KERNELS();
+	assert_int_equal(td_devcheck_rmsnorm_kernels_give_their_bodies_bits(), 0);
+}
+
+static void test_the_softmax_and_relu_kernels_give_their_bodies_bits(void **state)
+{
+	(void)state;
+	NEED_DEVICE_KERNELS();
+	assert_int_equal(td_devcheck_softmax_and_relu_kernels_give_their_bodies_bits(), 0);
+}
+
+static void test_the_cross_entropy_kernel_agrees_with_its_body(void **state)
+{
+	(void)state;
+	NEED_DEVICE_KERNELS();
+	assert_int_equal(td_devcheck_cross_entropy_kernel_agrees_with_its_body(), 0);
+}
+
+static void test_the_norm_and_adamw_kernels_give_their_bodies_bits(void **state)
+{
+	(void)state;
+	NEED_DEVICE_KERNELS();
+	assert_int_equal(td_devcheck_norm_and_adamw_kernels_give_their_bodies_bits(), 0);
+}
+
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_the_gpu_check_script_names_only_files_that_exist),
 	cmocka_unit_test(test_the_cuda_axpy_kernel_matches_a_host_loop),
 	cmocka_unit_test(test_cublas_sgemm_matches_a_host_loop_in_every_transpose_case),
 	cmocka_unit_test(test_cublas_sgemm_refuses_a_short_leading_dimension),
 	cmocka_unit_test(test_a_build_without_cuda_says_so),
+	cmocka_unit_test(test_the_rmsnorm_kernels_give_their_bodies_bits),
+	cmocka_unit_test(test_the_softmax_and_relu_kernels_give_their_bodies_bits),
+	cmocka_unit_test(test_the_cross_entropy_kernel_agrees_with_its_body),
+	cmocka_unit_test(test_the_norm_and_adamw_kernels_give_their_bodies_bits),
 };
 TD_TEST_GROUP(cuda, tests);

@@ -1,0 +1,272 @@
+/*
+ * ops.cu - the training kernels (see backend.h): each thread calls one
+ * body of kernels/ops.h, for one row, channel, example or element.
+ *
+ * Built with -fmad=false (Makefile): a multiply and an add stay two IEEE
+ * operations, as in the C core, so the bodies give the CPU's bits wherever
+ * they use only +, -, *, /, sqrt and td_exp. Must never: reduce across
+ * threads (no atomics, no shared-memory trees: every sum is one thread's,
+ * in ops.h's fixed order), or abort.
+ */
+#include <climits>
+
+extern "C" {
+#include "backend.h"
+}
+#include "cuda_int.h"
+#include "ops.h"
+
+static_assert(sizeof(td_real) == sizeof(float), "the kernels are float: build without TD_REAL_DOUBLE");
+
+enum { THREADS = 128 };
+
+static unsigned blocks(size_t n)
+{
+	return (unsigned)((n + THREADS - 1) / THREADS);
+}
+
+/* The thread's index in a one-dimensional launch. */
+__device__ static size_t tid(void)
+{
+	return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+__global__ static void rmsnorm_forward_kernel(float *y, float *inv, const float *x,
+					      const float *gain, size_t rows, size_t width)
+{
+	size_t r = tid();
+
+	if (r < rows)
+		td_op_rmsnorm_row(y + r * width, inv + r, x + r * width, gain, width);
+}
+
+__global__ static void rmsnorm_backward_kernel(float *dx, const float *dy, const float *x,
+					       const float *inv, const float *gain, size_t rows,
+					       size_t width, int add)
+{
+	size_t r = tid();
+
+	if (r < rows)
+		td_op_rmsnorm_backward_row(dx + r * width, dy + r * width, x + r * width, inv[r],
+					   gain, width, add);
+}
+
+__global__ static void rmsnorm_dgain_kernel(float *dgain, const float *dy, const float *x,
+					    const float *inv, size_t rows, size_t width)
+{
+	size_t k = tid();
+
+	if (k < width)
+		td_op_rmsnorm_dgain(dgain, dy, x, inv, rows, width, k);
+}
+
+__global__ static void softmax_kernel(float *w, const float *s, size_t rows, size_t n)
+{
+	size_t r = tid();
+
+	if (r < rows)
+		td_op_softmax_row(w + r * n, s + r * n, n);
+}
+
+__global__ static void relu_kernel(float *act, float *dpre, const float *pre, const float *dact,
+				   size_t n)
+{
+	size_t i = tid();
+
+	if (i < n) {
+		act[i] = td_op_relu(pre[i]);
+		if (dpre)
+			dpre[i] = td_op_relu_backward(pre[i], dact[i]);
+	}
+}
+
+__global__ static void xent_kernel(float *dy, double *loss, int *best, const float *y,
+				   const uint8_t *present, const int *labels, size_t batch,
+				   size_t n_cells, size_t k, double scale)
+{
+	size_t b = tid();
+
+	if (b < batch)
+		loss[b] = td_op_xent(dy + b * n_cells * k, best + b, y + b * n_cells * k,
+				     present + b * n_cells, n_cells, k, labels[b], scale);
+}
+
+__global__ static void sumsq_kernel(double *part, const float *g, size_t n, size_t n_parts)
+{
+	size_t p = tid();
+
+	if (p < n_parts) {
+		size_t i0 = p * TD_OPS_NORM_PART, i1 = n - i0 < TD_OPS_NORM_PART ? n : i0 + TD_OPS_NORM_PART;
+
+		part[p] = td_op_sumsq(g, i0, i1);
+	}
+}
+
+__global__ static void norm_kernel(double *norm, const double *part, size_t n_parts)
+{
+	if (tid() == 0)
+		*norm = sqrt(td_op_sumsq_total(part, n_parts));
+}
+
+__global__ static void adamw_kernel(float *p, float *m, float *v, const float *g, size_t n,
+				    td_op_adamw_step s)
+{
+	size_t i = tid();
+
+	if (i < n)
+		td_op_adamw(p, m, v, g, &s, i);
+}
+
+extern "C" int td_cuda_rmsnorm_forward(float *y, float *inv, const float *x, const float *gain,
+				       size_t rows, size_t width)
+{
+	float *dy = NULL, *dinv = NULL, *dx = NULL, *dg = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&dx, x, rows * width * sizeof *x)) ||
+	    (err = td_cuda_upload(&dg, gain, width * sizeof *gain)) ||
+	    (err = td_cuda_upload(&dy, NULL, rows * width * sizeof *y)) ||
+	    (err = td_cuda_upload(&dinv, NULL, rows * sizeof *inv)))
+		goto done;
+	rmsnorm_forward_kernel<<<blocks(rows), THREADS>>>(dy, dinv, dx, dg, rows, width);
+	CUDA_TRY(cudaGetLastError());
+	if (!(err = td_cuda_download(y, dy, rows * width * sizeof *y)))
+		err = td_cuda_download(inv, dinv, rows * sizeof *inv);
+done:
+	cudaFree(dinv), cudaFree(dy), cudaFree(dg), cudaFree(dx);
+	return err;
+}
+
+extern "C" int td_cuda_rmsnorm_backward(float *dx, float *dgain, const float *dy, const float *x,
+					const float *inv, const float *gain, size_t rows,
+					size_t width, int add)
+{
+	float *ddx = NULL, *ddg = NULL, *ddy = NULL, *dxx = NULL, *dinv = NULL, *dg = NULL;
+	const size_t rw = rows * width * sizeof *x;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&ddx, dx, rw)) ||
+	    (err = td_cuda_upload(&ddg, dgain, width * sizeof *dgain)) ||
+	    (err = td_cuda_upload(&ddy, dy, rw)) || (err = td_cuda_upload(&dxx, x, rw)) ||
+	    (err = td_cuda_upload(&dinv, inv, rows * sizeof *inv)) ||
+	    (err = td_cuda_upload(&dg, gain, width * sizeof *gain)))
+		goto done;
+	rmsnorm_backward_kernel<<<blocks(rows), THREADS>>>(ddx, ddy, dxx, dinv, dg, rows, width, add);
+	CUDA_TRY(cudaGetLastError());
+	rmsnorm_dgain_kernel<<<blocks(width), THREADS>>>(ddg, ddy, dxx, dinv, rows, width);
+	CUDA_TRY(cudaGetLastError());
+	if (!(err = td_cuda_download(dx, ddx, rw)))
+		err = td_cuda_download(dgain, ddg, width * sizeof *dgain);
+done:
+	cudaFree(dg), cudaFree(dinv), cudaFree(dxx), cudaFree(ddy), cudaFree(ddg), cudaFree(ddx);
+	return err;
+}
+
+extern "C" int td_cuda_softmax_rows(float *w, const float *s, size_t rows, size_t n)
+{
+	float *dw = NULL, *ds = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&ds, s, rows * n * sizeof *s)) ||
+	    (err = td_cuda_upload(&dw, NULL, rows * n * sizeof *w)))
+		goto done;
+	softmax_kernel<<<blocks(rows), THREADS>>>(dw, ds, rows, n);
+	CUDA_TRY(cudaGetLastError());
+	err = td_cuda_download(w, dw, rows * n * sizeof *w);
+done:
+	cudaFree(dw), cudaFree(ds);
+	return err;
+}
+
+extern "C" int td_cuda_relu(float *act, float *dpre, const float *pre, const float *dact, size_t n)
+{
+	float *da = NULL, *dd = NULL, *dp = NULL, *ddact = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&dp, pre, n * sizeof *pre)) ||
+	    (err = td_cuda_upload(&da, NULL, n * sizeof *act)) ||
+	    (dpre && ((err = td_cuda_upload(&dd, NULL, n * sizeof *dpre)) ||
+		      (err = td_cuda_upload(&ddact, dact, n * sizeof *dact)))))
+		goto done;
+	relu_kernel<<<blocks(n), THREADS>>>(da, dd, dp, ddact, n);
+	CUDA_TRY(cudaGetLastError());
+	if (!(err = td_cuda_download(act, da, n * sizeof *act)) && dpre)
+		err = td_cuda_download(dpre, dd, n * sizeof *dpre);
+done:
+	cudaFree(ddact), cudaFree(dd), cudaFree(da), cudaFree(dp);
+	return err;
+}
+
+extern "C" int td_cuda_xent(float *dy, double *loss, int *best, const float *y,
+			    const uint8_t *present, const int *labels, size_t batch,
+			    size_t n_cells, size_t k, double scale)
+{
+	const size_t all = batch * n_cells * k;
+	float *ddy = NULL, *dyy = NULL;
+	double *dloss = NULL;
+	int *dbest = NULL, *dlab = NULL;
+	uint8_t *dpres = NULL;
+	int err = 0;
+
+	if (k > TD_OPS_MAX_CLASSES)
+		return TD_FAIL(TD_EINVAL, "%zu classes: at most %d", k, TD_OPS_MAX_CLASSES);
+	if ((err = td_cuda_upload(&dyy, y, all * sizeof *y)) ||
+	    (err = td_cuda_upload(&dpres, present, batch * n_cells)) ||
+	    (err = td_cuda_upload(&dlab, labels, batch * sizeof *labels)) ||
+	    (err = td_cuda_upload(&ddy, NULL, all * sizeof *dy)) ||
+	    (err = td_cuda_upload(&dloss, NULL, batch * sizeof *loss)) ||
+	    (err = td_cuda_upload(&dbest, NULL, batch * sizeof *best)))
+		goto done;
+	xent_kernel<<<blocks(batch), THREADS>>>(ddy, dloss, dbest, dyy, dpres, dlab, batch, n_cells,
+						k, scale);
+	CUDA_TRY(cudaGetLastError());
+	if (!(err = td_cuda_download(dy, ddy, all * sizeof *dy)) &&
+	    !(err = td_cuda_download(loss, dloss, batch * sizeof *loss)))
+		err = td_cuda_download(best, dbest, batch * sizeof *best);
+done:
+	cudaFree(dbest), cudaFree(dloss), cudaFree(ddy), cudaFree(dlab), cudaFree(dpres);
+	cudaFree(dyy);
+	return err;
+}
+
+extern "C" int td_cuda_grad_norm(double *norm, const float *g, size_t n)
+{
+	const size_t n_parts = (n + TD_OPS_NORM_PART - 1) / TD_OPS_NORM_PART;
+	float *dg = NULL;
+	double *dpart = NULL, *dnorm = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&dg, g, n * sizeof *g)) ||
+	    (err = td_cuda_upload(&dpart, NULL, n_parts * sizeof *dpart)) ||
+	    (err = td_cuda_upload(&dnorm, NULL, sizeof *dnorm)))
+		goto done;
+	sumsq_kernel<<<blocks(n_parts), THREADS>>>(dpart, dg, n, n_parts);
+	CUDA_TRY(cudaGetLastError());
+	norm_kernel<<<1, 1>>>(dnorm, dpart, n_parts);
+	CUDA_TRY(cudaGetLastError());
+	err = td_cuda_download(norm, dnorm, sizeof *norm);
+done:
+	cudaFree(dnorm), cudaFree(dpart), cudaFree(dg);
+	return err;
+}
+
+extern "C" int td_cuda_adamw(float *p, float *m, float *v, const float *g, size_t n,
+			     const struct td_op_adamw_step *s)
+{
+	float *dp = NULL, *dm = NULL, *dv = NULL, *dg = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&dp, p, n * sizeof *p)) ||
+	    (err = td_cuda_upload(&dm, m, n * sizeof *m)) ||
+	    (err = td_cuda_upload(&dv, v, n * sizeof *v)) ||
+	    (err = td_cuda_upload(&dg, g, n * sizeof *g)))
+		goto done;
+	adamw_kernel<<<blocks(n), THREADS>>>(dp, dm, dv, dg, n, *s);
+	CUDA_TRY(cudaGetLastError());
+	if (!(err = td_cuda_download(p, dp, n * sizeof *p)) &&
+	    !(err = td_cuda_download(m, dm, n * sizeof *m)))
+		err = td_cuda_download(v, dv, n * sizeof *v);
+done:
+	cudaFree(dg), cudaFree(dv), cudaFree(dm), cudaFree(dp);
+	return err;
+}

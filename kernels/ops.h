@@ -1,0 +1,212 @@
+/*
+ * ops.h - the bodies of the GPU's training kernels: one row, one channel,
+ * one example or one element each, as plain functions that the kernels of
+ * kernels/ops.cu call once per thread and tests/test_ops.c calls in loops
+ * on the CPU, against the core's own functions.
+ *
+ * Each body takes the core's operations in the core's order (named beside
+ * it), so on the CPU it gives the core's bits; on the GPU it gives them too
+ * where every operation is one IEEE operation: ops.cu is built with
+ * -fmad=false (no fused multiply-add), and the pow() of AdamW's bias
+ * corrections is taken on the host and passed in. exp and log in double
+ * (cross-entropy; the double build's softmax) are the device's own
+ * functions there, within an ulp or two of the host's, not bitwise.
+ *
+ * Must never: reduce in an order that depends on the thread or the launch
+ * (every sum here runs serially in a fixed order inside one body), use an
+ * atomic, or allocate.
+ */
+#ifndef TD_OPS_H
+#define TD_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../core/fastmath.h"
+#include "../core/fixedsum.h"
+#include "../core/hd.h"
+#include "../core/real.h"
+
+#define TD_OPS_RMSNORM_EPS 1e-6 /* core/norm.h's TD_RMSNORM_EPS */
+#define TD_OPS_MAX_CLASSES 64	/* core/train.h's TD_TRAIN_MAX_CLASSES */
+
+/* ---- RMSNorm (core/norm.c) ------------------------------------------------ */
+
+/* One row: y[width] and *inv from x[width]; td_rmsnorm_row's operations. */
+TD_HD void td_op_rmsnorm_row(td_real *TD_RESTRICT y, td_real *inv, const td_real *TD_RESTRICT x,
+			     const td_real *TD_RESTRICT gain, size_t width)
+{
+	const td_real ivr =
+	    (td_real)(1 / sqrt(td_dot_fixed(x, x, width) / (double)width + TD_OPS_RMSNORM_EPS));
+
+	*inv = ivr;
+	for (size_t k = 0; k < width; k++)
+		y[k] = x[k] * ivr * gain[k];
+}
+
+/*
+ * One row of td_rmsnorm_backward's dx: dx = (or with add, dx +) inv g dy -
+ * inv^3 x (sum_k g_k dy_k x_k) / width, in backward_rows' operations.
+ */
+TD_HD void td_op_rmsnorm_backward_row(td_real *TD_RESTRICT dx, const td_real *TD_RESTRICT dy,
+				      const td_real *TD_RESTRICT x, td_real ivr,
+				      const td_real *TD_RESTRICT gain, size_t width, int add)
+{
+	const double iv = (double)ivr;
+	const double c = iv * iv * iv * td_dot3_fixed(gain, dy, x, width) / (double)width;
+
+	for (size_t k = 0; k < width; k++) {
+		const td_real d = (td_real)(iv * (double)(td_real)(gain[k] * dy[k]) - c * (double)x[k]);
+
+		dx[k] = add ? dx[k] + d : d;
+	}
+}
+
+/*
+ * One channel k of dL/dgain: dgain[k] += the sum over rows, in row order
+ * from 0, of dy x inv in td_real (gain_groups' and the fused pass's sum).
+ */
+TD_HD void td_op_rmsnorm_dgain(td_real *dgain, const td_real *dy, const td_real *x,
+			       const td_real *inv, size_t rows, size_t width, size_t k)
+{
+	td_real acc = 0;
+
+	for (size_t r = 0; r < rows; r++)
+		acc += dy[r * width + k] * x[r * width + k] * inv[r];
+	dgain[k] += acc;
+}
+
+/* ---- the attention's softmax (core/mixer_attention.c) ----------------------- */
+
+/*
+ * One row of n scores: w[j] = exp(s[j] - max) / sum, the sum in eight
+ * lanes (lane q the terms j = q mod 8, ascending) added in the core's tree
+ * (lanes_total); the maximum ignores NaN, as the lanes' does. n need not
+ * be a multiple of 8: the core's -infinity padding adds exact zeros.
+ */
+TD_HD void td_op_softmax_row(td_real *TD_RESTRICT w, const td_real *TD_RESTRICT s, size_t n)
+{
+	td_real mx = (td_real)-INFINITY, lane[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum;
+
+	for (size_t j = 0; j < n; j++)
+		mx = s[j] > mx ? s[j] : mx;
+	for (size_t j = 0; j < n; j++) {
+		w[j] = td_exp(s[j] - mx);
+		lane[j % 8] += w[j];
+	}
+	sum = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+	for (size_t j = 0; j < n; j++)
+		w[j] /= sum;
+}
+
+/* ---- the channel MLP's ReLU (core/model.c, ffn_forward and ffn_backward) ---- */
+
+TD_HD td_real td_op_relu(td_real pre)
+{
+	return pre > 0 ? pre : 0;
+}
+
+/* dL/dpre from dL/dact: passed where pre > 0, else 0 (NaN included). */
+TD_HD td_real td_op_relu_backward(td_real pre, td_real dact)
+{
+	return pre > 0 ? dact : 0;
+}
+
+/* ---- cross-entropy (core/train.c, td_train_xent) ----------------------------- */
+
+/*
+ * One example: logits = the mean over present cells of y [n_cells][k],
+ * loss = -log softmax(logits)[label], dy = scale * dL/dy (0 at absent
+ * cells), *best the arg max; td_train_xent's operations in its order. k
+ * <= TD_OPS_MAX_CLASSES. Returns the loss.
+ */
+TD_HD double td_op_xent(td_real *dy, int *best, const td_real *y, const uint8_t *present,
+			size_t n_cells, size_t k, int label, double scale)
+{
+	double logit[TD_OPS_MAX_CLASSES], mx = -INFINITY, z = 0;
+	size_t np = 0;
+
+	for (size_t i = 0; i < n_cells; i++)
+		np += present[i] != 0;
+	*best = 0;
+	for (size_t c = 0; c < k; c++) {
+		logit[c] = 0;
+		for (size_t i = 0; i < n_cells; i++)
+			if (present[i])
+				logit[c] += (double)y[i * k + c];
+		logit[c] /= (double)(np ? np : 1);
+		mx = logit[c] > mx ? logit[c] : mx;
+		*best = logit[c] > logit[*best] ? (int)c : *best;
+	}
+	for (size_t c = 0; c < k; c++)
+		z += exp(logit[c] - mx);
+	for (size_t c = 0; c < k; c++) {
+		double g = (exp(logit[c] - mx) / z - (double)(c == (size_t)label)) /
+			   (double)(np ? np : 1) * scale;
+
+		for (size_t i = 0; i < n_cells; i++)
+			dy[i * k + c] = present[i] ? (td_real)g : 0;
+	}
+	return -(logit[label] - mx - log(z));
+}
+
+/* ---- gradient-norm clipping (core/adamw.c, grad_norm and td_adamw_step) ---- */
+
+/*
+ * The sum of squares of g[i0 .. i1) in double, in index order: one part of
+ * the global norm. One part over all n is adamw.c's grad_norm sum, bit for
+ * bit; the GPU takes parts of TD_OPS_NORM_PART elements, one thread each.
+ */
+#define TD_OPS_NORM_PART 4096
+
+TD_HD double td_op_sumsq(const td_real *g, size_t i0, size_t i1)
+{
+	double sum = 0;
+
+	for (size_t i = i0; i < i1; i++)
+		sum += (double)g[i] * (double)g[i];
+	return sum;
+}
+
+/* The parts' total, in part order from 0: a fixed order for a given n. */
+TD_HD double td_op_sumsq_total(const double *part, size_t n_parts)
+{
+	double sum = 0;
+
+	for (size_t p = 0; p < n_parts; p++)
+		sum += part[p];
+	return sum;
+}
+
+/* td_adamw_step's clip scale for a finite norm: clip / norm above clip (clip > 0), else 1. */
+TD_HD double td_op_clip_scale(double norm, double clip)
+{
+	return clip > 0 && norm > clip ? clip / norm : 1.0;
+}
+
+/* ---- the fused AdamW step (core/adamw.c, update) ----------------------------- */
+
+/*
+ * What one applied step shares across elements, taken on the host:
+ * bc1 = 1 - pow(beta1, t), bc2 = 1 - pow(beta2, t) (the device's pow is
+ * not the host's), decay = 1 - lr weight_decay, scale the clip scale.
+ */
+typedef struct td_op_adamw_step {
+	double lr, beta1, beta2, bc1, bc2, decay, eps, scale;
+} td_op_adamw_step;
+
+/* Element i: m, v and p updated as adamw.c's update does, each rounded once. */
+TD_HD void td_op_adamw(td_real *p, td_real *m, td_real *v, const td_real *g,
+		       const td_op_adamw_step *s, size_t i)
+{
+	const double gi = s->scale * (double)g[i];
+	const double mi = s->beta1 * (double)m[i] + (1.0 - s->beta1) * gi;
+	const double vi = s->beta2 * (double)v[i] + (1.0 - s->beta2) * gi * gi;
+	const double step = s->lr * (mi / s->bc1) / (sqrt(vi / s->bc2) + s->eps);
+
+	m[i] = (td_real)mi;
+	v[i] = (td_real)vi;
+	p[i] = (td_real)((double)p[i] * s->decay - step);
+}
+
+#endif

@@ -1,0 +1,237 @@
+/*
+ * device_ops.c - the training kernels (kernels/ops.cu) on the device
+ * against the same bodies of kernels/ops.h on the CPU, as plain functions
+ * without cmocka: tests/test_cuda.c runs them inside tdtest, and
+ * ci/device-check runs them from a small driver on a device machine that
+ * lacks the suite's libraries. Each prints PASS or FAIL with its name (and
+ * the first failed checks) and returns the number of failed checks.
+ *
+ * Bitwise everywhere but cross-entropy, whose device exp and log in
+ * double are the device's own (the bound is derived above its check).
+ * Callers first make sure a device is there (backend.h).
+ */
+#include "device_ops.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/error.h"
+#include "../kernels/backend.h"
+#include "../kernels/ops.h"
+
+#ifndef TD_REAL_DOUBLE
+
+/* Counts a failed check, printing the first few with the last error message. */
+#define CHECK(c)                                                                                   \
+	do {                                                                                       \
+		if (!(c) && fails++ < 5)                                                           \
+			printf("  failed: %s:%d: %s (last error: %s)\n", __func__, __LINE__, #c,  \
+			       td_error_last());                                                   \
+	} while (0)
+
+static uint64_t dev_rng = 11;
+
+static void dev_fill(float *x, size_t n, double scale)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t z = (dev_rng += 0x9e3779b97f4a7c15u);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+		x[i] = (float)(scale * ((double)((z ^ (z >> 31)) >> 11) / 4503599627370496.0 - 1));
+	}
+}
+
+/* Elements whose bits differ between a and b. */
+static size_t dev_differ(const float *a, const float *b, size_t n)
+{
+	size_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += memcmp(&a[i], &b[i], sizeof a[i]) != 0;
+	return d;
+}
+
+static float *dev_alloc(size_t n)
+{
+	float *p = calloc(n ? n : 1, sizeof *p);
+
+	if (!p) { /* a test driver: nothing to free, nothing to say but this */
+		fprintf(stderr, "device_ops: out of memory for %zu floats\n", n);
+		exit(2);
+	}
+	return p;
+}
+
+/* RMSNorm forward and backward (add 0 and 1) on rows x widths: the GPU gives the bodies' bits. */
+int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
+{
+	int fails = 0;
+	static const size_t widths[] = {1, 13, 64, 257};
+	const size_t rows = 1031; /* not a multiple of the block */
+
+	for (size_t wi = 0; wi < 4; wi++)
+		for (int add = 0; add < 2; add++) {
+			const size_t w = widths[wi], n = rows * w;
+			float *x = dev_alloc(n), *g = dev_alloc(w), *y = dev_alloc(n), *y2 = dev_alloc(n);
+			float *inv = dev_alloc(rows), *inv2 = dev_alloc(rows), *dy = dev_alloc(n);
+			float *dx = dev_alloc(n), *dx2 = dev_alloc(n), *dg = dev_alloc(w), *dg2 = dev_alloc(w);
+
+			dev_fill(x, n, 2), dev_fill(g, w, 1.5), dev_fill(dy, n, 1), dev_fill(dx, n, 1);
+			dev_fill(dg, w, 0.5);
+			memcpy(dx2, dx, n * sizeof *dx), memcpy(dg2, dg, w * sizeof *dg);
+			for (size_t r = 0; r < rows; r++)
+				td_op_rmsnorm_row(y + r * w, inv + r, x + r * w, g, w);
+			CHECK((td_cuda_rmsnorm_forward(y2, inv2, x, g, rows, w)) == 0);
+			CHECK((dev_differ(y, y2, n) + dev_differ(inv, inv2, rows)) == 0);
+			for (size_t r = 0; r < rows; r++)
+				td_op_rmsnorm_backward_row(dx + r * w, dy + r * w, x + r * w, inv[r], g, w, add);
+			for (size_t k = 0; k < w; k++)
+				td_op_rmsnorm_dgain(dg, dy, x, inv, rows, w, k);
+			CHECK((td_cuda_rmsnorm_backward(dx2, dg2, dy, x, inv, g, rows, w, add)) == 0);
+			CHECK((dev_differ(dx, dx2, n) + dev_differ(dg, dg2, w)) == 0);
+			free(x), free(g), free(y), free(y2), free(inv), free(inv2), free(dy), free(dx);
+			free(dx2), free(dg), free(dg2);
+		}
+	printf("%s rmsnorm_kernels_give_their_bodies_bits\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
+/* Softmax rows of 1 .. 200 scores, and the ReLU forward and backward, signed zeros and NaN included. */
+int td_devcheck_softmax_and_relu_kernels_give_their_bodies_bits(void)
+{
+	int fails = 0;
+	const size_t rows = 300, n_max = 200, n = 100003;
+	float *s, *w, *w2, *pre, *d, *a, *a2, *dp, *dp2;
+
+	s = dev_alloc(rows * n_max), w = dev_alloc(rows * n_max), w2 = dev_alloc(rows * n_max);
+	pre = dev_alloc(n), d = dev_alloc(n), a = dev_alloc(n), a2 = dev_alloc(n);
+	dp = dev_alloc(n), dp2 = dev_alloc(n);
+	for (size_t len = 1; len <= n_max; len += 13) {
+		dev_fill(s, rows * len, 10);
+		for (size_t r = 0; r < rows; r++)
+			td_op_softmax_row(w + r * len, s + r * len, len);
+		CHECK((td_cuda_softmax_rows(w2, s, rows, len)) == 0);
+		CHECK((dev_differ(w, w2, rows * len)) == 0);
+	}
+	dev_fill(pre, n, 3), dev_fill(d, n, 1);
+	pre[0] = 0, pre[1] = -0.0f, pre[2] = NAN, pre[3] = INFINITY, pre[4] = -INFINITY, pre[5] = 1e-40f;
+	for (size_t i = 0; i < n; i++)
+		a[i] = td_op_relu(pre[i]), dp[i] = td_op_relu_backward(pre[i], d[i]);
+	CHECK((td_cuda_relu(a2, dp2, pre, d, n)) == 0);
+	CHECK((dev_differ(a, a2, n) + dev_differ(dp, dp2, n)) == 0);
+	free(s), free(w), free(w2), free(pre), free(d), free(a), free(a2), free(dp), free(dp2);
+	printf("%s softmax_and_relu_kernels_give_their_bodies_bits\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
+/*
+ * Cross-entropy per example. The device's exp and log in double are its
+ * own (CUDA's are within 1 ulp, glibc's within 1), so not bitwise: each of
+ * the k exps differs by at most 2u relative (u = 2^-53), so z by 2u and
+ * log z by 2u + u |log z|; with the subtractions' 3 roundings the losses
+ * are within 8u (1 + |loss| + |log z|) <= 2^-46 (1 + |loss|) at these
+ * logits (|log z| < 8 + |loss|). dy is a double within 16u of the host's
+ * rounded once to float: equal, or one float ulp apart where the two
+ * straddle a rounding boundary. best compares logits that need no exp:
+ * equal.
+ */
+int td_devcheck_cross_entropy_kernel_agrees_with_its_body(void)
+{
+	int fails = 0;
+	enum { B = 257, C = 49, K = 10 };
+	static uint8_t present[B * C];
+	int labels[B], best[B], best2[B];
+	double loss[B], loss2[B];
+	size_t off = 0;
+	float *y, *dy, *dy2;
+
+	y = dev_alloc(B * C * K), dy = dev_alloc(B * C * K), dy2 = dev_alloc(B * C * K);
+	dev_fill(y, B * C * K, 4);
+	for (size_t i = 0; i < B * C; i++)
+		present[i] = (i * 7 % 5) != 0 || i % C == 0;
+	for (int b = 0; b < B; b++)
+		labels[b] = b % K;
+	for (size_t b = 0; b < B; b++)
+		loss[b] = td_op_xent(dy + b * C * K, &best[b], y + b * C * K, present + b * C, C, K,
+				     labels[b], 1.0 / B);
+	CHECK((td_cuda_xent(dy2, loss2, best2, y, present, labels, B, C, K, 1.0 / B)) == 0);
+	for (size_t b = 0; b < B; b++) {
+		CHECK(best[b] == best2[b]);
+		CHECK(fabs(loss[b] - loss2[b]) <= 0x1p-46 * (1 + fabs(loss[b])));
+	}
+	for (size_t i = 0; i < B * C * K; i++)
+		if (dy[i] != dy2[i]) {
+			CHECK(fabsf(dy[i] - dy2[i]) <= 0x1p-23f * fabsf(dy[i]));
+			off++;
+		}
+	printf("  losses within 2^-46 relative; %zu of %d dy one float ulp apart\n", off,
+		      B * C * K);
+	free(y), free(dy), free(dy2);
+	printf("%s cross_entropy_kernel_agrees_with_its_body\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
+/*
+ * The norm in parts (one thread each, TD_OPS_NORM_PART elements) and the
+ * fused AdamW step: the GPU gives the bodies' bits, the bias corrections
+ * taken on the host as training will.
+ */
+int td_devcheck_norm_and_adamw_kernels_give_their_bodies_bits(void)
+{
+	int fails = 0;
+	const size_t n = 3 * TD_OPS_NORM_PART + 1001;
+	float *g, *p, *m, *v, *p2, *m2, *v2;
+	double parts[8], norm = 0, norm2 = -1;
+	size_t np = 0;
+	td_op_adamw_step st = {0};
+
+	g = dev_alloc(n), p = dev_alloc(n), m = dev_alloc(n), v = dev_alloc(n);
+	p2 = dev_alloc(n), m2 = dev_alloc(n), v2 = dev_alloc(n);
+	dev_fill(g, n, 0.05), dev_fill(p, n, 1), dev_fill(m, n, 0.01), dev_fill(v, n, 0.001);
+	for (size_t i = 0; i < n; i++)
+		v[i] = v[i] * v[i];
+	for (size_t i0 = 0; i0 < n; i0 += TD_OPS_NORM_PART)
+		parts[np++] = td_op_sumsq(g, i0, n - i0 < TD_OPS_NORM_PART ? n : i0 + TD_OPS_NORM_PART);
+	norm = sqrt(td_op_sumsq_total(parts, np));
+	CHECK((td_cuda_grad_norm(&norm2, g, n)) == 0);
+	CHECK(memcmp(&norm, &norm2, sizeof norm) == 0);
+	st.lr = 0.003, st.beta1 = 0.9, st.beta2 = 0.999, st.eps = 1e-8;
+	st.bc1 = 1 - pow(0.9, 7), st.bc2 = 1 - pow(0.999, 7), st.decay = 1 - 0.003 * 0.01;
+	st.scale = td_op_clip_scale(norm, 1.0);
+	memcpy(p2, p, n * sizeof *p), memcpy(m2, m, n * sizeof *m), memcpy(v2, v, n * sizeof *v);
+	for (size_t i = 0; i < n; i++)
+		td_op_adamw(p, m, v, g, &st, i);
+	CHECK((td_cuda_adamw(p2, m2, v2, g, n, &st)) == 0);
+	CHECK((dev_differ(p, p2, n) + dev_differ(m, m2, n) + dev_differ(v, v2, n)) == 0);
+	free(g), free(p), free(m), free(v), free(p2), free(m2), free(v2);
+	printf("%s norm_and_adamw_kernels_give_their_bodies_bits\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
+#else /* the kernels are float: nothing to compare in a double build */
+
+int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
+{
+	return -1;
+}
+
+int td_devcheck_softmax_and_relu_kernels_give_their_bodies_bits(void)
+{
+	return -1;
+}
+
+int td_devcheck_cross_entropy_kernel_agrees_with_its_body(void)
+{
+	return -1;
+}
+
+int td_devcheck_norm_and_adamw_kernels_give_their_bodies_bits(void)
+{
+	return -1;
+}
+
+#endif

@@ -1,0 +1,14 @@
+/*
+ * device_ops.h - the device kernels' checks (device_ops.c), shared by
+ * tdtest and ci/device-check. Each returns the number of failed checks
+ * (0: all passed; -1 in a double build, which has no float kernels).
+ */
+#ifndef TD_DEVICE_OPS_H
+#define TD_DEVICE_OPS_H
+
+int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void);
+int td_devcheck_softmax_and_relu_kernels_give_their_bodies_bits(void);
+int td_devcheck_cross_entropy_kernel_agrees_with_its_body(void);
+int td_devcheck_norm_and_adamw_kernels_give_their_bodies_bits(void);
+
+#endif

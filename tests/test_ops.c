@@ -1,0 +1,493 @@
+/*
+ * test_ops.c - the GPU kernels' bodies (kernels/ops.h) on the CPU, against
+ * the core's own functions: bitwise where the body takes the core's
+ * operations in the core's order, within a derived bound where it does
+ * not (the norm taken in parts). Each comparison also runs a deliberately
+ * wrong body, which must fail it: the negative control that shows the
+ * comparison can see the kind of slip it is there for.
+ *
+ * The core's side: td_rmsnorm_forward and td_rmsnorm_backward (1 and 2
+ * threads), td_attention_softmax_row (mixer_attention.c's own exp_sum),
+ * td_train_xent, td_adamw_step and its td_adamw_last figures; the ReLU has
+ * no function of its own in the core, so its reference is model.c's two
+ * expressions, copied (ffn_forward, ffn_backward).
+ *
+ * Edits that make them fail (each tried): TD_OPS_RMSNORM_EPS 1e-5; the
+ * backward row's c with iv * iv; the softmax's lanes added 0..7 in a row;
+ * td_op_relu `pre >= 0 ? pre : 0`; td_op_xent dividing by n_cells; the
+ * norm's parts from i0 + 1; td_op_clip_scale without its clip > 0; the
+ * dgain sum as dy (x inv); td_op_adamw's v with gi in place of gi * gi.
+ */
+#include "tdtest.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../core/adamw.h"
+#include "../core/mixer_int.h"
+#include "../core/norm.h"
+#include "../core/train.h"
+#include "../kernels/ops.h"
+
+/* splitmix64: a fixed stream of test inputs. */
+static uint64_t rng_state;
+
+static double uniform(void) /* in [-1, 1) */
+{
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15u);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+	return (double)((z ^ (z >> 31)) >> 11) / 4503599627370496.0 - 1;
+}
+
+static void fill(td_real *x, size_t n, double scale)
+{
+	for (size_t i = 0; i < n; i++)
+		x[i] = (td_real)(scale * uniform());
+}
+
+/* Elements of a and b whose bits differ. */
+static size_t bits_differ(const td_real *a, const td_real *b, size_t n)
+{
+	size_t d = 0;
+
+	for (size_t i = 0; i < n; i++)
+		d += memcmp(&a[i], &b[i], sizeof a[i]) != 0;
+	return d;
+}
+
+static void *must(void *p)
+{
+	assert_non_null(p);
+	return p;
+}
+
+/* ---- RMSNorm ---------------------------------------------------------------- */
+
+typedef void rms_row_fn(td_real *, td_real *, const td_real *, const td_real *, size_t);
+
+/* The negative control: eps 1e-5, not 1e-6. */
+static void rms_row_wrong_eps(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
+			      size_t width)
+{
+	const td_real ivr = (td_real)(1 / sqrt(td_dot_fixed(x, x, width) / (double)width + 1e-5));
+
+	*inv = ivr;
+	for (size_t k = 0; k < width; k++)
+		y[k] = x[k] * ivr * gain[k];
+}
+
+static void rms_row_body(td_real *y, td_real *inv, const td_real *x, const td_real *gain,
+			 size_t width)
+{
+	td_op_rmsnorm_row(y, inv, x, gain, width);
+}
+
+/* Values of y and inv where row over rows x widths differs from td_rmsnorm_forward. */
+static size_t rms_forward_differ(rms_row_fn *row)
+{
+	static const size_t widths[] = {1, 3, 8, 13, 64, 100};
+	size_t differ = 0;
+
+	rng_state = 1;
+	for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+		const size_t w = widths[wi], rows = 7;
+		td_real *x = must(malloc(rows * w * sizeof *x)), *g = must(malloc(w * sizeof *g));
+		td_real *y = must(malloc(rows * w * sizeof *y)), *y2 = must(malloc(rows * w * sizeof *y));
+		td_real inv[7], inv2[7];
+
+		fill(x, rows * w, 2), fill(g, w, 1.5);
+		assert_int_equal(td_rmsnorm_forward(y, inv, x, g, rows, w, 1), 0);
+		for (size_t r = 0; r < rows; r++)
+			row(y2 + r * w, inv2 + r, x + r * w, g, w);
+		differ += bits_differ(y, y2, rows * w) + bits_differ(inv, inv2, rows);
+		free(x), free(g), free(y), free(y2);
+	}
+	return differ;
+}
+
+static void test_the_rmsnorm_row_body_gives_the_cores_bits(void **state)
+{
+	(void)state;
+	assert_int_equal(rms_forward_differ(rms_row_body), 0);
+	assert_true(rms_forward_differ(rms_row_wrong_eps) > 0);
+}
+
+typedef void rms_back_fn(td_real *, const td_real *, const td_real *, td_real, const td_real *,
+			 size_t, int);
+
+/* The negative control: c = inv^2 (not inv^3) x the sum. */
+static void rms_back_wrong_c(td_real *dx, const td_real *dy, const td_real *x, td_real ivr,
+			     const td_real *gain, size_t width, int add)
+{
+	const double iv = (double)ivr, c = iv * iv * td_dot3_fixed(gain, dy, x, width) / (double)width;
+
+	for (size_t k = 0; k < width; k++) {
+		const td_real d = (td_real)(iv * (double)(td_real)(gain[k] * dy[k]) - c * (double)x[k]);
+
+		dx[k] = add ? dx[k] + d : d;
+	}
+}
+
+static void rms_back_body(td_real *dx, const td_real *dy, const td_real *x, td_real ivr,
+			  const td_real *gain, size_t width, int add)
+{
+	td_op_rmsnorm_backward_row(dx, dy, x, ivr, gain, width, add);
+}
+
+/* Values of dx and dgain where the bodies differ from td_rmsnorm_backward (1 and 2 threads, add 0 and 1). */
+static size_t rms_backward_differ(rms_back_fn *row)
+{
+	static const size_t widths[] = {1, 5, 16, 37, 64};
+	size_t differ = 0;
+
+	rng_state = 2;
+	for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++)
+		for (int case_ = 0; case_ < 4; case_++) {
+			const size_t w = widths[wi], rows = 19;
+			const int threads = 1 + (case_ & 1), add = case_ >> 1;
+			td_real *x = must(malloc(rows * w * sizeof *x)), *dy = must(malloc(rows * w * sizeof *x));
+			td_real *y = must(malloc(rows * w * sizeof *x)), *g = must(malloc(w * sizeof *g));
+			td_real *dx = must(malloc(rows * w * sizeof *x)), *dx2 = must(malloc(rows * w * sizeof *x));
+			td_real *dg = must(malloc(w * sizeof *g)), *dg2 = must(malloc(w * sizeof *g));
+			td_real *scratch = must(malloc(w * sizeof *g)), inv[19];
+
+			fill(x, rows * w, 2), fill(dy, rows * w, 1), fill(g, w, 1.5);
+			fill(dx, rows * w, 1), fill(dg, w, 0.5);
+			memcpy(dx2, dx, rows * w * sizeof *dx), memcpy(dg2, dg, w * sizeof *dg);
+			assert_int_equal(td_rmsnorm_forward(y, inv, x, g, rows, w, 1), 0);
+			assert_int_equal(td_rmsnorm_backward(dx, dg, scratch, dy, x, inv, g, rows, w, threads, add), 0);
+			for (size_t r = 0; r < rows; r++)
+				row(dx2 + r * w, dy + r * w, x + r * w, inv[r], g, w, add);
+			for (size_t k = 0; k < w; k++)
+				td_op_rmsnorm_dgain(dg2, dy, x, inv, rows, w, k);
+			differ += bits_differ(dx, dx2, rows * w) + bits_differ(dg, dg2, w);
+			free(x), free(dy), free(y), free(g), free(dx), free(dx2), free(dg), free(dg2);
+			free(scratch);
+		}
+	return differ;
+}
+
+static void test_the_rmsnorm_backward_bodies_give_the_cores_bits(void **state)
+{
+	(void)state;
+	assert_int_equal(rms_backward_differ(rms_back_body), 0);
+	assert_true(rms_backward_differ(rms_back_wrong_c) > 0);
+}
+
+/* ---- softmax ------------------------------------------------------------------ */
+
+typedef void softmax_fn(td_real *, const td_real *, size_t);
+
+/* The negative control: one running sum, j = 0, 1, ..., in place of the eight lanes. */
+static void softmax_one_sum(td_real *w, const td_real *s, size_t n)
+{
+	td_real mx = (td_real)-INFINITY, sum = 0;
+
+	for (size_t j = 0; j < n; j++)
+		mx = s[j] > mx ? s[j] : mx;
+	for (size_t j = 0; j < n; j++)
+		sum += w[j] = td_exp(s[j] - mx);
+	for (size_t j = 0; j < n; j++)
+		w[j] /= sum;
+}
+
+/*
+ * Weights where body differs from the attention's softmax over rows of
+ * 1 .. 70 keys, each row padded with -infinity to a multiple of 8 for the
+ * core (as the attention stores them), scores up to 8 in magnitude.
+ */
+static size_t softmax_differ(softmax_fn *body)
+{
+	size_t differ = 0;
+
+	rng_state = 3;
+	for (size_t n = 1; n <= 70; n++) {
+		const size_t np = (n + 7) / 8 * 8;
+		td_real s[72], w[72], w2[72];
+
+		fill(s, n, 8);
+		for (size_t j = n; j < np; j++)
+			s[j] = (td_real)-INFINITY;
+		td_attention_softmax_row(w, s, np);
+		body(w2, s, n);
+		differ += bits_differ(w, w2, n);
+		for (size_t j = n; j < np; j++) /* the padding's weights are +0 */
+			differ += w[j] != 0;
+	}
+	return differ;
+}
+
+static void test_the_softmax_body_gives_the_attention_softmax_bits(void **state)
+{
+	(void)state;
+	assert_int_equal(softmax_differ(td_op_softmax_row), 0);
+	assert_true(softmax_differ(softmax_one_sum) > 0);
+}
+
+/* ---- ReLU --------------------------------------------------------------------- */
+
+static td_real relu_wrong(td_real pre)
+{
+	return pre >= 0 ? pre : 0; /* keeps -0 */
+}
+
+static td_real relu_body(td_real pre)
+{
+	return td_op_relu(pre);
+}
+
+static td_real relu_back_wrong(td_real pre, td_real d)
+{
+	return pre < 0 ? 0 : d; /* passes NaN's and -0's gradients */
+}
+
+static td_real relu_back_body(td_real pre, td_real d)
+{
+	return td_op_relu_backward(pre, d);
+}
+
+/* Values where the bodies differ from model.c's expressions on signed zeros, NaN, infinities, denormals and random values. */
+static size_t relu_differ(td_real (*fwd)(td_real), td_real (*bwd)(td_real, td_real))
+{
+	td_real pre[64], d[64];
+	size_t differ = 0;
+
+	rng_state = 4;
+	fill(pre, 64, 3), fill(d, 64, 1);
+	pre[0] = 0, pre[1] = -(td_real)0, pre[2] = (td_real)NAN, pre[3] = (td_real)INFINITY;
+	pre[4] = -(td_real)INFINITY, pre[5] = (td_real)(TD_REAL_EPSILON * 1e-300);
+	for (size_t i = 0; i < 64; i++) {
+		const td_real act = pre[i] > 0 ? pre[i] : 0;	   /* model.c, ffn_forward */
+		const td_real dact = pre[i] > 0 ? d[i] : 0; /* model.c, ffn_backward */
+		const td_real a2 = fwd(pre[i]), d2 = bwd(pre[i], d[i]);
+
+		differ += bits_differ(&act, &a2, 1) + bits_differ(&dact, &d2, 1);
+	}
+	return differ;
+}
+
+static void test_the_relu_bodies_match_the_models_expressions(void **state)
+{
+	(void)state;
+	assert_int_equal(relu_differ(relu_body, relu_back_body), 0);
+	assert_true(relu_differ(relu_wrong, relu_back_body) > 0);
+	assert_true(relu_differ(relu_body, relu_back_wrong) > 0);
+}
+
+/* ---- cross-entropy ------------------------------------------------------------- */
+
+typedef double xent_fn(td_real *, int *, const td_real *, const uint8_t *, size_t, size_t, int,
+		       double);
+
+/* The negative control: the logits averaged over every cell, absent ones included. */
+static double xent_all_cells(td_real *dy, int *best, const td_real *y, const uint8_t *present,
+			     size_t n_cells, size_t k, int label, double scale)
+{
+	uint8_t all[64];
+
+	memset(all, 1, sizeof all);
+	(void)present;
+	return td_op_xent(dy, best, y, all, n_cells, k, label, scale);
+}
+
+/* Values (dy, loss, best) where body differs from td_train_xent over shapes, masks and labels. */
+static size_t xent_differ(xent_fn *body)
+{
+	static const size_t cells[] = {1, 7, 30, 64}, classes[] = {2, 10, 64};
+	size_t differ = 0;
+
+	rng_state = 5;
+	for (size_t ci = 0; ci < 4; ci++)
+		for (size_t ki = 0; ki < 3; ki++) {
+			const size_t n = cells[ci], k = classes[ki];
+			td_real y[64 * 64], dy[64 * 64], dy2[64 * 64];
+			uint8_t present[64];
+			const int label = (int)((uniform() + 1) / 2 * (double)k) % (int)k;
+			int best, best2;
+			double loss, loss2;
+
+			fill(y, n * k, 4);
+			for (size_t i = 0; i < n; i++)
+				present[i] = n == 1 || uniform() > -0.5;
+			loss = td_train_xent(dy, &best, y, present, n, k, label, 0.125);
+			loss2 = body(dy2, &best2, y, present, n, k, label, 0.125);
+			differ += bits_differ(dy, dy2, n * k) + (memcmp(&loss, &loss2, sizeof loss) != 0) +
+				  (best != best2);
+		}
+	return differ;
+}
+
+static void test_the_cross_entropy_body_gives_td_train_xents_bits(void **state)
+{
+	td_real y[4] = {1, 2, 3, 4}, dy[4];
+	uint8_t none[2] = {0, 0};
+	int best = -1;
+
+	(void)state;
+	assert_int_equal(xent_differ(td_op_xent), 0);
+	assert_true(xent_differ(xent_all_cells) > 0);
+	/* no present cell: logits 0, loss log k, dy 0 */
+	assert_true(fabs(td_op_xent(dy, &best, y, none, 2, 2, 1, 1) - log(2)) < 1e-15);
+	assert_true(dy[0] == 0 && dy[3] == 0 && best == 0);
+}
+
+/* ---- the gradient norm and clipping ------------------------------------------------ */
+
+/* The negative control: the parts summed in float. */
+static double sumsq_in_float(const td_real *g, size_t i0, size_t i1)
+{
+	float sum = 0;
+
+	for (size_t i = i0; i < i1; i++)
+		sum += (float)g[i] * (float)g[i];
+	return sum;
+}
+
+/* The sum of squares of g[n] in parts of part elements, each by sumsq, totalled in order. */
+static double sum_in_parts(double (*sumsq)(const td_real *, size_t, size_t), const td_real *g,
+			   size_t n, size_t part)
+{
+	double parts[512];
+	size_t np = 0;
+
+	for (size_t i0 = 0; i0 < n; i0 += part, np++) {
+		assert_true(np < 512);
+		parts[np] = sumsq(g, i0, n - i0 < part ? n : i0 + part);
+	}
+	return td_op_sumsq_total(parts, np);
+}
+
+/*
+ * Whether the norm in parts of 97 (and of TD_OPS_NORM_PART) stays within
+ * the bound of adamw.c's norm, and one part gives its bits. The bound: a
+ * sum of n nonnegative terms, each exact in double (a float squared), taken
+ * in any order in double, is within (n - 1) u S of the exact S (u =
+ * 2^-53; Higham, Accuracy and Stability, 4.2); two such sums are within
+ * 2 (n - 1) u S of each other, and the square root halves a relative
+ * error, so the norms within (n - 1) u norm (plus the two roots' own half
+ * ulps, well inside). The double build's squares are not exact; its bound
+ * grows by n u S, inside the same factor 2 at these n.
+ */
+static int norm_within_bound(double (*sumsq)(const td_real *, size_t, size_t))
+{
+	enum { N = 30011 };
+	const double u = 0x1p-53;
+	td_real *p = must(calloc(N, sizeof *p)), *g = must(malloc(N * sizeof *g));
+	td_adamw_opts o = TD_ADAMW_OPTS_INIT;
+	td_adamw *a = NULL;
+	int ok = 1;
+
+	rng_state = 6;
+	fill(g, N, 0.01);
+	o.clip = 0.5;
+	assert_int_equal(td_adamw_new(&a, N, &o), 0);
+	assert_int_equal(td_adamw_step(a, p, g, NULL), 1);
+	{
+		const double want = td_adamw_last(a)->grad_norm;
+		const double one = sqrt(sum_in_parts(sumsq, g, N, N));
+		const double parts = sqrt(sum_in_parts(sumsq, g, N, 97));
+		const double big = sqrt(sum_in_parts(sumsq, g, N, TD_OPS_NORM_PART));
+		const double bound = (N - 1) * u * want;
+
+		ok = one == want && fabs(parts - want) <= bound && fabs(big - want) <= bound &&
+		     td_op_clip_scale(one, o.clip) == td_adamw_last(a)->scale;
+		print_message("  norm %.17g; in parts of 97 off by %.3g, of %d by %.3g (bound %.3g)\n",
+			      want, fabs(parts - want), TD_OPS_NORM_PART, fabs(big - want), bound);
+	}
+	td_adamw_free(a);
+	free(p), free(g);
+	return ok;
+}
+
+static void test_the_norm_in_parts_stays_within_its_bound_of_adamws(void **state)
+{
+	(void)state;
+	assert_true(norm_within_bound(td_op_sumsq));
+	assert_true(!norm_within_bound(sumsq_in_float));
+	assert_true(td_op_clip_scale(2, 0) == 1 && td_op_clip_scale(0.5, 1) == 1 &&
+		    td_op_clip_scale(4, 1) == 0.25);
+}
+
+/* ---- AdamW ------------------------------------------------------------------------ */
+
+typedef void adamw_fn(td_real *, td_real *, td_real *, const td_real *, const td_op_adamw_step *,
+		      size_t);
+
+/* The negative control: v decays toward |g'|, not g'^2. */
+static void adamw_wrong_v(td_real *p, td_real *m, td_real *v, const td_real *g,
+			  const td_op_adamw_step *s, size_t i)
+{
+	const double gi = s->scale * (double)g[i];
+	const double mi = s->beta1 * (double)m[i] + (1.0 - s->beta1) * gi;
+	const double vi = s->beta2 * (double)v[i] + (1.0 - s->beta2) * fabs(gi);
+	const double step = s->lr * (mi / s->bc1) / (sqrt(vi / s->bc2) + s->eps);
+
+	m[i] = (td_real)mi;
+	v[i] = (td_real)vi;
+	p[i] = (td_real)((double)p[i] * s->decay - step);
+}
+
+/*
+ * Values of p, m and v where body differs from td_adamw_step over 6 steps
+ * (the first clipped, the rest not), the body's shared figures taken on
+ * the host from the optimizer's options and td_adamw_last.
+ */
+static size_t adamw_differ(adamw_fn *body)
+{
+	enum { N = 1001 };
+	td_real *p = must(malloc(N * sizeof *p)), *g = must(malloc(N * sizeof *g));
+	td_real *p2 = must(malloc(N * sizeof *p)), *m2 = must(calloc(N, sizeof *p));
+	td_real *v2 = must(calloc(N, sizeof *p));
+	td_adamw_opts o = TD_ADAMW_OPTS_INIT;
+	td_adamw *a = NULL;
+	size_t differ = 0;
+
+	rng_state = 7;
+	o.warmup = 2, o.total_steps = 6, o.lr = 0.01, o.weight_decay = 0.1, o.clip = 1;
+	fill(p, N, 1);
+	memcpy(p2, p, N * sizeof *p);
+	assert_int_equal(td_adamw_new(&a, N, &o), 0);
+	for (int s = 0; s < 6; s++) {
+		const td_adamw_stats *st;
+		td_op_adamw_step k;
+		double t;
+
+		fill(g, N, s == 0 ? 1 : 0.001);
+		assert_int_equal(td_adamw_step(a, p, g, NULL), 1);
+		st = td_adamw_last(a), t = (double)td_adamw_updates(a);
+		k.lr = st->lr, k.beta1 = o.beta1, k.beta2 = o.beta2, k.eps = o.eps;
+		k.bc1 = 1.0 - pow(o.beta1, t), k.bc2 = 1.0 - pow(o.beta2, t);
+		k.decay = 1.0 - st->lr * o.weight_decay;
+		k.scale = td_op_clip_scale(sqrt(td_op_sumsq(g, 0, N)), o.clip);
+		assert_true(k.scale == st->scale && (s > 0 || k.scale < 1));
+		for (size_t i = 0; i < N; i++)
+			body(p2, m2, v2, g, &k, i);
+		differ += bits_differ(p, p2, N) + bits_differ(td_adamw_m(a), m2, N) +
+			  bits_differ(td_adamw_v(a), v2, N);
+	}
+	td_adamw_free(a);
+	free(p), free(g), free(p2), free(m2), free(v2);
+	return differ;
+}
+
+static void test_the_adamw_body_gives_td_adamw_steps_bits(void **state)
+{
+	(void)state;
+	assert_int_equal(adamw_differ(td_op_adamw), 0);
+	assert_true(adamw_differ(adamw_wrong_v) > 0);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_the_rmsnorm_row_body_gives_the_cores_bits),
+	cmocka_unit_test(test_the_rmsnorm_backward_bodies_give_the_cores_bits),
+	cmocka_unit_test(test_the_softmax_body_gives_the_attention_softmax_bits),
+	cmocka_unit_test(test_the_relu_bodies_match_the_models_expressions),
+	cmocka_unit_test(test_the_cross_entropy_body_gives_td_train_xents_bits),
+	cmocka_unit_test(test_the_norm_in_parts_stays_within_its_bound_of_adamws),
+	cmocka_unit_test(test_the_adamw_body_gives_td_adamw_steps_bits),
+};
+TD_TEST_GROUP(ops, tests);
