@@ -46,6 +46,7 @@
 
 static const char *const outcome_names[TD_N_OUTCOMES] = {
 	"killed", "killed-elsewhere", "survived", "timeout", "build-failed", "stale", "equivalent",
+	"not-rebuilt",
 };
 
 const char *td_outcome_name(enum td_outcome o)
@@ -419,6 +420,7 @@ static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *r
 	char path[8400], *orig = NULL, *mut = NULL;
 	size_t len, mlen;
 	td_proc_result pr;
+	uint64_t before = 0, after = 0;
 	int err, ok = 0;
 
 	snprintf(path, sizeof path, "%s/%s", w->tree, m->file);
@@ -431,10 +433,18 @@ static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *r
 	if (!err)
 		err = td_scratch_put(w->tree, m->file, mut, mlen);
 	if (!err)
+		err = td_testrun_tree_stamp(&before, w->tree);
+	if (!err)
 		err = td_testrun_build(&ok, &pr, r->proj, w->tree, w->log);
+	if (!err && ok)
+		err = td_testrun_tree_stamp(&after, w->tree);
 	if (!err && !ok) {
 		res->outcome = TD_BUILD_FAILED;
 		td_proc_describe(&pr, res->detail, sizeof res->detail);
+	} else if (!err && before == after) { /* nothing compiled: the tests would see no mutant */
+		res->outcome = TD_NOT_REBUILT;
+		snprintf(res->detail, sizeof res->detail, "the build wrote no file after %s changed",
+			 m->file);
 	} else if (!err) {
 		err = judge(r, w, m, res);
 	}

@@ -38,6 +38,8 @@
  *   - parse_shard() accepting K > N -> a_bad_shard_or_score_is_refused
  *   - td_report_all() ignoring fail_under
  *       -> fail_under_fails_a_passing_run_whose_score_is_below
+ *   - try_mutant() not comparing the tree's stamps before and after the
+ *     build -> a_mutant_the_build_never_compiles_is_not_rebuilt (survived)
  *   - fingerprint() run after filter_shard() (each shard its own catalogue)
  *       -> merged_shards_give_the_outcomes_of_one_run (ledger merge refuses them)
  */
@@ -494,6 +496,45 @@ static void test_a_test_that_is_its_own_program_need_not_print_its_name(void **s
 	fx_git_commit_all("repo", "fixture");
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
 	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by check_add"));
+}
+
+/*
+ * A Makefile that tracks one of two headers: a mutant in the other
+ * rebuilds nothing, so the tests run the unmutated program. That mutant is
+ * not-rebuilt (a failure of the run, with the advice), never survived; a
+ * mutant in the tracked header is built and killed as usual.
+ */
+static void test_a_mutant_the_build_never_compiles_is_not_rebuilt(void **state)
+{
+	const char *args[] = {"mutate", "--json", "../nr.json", NULL};
+	const char *json, *log;
+
+	(void)state;
+	fx_write("repo", "a.h", "static int add(int a, int b) { return a + b; }\n");
+	fx_write("repo", "b.h", "static int twice(int x) { return x * 2; }\n");
+	fx_write("repo", "t.c", "#include <stdio.h>\n#include <string.h>\n#include \"a.h\"\n"
+				"#include \"b.h\"\nint main(int c, char **v)\n{\n"
+				"\tif (c > 1 && !strcmp(v[1], \"--list\")) return puts(\"test_h\") < 0;\n"
+				"\tputs(\"test_h\");\n\treturn add(2, 3) != 5 || twice(3) != 6;\n}\n");
+	fx_write("repo", "Makefile", "t: t.c a.h\n\tcc -O0 -o t t.c\n"); /* b.h is missing */
+	fx_write("repo", "tdaudit.lua",
+		 "build { \"make\", \"-s\" }\n"
+		 "runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+		 "catalogues { \"cat.lua\" }\n");
+	fx_write("repo", "cat.lua",
+		 "mutant { name = \"a-tracked\", file = \"a.h\", find = \"a + b\", replace = \"a - b\",\n"
+		 "  guards = { \"test_h\" }, designed_against = \"x\", why = \"adds wrong\" }\n"
+		 "mutant { name = \"b-untracked\", file = \"b.h\", find = \"x * 2\", replace = \"x * 3\",\n"
+		 "  guards = { \"test_h\" }, designed_against = \"x\", why = \"triples\" }\n");
+	fx_git_commit_all("repo", "fixture");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
+	json = fx_slurp("nr.json");
+	assert_string_equal(outcome_of(json, "a-tracked"), "killed");
+	assert_string_equal(outcome_of(json, "b-untracked"), "not-rebuilt");
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "not-rebuilt       1"));
+	assert_non_null(strstr(log, "fix the build's dependencies"));
+	assert_null(strstr(log, "survived"));
 }
 
 static void test_a_malformed_config_is_refused_with_its_line(void **state)
@@ -971,6 +1012,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_red_baseline_stops_the_run),
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
 	cmocka_unit_test(test_a_test_that_is_its_own_program_need_not_print_its_name),
+	cmocka_unit_test(test_a_mutant_the_build_never_compiles_is_not_rebuilt),
 	cmocka_unit_test(test_a_malformed_config_is_refused_with_its_line),
 	cmocka_unit_test(test_fail_text_marks_a_zero_exit_as_a_failure),
 	cmocka_unit_test(test_generated_mutants_run_and_skip_comments_are_counted),
