@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include "project.h"
 
-#include <fnmatch.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 
 #include "../base/error.h"
 #include "luahost.h"
+#include "pathglob.h"
 #include "../base/strv.h"
 
 static td_project *proj(lua_State *L)
@@ -66,27 +66,36 @@ static int l_build(lua_State *L)
 	return 0;
 }
 
+/* read_strings for a list of globs (pathglob.h), each checked. */
+static void read_globs(lua_State *L, const char *what, char ***out)
+{
+	read_strings(L, 1, what, out);
+	for (size_t i = 0; (*out)[i]; i++)
+		if (td_pathglob_check((*out)[i]) != 0)
+			fail_at(L, "%s", td_error_last());
+}
+
 static int l_sources(lua_State *L)
 {
-	read_strings(L, 1, "sources", &proj(L)->sources);
+	read_globs(L, "sources", &proj(L)->sources);
 	return 0;
 }
 
 static int l_tests(lua_State *L)
 {
-	read_strings(L, 1, "tests", &proj(L)->tests);
+	read_globs(L, "tests", &proj(L)->tests);
 	return 0;
 }
 
 static int l_catalogues(lua_State *L)
 {
-	read_strings(L, 1, "catalogues", &proj(L)->catalogues);
+	read_globs(L, "catalogues", &proj(L)->catalogues);
 	return 0;
 }
 
 static int l_audits(lua_State *L)
 {
-	read_strings(L, 1, "audits", &proj(L)->audits);
+	read_globs(L, "audits", &proj(L)->audits);
 	return 0;
 }
 
@@ -449,7 +458,7 @@ void td_project_free(td_project *p)
 int td_project_matches(char *const *globs, const char *rel)
 {
 	for (size_t i = 0; globs && globs[i]; i++)
-		if (fnmatch(globs[i], rel, FNM_PATHNAME) == 0)
+		if (td_pathglob_match(globs[i], rel))
 			return 1;
 	return 0;
 }
