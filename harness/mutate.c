@@ -253,7 +253,37 @@ static int program_is_the_test(const run_t *r, const test_t *t)
 {
 	if (t->runner < 0) /* an audit: its result is its own */
 		return 1;
-	return strstr(r->proj->runners[t->runner].run[0], "{test}") != NULL;
+	return r->proj->runners[t->runner].program_is_test ||
+	       strstr(r->proj->runners[t->runner].run[0], "{test}") != NULL;
+}
+
+/* A test name no runner lists, for the negative control. */
+#define NO_SUCH_TEST "tdaudit-no-such-test"
+
+/*
+ * The negative control of runner k: its run command given a name no runner
+ * lists must fail (exit non-zero, a signal, fail_text or a timeout). If it
+ * does, a pass means the named test ran, whatever the output says (a
+ * `stdbuf -o0 ./{test}` wrapper, a golden-output `./{test} > out; diff`).
+ * *works = 1 when it failed as it should. Its log is logs/control-K.log.
+ */
+static int negative_control(const run_t *r, int k, const worker_t *w, int *works)
+{
+	char name[] = NO_SUCH_TEST;
+	test_t t = {name, k, NULL, 0};
+	td_proc_result pr = {0};
+	char keep[4400];
+	int failed = 0, timed_out = 0, err;
+
+	*works = 0;
+	if (find_test(r, NO_SUCH_TEST))
+		return TD_FAIL(TD_EINVAL, "a runner lists a test named '%s'; rename it: tdaudit "
+					  "runs that name as a negative control", NO_SUCH_TEST);
+	err = run_test(r, &t, w->tree, w->log, r->proj->timeout_floor, &pr, &failed, &timed_out);
+	snprintf(keep, sizeof keep, "%s/logs/control-%d.log", r->dir, k + 1);
+	rename(w->log, keep); /* best effort: kept to show what the control printed */
+	*works = !err && failed;
+	return err;
 }
 
 /*
@@ -265,8 +295,11 @@ static int program_is_the_test(const run_t *r, const test_t *t)
 static int baseline(run_t *r, worker_t *w)
 {
 	char **red = NULL, **mute = NULL;
+	int control[TD_PROJECT_MAX_RUNNERS]; /* -1 not run; 0 passed (no control); 1 failed */
 	int err = 0;
 
+	for (int k = 0; k < TD_PROJECT_MAX_RUNNERS; k++)
+		control[k] = -1;
 	for (size_t i = 0; i < r->n_tests && !err; i++) {
 		td_proc_result pr = {0};
 		int failed = 0, timed_out = 0, skipped = 0;
@@ -287,8 +320,14 @@ static int baseline(run_t *r, worker_t *w)
 			err = td_strv_push(&red, r->tests[i].name);
 		}
 		else if (!err && !program_is_the_test(r, &r->tests[i]) &&
-			 !td_testrun_log_mentions(w->log, r->tests[i].name))
-			err = td_strv_push(&mute, r->tests[i].name);
+			 !td_testrun_log_mentions(w->log, r->tests[i].name)) {
+			int k = r->tests[i].runner;
+
+			if (control[k] < 0)
+				err = negative_control(r, k, w, &control[k]);
+			if (!err && !control[k])
+				err = td_strv_push(&mute, r->tests[i].name);
+		}
 	}
 	if (!err && (red || mute)) {
 		fprintf(stderr, "tdaudit: the unmutated suite is not green, so no mutant can be judged:\n");
@@ -296,8 +335,13 @@ static int baseline(run_t *r, worker_t *w)
 			fprintf(stderr, "  failed: %s (log: %s/logs/baseline-%s.log)\n", red[i], r->dir,
 				red[i]);
 		for (size_t i = 0; mute && mute[i]; i++)
-			fprintf(stderr, "  ran, but its output never names it (did runner.run run it?): %s\n",
-				mute[i]);
+			fprintf(stderr, "  ran, but its output never names it, and its runner's run "
+					"command passes for a name no runner lists (%s): %s\n",
+				NO_SUCH_TEST, mute[i]);
+		if (mute)
+			fprintf(stderr, "  a runner passes the baseline when its run output names the "
+					"test, when run given an unknown name fails, or with "
+					"program_is_test = true in tdaudit.lua\n");
 		err = TD_FAIL(TD_ESTATE, "red baseline (%zu failed, %zu unconfirmed); fix the suite first",
 			      td_strv_len(red), td_strv_len(mute));
 	}
