@@ -11,7 +11,6 @@
 
 #include <errno.h>
 #include <ftw.h>
-#include <glob.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <math.h>
@@ -27,6 +26,7 @@
 #include "../base/strv.h"
 #include "luahost.h"
 #include "overlap.h"
+#include "pathglob.h"
 #include "proc.h"
 #include "testrun.h"
 
@@ -63,23 +63,16 @@ static const char *stem(char *buf, size_t size, const char *path)
 
 int td_audit_list(char ***names, char ***scripts, const td_project *p)
 {
-	char full[PATH_MAX], name[256];
-	size_t skip = strlen(p->root) + 1;
+	char name[256];
 	int err = 0;
 
 	*names = *scripts = NULL;
 	for (size_t g = 0; !err && p->audits && p->audits[g]; g++) {
-		glob_t gl;
+		char **found = NULL;
 
-		if (snprintf(full, sizeof full, "%s/%s", p->root, p->audits[g]) >= (int)sizeof full) {
-			err = TD_FAIL(TD_EINVAL, "audits glob '%s' under %s: the path is longer than "
-				      "%zu bytes", p->audits[g], p->root, sizeof full - 1);
-			break;
-		}
-		if (glob(full, 0, NULL, &gl) != 0)
-			continue;
-		for (size_t i = 0; !err && i < gl.gl_pathc; i++) {
-			const char *rel = gl.gl_pathv[i] + skip;
+		err = td_pathglob_need(&found, p->root, p->audits[g], "audits");
+		for (size_t i = 0; !err && found && found[i]; i++) {
+			const char *rel = found[i];
 
 			stem(name, sizeof name, rel);
 			if (td_strv_find(*scripts, rel) >= 0)
@@ -90,7 +83,7 @@ int td_audit_list(char ***names, char ***scripts, const td_project *p)
 			if (!err && (td_strv_push(names, name) || td_strv_push(scripts, rel)))
 				err = TD_FAIL(TD_ENOMEM, "out of memory listing audits");
 		}
-		globfree(&gl);
+		td_strv_free(found);
 	}
 	/* sort both by name (few entries: insertion sort) */
 	for (size_t i = 1; !err && i < td_strv_len(*names); i++)

@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include "catalogue.h"
 
-#include <glob.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -20,6 +19,7 @@
 #include "../base/grow.h"
 #include "gen.h"
 #include "luahost.h"
+#include "pathglob.h"
 #include "../base/strv.h"
 
 static const char *const fields[] = {"name", "file", "find", "replace", "occurrence",
@@ -66,28 +66,27 @@ static const char *host_root(lua_State *L)
 /* Appends the files under the root matching pattern, sorted. */
 static void expand_glob(lua_State *L, const char *pattern, char ***out)
 {
-	const char *root = host_root(L);
-	char full[8192];
-	size_t files = 0, dirs = 0;
-	glob_t g;
+	td_pathglob_skips sk = {0};
+	char **found = NULL;
+	size_t files = 0, dirs;
 
 	if (pattern[0] == '/' || strstr(pattern, ".."))
 		fail_here(L, "%s: glob '%s' must be relative to the root, without '..'", where(L), pattern);
-	snprintf(full, sizeof full, "%s/%s", root, pattern);
-	if (glob(full, GLOB_MARK, NULL, &g) != 0)
-		fail_here(L, "%s: generate: glob '%s' matches no file", where(L), pattern);
-	for (size_t i = 0; i < g.gl_pathc; i++) {
-		const char *rel = g.gl_pathv[i] + strlen(root) + 1;
-
-		if (rel[strlen(rel) - 1] == '/') { /* GLOB_MARK: a directory, not a file to mutate */
-			dirs++;
-			continue;
-		}
-		if (td_strv_find(*out, rel) < 0)
-			td_strv_push(out, rel);
-		files++;
+	if (td_pathglob_list(&found, host_root(L), pattern, &sk) != 0) {
+		td_strv_free(found);
+		fail_here(L, "%s: generate: %s", where(L), td_error_last());
 	}
-	globfree(&g);
+	for (size_t i = 0; found && found[i]; i++, files++)
+		if (td_strv_find(*out, found[i]) < 0)
+			td_strv_push(out, found[i]);
+	td_strv_free(found);
+	dirs = sk.dirs;
+	if (sk.links_outside)
+		printf("%s: generate: glob '%s': %zu link%s leading outside the repository (or "
+		       "nowhere) skipped\n",
+		       where(L), pattern, sk.links_outside, sk.links_outside == 1 ? "" : "s");
+	if (!files && !dirs)
+		fail_here(L, "%s: generate: glob '%s' matches no file", where(L), pattern);
 	if (!files)
 		fail_here(L, "%s: generate: glob '%s' matches no file, only %d director%s", where(L),
 			  pattern, (int)dirs, dirs == 1 ? "y" : "ies");
@@ -476,24 +475,15 @@ static int load_one(td_mutants *out, const char *root, const char *path)
 
 int td_catalogue_load(td_mutants *out, const char *root, char *const *globs)
 {
-	for (size_t i = 0; globs && globs[i]; i++) {
-		char pat[8192];
-		glob_t g;
-		int rc, err = 0;
+	char **files = NULL;
+	int err = 0;
 
-		snprintf(pat, sizeof pat, "%s/%s", root, globs[i]);
-		rc = glob(pat, 0, NULL, &g);
-		if (rc == GLOB_NOMATCH)
-			return TD_FAIL(TD_EINVAL, "catalogue glob '%s' matches no file", globs[i]);
-		if (rc != 0)
-			return TD_FAIL(TD_EIO, "cannot expand catalogue glob '%s'", globs[i]);
-		for (size_t k = 0; k < g.gl_pathc && !err; k++)
-			err = load_one(out, root, g.gl_pathv[k] + strlen(root) + 1);
-		globfree(&g);
-		if (err)
-			return err;
-	}
-	return 0;
+	for (size_t i = 0; !err && globs && globs[i]; i++)
+		err = td_pathglob_need(&files, root, globs[i], "catalogue");
+	for (size_t k = 0; !err && files && files[k]; k++)
+		err = load_one(out, root, files[k]);
+	td_strv_free(files);
+	return err;
 }
 
 void td_mutant_free(td_mutant *m)

@@ -3,7 +3,8 @@
  *
  * Works only on code tokens: comments and directives are dropped before any
  * decision, so no mutant can land inside a comment, a literal or a
- * directive. Must never emit a mutant it cannot name stably, and never drop
+ * directive; a #define's body is lexed again on its own and walked like a
+ * function body (visit_define). Must never emit a mutant it cannot name stably, and never drop
  * a mutant silently: a skipped one is counted with its reason.
  *
  * Whether `-`, `+` or `*` is binary is decided from the tokens around it
@@ -15,6 +16,7 @@
  */
 #include "gen.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,7 @@
 
 #include "../base/error.h"
 #include "../base/grow.h"
+#include "../base/strv.h"
 #include "ctok.h"
 
 #define NONE ((size_t)-1)
@@ -39,6 +42,13 @@ struct skipline {
 	char *reason;
 };
 
+/* A candidate the generator will not make, counted under reason. */
+struct held {
+	int line;
+	td_gen_class cls;   /* the class it would have had (for the class filter) */
+	const char *reason; /* static text */
+};
+
 struct gen {
 	const char *path;
 	const td_ctok_list *tl;
@@ -53,6 +63,10 @@ struct gen {
 	size_t n_all, cap_all;
 	struct skipline *skips;
 	size_t n_skips, cap_skips;
+	struct held *held;
+	size_t n_held, cap_held;
+	td_gen_class force; /* nonzero: every mutant recorded gets this class (a macro's) */
+	char **macros;      /* td_strv: the #define names seen, one entry per definition */
 };
 
 /* --- token access -------------------------------------------------------- */
@@ -247,8 +261,9 @@ struct edit {
 /* Records a candidate with its stable id. */
 static int add(struct gen *g, const struct edit *e)
 {
-	td_gen_mutant m = {e->cls, e->off, e->len, NULL, NULL, tok(g, e->at)->line, NULL, NULL};
-	int ord = next_ordinal(g, e->cls, e->key), err;
+	const td_gen_class cls = g->force ? g->force : e->cls;
+	td_gen_mutant m = {cls, e->off, e->len, NULL, NULL, tok(g, e->at)->line, NULL, NULL};
+	int ord = next_ordinal(g, cls, e->key), err;
 
 	if (ord < 0)
 		return ord;
@@ -261,7 +276,7 @@ static int add(struct gen *g, const struct edit *e)
 	}
 	m.repl = strdup(e->repl);
 	m.func = strdup(g->func_name);
-	m.id = fmt("%s:%s:%s:%s:%d:%s", g->path, g->func_name, td_gen_class_name(e->cls), e->key,
+	m.id = fmt("%s:%s:%s:%s:%d:%s", g->path, g->func_name, td_gen_class_name(cls), e->key,
 		   ord, e->key_repl);
 	if (!m.orig || !m.repl || !m.func || !m.id) {
 		mutant_clear(&m);
@@ -291,8 +306,8 @@ static int add_token(struct gen *g, td_gen_class cls, size_t i, const char *repl
  * Whether the parenthesised group o..c (sig indices) can only be a type
  * name: words first (`const struct foo`, `size_t`), then only stars and
  * qualifiers (`*const *`). A lone `(x)` counts as a type: in a function
- * body (macros are never mutated) it is nearly always a cast such as
- * `(td_real)-4.5`; `(a * b)` is an expression.
+ * body it is nearly always a cast such as `(td_real)-4.5`; in a macro body
+ * it is a parameter in parentheses, `(a) - (b)`. `(a * b)` is an expression.
  */
 static int looks_like_type(const struct gen *g, size_t o, size_t c)
 {
@@ -311,6 +326,8 @@ static int looks_like_type(const struct gen *g, size_t o, size_t c)
 		else if (!stars)
 			return 0;
 	}
+	if (g->force == TD_GEN_MACRO && !type_word && !stars && idents == 1 && c == o + 2)
+		return 0; /* in a macro body a lone (x) is a parameter in parentheses */
 	return type_word || stars || idents >= 1;
 }
 
@@ -546,6 +563,182 @@ static int visit_call(struct gen *g, size_t j)
 	return add(g, &e);
 }
 
+/* --- what is not mutated, and macros ---------------------------------------- */
+
+static int hold(struct gen *g, int line, td_gen_class cls, const char *reason)
+{
+	int err = td_grow(&g->held, &g->cap_held, g->n_held + 1, sizeof *g->held);
+
+	if (!err)
+		g->held[g->n_held++] = (struct held){line, cls, reason};
+	return err;
+}
+
+/*
+ * The class a mutant of token j would have where its context is unknown:
+ * relational, logical, or arithmetic for + - / after an operand; 0 for any
+ * other token (a file-scope * is nearly always a pointer declarator).
+ */
+static td_gen_class op_class(const struct gen *g, size_t j)
+{
+	static const char *const rel[] = {"<", "<=", ">", ">=", "==", "!=", NULL};
+	static const char *const logic[] = {"&&", "||", NULL};
+	static const char *const arith[] = {"+", "-", "/", NULL};
+
+	if (is_any(g, j, rel))
+		return TD_GEN_RELATIONAL;
+	if (is_any(g, j, logic))
+		return TD_GEN_LOGICAL;
+	return is_any(g, j, arith) && j > 0 && ends_operand(g, j - 1) ? TD_GEN_ARITHMETIC : 0;
+}
+
+/* Holds every operator of the code tokens [from, to) of g under reason. */
+static int hold_ops(struct gen *g, size_t from, size_t to, int line0, const char *reason)
+{
+	int err = 0;
+
+	for (size_t j = from; j < to && !err; j++) {
+		td_gen_class c = op_class(g, j);
+
+		if (c)
+			err = hold(g, tok(g, j)->line + line0, c, reason);
+	}
+	return err;
+}
+
+/* Lines before offset off of g's source (0 at its start). */
+static int lines_before(const struct gen *g, size_t off)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < off; i++)
+		n += g->tl->src[i] == '\n';
+	return n;
+}
+
+static int visit_body(struct gen *g, size_t open, size_t close);
+
+/*
+ * Walks the macro body that starts at byte start of g's source (at the
+ * macro's name, or at the `(` of its parameter list) and runs to end: the
+ * relational, logical and arithmetic swaps of a function body, as class
+ * macro. An operator next to # or ## (stringified or pasted) is held.
+ */
+static int walk_macro(struct gen *g, size_t start, size_t end, const char *name, int fnlike)
+{
+	static const char *const body_ops[] = {"<", "<=", ">", ">=", "==", "!=", "&&", "||",
+					       "+", "-", "*", "/", NULL};
+	struct gen m = {.path = g->path, .force = TD_GEN_MACRO};
+	td_ctok_list *tl = NULL;
+	int line0 = lines_before(g, start), err, nth = 1;
+
+	for (size_t i = 0; g->macros && g->macros[i]; i++)
+		nth += !strcmp(g->macros[i], name);
+	if ((err = td_strv_push(&g->macros, name)))
+		return err;
+	if (td_ctok_lex(&tl, g->tl->src + start, end - start, g->path) != 0)
+		return hold(g, line0 + 1, TD_GEN_MACRO, "in a macro body that does not tokenize");
+	m.tl = tl;
+	err = find_skips(&m); /* a skip comment inside the #define */
+	for (size_t i = 0; !err && i < m.n_skips; i++) {
+		if ((err = td_grow(&g->skips, &g->cap_skips, g->n_skips + 1, sizeof *g->skips)))
+			break;
+		g->skips[g->n_skips].line = m.skips[i].line + line0;
+		g->skips[g->n_skips++].reason = m.skips[i].reason;
+		m.skips[i].reason = NULL;
+	}
+	snprintf(m.func_name, sizeof m.func_name, nth > 1 ? "%s.%d" : "%s", name, nth);
+	if (!err)
+		err = index_code(&m);
+	m.open = fnlike && !err ? m.match[0] : 0;
+	for (size_t j = m.open + 1; !err && m.open != NONE && j < m.n_sig; j++) {
+		if (!is_any(&m, j, body_ops))
+			continue;
+		if (is(&m, j - 1, "#") || is(&m, j - 1, "##") || is(&m, j + 1, "#") ||
+		    is(&m, j + 1, "##"))
+			err = hold(g, tok(&m, j)->line + line0, TD_GEN_MACRO,
+				   "next to # or ## in a macro body (stringified or pasted)");
+		else
+			err = visit_punct(&m, j);
+	}
+	for (size_t i = 0; !err && i < m.n_all; i++) { /* into g, at their place in the file */
+		if ((err = td_grow(&g->all, &g->cap_all, g->n_all + 1, sizeof *g->all)))
+			break;
+		m.all[i].off += start;
+		m.all[i].line += line0;
+		g->all[g->n_all++] = m.all[i];
+		m.all[i] = (td_gen_mutant){0};
+	}
+	for (size_t i = 0; i < m.n_skips; i++)
+		free(m.skips[i].reason);
+	free(m.skips);
+	forget_ordinals(&m);
+	free(m.ords);
+	for (size_t i = 0; i < m.n_all; i++)
+		mutant_clear(&m.all[i]);
+	free(m.all);
+	free(m.sig);
+	free(m.match);
+	td_ctok_list_free(tl);
+	return err;
+}
+
+/*
+ * A directive: a #define's body is walked (walk_macro); the operators of a
+ * #if or #elif condition are held, as the preprocessor evaluates them.
+ */
+static int visit_directive(struct gen *g, const td_ctok *d)
+{
+	const char *s = g->tl->src, *p = s + d->off + 1, *end = s + d->off + d->len, *q;
+	char name[200];
+
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	for (q = p; q < end && (isalnum((unsigned char)*q) || *q == '_'); q++)
+		;
+	if ((q - p == 2 && !strncmp(p, "if", 2)) || (q - p == 4 && !strncmp(p, "elif", 4))) {
+		td_ctok_list *tl = NULL;
+		struct gen c = {.path = g->path};
+		int line0 = lines_before(g, (size_t)(q - s)), err = 0;
+
+		if (td_ctok_lex(&tl, q, (size_t)(end - q), g->path) != 0)
+			return 0; /* nothing to hold: it would not have been mutated */
+		c.tl = tl;
+		err = index_code(&c);
+		if (!err)
+			err = hold_ops(&c, 0, c.n_sig, line0, "in a #if or #elif condition");
+		for (size_t i = 0; !err && i < c.n_held; i++)
+			err = hold(g, c.held[i].line, c.held[i].cls, c.held[i].reason);
+		free(c.held);
+		free(c.sig);
+		free(c.match);
+		td_ctok_list_free(tl);
+		return err;
+	}
+	if (q - p != 6 || strncmp(p, "define", 6))
+		return 0;
+	for (p = q; p < end && (*p == ' ' || *p == '\t'); p++)
+		;
+	for (q = p; q < end && (isalnum((unsigned char)*q) || *q == '_'); q++)
+		;
+	if (q == p || (size_t)(q - p) >= sizeof name)
+		return 0; /* no name: the compiler refuses it */
+	snprintf(name, sizeof name, "%.*s", (int)(q - p), p);
+	if (q < end && *q == '(')
+		return walk_macro(g, (size_t)(q - s), d->off + d->len, name, 1);
+	return walk_macro(g, (size_t)(p - s), d->off + d->len, name, 0);
+}
+
+static int visit_directives(struct gen *g)
+{
+	int err = 0;
+
+	for (size_t i = 0; i < g->tl->n && !err; i++)
+		if (g->tl->toks[i].kind == TD_CTOK_PREPROC)
+			err = visit_directive(g, &g->tl->toks[i]);
+	return err;
+}
+
 /* Walks one function body (sig indices open..close) recording candidates. */
 static int visit_body(struct gen *g, size_t open, size_t close)
 {
@@ -578,6 +771,9 @@ static int visit_body(struct gen *g, size_t open, size_t close)
  */
 static int visit_file(struct gen *g)
 {
+	static const char scope[] = "at file scope (an initialiser, enum value or array size)";
+	size_t from = 0; /* the first token not yet walked or held */
+
 	for (size_t i = 0; i < g->n_sig; i++) {
 		size_t close = g->match[i], o;
 		const td_ctok *name;
@@ -586,33 +782,47 @@ static int visit_file(struct gen *g)
 		if (!is(g, i, "{"))
 			continue;
 		if (close == NONE)
-			return 0; /* unbalanced to the end of the file: nothing safe to mutate */
+			return hold_ops(g, from, g->n_sig, 0,
+					"after a bracket never closed (nothing safe to mutate)");
 		o = i > 0 && is(g, i - 1, ")") ? g->match[i - 1] : NONE;
+		g->open = 0;
+		if ((err = hold_ops(g, from, i, 0, scope)))
+			return err;
 		if (o != NONE && o > 0 && kind_is(g, o - 1, TD_CTOK_IDENT)) {
 			name = tok(g, o - 1);
 			snprintf(g->func_name, sizeof g->func_name, "%.*s", (int)name->len,
 				 g->tl->src + name->off);
 			err = visit_body(g, i, close);
-			if (err)
-				return err;
+		} else {
+			g->open = 0;
+			err = hold_ops(g, i, close, 0, scope);
 		}
+		if (err)
+			return err;
 		i = close;
+		from = close + 1;
 	}
-	return 0;
+	g->open = 0;
+	return hold_ops(g, from, g->n_sig, 0, scope);
 }
 
 /* --- filters, skips, result ------------------------------------------------ */
 
-static int wanted(const td_gen_mutant *m, const td_gen_opts *o)
+static int wanted_at(td_gen_class cls, int line, const td_gen_opts *o)
 {
-	if (o->classes && !(o->classes & (unsigned)m->cls))
+	if (o->classes && !(o->classes & (unsigned)cls))
 		return 0;
 	if (!o->lines)
 		return 1;
 	for (size_t i = 0; i < o->n_lines; i++)
-		if (m->line >= o->lines[i].first && m->line <= o->lines[i].last)
+		if (line >= o->lines[i].first && line <= o->lines[i].last)
 			return 1;
 	return 0;
+}
+
+static int wanted(const td_gen_mutant *m, const td_gen_opts *o)
+{
+	return wanted_at(m->cls, m->line, o);
 }
 
 static const char *skip_reason(const struct gen *g, int line)
@@ -664,12 +874,22 @@ static int select_mutants(struct gen *g, td_gen_result *r, const td_gen_opts *o)
 			err = count_skip(r, why);
 		mutant_clear(m);
 	}
+	for (size_t i = 0; !err && i < g->n_held; i++)
+		if (wanted_at(g->held[i].cls, g->held[i].line, o))
+			err = count_skip(r, g->held[i].reason);
 	g->n_all = 0;
 	r->mutants = g->all;
 	g->all = NULL;
 	if (r->n_skips > 1)
 		qsort(r->skips, r->n_skips, sizeof *r->skips, by_reason);
 	return err;
+}
+
+static int by_offset(const void *a, const void *b)
+{
+	const td_gen_mutant *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
 }
 
 static int check_opts(const td_gen_opts *o, const char *path)
@@ -697,6 +917,8 @@ static void gen_release(struct gen *g)
 	for (size_t i = 0; i < g->n_skips; i++)
 		free(g->skips[i].reason);
 	free(g->skips);
+	free(g->held);
+	td_strv_free(g->macros);
 	free(g->sig);
 	free(g->match);
 }
@@ -723,6 +945,10 @@ int td_gen_file(td_gen_result **out, const char *path, const char *src, size_t l
 		err = find_skips(&g);
 	if (!err)
 		err = visit_file(&g);
+	if (!err)
+		err = visit_directives(&g);
+	if (!err && g.n_all > 1) /* macros come last: back into source order */
+		qsort(g.all, g.n_all, sizeof *g.all, by_offset);
 	if (!err && !(r = calloc(1, sizeof *r)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory for the mutants of %s", g.path);
 	if (!err)
@@ -772,12 +998,12 @@ int td_gen_apply(char **out, size_t *out_len, const char *src, size_t len, const
 	return 0;
 }
 
-static const char *const class_names[] = {"relational", "arithmetic",	"logical",
-					  "constant",	"removed-call", "negated-condition"};
+static const char *const class_names[] = {"relational", "arithmetic",	"logical",	    "constant",
+					  "removed-call", "negated-condition", "macro"};
 
 const char *td_gen_class_name(td_gen_class c)
 {
-	for (unsigned i = 0; i < 6; i++)
+	for (unsigned i = 0; i < 7; i++)
 		if ((unsigned)c == 1u << i)
 			return class_names[i];
 	return "unknown";
@@ -785,13 +1011,13 @@ const char *td_gen_class_name(td_gen_class c)
 
 int td_gen_class_parse(td_gen_class *out, const char *name)
 {
-	for (unsigned i = 0; i < 6; i++)
+	for (unsigned i = 0; i < 7; i++)
 		if (name && strcmp(name, class_names[i]) == 0) {
 			*out = (td_gen_class)(1u << i);
 			return 0;
 		}
 	return TD_FAIL(TD_EINVAL,
 		       "no mutant class '%s'; use relational, arithmetic, logical, constant, "
-		       "removed-call or negated-condition",
+		       "removed-call, negated-condition or macro",
 		       name ? name : "(null)");
 }

@@ -1,8 +1,8 @@
 /*
  * gen.h - operator mutants generated from the tokens of one C file.
  *
- * From one source buffer, td_gen_file() lists candidate mutants of six
- * classes inside function bodies:
+ * From one source buffer, td_gen_file() lists candidate mutants of seven
+ * classes, the first six inside function bodies:
  *
  *   relational         < -> <=, <= -> <, > -> >=, >= -> >, == -> !=, != -> ==
  *   arithmetic         binary + <-> -, binary * <-> /  (never unary minus or
@@ -14,11 +14,21 @@
  *                      `p->f(x);`, becomes `;` (a call whose result is used,
  *                      or `return f();`, is never removed)
  *   negated-condition  `if (c)` / `while (c)` -> `if (!(c))` / `while (!(c))`
+ *   macro              the relational, logical and arithmetic swaps above, in
+ *                      the body of a #define (object-like, or function-like
+ *                      after its parameter list); FUNCTION in its id is the
+ *                      macro's name (NAME.2 for its second #define in the
+ *                      file, and so on)
  *
  * Working on tokens (ctok.h) is what guarantees that nothing inside a
- * comment, a string or character literal or a preprocessor directive is ever
- * mutated. File-scope code (initialisers, enum values, array sizes) is not
- * mutated either: such mutants mostly do not build or change nothing.
+ * comment, a string or character literal or a preprocessor directive other
+ * than a #define's body is ever mutated. What is not mutated is counted
+ * with its reason, like a skip comment's: operators at file scope
+ * (initialisers, enum values, array sizes: such mutants mostly do not build
+ * or change nothing), in a #if or #elif condition, next to # or ## in a
+ * macro body, and in a macro body that does not tokenize. At file scope
+ * the count takes relational and logical operators and binary + - /
+ * (a file-scope * is nearly always a pointer declarator).
  *
  * Each mutant carries a stable id,
  *   PATH:FUNCTION:CLASS:KEY:ORDINAL:REPLACEMENT
@@ -48,8 +58,9 @@ typedef enum td_gen_class {
 	TD_GEN_CONSTANT = 1 << 3,
 	TD_GEN_REMOVED_CALL = 1 << 4,
 	TD_GEN_NEGATED_CONDITION = 1 << 5,
+	TD_GEN_MACRO = 1 << 6,
 } td_gen_class;
-#define TD_GEN_ALL 0x3fu
+#define TD_GEN_ALL 0x7fu
 
 /* One candidate mutant: replace len bytes at off with repl. Plain data. */
 typedef struct td_gen_mutant {

@@ -8,17 +8,19 @@
 #include "luahost.h"
 
 #include <errno.h>
-#include <glob.h>
 #include <lauxlib.h>
 #include <limits.h>
 #include <lualib.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "../base/error.h"
+#include "../base/strv.h"
 #include "luahost_int.h"
+#include "pathglob.h"
 #include "reaper.h"
 
 struct td_lua {
@@ -147,6 +149,13 @@ int td_lua_rel_ok(const char *rel)
 	return 1;
 }
 
+static int is_dir(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
 int td_lua_read_confined(const char *root, const char *path, char **out, size_t *len)
 {
 	char full[PATH_MAX], real[PATH_MAX], rroot[PATH_MAX];
@@ -165,6 +174,10 @@ int td_lua_read_confined(const char *root, const char *path, char **out, size_t 
 		return TD_FAIL(TD_EIO, "cannot read %s: %s", path, strerror(errno));
 	if (strncmp(real, rroot, strlen(rroot)) != 0 || real[strlen(rroot)] != '/')
 		return TD_FAIL(TD_EINVAL, "%s leads outside the repository (to %s)", path, real);
+	if (is_dir(real)) {
+		err = TD_FAIL(TD_EINVAL, "%s is a directory, not a file to read", path);
+		goto done;
+	}
 	f = fopen(real, "rb");
 	if (!f || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) {
 		err = TD_FAIL(TD_EIO, "cannot read %s: %s", path, strerror(errno));
@@ -200,27 +213,36 @@ static int l_read_file(lua_State *L)
 	return 1;
 }
 
+/*
+ * tdaudit.glob(pattern): the files matching pattern (pathglob.h), sorted;
+ * directories are never listed, and a link leading outside the repository
+ * is left out with a note on stderr.
+ */
 static int l_glob(lua_State *L)
 {
 	const char *pat = luaL_checkstring(L, 1);
-	td_lua *h = host_of(L);
-	char full[PATH_MAX];
-	glob_t g;
-	size_t skip = strlen(h->root) + 1;
+	td_pathglob_skips sk = {0};
+	char **files = NULL;
+	char where[300];
 
 	if (!td_lua_rel_ok(pat))
 		return luaL_error(L, "glob '%s' must be relative to the repository root, without '..'",
 				  pat);
-	if (join(full, sizeof full, h->root, pat) != 0)
-		return luaL_error(L, "glob '%s' is too long", pat);
 	lua_newtable(L);
-	if (glob(full, 0, NULL, &g) == 0) { /* glob(3) sorts its results */
-		for (size_t i = 0; i < g.gl_pathc; i++) {
-			lua_pushstring(L, g.gl_pathv[i] + skip);
-			lua_rawseti(L, -2, (lua_Integer)i + 1);
-		}
-		globfree(&g);
+	if (td_pathglob_list(&files, host_of(L)->root, pat, &sk) != 0) {
+		td_strv_free(files);
+		return luaL_error(L, "%s", td_error_last());
 	}
+	for (size_t i = 0; files && files[i]; i++) {
+		lua_pushstring(L, files[i]);
+		lua_rawseti(L, -2, (lua_Integer)i + 1);
+	}
+	td_strv_free(files);
+	if (sk.links_outside)
+		fprintf(stderr, "%s: tdaudit.glob('%s'): %zu link%s leading outside the repository "
+				"(or nowhere) left out\n",
+			td_lua_where(L, where, sizeof where), pat, sk.links_outside,
+			sk.links_outside == 1 ? "" : "s");
 	return 1;
 }
 

@@ -7,7 +7,8 @@
  * own API, confined to the repository root:
  *
  *   tdaudit.read_file(path)  -> the file's text (path relative to the root)
- *   tdaudit.glob(pattern)    -> sorted list of matching relative paths
+ *   tdaudit.glob(pattern)    -> sorted list of the matching files (pathglob.h: "**" any
+ *                               depth; never a directory, never a link leading out)
  *
  * Each state has a memory budget, and per script an instruction budget and
  * a wall-clock budget; a script that exceeds one fails with a message

@@ -46,6 +46,7 @@
 
 static const char *const outcome_names[TD_N_OUTCOMES] = {
 	"killed", "killed-elsewhere", "survived", "timeout", "build-failed", "stale", "equivalent",
+	"not-rebuilt",
 };
 
 const char *td_outcome_name(enum td_outcome o)
@@ -253,7 +254,37 @@ static int program_is_the_test(const run_t *r, const test_t *t)
 {
 	if (t->runner < 0) /* an audit: its result is its own */
 		return 1;
-	return strstr(r->proj->runners[t->runner].run[0], "{test}") != NULL;
+	return r->proj->runners[t->runner].program_is_test ||
+	       strstr(r->proj->runners[t->runner].run[0], "{test}") != NULL;
+}
+
+/* A test name no runner lists, for the negative control. */
+#define NO_SUCH_TEST "tdaudit-no-such-test"
+
+/*
+ * The negative control of runner k: its run command given a name no runner
+ * lists must fail (exit non-zero, a signal, fail_text or a timeout). If it
+ * does, a pass means the named test ran, whatever the output says (a
+ * `stdbuf -o0 ./{test}` wrapper, a golden-output `./{test} > out; diff`).
+ * *works = 1 when it failed as it should. Its log is logs/control-K.log.
+ */
+static int negative_control(const run_t *r, int k, const worker_t *w, int *works)
+{
+	char name[] = NO_SUCH_TEST;
+	test_t t = {name, k, NULL, 0};
+	td_proc_result pr = {0};
+	char keep[4400];
+	int failed = 0, timed_out = 0, err;
+
+	*works = 0;
+	if (find_test(r, NO_SUCH_TEST))
+		return TD_FAIL(TD_EINVAL, "a runner lists a test named '%s'; rename it: tdaudit "
+					  "runs that name as a negative control", NO_SUCH_TEST);
+	err = run_test(r, &t, w->tree, w->log, r->proj->timeout_floor, &pr, &failed, &timed_out);
+	snprintf(keep, sizeof keep, "%s/logs/control-%d.log", r->dir, k + 1);
+	rename(w->log, keep); /* best effort: kept to show what the control printed */
+	*works = !err && failed;
+	return err;
 }
 
 /*
@@ -265,8 +296,11 @@ static int program_is_the_test(const run_t *r, const test_t *t)
 static int baseline(run_t *r, worker_t *w)
 {
 	char **red = NULL, **mute = NULL;
+	int control[TD_PROJECT_MAX_RUNNERS]; /* -1 not run; 0 passed (no control); 1 failed */
 	int err = 0;
 
+	for (int k = 0; k < TD_PROJECT_MAX_RUNNERS; k++)
+		control[k] = -1;
 	for (size_t i = 0; i < r->n_tests && !err; i++) {
 		td_proc_result pr = {0};
 		int failed = 0, timed_out = 0, skipped = 0;
@@ -287,8 +321,14 @@ static int baseline(run_t *r, worker_t *w)
 			err = td_strv_push(&red, r->tests[i].name);
 		}
 		else if (!err && !program_is_the_test(r, &r->tests[i]) &&
-			 !td_testrun_log_mentions(w->log, r->tests[i].name))
-			err = td_strv_push(&mute, r->tests[i].name);
+			 !td_testrun_log_mentions(w->log, r->tests[i].name)) {
+			int k = r->tests[i].runner;
+
+			if (control[k] < 0)
+				err = negative_control(r, k, w, &control[k]);
+			if (!err && !control[k])
+				err = td_strv_push(&mute, r->tests[i].name);
+		}
 	}
 	if (!err && (red || mute)) {
 		fprintf(stderr, "tdaudit: the unmutated suite is not green, so no mutant can be judged:\n");
@@ -296,8 +336,13 @@ static int baseline(run_t *r, worker_t *w)
 			fprintf(stderr, "  failed: %s (log: %s/logs/baseline-%s.log)\n", red[i], r->dir,
 				red[i]);
 		for (size_t i = 0; mute && mute[i]; i++)
-			fprintf(stderr, "  ran, but its output never names it (did runner.run run it?): %s\n",
-				mute[i]);
+			fprintf(stderr, "  ran, but its output never names it, and its runner's run "
+					"command passes for a name no runner lists (%s): %s\n",
+				NO_SUCH_TEST, mute[i]);
+		if (mute)
+			fprintf(stderr, "  a runner passes the baseline when its run output names the "
+					"test, when run given an unknown name fails, or with "
+					"program_is_test = true in tdaudit.lua\n");
 		err = TD_FAIL(TD_ESTATE, "red baseline (%zu failed, %zu unconfirmed); fix the suite first",
 			      td_strv_len(red), td_strv_len(mute));
 	}
@@ -421,11 +466,29 @@ static int locate_in_copy(td_mutant *m, const char *text, size_t len)
 	return 0;
 }
 
+/*
+ * Whether file is compiled code (C, C++, CUDA, Objective-C sources and
+ * headers): a build that then writes no file never compiled the mutant. A
+ * script the tests read as it is needs no build, so the check is not made.
+ */
+static int compiled(const char *file)
+{
+	static const char *const ext[] = {"c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp",
+					  "hxx", "h++", "inl", "ipp", "cu", "cuh", "m", "mm", NULL};
+	const char *dot = strrchr(file, '.');
+
+	for (int i = 0; dot && !strchr(dot, '/') && ext[i]; i++)
+		if (!strcmp(dot + 1, ext[i]))
+			return 1;
+	return 0;
+}
+
 static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *res)
 {
 	char path[8400], *orig = NULL, *mut = NULL;
 	size_t len, mlen;
 	td_proc_result pr;
+	uint64_t before = 0, after = 0;
 	int err, ok = 0;
 
 	snprintf(path, sizeof path, "%s/%s", w->tree, m->file);
@@ -438,10 +501,18 @@ static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *r
 	if (!err)
 		err = td_scratch_put(w->tree, m->file, mut, mlen);
 	if (!err)
+		err = td_testrun_tree_stamp(&before, w->tree);
+	if (!err)
 		err = td_testrun_build(&ok, &pr, r->proj, w->tree, w->log);
+	if (!err && ok)
+		err = td_testrun_tree_stamp(&after, w->tree);
 	if (!err && !ok) {
 		res->outcome = TD_BUILD_FAILED;
 		td_proc_describe(&pr, res->detail, sizeof res->detail);
+	} else if (!err && before == after && compiled(m->file)) { /* nothing compiled: the tests would see no mutant */
+		res->outcome = TD_NOT_REBUILT;
+		snprintf(res->detail, sizeof res->detail, "the build wrote no file after %s changed",
+			 m->file);
 	} else if (!err) {
 		err = judge(r, w, m, res);
 	}

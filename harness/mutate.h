@@ -11,10 +11,13 @@
  *   build-failed      the mutant did not build: invalid, never a kill
  *   stale             the text to find is no longer in the file
  *   equivalent        declared to change nothing observable; not run
+ *   not-rebuilt       the build wrote no file, so the tests ran the
+ *                     unmutated code: the build misses a dependency;
+ *                     never a kill, never a survivor
  * Every completed run is written to the project's ledger as one
  * transaction (see ledger/ledger.h); a run that stops early writes nothing.
  * Exit status: 0 all caught, 1 a mutant survived, was stale, was killed
- * only elsewhere, or is a catalogue entry that does not build (a generated
+ * only elsewhere, was not rebuilt, or is a catalogue entry that does not build (a generated
  * mutant that does not build is only counted), 2 usage or environment error
  * (red baseline included).
  */
@@ -31,6 +34,7 @@ enum td_outcome {
 	TD_BUILD_FAILED,
 	TD_STALE,
 	TD_EQUIVALENT,
+	TD_NOT_REBUILT,
 	TD_N_OUTCOMES
 };
 
@@ -52,7 +56,7 @@ typedef struct {
 	int cold;            /* the naive way, for benchmarks: a fresh copy and clean build per
 				mutant, the whole suite without fail-fast */
 	const char *file;    /* only mutants of files matching this glob (tdaudit.lua's
-				globs: '*' does not cross '/'); NULL: all */
+				globs, pathglob.h: '*' does not cross '/'); NULL: all */
 	const char *guard;   /* with list only: the entries naming a guard matching this
 				shell pattern; NULL: all */
 	int shard_k, shard_n; /* only shard K of N (1 <= K <= N) of the selected mutants, by

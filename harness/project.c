@@ -7,7 +7,6 @@
 #define _GNU_SOURCE
 #include "project.h"
 
-#include <fnmatch.h>
 #include <lauxlib.h>
 #include <math.h>
 #include <stdio.h>
@@ -16,6 +15,7 @@
 
 #include "../base/error.h"
 #include "luahost.h"
+#include "pathglob.h"
 #include "../base/strv.h"
 
 static td_project *proj(lua_State *L)
@@ -66,27 +66,36 @@ static int l_build(lua_State *L)
 	return 0;
 }
 
+/* read_strings for a list of globs (pathglob.h), each checked. */
+static void read_globs(lua_State *L, const char *what, char ***out)
+{
+	read_strings(L, 1, what, out);
+	for (size_t i = 0; (*out)[i]; i++)
+		if (td_pathglob_check((*out)[i]) != 0)
+			fail_at(L, "%s", td_error_last());
+}
+
 static int l_sources(lua_State *L)
 {
-	read_strings(L, 1, "sources", &proj(L)->sources);
+	read_globs(L, "sources", &proj(L)->sources);
 	return 0;
 }
 
 static int l_tests(lua_State *L)
 {
-	read_strings(L, 1, "tests", &proj(L)->tests);
+	read_globs(L, "tests", &proj(L)->tests);
 	return 0;
 }
 
 static int l_catalogues(lua_State *L)
 {
-	read_strings(L, 1, "catalogues", &proj(L)->catalogues);
+	read_globs(L, "catalogues", &proj(L)->catalogues);
 	return 0;
 }
 
 static int l_audits(lua_State *L)
 {
-	read_strings(L, 1, "audits", &proj(L)->audits);
+	read_globs(L, "audits", &proj(L)->audits);
 	return 0;
 }
 
@@ -112,9 +121,67 @@ static void only_fields(lua_State *L, int idx, const char *what, const char *con
 	}
 }
 
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Reads runner.tests_of at idx (nil: none) into r's of_glob / of_name
+ * pairs, its globs sorted (Lua's table order is random per state).
+ */
+static void read_tests_of(lua_State *L, int idx, td_runner *r)
+{
+	char **keys = NULL;
+	int t;
+
+	if (lua_isnil(L, idx))
+		return;
+	if (!lua_istable(L, idx))
+		fail_at(L, "%s must be a table { [\"file glob\"] = { \"test\", ... } }",
+			"runner.tests_of");
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING || td_pathglob_check(lua_tostring(L, -1)) != 0)
+			fail_at(L, "%s: every key must be a file glob relative to the root",
+				"runner.tests_of");
+		if (td_strv_push(&keys, lua_tostring(L, -1)) != 0)
+			luaL_error(L, "out of memory");
+	}
+	if (!keys)
+		fail_at(L, "%s is empty", "runner.tests_of");
+	qsort(keys, td_strv_len(keys), sizeof *keys, by_name);
+	for (size_t k = 0; keys[k]; k++) {
+		lua_getfield(L, idx, keys[k]);
+		t = lua_gettop(L);
+		if (lua_type(L, t) == LUA_TSTRING) { /* one name: as a list of one */
+			lua_createtable(L, 1, 0);
+			lua_pushvalue(L, t);
+			lua_rawseti(L, -2, 1);
+			lua_replace(L, t);
+		}
+		for (lua_Integer i = 1; lua_istable(L, t) && lua_rawgeti(L, t, i) != LUA_TNIL; i++) {
+			if (lua_type(L, -1) != LUA_TSTRING || !lua_rawlen(L, -1))
+				fail_at(L, "%s: every test name must be a non-empty string",
+					"runner.tests_of");
+			if (td_strv_push(&r->of_glob, keys[k]) ||
+			    td_strv_push(&r->of_name, lua_tostring(L, -1)))
+				luaL_error(L, "out of memory");
+			lua_pop(L, 1);
+		}
+		if (!lua_istable(L, t) || lua_rawlen(L, t) == 0)
+			fail_at(L, "%s: give each file glob a test name or a list of them",
+				"runner.tests_of");
+		lua_settop(L, t - 1);
+	}
+	td_strv_free(keys); /* leaks on a refusal: the state's error ends the load */
+}
+
 static int l_runner(lua_State *L)
 {
-	static const char *const fields[] = {"list", "run", "fail_text", NULL};
+	static const char *const fields[] = {"list",     "run",		"fail_text",
+					     "tests_of", "program_is_test", NULL};
 	td_project *p = proj(L);
 	td_runner *r;
 
@@ -133,6 +200,13 @@ static int l_runner(lua_State *L)
 			fail_at(L, "%s must be a non-empty string", "runner.fail_text");
 		if (!(r->fail_text = strdup(lua_tostring(L, -1))))
 			luaL_error(L, "out of memory");
+	}
+	lua_getfield(L, 1, "tests_of");
+	read_tests_of(L, lua_gettop(L), r);
+	if (lua_getfield(L, 1, "program_is_test") != LUA_TNIL) {
+		if (!lua_isboolean(L, -1))
+			fail_at(L, "%s must be true or false", "runner.program_is_test");
+		r->program_is_test = lua_toboolean(L, -1);
 	}
 	for (int i = 0; r->run[i]; i++)
 		if (strstr(r->run[i], "{test}"))
@@ -456,6 +530,8 @@ void td_project_free(td_project *p)
 		td_strv_free(p->runners[i].list);
 		td_strv_free(p->runners[i].run);
 		free(p->runners[i].fail_text);
+		td_strv_free(p->runners[i].of_glob);
+		td_strv_free(p->runners[i].of_name);
 	}
 	td_strv_free(p->sources);
 	td_strv_free(p->tests);
@@ -466,10 +542,36 @@ void td_project_free(td_project *p)
 	free(p);
 }
 
+int td_runner_tests_of(char ***names, int *matched, const td_runner *r, const char *rel)
+{
+	const char *slash = strrchr(rel, '/'), *base = slash ? slash + 1 : rel;
+	const char *dot = strrchr(base, '.');
+	char stem[256];
+	int err = 0;
+
+	snprintf(stem, sizeof stem, "%.*s", (int)(dot && dot > base ? dot - base : 255), base);
+	if (matched)
+		*matched = 0;
+	for (size_t i = 0; !err && r->of_glob && r->of_glob[i]; i++) {
+		char **one = NULL;
+		char *const name[] = {r->of_name[i], NULL};
+
+		if (!td_pathglob_match(r->of_glob[i], rel))
+			continue;
+		if (matched)
+			*matched = 1;
+		err = td_strv_subst(&one, name, "{stem}", stem);
+		if (!err && td_strv_find(*names, one[0]) < 0)
+			err = td_strv_push(names, one[0]);
+		td_strv_free(one);
+	}
+	return err;
+}
+
 int td_project_matches(char *const *globs, const char *rel)
 {
 	for (size_t i = 0; globs && globs[i]; i++)
-		if (fnmatch(globs[i], rel, FNM_PATHNAME) == 0)
+		if (td_pathglob_match(globs[i], rel))
 			return 1;
 	return 0;
 }

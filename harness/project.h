@@ -7,7 +7,9 @@
  *   build      { "make", "-j2" }                       -- argv, run at the root
  *   runner     { list = { "t/run", "--list" },         -- prints test names
  *                run  = { "t/run", "--only", "{test}" },  -- runs one test
- *                fail_text = "[  FAILED  ]" }            -- optional, see below
+ *                fail_text = "[  FAILED  ]",             -- optional, see below
+ *                tests_of = { ["tests/t.c"] = { "t_a", "t_b" } }, -- optional
+ *                program_is_test = true }                -- optional
  *   sources    { "*.c", "lib/[a-z]*.c" }               -- globs: what reproduce reverts
  *   tests      { "test_*.c", "Makefile" }              -- globs: test code
  *   catalogues { "mutations/core.lua" }                -- mutation catalogues
@@ -34,8 +36,20 @@ typedef struct {
 	char **list;   /* argv printing one test name per line */
 	char **run;    /* argv running one test; "{test}" is replaced by its name */
 	char *fail_text; /* output that means failure whatever the exit status; may be NULL */
+	/* tests_of = { [GLOB] = { NAME, ... } }: the tests a test file holds, as
+	   pairs: the file glob of_glob[i] holds the test of_name[i] ("{stem}":
+	   the file's name without directory and extension); NULL: none given */
+	char **of_glob, **of_name;
+	int program_is_test; /* program_is_test = true: run's program is the test itself */
 	char where[256];
 } td_runner;
+
+/*
+ * The tests runner r declares that test file rel holds (its tests_of),
+ * appended to *names (a td_strv; caller frees); 0 added when no glob
+ * matches. *matched (may be NULL) says whether one did.
+ */
+int td_runner_tests_of(char ***names, int *matched, const td_runner *r, const char *rel);
 
 /*
  * The trainer block: what `tdaudit audit` runs. Every field is one of a

@@ -20,21 +20,22 @@ const char *td_report_color(int color, int outcome)
 {
 	static const char *const c[TD_N_OUTCOMES + 1] = {
 		"\033[32m", "\033[33m", "\033[31;1m", "\033[36m", "\033[35m", "\033[31m", "\033[2m",
-		"\033[0m",
+		"\033[35;1m", "\033[0m",
 	};
 
 	return color && outcome >= 0 && outcome <= TD_N_OUTCOMES ? c[outcome] : "";
 }
 
 /*
- * What fails a run: a survivor, a stale entry, a kill only elsewhere, and a
+ * What fails a run: a survivor, a stale entry, a mutant the build never
+ * compiled (it was not tested), a kill only elsewhere, and a
  * hand-written catalogue entry that does not build (the entry is invalid:
  * it tests nothing). A generated mutant that does not build is expected and
  * only counted.
  */
 static int bad(const td_mutant *m, const td_mutation_result *r)
 {
-	return r->outcome == TD_SURVIVED || r->outcome == TD_STALE ||
+	return r->outcome == TD_SURVIVED || r->outcome == TD_STALE || r->outcome == TD_NOT_REBUILT ||
 	       r->outcome == TD_KILLED_ELSEWHERE || (r->outcome == TD_BUILD_FAILED && !m->generated);
 }
 
@@ -158,6 +159,10 @@ static void print_details(const td_mutants *m, const td_mutation_result *res, in
 		if (res[i].outcome == TD_BUILD_FAILED)
 			printf("  the mutated code does not build (%s; see logs/ in the state directory above): the entry "
 			       "tests nothing; make its replacement compile\n", res[i].detail);
+		if (res[i].outcome == TD_NOT_REBUILT)
+			printf("  %s: the tests ran the unmutated code; fix the build's dependencies "
+			       "(a Makefile that lists every header a file includes, or -MMD) or make "
+			       "the build command a clean build\n", res[i].detail);
 	}
 }
 

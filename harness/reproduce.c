@@ -32,12 +32,16 @@
 #include "../base/strv.h"
 #include "testrun.h"
 
-/* INFERRED: a test_ name from a changed line; INFERRED_FILE: a changed test file's name. */
-enum { CITED_GUARD, CITED_PIN, INFERRED, INFERRED_FILE };
+/*
+ * INFERRED: a test_ name from a changed line; INFERRED_FILE: a changed test
+ * file's name; DECLARED: a test a runner's tests_of says a changed test
+ * file holds.
+ */
+enum { CITED_GUARD, CITED_PIN, INFERRED, INFERRED_FILE, DECLARED };
 
 typedef struct {
 	char *name;
-	int role;            /* CITED_GUARD, CITED_PIN, INFERRED or INFERRED_FILE */
+	int role;            /* CITED_GUARD, CITED_PIN, INFERRED, INFERRED_FILE or DECLARED */
 	int runner;          /* index into the project's runners; -1: none lists it */
 	int *before, *after; /* opts->runs outcomes each (enum td_test_result) */
 	int before_built;
@@ -191,10 +195,12 @@ static int add_cited(rp_commit *c, const td_debugmd_finding *f, size_t *n_added)
 }
 
 /*
- * The name of each test file the commit added or changed, less its
- * directory and extension: where every test file is a test of its own
- * (ctest's add_test per file, a Makefile's test binaries), that name is
- * the test the runner lists (tests/misc_tests.c -> misc_tests).
+ * The tests each test file the commit added or changed holds: those a
+ * runner's tests_of declares for it (one test.c building two programs),
+ * else the file's name less its directory and extension: where every test
+ * file is a test of its own (ctest's add_test per file, a Makefile's test
+ * binaries), that name is the test the runner lists (tests/misc_tests.c ->
+ * misc_tests).
  */
 static int add_file_names(rp_run *r, rp_commit *c)
 {
@@ -205,8 +211,19 @@ static int add_file_names(rp_run *r, rp_commit *c)
 		const char *slash = strrchr(changed[i], '/'), *base = slash ? slash + 1 : changed[i];
 		const char *dot = strrchr(base, '.');
 		const size_t len = dot ? (size_t)(dot - base) : strlen(base);
+		char **declared = NULL;
+		int any = 0, hit;
 
-		if (!td_project_matches(r->proj->tests, changed[i]) || len == 0 || len >= sizeof name)
+		if (!td_project_matches(r->proj->tests, changed[i]))
+			continue;
+		for (int k = 0; !err && k < r->proj->n_runners; k++) {
+			err = td_runner_tests_of(&declared, &hit, &r->proj->runners[k], changed[i]);
+			any |= hit;
+		}
+		for (size_t d = 0; !err && declared && declared[d]; d++)
+			err = add_test(c, declared[d], DECLARED);
+		td_strv_free(declared);
+		if (err || any || len == 0 || len >= sizeof name)
 			continue;
 		snprintf(name, sizeof name, "%.*s", (int)len, base);
 		err = add_test(c, name, INFERRED_FILE);
@@ -350,6 +367,15 @@ static int find_runners(rp_run *r, rp_commit *c)
 		if (!err && t->role == INFERRED_FILE && t->runner >= 0)
 			printf("  %s: a test file of that name changed, and a runner lists it as a "
 			       "test\n", t->name);
+		if (!err && t->role == DECLARED && t->runner >= 0)
+			printf("  %s: tests_of declares it for a changed test file\n", t->name);
+		if (!err && t->role == DECLARED && t->runner < 0) {
+			printf("  %s: tests_of declares it for a changed test file, but no runner "
+			       "lists it: skipped (check runner.tests_of in tdaudit.lua)\n",
+			       t->name);
+			free(t->name);
+			continue;
+		}
 		if (!err && t->runner < 0 && t->role == INFERRED_FILE) { /* a file, not a test */
 			free(t->name);
 			continue;
@@ -435,7 +461,8 @@ static int check_claims(const rp_commit *c)
 	for (size_t i = 0; i < c->n; i++) {
 		const rp_test *t = &c->t[i];
 		const char *want = t->role == CITED_PIN ? "pin" : "guard";
-		const int guessed = t->role == INFERRED || t->role == INFERRED_FILE;
+		const int guessed = t->role == INFERRED || t->role == INFERRED_FILE ||
+				    t->role == DECLARED;
 
 		inferred += guessed;
 		inferred_guard += guessed && !strcmp(t->verdict, "guard");

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include "testrun.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../base/error.h"
@@ -211,6 +213,47 @@ int td_testrun_find_runner(int *runner, const td_project *p, const char *test, c
 		td_strv_free(names);
 	}
 	return 0;
+}
+
+/* Adds the stamp of every entry under dir (path relative: rel) to *sum. */
+static int stamp_dir(uint64_t *sum, const char *dir, const char *rel, int depth)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int err = 0;
+
+	if (!d)
+		return TD_FAIL(TD_EIO, "cannot read the directory %s: %s", dir, strerror(errno));
+	while (!err && (e = readdir(d))) {
+		char path[PATH_MAX], sub[PATH_MAX];
+		struct stat st;
+		uint64_t h;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !strcmp(e->d_name, ".git"))
+			continue;
+		if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) >= (int)sizeof path ||
+		    snprintf(sub, sizeof sub, "%s/%s", rel, e->d_name) >= (int)sizeof sub)
+			err = TD_FAIL(TD_EINVAL, "a path under %s is too long", dir);
+		else if (lstat(path, &st) != 0)
+			continue; /* removed while we looked: the next stamp differs anyway */
+		else if (S_ISDIR(st.st_mode) && depth < 64)
+			err = stamp_dir(sum, path, sub, depth + 1);
+		else {
+			h = td_fnv1a64(TD_FNV1A64_OFFSET, sub, strlen(sub) + 1);
+			h = td_fnv1a64(h, &st.st_size, sizeof st.st_size);
+			h = td_fnv1a64(h, &st.st_mtim, sizeof st.st_mtim);
+			h = td_fnv1a64(h, &st.st_ino, sizeof st.st_ino);
+			*sum += h;
+		}
+	}
+	closedir(d);
+	return err;
+}
+
+int td_testrun_tree_stamp(uint64_t *out, const char *tree)
+{
+	*out = 0;
+	return stamp_dir(out, tree, "", 0);
 }
 
 int td_testrun_log_mentions(const char *path, const char *text)

@@ -14,6 +14,7 @@
 #define TD_TESTRUN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "proc.h"
 #include "project.h"
@@ -89,6 +90,17 @@ int td_testrun_find_runner(int *runner, const td_project *p, const char *test, c
  */
 int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_project *p, int k,
 		   const char *test, const char *tree, const char *log, double limit);
+
+/*
+ * A fingerprint of every file a build could have written in tree: the
+ * path, size, modification time and inode of each file and link below it
+ * (directories named .git skipped), summed so that the order the
+ * directories list them in does not matter. Equal stamps before and after
+ * a build mean the build wrote, changed and removed no file: a mutant it
+ * was given was never compiled. Stops at the first directory it cannot
+ * read.
+ */
+int td_testrun_tree_stamp(uint64_t *out, const char *tree);
 
 /* Whether the file at path holds text (NULL text, or no such file: no). */
 int td_testrun_log_mentions(const char *path, const char *text);

@@ -4,6 +4,15 @@
  *
  * What these tests guard: tdaudit mutate --list --file harness/gen.c
  *   and --list --file harness/ctok.c
+ *
+ * Edits seen breaking these tests:
+ *   - td_gen_file() not calling visit_directives() (macros never mutated)
+ *       -> operators_in_macro_bodies_are_mutants_of_their_own_class
+ *   - walk_macro() starting after the name of a function-like macro (its
+ *     parameter list read as code), or looks_like_type() taking (a) for a
+ *     cast in a macro -> operators_in_macro_bodies_are_mutants_of_their_own_class
+ *   - select_mutants() not counting the held candidates
+ *       -> operators_in_macro_bodies_..., nothing_inside_comments_..._is_mutated
  */
 #include "tdtest.h"
 
@@ -190,13 +199,59 @@ static void test_nothing_inside_comments_strings_chars_or_directives_is_mutated(
 				  "\tchar c = '<';\n"
 				  "\treturn a > b;\n"
 				  "}\n";
-	td_gen_result *r = gen(src, TD_GEN_ALL);
+	td_gen_result *r = gen(src, TD_GEN_ALL & ~TD_GEN_MACRO); /* the #define: macro class */
 
 	(void)state;
 	assert_int_equal(r->n_mutants, 1);
 	assert_string_equal(r->mutants[0].id, "t.c:f:relational:>:1:>=");
 	assert_int_equal(r->mutants[0].line, 11);
+	assert_int_equal(r->n_skips, 1); /* the #if's '>', counted, not mutated */
+	assert_string_equal(r->skips[0].reason, "in a #if or #elif condition");
 	td_gen_result_free(r);
+}
+
+/*
+ * A header of macros: the operators of object-like and function-like
+ * bodies (after the parameter list, across a continuation line) are mutants
+ * of class macro, named by the macro; what is not mutated (a #if's
+ * condition, an operator pasted with ##, file-scope initialisers) is
+ * counted with its reason.
+ */
+static void test_operators_in_macro_bodies_are_mutants_of_their_own_class(void **state)
+{
+	static const char src[] = "#define MAX(a, b) ((a) > (b) ? (a) : (b))\n"
+				  "#define LIMIT 10 + 2\n"
+				  "#define NEG -1\n"
+				  "#define NEGATE(a) -(a)\n" /* unary: the (a) is its parameter list */
+				  "#define STR(x) #x\n"
+				  "#define GLUE(a) a ## -1\n"
+				  "#define BOTH(a, b) ((a) && (b) || \\\n"
+				  "\t(a) - (b))\n"
+				  "#if LIMIT > 3\n"
+				  "#define PTR(T) (T *)0\n"
+				  "#endif\n"
+				  "#define MAX(a, b) ((a) >= (b) ? (a) : (b))\n"
+				  "static const int tab[2 + 1] = {1 < 2};\n";
+	td_gen_result *r = gen(src, 0);
+
+	(void)state;
+	assert_string_equal(ids(src, 0),
+			    "t.c:MAX:macro:>:1:>= t.c:LIMIT:macro:+:1:- t.c:BOTH:macro:&&:1:|| "
+			    "t.c:BOTH:macro:||:1:&& t.c:BOTH:macro:-:1:+ t.c:MAX.2:macro:>=:1:>");
+	assert_int_equal(r->mutants[4].line, 8);
+	assert_string_equal(applied(src, TD_GEN_MACRO, 1) + 42, "#define LIMIT 10 - 2\n"
+						 "#define NEG -1\n#define NEGATE(a) -(a)\n#define STR(x) #x\n#define GLUE(a) a ## -1\n"
+						 "#define BOTH(a, b) ((a) && (b) || \\\n\t(a) - (b))\n"
+						 "#if LIMIT > 3\n#define PTR(T) (T *)0\n#endif\n"
+						 "#define MAX(a, b) ((a) >= (b) ? (a) : (b))\n"
+						 "static const int tab[2 + 1] = {1 < 2};\n");
+	assert_int_equal(r->n_skips, 3);
+	assert_string_equal(r->skips[0].reason, "at file scope (an initialiser, enum value or array size)");
+	assert_int_equal(r->skips[0].count, 2);
+	assert_string_equal(r->skips[1].reason, "in a #if or #elif condition");
+	assert_string_equal(r->skips[2].reason, "next to # or ## in a macro body (stringified or pasted)");
+	td_gen_result_free(r);
+	assert_string_equal(pairs(src, TD_GEN_RELATIONAL), ""); /* the class filter applies */
 }
 
 static void test_a_skip_comment_suppresses_its_line_and_is_counted_by_reason(void **state)
@@ -432,6 +487,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_removed_call_only_for_bare_call_statements),
     cmocka_unit_test(test_negated_condition_wraps_if_and_while_conditions),
     cmocka_unit_test(test_nothing_inside_comments_strings_chars_or_directives_is_mutated),
+    cmocka_unit_test(test_operators_in_macro_bodies_are_mutants_of_their_own_class),
     cmocka_unit_test(test_a_skip_comment_suppresses_its_line_and_is_counted_by_reason),
     cmocka_unit_test(test_ids_are_stable_when_a_function_is_inserted_above),
     cmocka_unit_test(test_identical_operators_in_one_function_get_distinct_ids),

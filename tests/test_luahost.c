@@ -7,6 +7,11 @@
  *
  * Edits seen breaking these tests that the catalogue may not hold:
  *   - budget_alloc() ignoring mem_limit -> a_script_that_hoards_memory_is_stopped
+ *   - l_glob() through glob(3) (follows links, lists directories)
+ *       -> glob_lists_nothing_through_a_link_out_of_the_repository,
+ *          glob_lists_no_directory_and_read_file_refuses_one_by_name
+ *   - td_lua_read_confined() without its is_dir() check
+ *       -> glob_lists_no_directory_and_read_file_refuses_one_by_name
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -81,6 +86,45 @@ static void test_glob_lists_sorted_paths_relative_to_the_root(void **state)
 			     "assert(#g == 2 and g[1] == 'a.c' and g[2] == 'b.c', table.concat(g, ','))\n",
 			     NULL),
 			 0);
+}
+
+/*
+ * tdaudit.glob through a linked directory listed the files outside the
+ * repository it leads to, and a link to a file outside too; a catalogue
+ * could then read their names (and, through the link, learn what is
+ * there).
+ */
+static void test_glob_lists_nothing_through_a_link_out_of_the_repository(void **state)
+{
+	(void)state;
+	fx_write("outside", "secret.c", "");
+	fx_write("repo", "a.c", "");
+	assert_int_equal(symlink("../outside", "repo/ext"), 0);
+	assert_int_equal(symlink("../outside/secret.c", "repo/leak.c"), 0);
+	assert_int_equal(run("local g = tdaudit.glob('ext/*.c')\n"
+			     "assert(#g == 0, table.concat(g, ','))\n"
+			     "g = tdaudit.glob('*.c')\n"
+			     "assert(#g == 1 and g[1] == 'a.c', table.concat(g, ','))\n",
+			     NULL),
+			 0);
+}
+
+/*
+ * tdaudit.glob listed directories, and tdaudit.read_file of one failed
+ * with "cannot read sub.d (9223372036854775807 bytes)": a catalogue that
+ * read what it globbed stopped on a message that named no cause.
+ */
+static void test_glob_lists_no_directory_and_read_file_refuses_one_by_name(void **state)
+{
+	(void)state;
+	fx_write("repo", "a.txt", "");
+	fx_write("repo", "sub.d/b.txt", "");
+	assert_int_equal(run("local g = tdaudit.glob('*')\n"
+			     "assert(#g == 2 and g[1] == 'a.txt' and g[2] == 's.lua', table.concat(g, ','))\n",
+			     NULL),
+			 0);
+	TD_ASSERT_REFUSED(run("tdaudit.read_file('sub.d')\n", NULL), TD_EINVAL,
+			  "sub.d is a directory, not a file to read");
 }
 
 static void test_a_script_that_loops_forever_is_stopped(void **state)
@@ -164,6 +208,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_reads_are_confined_to_the_root),
 	cmocka_unit_test(test_a_symlink_out_of_the_root_is_refused),
 	cmocka_unit_test(test_glob_lists_sorted_paths_relative_to_the_root),
+	cmocka_unit_test(test_glob_lists_nothing_through_a_link_out_of_the_repository),
+	cmocka_unit_test(test_glob_lists_no_directory_and_read_file_refuses_one_by_name),
 	cmocka_unit_test(test_a_script_that_loops_forever_is_stopped),
 	cmocka_unit_test(test_a_script_that_hoards_memory_is_stopped),
 	cmocka_unit_test(test_a_pattern_that_backtracks_without_end_is_stopped),

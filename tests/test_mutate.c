@@ -44,6 +44,13 @@
  *       -> the_weekly_job_merges_three_shards_into_its_reports
  *   - td_report_all() ignoring fail_under
  *       -> fail_under_fails_a_passing_run_whose_score_is_below
+ *   - baseline() not running negative_control(), or negative_control()
+ *     taking a pass as working -> a_golden_output_runner_passes_by_its_negative_control,
+ *     a_runner_that_never_names_its_test_stops_the_run
+ *   - program_is_the_test() ignoring program_is_test
+ *       -> program_is_test_declares_a_runner_that_needs_no_name
+ *   - try_mutant() not comparing the tree's stamps before and after the
+ *     build -> a_mutant_the_build_never_compiles_is_not_rebuilt (survived)
  *   - fingerprint() run after filter_shard() (each shard its own catalogue)
  *       -> merged_shards_give_the_outcomes_of_one_run (ledger merge refuses them)
  */
@@ -500,6 +507,102 @@ static void test_a_test_that_is_its_own_program_need_not_print_its_name(void **s
 	fx_git_commit_all("repo", "fixture");
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
 	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by check_add"));
+}
+
+/*
+ * A Makefile that tracks one of two headers: a mutant in the other
+ * rebuilds nothing, so the tests run the unmutated program. That mutant is
+ * not-rebuilt (a failure of the run, with the advice), never survived; a
+ * mutant in the tracked header is built and killed as usual.
+ */
+static void test_a_mutant_the_build_never_compiles_is_not_rebuilt(void **state)
+{
+	const char *args[] = {"mutate", "--json", "../nr.json", NULL};
+	const char *json, *log;
+
+	(void)state;
+	fx_write("repo", "a.h", "static int add(int a, int b) { return a + b; }\n");
+	fx_write("repo", "b.h", "static int twice(int x) { return x * 2; }\n");
+	fx_write("repo", "t.c", "#include <stdio.h>\n#include <string.h>\n#include \"a.h\"\n"
+				"#include \"b.h\"\nint main(int c, char **v)\n{\n"
+				"\tif (c > 1 && !strcmp(v[1], \"--list\")) return puts(\"test_h\") < 0;\n"
+				"\tputs(\"test_h\");\n\treturn add(2, 3) != 5 || twice(3) != 6;\n}\n");
+	fx_write("repo", "Makefile", "t: t.c a.h\n\tcc -O0 -o t t.c\n"); /* b.h is missing */
+	fx_write("repo", "tdaudit.lua",
+		 "build { \"make\", \"-s\" }\n"
+		 "runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+		 "catalogues { \"cat.lua\" }\n");
+	fx_write("repo", "cat.lua",
+		 "mutant { name = \"a-tracked\", file = \"a.h\", find = \"a + b\", replace = \"a - b\",\n"
+		 "  guards = { \"test_h\" }, designed_against = \"x\", why = \"adds wrong\" }\n"
+		 "mutant { name = \"b-untracked\", file = \"b.h\", find = \"x * 2\", replace = \"x * 3\",\n"
+		 "  guards = { \"test_h\" }, designed_against = \"x\", why = \"triples\" }\n");
+	fx_git_commit_all("repo", "fixture");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
+	json = fx_slurp("nr.json");
+	assert_string_equal(outcome_of(json, "a-tracked"), "killed");
+	assert_string_equal(outcome_of(json, "b-untracked"), "not-rebuilt");
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "not-rebuilt       1"));
+	assert_non_null(strstr(log, "fix the build's dependencies"));
+	assert_null(strstr(log, "survived"));
+}
+
+/*
+ * A golden-output runner: each test is a program whose output is compared
+ * with its .ans file, and nothing prints the test's name. The negative
+ * control (the run command given a name no runner lists fails: there is no
+ * such program) shows that a pass ran the named test, so the baseline
+ * takes it, and a mutant is killed by the diff.
+ */
+static void test_a_golden_output_runner_passes_by_its_negative_control(void **state)
+{
+	const char *args[] = {"mutate", NULL};
+
+	(void)state;
+	fx_write("repo", "calc.c", calc_c);
+	fx_write("repo", "add5.c", "#include <stdio.h>\nint add(int, int);\n"
+				   "int main(void)\n{\n\tprintf(\"%d\\n\", add(2, 3));\n\treturn 0;\n}\n");
+	fx_write("repo", "add5.ans", "5\n");
+	fx_write("repo", "Makefile", "add5: add5.c calc.c\n\tcc -O0 -o $@ $^\n");
+	fx_write("repo", "tdaudit.lua",
+		 "build { \"make\", \"-s\" }\n"
+		 "runner { list = { \"sh\", \"-c\", \"echo add5\" },\n"
+		 "         run = { \"sh\", \"-c\", \"./{test} > {test}.out && diff {test}.out {test}.ans\" } }\n"
+		 "catalogues { \"cat.lua\" }\n");
+	fx_write("repo", "cat.lua", "mutant { name = \"calc-adds-wrong\", file = \"calc.c\", find = \"a + b\",\n"
+				    "  replace = \"a - b\", guards = { \"add5\" },\n"
+				    "  designed_against = \"x\", why = \"adds wrong\" }\n");
+	fx_git_commit_all("repo", "fixture");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by add5"));
+}
+
+/*
+ * A runner whose run command passes for any name (here it ignores the
+ * name it is given) fails the negative control; program_is_test = true is
+ * the user's word that its program is the test, and the baseline takes it.
+ */
+static void test_program_is_test_declares_a_runner_that_needs_no_name(void **state)
+{
+	const char *args[] = {"mutate", "--only", "calc-killed", NULL};
+	static const char cfg[] =
+		"build { \"make\", \"-s\" }\n"
+		"runner { list = { \"sh\", \"-c\", \"echo test_add\" },\n"
+		"         run = { \"sh\", \"-c\", \": {test}; ./t test_add > /dev/null\" }%s }\n"
+		"catalogues { \"cat.lua\" }\n";
+	char text[512];
+
+	(void)state;
+	make_fixture(catalogue);
+	snprintf(text, sizeof text, cfg, "");
+	fx_write("repo", "tdaudit.lua", text);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "passes for a name no runner lists"));
+	snprintf(text, sizeof text, cfg, ", program_is_test = true");
+	fx_write("repo", "tdaudit.lua", text);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "killed by test_add"));
 }
 
 static void test_a_malformed_config_is_refused_with_its_line(void **state)
@@ -1047,6 +1150,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_red_baseline_stops_the_run),
 	cmocka_unit_test(test_a_runner_that_never_names_its_test_stops_the_run),
 	cmocka_unit_test(test_a_test_that_is_its_own_program_need_not_print_its_name),
+	cmocka_unit_test(test_a_mutant_the_build_never_compiles_is_not_rebuilt),
+	cmocka_unit_test(test_a_golden_output_runner_passes_by_its_negative_control),
+	cmocka_unit_test(test_program_is_test_declares_a_runner_that_needs_no_name),
 	cmocka_unit_test(test_a_malformed_config_is_refused_with_its_line),
 	cmocka_unit_test(test_fail_text_marks_a_zero_exit_as_a_failure),
 	cmocka_unit_test(test_generated_mutants_run_and_skip_comments_are_counted),

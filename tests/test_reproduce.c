@@ -36,6 +36,8 @@
  *     -> all_reproduces_every_finding_with_a_fix_commit
  *   - reproduce_all() exiting 0 past DEBUG.md lines that do not parse
  *     -> all_fails_when_a_debug_md_line_does_not_parse
+ *   - add_file_names() not asking td_runner_tests_of() (only the file's
+ *     stem, which no runner lists) -> tests_of_names_the_tests_a_changed_test_file_holds
  *
  * --at-head (HEAD = C5, or C6/C7 committed on top by the test):
  *   - writes_to_memory() not called from td_repo_open() [cat]: the revert's
@@ -379,6 +381,44 @@ static void test_a_changed_test_file_named_as_a_test_is_run(void **state)
 	assert_true(has_row("r.log", "check_add", "fail 2/2", "pass 2/2", "guard"));
 	assert_null(strstr(fx_slurp("r.log"), "check_sub")); /* not changed */
 	assert_null(strstr(fx_slurp("r.log"), "Makefile:")); /* a test file, but not a test */
+}
+
+/*
+ * One test file, two test programs: tests/test.c builds check_g and (with
+ * -DFAST) check_fast. Its name names no test, so only the runner's
+ * tests_of can say which tests a change to it touches; a name tests_of
+ * gives that no runner lists is skipped with a line saying so.
+ */
+static void test_tests_of_names_the_tests_a_changed_test_file_holds(void **state)
+{
+	const char *args[] = {"reproduce", "HEAD", NULL};
+	const char *log;
+
+	(void)state;
+	fx_write("repo", "Makefile", "all: check_g check_fast\n"
+				     "check_g: tests/test.c calc.c\n\tcc -O0 -o $@ $^\n"
+				     "check_fast: tests/test.c calc.c\n\tcc -O0 -DFAST -o $@ $^\n");
+	fx_write("repo", "tdaudit.lua",
+		 "build { \"make\", \"-s\" }\n"
+		 "runner { list = { \"sh\", \"-c\", \"echo check_g; echo check_fast\" },\n"
+		 "         run = { \"sh\", \"-c\", \"echo {test}; ./{test}\" },\n"
+		 "         tests_of = { [\"tests/test.c\"] = { \"check_g\", \"check_fast\", \"check_gone\" } } }\n"
+		 "sources { \"calc.c\" }\ntests { \"tests/*.c\", \"Makefile\" }\n");
+	fx_write("repo", "calc.c", "int add(int a, int b)\n{\n\treturn a - b;\n}\n");
+	fx_write("repo", "tests/test.c", "int add(int, int);\n"
+					  "int main(void)\n{\n\treturn add(0, 0) != 0;\n}\n");
+	fx_git_commit_all("repo", "add subtracts");
+	fx_write("repo", "calc.c", "int add(int a, int b)\n{\n\treturn a + b;\n}\n");
+	fx_write("repo", "tests/test.c", "int add(int, int);\nint main(void)\n{\n#ifdef FAST\n"
+					  "\treturn 0;\n#else\n\treturn add(2, 3) != 5;\n#endif\n}\n");
+	fx_git_commit_all("repo", "add adds");
+	assert_int_equal(td("r.log", args), 0);
+	log = fx_slurp("r.log");
+	assert_non_null(strstr(log, "check_g: tests_of declares it for a changed test file"));
+	assert_non_null(strstr(log, "check_gone: tests_of declares it for a changed test file, but "
+				    "no runner lists it"));
+	assert_true(has_row("r.log", "check_g", "fail 2/2", "pass 2/2", "guard"));
+	assert_true(has_row("r.log", "check_fast", "pass 2/2", "pass 2/2", "pin"));
 }
 
 static void test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass(void **state)
@@ -856,6 +896,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_without_debug_md_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_a_changed_test_file_named_as_a_test_is_run),
 	cmocka_unit_test(test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do),
+	cmocka_unit_test(test_tests_of_names_the_tests_a_changed_test_file_holds),
 	cmocka_unit_test(test_pre_fix_code_that_does_not_build_is_no_build_never_a_pass),
 	cmocka_unit_test(test_tests_from_the_diff_that_do_not_build_before_are_no_evidence),
 	cmocka_unit_test(test_files_outside_sources_are_kept_as_in_the_fix),
