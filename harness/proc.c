@@ -27,6 +27,7 @@
 
 #include "../base/error.h"
 #include "capture.h"
+#include "confine.h"
 #include "reaper.h"
 
 extern char **environ;
@@ -168,14 +169,26 @@ static void apply_limits(const limits *l)
 	setrlimit(RLIMIT_NPROC, &l->nproc);
 }
 
+/* In the child, its stderr in place: the Landlock rules, if any; exit 126 when refused. */
+static void apply_rules(int rules_fd, const char *prog)
+{
+	static const char msg[] = "tdaudit: the kernel refused to confine the writes of ";
+
+	if (rules_fd < 0 || td_confine_apply(rules_fd) == 0)
+		return;
+	if (write(2, msg, sizeof msg - 1) > 0 && write(2, prog, strlen(prog)) > 0)
+		(void)!write(2, "\n", 1);
+	_exit(126);
+}
+
 /*
- * In the child: own group, killed when its parent dies, cwd, output, exec.
- * Never returns. PR_SET_PDEATHSIG fires when the thread that forked dies,
+ * In the child: own group, killed when its parent dies, cwd, output, the
+ * write confinement, exec. Never returns. PR_SET_PDEATHSIG fires when the thread that forked dies,
  * which waits for the child: so it fires only if tdaudit itself dies (even
  * by SIGKILL, when no sweep can run).
  */
 static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd, int err_fd,
-		  pid_t parent, const sigset_t *none, const limits *lim)
+		  pid_t parent, const sigset_t *none, const limits *lim, int rules_fd)
 {
 	setpgid(0, 0);
 	sigprocmask(SIG_SETMASK, none, NULL); /* tdaudit blocks the signals its own thread waits for */
@@ -190,6 +203,7 @@ static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd
 		close(out_fd);
 	if (err_fd > 2)
 		close(err_fd);
+	apply_rules(rules_fd, o->argv[0]);
 	execve(exe, (char *const *)o->argv, env);
 	_exit(127);
 }
@@ -265,7 +279,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 {
 	char exe[4096];
 	char **env = NULL;
-	int out_fd = -1, err_fd = -1, err = 0, n_cap = 0, child_out = -1, child_err = -1;
+	int out_fd = -1, err_fd = -1, err = 0, n_cap = 0, child_out = -1, child_err = -1, rules = -1;
 	td_capture cap[2] = {{.in = -1}, {.in = -1}};
 	td_reaper_run run;
 	limits lim;
@@ -311,6 +325,8 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 		goto done;
 	}
 	plan_limits(&lim, o);
+	if (o->write_dirs && (err = td_confine_rules(&rules, o->write_dirs)))
+		goto done;
 	err = td_reaper_begin(&run);
 	if (err)
 		goto done;
@@ -319,7 +335,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	sigemptyset(&none);
 	pid = fork();
 	if (pid == 0)
-		child(exe, o, env, child_out, child_err, parent, &none, &lim);
+		child(exe, o, env, child_out, child_err, parent, &none, &lim, rules);
 	if (pid > 0)
 		setpgid(pid, pid); /* also in the parent: no race with an early kill */
 	td_reaper_started(&run, pid);
@@ -342,6 +358,8 @@ done:
 		td_capture_close(&cap[i]);
 	close_child_ends(out_fd, &child_out, &child_err);
 	free(env);
+	if (rules >= 0)
+		close(rules);
 	close(out_fd);
 	if (err_fd >= 0)
 		close(err_fd);

@@ -813,6 +813,7 @@ int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *
 		err = td_testrun_claim(&lock_fd, r.dir, sizeof r.dir, r.proj->root, "history");
 	if (err)
 		goto done;
+	td_testrun_say_confinement("reproduce", r.proj);
 	snprintf(r.tree, sizeof r.tree, "%s/history/tree", r.dir);
 	snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
 	snprintf(r.tlog, sizeof r.tlog, "%s/logs/reproduce-test.log", r.dir);
