@@ -34,25 +34,12 @@ static void clear_log(const char *log)
 /* Runs that asked for confinement and ran without it (it was off, or unavailable). */
 static atomic_size_t unconfined_runs;
 
-/* A run's confinement: its write directories and its TMPDIR entry. */
-typedef struct {
-	const char *dirs[3];
-	const char *env[2];
-	char tmp[4400];     /* TREE.tmp, beside the tree: the private TMPDIR */
-	char tmp_env[4420]; /* "TMPDIR=" tmp */
-} jail;
-
 static int confined(const td_project *p)
 {
 	return p->confine && td_confine_abi(NULL) > 0;
 }
 
-/*
- * Fills po's TMPDIR (a private directory beside tree, created) and, where
- * the project and the kernel allow, confines its writes to tree and that
- * directory; counts a run that is not confined. j holds what po points to.
- */
-static int jail_open(jail *j, td_proc_opts *po, const td_project *p, const char *tree)
+int td_testrun_jail(td_jail *j, td_proc_opts *po, const td_project *p, const char *tree)
 {
 	int err;
 
@@ -186,8 +173,8 @@ int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const ch
 		     const char *log)
 {
 	td_proc_opts po = {0};
-	jail j;
-	int err = jail_open(&j, &po, p, tree);
+	td_jail j;
+	int err = td_testrun_jail(&j, &po, p, tree);
 
 	*ok = 0;
 	if (err)
@@ -207,8 +194,8 @@ int td_testrun_list(char ***names, const td_project *p, int k, const char *tree,
 	td_proc_opts po = {0};
 	td_proc_result pr;
 	char *out = NULL, a[256], d[64];
-	jail j;
-	int err = jail_open(&j, &po, p, tree);
+	td_jail j;
+	int err = td_testrun_jail(&j, &po, p, tree);
 
 	*names = NULL;
 	if (err)
@@ -271,8 +258,8 @@ int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_proje
 {
 	td_proc_opts po = {0};
 	char **argv = NULL;
-	jail j;
-	int err = jail_open(&j, &po, p, tree);
+	td_jail j;
+	int err = td_testrun_jail(&j, &po, p, tree);
 
 	if (!err)
 		err = td_strv_subst(&argv, p->runners[k].run, "{test}", test);

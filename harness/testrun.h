@@ -83,6 +83,22 @@ int td_testrun_find_runner(int *runner, const td_project *p, const char *test, c
 int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_project *p, int k,
 		   const char *test, const char *tree, const char *log, double limit);
 
+/* What a confined run's td_proc_opts point to (td_testrun_jail). */
+typedef struct {
+	const char *dirs[3];
+	const char *env[2];
+	char tmp[4400];     /* TREE.tmp, beside the tree: the private TMPDIR */
+	char tmp_env[4420]; /* "TMPDIR=" tmp */
+} td_jail;
+
+/*
+ * Sets po->env to TMPDIR=TREE.tmp (a private directory beside tree,
+ * created) and, unless p->confine is off or the kernel cannot, po's
+ * write_dirs to tree and that directory; counts a run left unconfined.
+ * j must outlive the run (po points into it). Replaces po->env.
+ */
+int td_testrun_jail(td_jail *j, td_proc_opts *po, const td_project *p, const char *tree);
+
 /*
  * The header line saying which confinement runs of p get, into buf:
  * "confinement: landlock (ABI 7): ...", or "confinement: NONE ..." with
