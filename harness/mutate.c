@@ -34,6 +34,7 @@
 #include "../base/hash.h"
 #include "audit.h"
 #include "catalogue.h"
+#include "confine.h"
 #include "diffrange.h"
 #include "proc.h"
 #include "project.h"
@@ -992,23 +993,6 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 	return run_threads(ws, jobs, worker_main);
 }
 
-/*
- * The run's isolation, after the summary: the re-synced scratch trees, and
- * the builds and tests that ran unconfined (loud: they could write anywhere).
- */
-static void say_isolation(const run_t *r)
-{
-	size_t loose = td_testrun_unconfined_runs();
-
-	printf("tdaudit mutate: scratch trees re-synced after a mutant changed them: %zu\n",
-	       r->resynced);
-	if (loose)
-		printf("tdaudit mutate: WARNING: %zu builds and test runs were not confined (see the "
-		       "confinement line above)\n", loose);
-	else
-		printf("tdaudit mutate: every build and test run was confined\n");
-}
-
 /* Writes the finished run to the ledger (record.h), with its shard, fingerprint and tests. */
 static int record(const run_t *r, int status)
 {
@@ -1102,11 +1086,13 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	jobs = err ? 0 : n_jobs(&r);
 	if (!err)
 		err = execute(&r, ws, jobs);
-	if (!err)
+	if (!err) {
+		td_report_isolation iso = {r.proj->confine && td_confine_abi(NULL) > 0,
+					   td_testrun_unconfined_runs(), r.resynced};
+
 		status = td_report_all(&r.muts, r.res, opts->json, opts->junit, opts->color,
-				       opts->fail_under);
-	if (!err)
-		say_isolation(&r);
+				       opts->fail_under, &iso);
+	}
 	if (!err && record(&r, status) != 0) {
 		fprintf(stderr, "tdaudit mutate: the run is not in the ledger: %s\n", td_error_last());
 		status = 2;

@@ -9,6 +9,8 @@
  *     once) -> a_mutant_s_test_cannot_write_or_delete_outside_its_tree
  *   - testrun.c not setting TMPDIR, or leaving TREE.tmp out of the rules
  *     -> the same test (its baseline goes red)
+ *   - td_report_json() leaving out or miscounting "isolation"
+ *       -> the first two and the last test
  *   - try_mutant() not calling resync()
  *       -> a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant
  *         (the next mutant reads build-failed)
@@ -57,7 +59,7 @@ static void make_escaping_fixture(void)
 
 static void test_a_mutant_s_test_cannot_write_or_delete_outside_its_tree(void **state)
 {
-	const char *args[] = {"mutate", "-j", "1", NULL};
+	const char *args[] = {"mutate", "-j", "1", "--json", "../r.json", NULL};
 	uint64_t before;
 
 	(void)state;
@@ -71,12 +73,14 @@ static void test_a_mutant_s_test_cannot_write_or_delete_outside_its_tree(void **
 	assert_int_equal(access("repo/pwned.txt", F_OK), -1);
 	assert_string_equal(fx_slurp("repo/DEBUG.md"), "# DEBUG.md\n");
 	assert_true(fx_tree_hash("repo") == before);
+	assert_non_null(strstr(fx_slurp("r.json"), "\"isolation\": {\"confinement\": \"landlock\", "
+						    "\"unconfined_runs\": 0, "));
 }
 
 /* The negative control: unconfined, the same mutant does write and delete, and the header says so. */
 static void test_turned_off_the_same_mutant_escapes_and_the_header_warns(void **state)
 {
-	const char *args[] = {"mutate", "-j", "1", NULL};
+	const char *args[] = {"mutate", "-j", "1", "--json", "../r.json", NULL};
 
 	(void)state;
 	make_escaping_fixture();
@@ -90,6 +94,8 @@ static void test_turned_off_the_same_mutant_escapes_and_the_header_warns(void **
 		fail_msg("no warning: %s", fx_slurp("m.log"));
 	assert_int_equal(access("repo/pwned.txt", F_OK), 0);
 	assert_int_equal(access("repo/DEBUG.md", F_OK), -1);
+	assert_non_null(strstr(fx_slurp("r.json"), "\"isolation\": {\"confinement\": \"none\", "));
+	assert_null(strstr(fx_slurp("r.json"), "\"unconfined_runs\": 0,"));
 }
 
 static void test_a_bad_confine_setting_is_refused(void **state)
@@ -156,6 +162,7 @@ static void test_a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_
 	assert_string_equal(outcome_of(fx_slurp("r.json"), "t-next"), "killed");
 	if (!strstr(fx_slurp("m.log"), "re-synced after a mutant changed them: 1"))
 		fail_msg("no re-sync counted: %s", fx_slurp("m.log"));
+	assert_non_null(strstr(fx_slurp("r.json"), "\"resynced_trees\": 1}"));
 	assert_string_equal(fx_slurp("repo/data.txt"), "needed by the build\n");
 }
 
