@@ -41,12 +41,15 @@ static int confined(const td_project *p)
 
 int td_testrun_jail(td_jail *j, td_proc_opts *po, const td_project *p, const char *tree)
 {
+	char real[PATH_MAX];
 	int err;
 
 	snprintf(j->tmp, sizeof j->tmp, "%s.tmp", tree);
-	snprintf(j->tmp_env, sizeof j->tmp_env, "TMPDIR=%s", j->tmp);
 	if ((err = td_mkdirs(j->tmp)))
 		return err;
+	if (realpath(j->tmp, real)) /* absolute: the child runs elsewhere (in tree) */
+		snprintf(j->tmp, sizeof j->tmp, "%s", real);
+	snprintf(j->tmp_env, sizeof j->tmp_env, "TMPDIR=%s", j->tmp);
 	j->env[0] = j->tmp_env, j->env[1] = NULL;
 	po->env = j->env;
 	j->dirs[0] = tree, j->dirs[1] = j->tmp, j->dirs[2] = NULL;
