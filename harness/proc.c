@@ -60,14 +60,37 @@ static int resolve(const char *prog, char *out, size_t size)
 	return TD_FAIL(TD_EIO, "program '%s' is not on PATH; install it or give its path", prog);
 }
 
+/* Whether the entry "NAME=..." names the variable of entry (its NAME and the '='). */
+static int same_name(const char *entry, const char *other)
+{
+	size_t n = strcspn(entry, "=");
+
+	return strncmp(entry, other, n) == 0 && other[n] == '=';
+}
+
+/*
+ * Whether environ entry e is replaced by the run's token or one of the
+ * extra entries. (The token's text is filled in later, by td_reaper_begin.)
+ */
+static int replaced(const char *e, const char *const *extra)
+{
+	if (same_name(TD_REAPER_ENV "=", e))
+		return 1;
+	for (size_t i = 0; extra && extra[i]; i++)
+		if (same_name(extra[i], e))
+			return 1;
+	return 0;
+}
+
 /*
  * The run's token (which carries on the chain of an earlier one, reaper.h),
- * then the extra entries, then environ without its own token. The first
- * entries win.
+ * then the extra entries, then environ without the variables those name:
+ * one entry per name, since programs disagree on which of two counts
+ * (getenv takes the first, a shell the last).
  */
 static char **build_env(const char *token, const char *const *extra)
 {
-	size_t n = 0, k = 0, e = 0, tlen = strlen(TD_REAPER_ENV);
+	size_t n = 0, k = 0, e = 0;
 	char **env;
 
 	while (environ[n])
@@ -81,7 +104,7 @@ static char **build_env(const char *token, const char *const *extra)
 	for (size_t i = 0; i < e; i++)
 		env[k++] = (char *)extra[i];
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], TD_REAPER_ENV, tlen) != 0 || environ[i][tlen] != '=')
+		if (!replaced(environ[i], extra))
 			env[k++] = environ[i];
 	return env;
 }
