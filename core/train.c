@@ -12,6 +12,7 @@
  */
 #include "train.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -748,14 +749,18 @@ int td_train_eval_checkpoint(td_train_eval_result *out, const char *checkpoint,
 	td_config_spec spec = TD_CONFIG_SPEC_INIT;
 	td_checkpoint *ck = NULL;
 	td_config *cfg = NULL;
-	char tmp[] = "/tmp/tdtrain-config-XXXXXX";
+	const char *dir = getenv("TMPDIR");
+	char tmp[4200];
 	trainer t;
 	int64_t step;
 	int err = td_checkpoint_load(&ck, checkpoint, NULL), fd = -1;
 
 	memset(&t, 0, sizeof t);
+	snprintf(tmp, sizeof tmp, "%.4096s/tdtrain-config-XXXXXX", dir && *dir ? dir : "/tmp");
 	if (!err && (fd = mkstemp(tmp)) < 0)
-		err = TD_FAIL(TD_EIO, "cannot make a temporary file for the config snapshot");
+		err = TD_FAIL(TD_EIO, "cannot make a temporary file for the config snapshot in %s: %s "
+				      "(set TMPDIR to a writable directory)", dir && *dir ? dir : "/tmp",
+			      strerror(errno));
 	if (!err) {
 		const char *text = td_checkpoint_get(ck)->config_text;
 

@@ -454,6 +454,7 @@ static int l_run(lua_State *L)
 	char out_path[PATH_MAX * 2], err_path[PATH_MAX * 2], shown[2048], line[2400], how[64];
 	td_proc_opts po = {0};
 	td_proc_result pr;
+	td_jail jail;
 	int err, r;
 
 	c->n_runs++;
@@ -462,7 +463,9 @@ static int l_run(lua_State *L)
 	td_proc_argv_string((const char *const *)argv, shown, sizeof shown);
 	po.argv = (const char *const *)argv, po.cwd = c->scratch;
 	po.out_path = out_path, po.err_path = err_path, po.timeout_s = opt_timeout(L, c);
-	err = td_proc_run(&pr, &po);
+	err = td_testrun_jail(&jail, &po, c->p, c->scratch); /* writes only in its scratch */
+	if (!err)
+		err = td_proc_run(&pr, &po);
 	td_lua_credit(L, pr.seconds); /* the child had its own deadline: not the script's time */
 	td_strv_free(argv);
 	if (err) { /* could not start: an environment error, the audit cannot go on */

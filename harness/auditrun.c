@@ -336,6 +336,7 @@ int td_audit(const char *root, const td_audit_opts *o)
 		fprintf(stderr, "tdaudit audit: %s\n", td_error_last()); /* before any run */
 		goto done;
 	}
+	td_testrun_say_confinement("audit", p);
 	q.res = calloc(q.n, sizeof *q.res);
 	if (!q.res || run_all(&q, o->jobs) != 0)
 		goto done;

@@ -34,6 +34,7 @@
 #include "../base/hash.h"
 #include "audit.h"
 #include "catalogue.h"
+#include "confine.h"
 #include "diffrange.h"
 #include "proc.h"
 #include "project.h"
@@ -78,6 +79,7 @@ typedef struct {
 	size_t next, done;   /* queue position, mutants finished */
 	size_t todo;         /* mutants to run (not settled before the run) */
 	size_t reruns;       /* test runs that timed out and ran again with twice the limit */
+	size_t resynced;     /* mutants whose build or tests changed their scratch tree's files */
 	pthread_mutex_t mu;
 	double t0;
 } run_t;
@@ -483,13 +485,50 @@ static int compiled(const char *file)
 	return 0;
 }
 
+static int source_files(const run_t *r, char ***files);
+
+/*
+ * After a mutant whose build or tests changed the files of w's scratch
+ * tree (deleted one, say): syncs it from the source again, so the next
+ * mutant on this worker starts from the code, and says so.
+ */
+static int resync(run_t *r, worker_t *w, const td_mutant *m)
+{
+	char manifest[4300], **files = NULL;
+	size_t n = 0;
+	int err = source_files(r, &files);
+
+	snprintf(manifest, sizeof manifest, "%s/work/%d.manifest", r->dir, w->id);
+	if (!err)
+		err = td_scratch_sync(r->src, files, w->tree, manifest, &n);
+	td_strv_free(files);
+	pthread_mutex_lock(&r->mu);
+	r->resynced++;
+	printf("tdaudit mutate: %s changed the files of its scratch tree %s; re-synced from the "
+	       "source (%zu more file%s rewritten or removed)\n", m->id, w->tree, n, n == 1 ? "" : "s");
+	fflush(stdout);
+	pthread_mutex_unlock(&r->mu);
+	return err;
+}
+
+/* The fingerprint of w's scratch tree (td_scratch_stamp); 0 when it cannot be read. */
+static uint64_t stamp(const run_t *r, const worker_t *w)
+{
+	char manifest[4300];
+	uint64_t h = 0;
+
+	snprintf(manifest, sizeof manifest, "%s/work/%d.manifest", r->dir, w->id);
+	td_scratch_stamp(&h, w->tree, manifest);
+	return h;
+}
+
 static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *res)
 {
 	char path[8400], *orig = NULL, *mut = NULL;
 	size_t len, mlen;
 	td_proc_result pr;
-	uint64_t before = 0, after = 0;
-	int err, ok = 0;
+	uint64_t before = 0, after = 0, synced = 0;
+	int err, ok = 0, changed;
 
 	snprintf(path, sizeof path, "%s/%s", w->tree, m->file);
 	err = td_file_read(path, &orig, &len);
@@ -500,6 +539,7 @@ static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *r
 	err = td_mutant_apply(m, orig, len, &mut, &mlen);
 	if (!err)
 		err = td_scratch_put(w->tree, m->file, mut, mlen);
+	synced = stamp(r, w); /* with the mutant in place: what its build and tests start from */
 	if (!err)
 		err = td_testrun_tree_stamp(&before, w->tree);
 	if (!err)
@@ -516,8 +556,11 @@ static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *r
 	} else if (!err) {
 		err = judge(r, w, m, res);
 	}
+	changed = stamp(r, w) != synced;
 	if (td_scratch_put(w->tree, m->file, orig, len) != 0 && !err)
 		err = TD_FAIL(TD_EIO, "could not restore %s in %s", m->file, w->tree);
+	if (changed && !err)
+		err = resync(r, w, m);
 done:
 	free(orig);
 	free(mut);
@@ -1009,7 +1052,7 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 	}
 	printf("tdaudit mutate: %zu mutants, %d worker%s; syncing and building scratch trees in %s\n",
 	       r->muts.n, jobs, jobs == 1 ? "" : "s", r->dir);
-	fflush(stdout);
+	td_testrun_say_confinement("mutate", r->proj);
 	err = run_threads(ws, jobs, worker_prepare);
 	for (int k = 0; !err && k < r->proj->n_runners; k++)
 		err = list_tests(r, k, ws[0].tree, ws[0].log);
@@ -1148,9 +1191,13 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	jobs = err ? 0 : n_jobs(&r);
 	if (!err)
 		err = execute(&r, ws, jobs);
-	if (!err)
+	if (!err) {
+		td_report_isolation iso = {r.proj->confine && td_confine_abi(NULL) > 0,
+					   td_testrun_unconfined_runs(), r.resynced};
+
 		status = td_report_all(&r.muts, r.res, opts->json, opts->junit, opts->color,
-				       opts->fail_under);
+				       opts->fail_under, &iso);
+	}
 	if (!err && r.reruns)
 		printf("%zu test run%s timed out and ran again with twice the limit (a timeout "
 		       "counts only when the second run also runs out of time)\n",

@@ -27,6 +27,7 @@
 
 #include "../base/error.h"
 #include "capture.h"
+#include "confine.h"
 #include "reaper.h"
 
 extern char **environ;
@@ -59,14 +60,37 @@ static int resolve(const char *prog, char *out, size_t size)
 	return TD_FAIL(TD_EIO, "program '%s' is not on PATH; install it or give its path", prog);
 }
 
+/* Whether the entry "NAME=..." names the variable of entry (its NAME and the '='). */
+static int same_name(const char *entry, const char *other)
+{
+	size_t n = strcspn(entry, "=");
+
+	return strncmp(entry, other, n) == 0 && other[n] == '=';
+}
+
+/*
+ * Whether environ entry e is replaced by the run's token or one of the
+ * extra entries. (The token's text is filled in later, by td_reaper_begin.)
+ */
+static int replaced(const char *e, const char *const *extra)
+{
+	if (same_name(TD_REAPER_ENV "=", e))
+		return 1;
+	for (size_t i = 0; extra && extra[i]; i++)
+		if (same_name(extra[i], e))
+			return 1;
+	return 0;
+}
+
 /*
  * The run's token (which carries on the chain of an earlier one, reaper.h),
- * then the extra entries, then environ without its own token. The first
- * entries win.
+ * then the extra entries, then environ without the variables those name:
+ * one entry per name, since programs disagree on which of two counts
+ * (getenv takes the first, a shell the last).
  */
 static char **build_env(const char *token, const char *const *extra)
 {
-	size_t n = 0, k = 0, e = 0, tlen = strlen(TD_REAPER_ENV);
+	size_t n = 0, k = 0, e = 0;
 	char **env;
 
 	while (environ[n])
@@ -80,7 +104,7 @@ static char **build_env(const char *token, const char *const *extra)
 	for (size_t i = 0; i < e; i++)
 		env[k++] = (char *)extra[i];
 	for (size_t i = 0; i < n; i++)
-		if (strncmp(environ[i], TD_REAPER_ENV, tlen) != 0 || environ[i][tlen] != '=')
+		if (!replaced(environ[i], extra))
 			env[k++] = environ[i];
 	return env;
 }
@@ -171,14 +195,26 @@ static void apply_limits(const limits *l)
 	setrlimit(RLIMIT_NPROC, &l->nproc);
 }
 
+/* In the child, its stderr in place: the Landlock rules, if any; exit 126 when refused. */
+static void apply_rules(int rules_fd, const char *prog)
+{
+	static const char msg[] = "tdaudit: the kernel refused to confine the writes of ";
+
+	if (rules_fd < 0 || td_confine_apply(rules_fd) == 0)
+		return;
+	if (write(2, msg, sizeof msg - 1) > 0 && write(2, prog, strlen(prog)) > 0)
+		(void)!write(2, "\n", 1);
+	_exit(126);
+}
+
 /*
- * In the child: own group, killed when its parent dies, cwd, output, exec.
- * Never returns. PR_SET_PDEATHSIG fires when the thread that forked dies,
+ * In the child: own group, killed when its parent dies, cwd, output, the
+ * write confinement, exec. Never returns. PR_SET_PDEATHSIG fires when the thread that forked dies,
  * which waits for the child: so it fires only if tdaudit itself dies (even
  * by SIGKILL, when no sweep can run).
  */
 static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd, int err_fd,
-		  pid_t parent, const sigset_t *none, const limits *lim)
+		  pid_t parent, const sigset_t *none, const limits *lim, int rules_fd)
 {
 	setpgid(0, 0);
 	sigprocmask(SIG_SETMASK, none, NULL); /* tdaudit blocks the signals its own thread waits for */
@@ -193,6 +229,7 @@ static void child(const char *exe, const td_proc_opts *o, char **env, int out_fd
 		close(out_fd);
 	if (err_fd > 2)
 		close(err_fd);
+	apply_rules(rules_fd, o->argv[0]);
 	execve(exe, (char *const *)o->argv, env);
 	_exit(127);
 }
@@ -268,7 +305,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 {
 	char exe[4096];
 	char **env = NULL;
-	int out_fd = -1, err_fd = -1, err = 0, n_cap = 0, child_out = -1, child_err = -1;
+	int out_fd = -1, err_fd = -1, err = 0, n_cap = 0, child_out = -1, child_err = -1, rules = -1;
 	td_capture cap[2] = {{.in = -1}, {.in = -1}};
 	td_reaper_run run;
 	limits lim;
@@ -314,6 +351,8 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 		goto done;
 	}
 	plan_limits(&lim, o);
+	if (o->write_dirs && (err = td_confine_rules(&rules, o->write_dirs)))
+		goto done;
 	err = td_reaper_begin(&run);
 	if (err)
 		goto done;
@@ -322,7 +361,7 @@ int td_proc_run(td_proc_result *res, const td_proc_opts *o)
 	sigemptyset(&none);
 	pid = fork();
 	if (pid == 0)
-		child(exe, o, env, child_out, child_err, parent, &none, &lim);
+		child(exe, o, env, child_out, child_err, parent, &none, &lim, rules);
 	if (pid > 0)
 		setpgid(pid, pid); /* also in the parent: no race with an early kill */
 	td_reaper_started(&run, pid);
@@ -345,6 +384,8 @@ done:
 		td_capture_close(&cap[i]);
 	close_child_ends(out_fd, &child_out, &child_err);
 	free(env);
+	if (rules >= 0)
+		close(rules);
 	close(out_fd);
 	if (err_fd >= 0)
 		close(err_fd);

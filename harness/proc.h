@@ -34,6 +34,9 @@ typedef struct {
 					 * reserve terabytes of address space they never touch */
 	long nproc_extra;        /* RLIMIT_NPROC: the user's count of threads when it starts, plus
 				  * this; 0: 1024. Linux does not enforce it for root */
+	const char *const *write_dirs; /* NULL-terminated: writes only beneath these (and to
+					* /dev/null and the like), by Landlock (confine.h); TD_ESTATE
+					* where it is unavailable. NULL: not confined */
 } td_proc_opts;
 
 typedef struct {

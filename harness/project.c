@@ -227,6 +227,35 @@ static int l_ledger(lua_State *L)
 	return 0;
 }
 
+static int l_confine(lua_State *L)
+{
+	td_project *p = proj(L);
+	const char *mode = luaL_checkstring(L, 1);
+
+	if (p->confine_given++)
+		fail_at(L, "%s is given twice; give it once", "confine");
+	if (strcmp(mode, "off") && strcmp(mode, "landlock"))
+		fail_at(L, "confine must be \"landlock\" or \"off\", not \"%s\"", mode);
+	p->confine = strcmp(mode, "off") != 0;
+	if (!p->confine)
+		snprintf(p->confine_off_by, sizeof p->confine_off_by, "confine \"off\" in tdaudit.lua");
+	return 0;
+}
+
+/* TDAUDIT_CONFINE=off turns confinement off; "landlock" or empty leaves tdaudit.lua's word. */
+static int confine_env(td_project *p)
+{
+	const char *v = getenv("TDAUDIT_CONFINE");
+
+	if (!v || !*v || !strcmp(v, "landlock"))
+		return 0;
+	if (strcmp(v, "off"))
+		return TD_FAIL(TD_EINVAL, "TDAUDIT_CONFINE=%s: give off (or landlock, the default)", v);
+	p->confine = 0;
+	snprintf(p->confine_off_by, sizeof p->confine_off_by, "TDAUDIT_CONFINE=off");
+	return 0;
+}
+
 static double number_field(lua_State *L, const char *name, double dflt)
 {
 	double v = 0;
@@ -461,7 +490,8 @@ static void register_dsl(lua_State *L, td_project *p)
 				       {"sources", l_sources},   {"tests", l_tests},
 				       {"catalogues", l_catalogues}, {"ledger", l_ledger},
 				       {"timeout", l_timeout},   {"audits", l_audits},
-				       {"trainer", l_trainer},   {NULL, NULL}};
+				       {"trainer", l_trainer},   {"confine", l_confine},
+				       {NULL, NULL}};
 
 	for (const luaL_Reg *f = fns; f->name; f++) {
 		lua_pushlightuserdata(L, p);
@@ -500,6 +530,7 @@ int td_project_load(td_project **out, const char *root)
 	p->timeout_factor = 10;
 	p->timeout_floor = 5;
 	p->timeout_build = 600;
+	p->confine = 1;
 	trainer_init(&p->trainer);
 	err = td_lua_new(&lua, root, NULL);
 	if (err)
@@ -512,6 +543,8 @@ int td_project_load(td_project **out, const char *root)
 				      "repository root (its format: tdaudit's docs/tdaudit-lua.md)", p->root);
 	if (!err)
 		err = check_complete(p);
+	if (!err)
+		err = confine_env(p);
 done:
 	td_lua_free(lua);
 	if (err)

@@ -17,6 +17,11 @@
  *   timeout    { factor = 10, floor = 5, build = 600 } -- seconds
  *   audits     { "audits/[a-z]*.lua" }                 -- audit scripts (tdaudit audit)
  *   trainer    { config = "configs/x.conf", train = { ... }, ... } -- docs/audit.md
+ *   confine    "off"                                   -- or "landlock" (the default)
+ *
+ * confine says whether the writes of builds and tests in scratch trees are
+ * confined by the kernel (confine.h); TDAUDIT_CONFINE=off in the
+ * environment turns it off too, whatever tdaudit.lua says.
  *
  * A test fails when its run exits non-zero, dies on a signal or times out;
  * with fail_text, also when its output contains that text (for runners
@@ -92,6 +97,10 @@ typedef struct td_project_s {
 	char *ledger;     /* path relative to root */
 	double timeout_factor, timeout_floor, timeout_build;
 	int timeout_given;   /* a timeout { } was read: a second is refused */
+	int confine;         /* 1: confine the writes of builds and tests where the kernel can
+			      * (the default); 0: confine "off", or TDAUDIT_CONFINE=off */
+	char confine_off_by[64]; /* what turned it off: "tdaudit.lua" or "TDAUDIT_CONFINE=off" */
+	int confine_given;   /* a confine was read: a second is refused */
 } td_project;
 
 /*

@@ -73,7 +73,8 @@ static void json_mutant(FILE *f, const td_mutant *m, const td_mutation_result *r
 	fprintf(f, ", \"seconds\": %.3f}", r->seconds);
 }
 
-int td_report_json(char **out, const td_mutants *m, const td_mutation_result *res)
+int td_report_json(char **out, const td_mutants *m, const td_mutation_result *res,
+		   const td_report_isolation *iso)
 {
 	size_t len, count[TD_N_OUTCOMES] = {0};
 	FILE *f = open_memstream(out, &len);
@@ -85,7 +86,12 @@ int td_report_json(char **out, const td_mutants *m, const td_mutation_result *re
 	fputs("{\n  \"schema\": \"tdaudit.mutate/1\",\n  \"summary\": {", f);
 	for (int o = 0; o < TD_N_OUTCOMES; o++)
 		fprintf(f, "%s\"%s\": %zu", o ? ", " : "", td_outcome_name((enum td_outcome)o), count[o]);
-	fputs("},\n  \"mutants\": [\n", f);
+	fputs("},\n", f);
+	if (iso)
+		fprintf(f, "  \"isolation\": {\"confinement\": \"%s\", \"unconfined_runs\": %zu, "
+			   "\"resynced_trees\": %zu},\n",
+			iso->confined ? "landlock" : "none", iso->unconfined_runs, iso->resynced);
+	fputs("  \"mutants\": [\n", f);
 	for (size_t i = 0; i < m->n; i++) {
 		json_mutant(f, &m->v[i], &res[i]);
 		fputs(i + 1 < m->n ? ",\n" : "\n", f);
@@ -166,13 +172,12 @@ static void print_details(const td_mutants *m, const td_mutation_result *res, in
 	}
 }
 
-static int write_report(const char *path, int (*fn)(char **, const td_mutants *,
-						       const td_mutation_result *),
-			const td_mutants *m, const td_mutation_result *res)
+/*
+ * Writes a report made by td_report_json or _junit (err: its code, text:
+ * its text, or NULL); frees text.
+ */
+static int write_report(const char *path, int err, char *text)
 {
-	char *text = NULL;
-	int err = fn(&text, m, res);
-
 	if (!err)
 		err = td_file_write_atomic(path, text, strlen(text), 0644);
 	free(text);
@@ -212,11 +217,23 @@ static void print_score(const size_t count[TD_N_OUTCOMES])
 			       count[TD_TIMEOUT]);
 }
 
-int td_report_all(const td_mutants *m, const td_mutation_result *res, const char *json,
-		  const char *junit, int color, double fail_under)
+/* The isolation lines of the summary; the unconfined count is loud. */
+static void print_isolation(const td_report_isolation *iso)
 {
+	printf("scratch trees re-synced after a mutant changed them: %zu\n", iso->resynced);
+	if (iso->unconfined_runs)
+		printf("WARNING: %zu builds and test runs were not confined (see the confinement "
+		       "line above)\n", iso->unconfined_runs);
+	else
+		printf("every build and test run was confined\n");
+}
+
+int td_report_all(const td_mutants *m, const td_mutation_result *res, const char *json,
+		  const char *junit, int color, double fail_under, const td_report_isolation *iso)
+{
+	char *text = NULL;
 	size_t count[TD_N_OUTCOMES] = {0}, n_bad = 0;
-	int below;
+	int below, err;
 
 	for (size_t i = 0; i < m->n; i++) {
 		count[res[i].outcome]++;
@@ -227,9 +244,12 @@ int td_report_all(const td_mutants *m, const td_mutation_result *res, const char
 		if (count[o])
 			printf("  %-17s %zu\n", td_outcome_name((enum td_outcome)o), count[o]);
 	print_score(count);
+	if (iso)
+		print_isolation(iso);
 	print_details(m, res, color);
-	if ((json && write_report(json, td_report_json, m, res)) ||
-	    (junit && write_report(junit, td_report_junit, m, res)))
+	if (json && (err = td_report_json(&text, m, res, iso), write_report(json, err, text)))
+		return 2;
+	if (junit && (err = td_report_junit(&text, m, res), write_report(junit, err, text)))
 		return 2;
 	if (n_bad)
 		printf("\ntdaudit mutate: FAILED: see above\n");

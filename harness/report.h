@@ -8,6 +8,9 @@
  * JSON (--json FILE), schema "tdaudit.mutate/1":
  *   { "schema": "tdaudit.mutate/1",
  *     "summary": { "<outcome>": count, ... },      -- every outcome, 0 included
+ *     "isolation": { "confinement": "landlock" | "none",
+ *                    "unconfined_runs": N,         -- builds and tests run unconfined
+ *                    "resynced_trees": N },        -- trees synced again after a mutant
  *     "mutants": [ { "id", "name", "catalogue", "where", "file", "line",
  *                    "operator", "find", "replace", "guards": [...],
  *                    "finding": N | null, "designed_against": s | null,
@@ -54,18 +57,27 @@ int td_report_score(double *score, const size_t count[TD_N_OUTCOMES]);
  */
 int td_report_below(const size_t count[TD_N_OUTCOMES], double fail_under);
 
+/* How a run's builds and tests were kept from the user's files (mutate.c). */
+typedef struct {
+	int confined;           /* 1: Landlock confined their writes (confine.h) */
+	size_t unconfined_runs; /* builds, listings and tests that ran unconfined */
+	size_t resynced;        /* scratch trees synced again after a mutant changed them */
+} td_report_isolation;
+
 /*
- * Prints the summary (with the mutation score) and writes the JSON and
+ * Prints the summary (with the mutation score and, with iso, the run's
+ * isolation) and writes the JSON and
  * JUnit reports where their paths are not NULL. Returns the run's exit
  * status: 0 all caught, 1 something survived, was stale or was killed only
  * elsewhere, or the score is below fail_under (negative: no gate), 2 when
  * a report could not be written.
  */
 int td_report_all(const td_mutants *m, const td_mutation_result *res, const char *json,
-		  const char *junit, int color, double fail_under);
+		  const char *junit, int color, double fail_under, const td_report_isolation *iso);
 
-/* The JSON report as a string. Caller frees with free(). */
-int td_report_json(char **out, const td_mutants *m, const td_mutation_result *res);
+/* The JSON report as a string (iso NULL: no "isolation"). Caller frees with free(). */
+int td_report_json(char **out, const td_mutants *m, const td_mutation_result *res,
+		   const td_report_isolation *iso);
 
 /* The JUnit XML report as a string. Caller frees with free(). */
 int td_report_junit(char **out, const td_mutants *m, const td_mutation_result *res);

@@ -18,6 +18,7 @@
 
 #include "../base/error.h"
 #include "../base/fileio.h"
+#include "../base/hash.h"
 #include "../base/strv.h"
 
 static int path_join(char *buf, size_t size, const char *a, const char *b)
@@ -153,6 +154,33 @@ static int write_manifest(const char *manifest, char *const *files)
 	err = td_file_write_atomic(manifest, buf, len, 0644);
 	free(buf);
 	return err;
+}
+
+int td_scratch_stamp(uint64_t *out, const char *dst, const char *manifest)
+{
+	char *list = NULL, *save = NULL, path[PATH_MAX];
+	uint64_t h = TD_FNV1A64_OFFSET;
+	int err = td_file_read(manifest, &list, NULL);
+
+	*out = 0;
+	if (err)
+		return err;
+	for (char *line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct stat st;
+		long long f[8] = {-1};
+
+		if (path_join(path, sizeof path, dst, line) == 0 && lstat(path, &st) == 0) {
+			f[0] = (long long)st.st_mode, f[1] = (long long)st.st_size;
+			f[2] = (long long)st.st_ino, f[3] = (long long)st.st_dev;
+			f[4] = (long long)st.st_mtim.tv_sec, f[5] = st.st_mtim.tv_nsec;
+			f[6] = (long long)st.st_ctim.tv_sec, f[7] = st.st_ctim.tv_nsec;
+		}
+		h = td_fnv1a64(h, line, strlen(line) + 1);
+		h = td_fnv1a64(h, f, sizeof f);
+	}
+	free(list);
+	*out = h;
+	return 0;
 }
 
 int td_scratch_sync(const char *src_root, char *const *files, const char *dst,

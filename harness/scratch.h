@@ -12,6 +12,7 @@
 #define TD_SCRATCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /*
  * Makes dst mirror the listed files of src_root (relative paths). The list
@@ -20,6 +21,15 @@
  */
 int td_scratch_sync(const char *src_root, char *const *files, const char *dst,
 		    const char *manifest, size_t *n_written);
+
+/*
+ * A fingerprint of the files of dst that the last sync copied (those the
+ * manifest lists): each one's path, type, mode, size, inode and change
+ * times (lstat), or its absence. A build or test that creates, changes
+ * or deletes one of them changes it; reading them does not. TD_EIO when
+ * the manifest cannot be read.
+ */
+int td_scratch_stamp(uint64_t *out, const char *dst, const char *manifest);
 
 /*
  * Writes len bytes to dst/rel, replacing it (not atomically: scratch trees

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <stdatomic.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "../base/fileio.h"
 #include "../base/hash.h"
 #include "../base/strv.h"
+#include "confine.h"
 
 /* Empties log (creating it); td_proc_run appends. */
 static void clear_log(const char *log)
@@ -31,6 +33,70 @@ static void clear_log(const char *log)
 
 	if (f)
 		fclose(f);
+}
+
+/* Runs that asked for confinement and ran without it (it was off, or unavailable). */
+static atomic_size_t unconfined_runs;
+
+static int confined(const td_project *p)
+{
+	return p->confine && td_confine_abi(NULL) > 0;
+}
+
+int td_testrun_jail(td_jail *j, td_proc_opts *po, const td_project *p, const char *tree)
+{
+	char real[PATH_MAX];
+	int err;
+
+	snprintf(j->tmp, sizeof j->tmp, "%s.tmp", tree);
+	if ((err = td_mkdirs(j->tmp)))
+		return err;
+	if (realpath(j->tmp, real)) /* absolute: the child runs elsewhere (in tree) */
+		snprintf(j->tmp, sizeof j->tmp, "%s", real);
+	snprintf(j->tmp_env, sizeof j->tmp_env, "TMPDIR=%s", j->tmp);
+	j->env[0] = j->tmp_env, j->env[1] = NULL;
+	po->env = j->env;
+	j->dirs[0] = tree, j->dirs[1] = j->tmp, j->dirs[2] = NULL;
+	if (confined(p))
+		po->write_dirs = j->dirs;
+	else
+		atomic_fetch_add(&unconfined_runs, 1);
+	return 0;
+}
+
+size_t td_testrun_unconfined_runs(void)
+{
+	return atomic_load(&unconfined_runs);
+}
+
+const char *td_testrun_confinement(const td_project *p, char *buf, size_t size)
+{
+	const char *why = NULL;
+	int abi = td_confine_abi(&why);
+
+	if (p->confine && abi > 0)
+		snprintf(buf, size, "confinement: landlock (ABI %d): writes only in the scratch tree "
+				    "and a private TMPDIR", abi);
+	else if (!p->confine)
+		snprintf(buf, size, "confinement: NONE (turned off by %s): builds and tests may "
+				    "write anywhere this user can", p->confine_off_by);
+	else
+		snprintf(buf, size, "confinement: NONE: %s; builds and tests may write anywhere "
+				    "this user can (confine \"off\" in tdaudit.lua says you accept it)",
+			 why);
+	return buf;
+}
+
+void td_testrun_say_confinement(const char *command, const td_project *p)
+{
+	char line[512];
+	int loud = !confined(p);
+
+	td_testrun_confinement(p, line, sizeof line);
+	printf("tdaudit %s: %s%s\n", command, loud ? "WARNING: " : "", line);
+	fflush(stdout);
+	if (loud)
+		fprintf(stderr, "tdaudit %s: WARNING: %s\n", command, line);
 }
 
 const char *td_test_result_name(enum td_test_result r)
@@ -146,8 +212,12 @@ int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const ch
 {
 	td_proc_opts po = {0};
 	char mark[4400];
-	int err;
+	td_jail j;
+	int err = td_testrun_jail(&j, &po, p, tree);
 
+	*ok = 0;
+	if (err)
+		return err;
 	po.argv = (const char *const *)p->build;
 	po.cwd = tree;
 	po.out_path = log;
@@ -168,9 +238,12 @@ int td_testrun_list(char ***names, const td_project *p, int k, const char *tree,
 	td_proc_opts po = {0};
 	td_proc_result pr;
 	char *out = NULL, a[256], d[64];
-	int err;
+	td_jail j;
+	int err = td_testrun_jail(&j, &po, p, tree);
 
 	*names = NULL;
+	if (err)
+		return err;
 	po.argv = (const char *const *)p->runners[k].list;
 	po.cwd = tree;
 	po.out_path = log;
@@ -270,8 +343,11 @@ int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_proje
 {
 	td_proc_opts po = {0};
 	char **argv = NULL;
-	int err = td_strv_subst(&argv, p->runners[k].run, "{test}", test);
+	td_jail j;
+	int err = td_testrun_jail(&j, &po, p, tree);
 
+	if (!err)
+		err = td_strv_subst(&argv, p->runners[k].run, "{test}", test);
 	if (err)
 		return err;
 	po.argv = (const char *const *)argv;

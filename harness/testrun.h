@@ -9,6 +9,11 @@
  * or prints the runner's fail_text; a run past its deadline is a timeout,
  * which is a failure too but reported as its own word. A program that
  * cannot be started is an error (TD_EIO), never a test failure.
+ *
+ * Each run gets TMPDIR set to a private directory beside its tree
+ * (TREE.tmp) and, unless the project turns it off (p->confine) or the
+ * kernel cannot (confine.h), may write only beneath its tree and that
+ * directory.
  */
 #ifndef TD_TESTRUN_H
 #define TD_TESTRUN_H
@@ -101,6 +106,38 @@ int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_proje
  * read.
  */
 int td_testrun_tree_stamp(uint64_t *out, const char *tree);
+
+/* What a confined run's td_proc_opts point to (td_testrun_jail). */
+typedef struct {
+	const char *dirs[3];
+	const char *env[2];
+	char tmp[4400];     /* TREE.tmp, beside the tree: the private TMPDIR */
+	char tmp_env[4420]; /* "TMPDIR=" tmp */
+} td_jail;
+
+/*
+ * Sets po->env to TMPDIR=TREE.tmp (a private directory beside tree,
+ * created) and, unless p->confine is off or the kernel cannot, po's
+ * write_dirs to tree and that directory; counts a run left unconfined.
+ * j must outlive the run (po points into it). Replaces po->env.
+ */
+int td_testrun_jail(td_jail *j, td_proc_opts *po, const td_project *p, const char *tree);
+
+/*
+ * The header line saying which confinement runs of p get, into buf:
+ * "confinement: landlock (ABI 7): ...", or "confinement: NONE ..." with
+ * the reason. Returns buf.
+ */
+const char *td_testrun_confinement(const td_project *p, char *buf, size_t size);
+
+/*
+ * Prints "tdaudit COMMAND: " and that line on stdout, the header of a run;
+ * an unconfined run's line is marked WARNING and repeated on stderr.
+ */
+void td_testrun_say_confinement(const char *command, const td_project *p);
+
+/* How many builds, listings and test runs of this process ran unconfined. */
+size_t td_testrun_unconfined_runs(void);
 
 /* Whether the file at path holds text (NULL text, or no such file: no). */
 int td_testrun_log_mentions(const char *path, const char *text);

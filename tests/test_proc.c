@@ -377,6 +377,30 @@ static void test_extra_environment_entries_reach_the_child(void **state)
 }
 
 /*
+ * An extra entry replaces the harness's own variable of that name: the
+ * child's environment holds one of each name, since a shell (dash) keeps
+ * the last of two (a mutant's TMPDIR used to lose to tdaudit's own).
+ */
+static void test_an_extra_entry_replaces_the_variable_of_its_name(void **state)
+{
+	const char *argv[] = {"sh", "-c", "test \"$TD_PROC_PROBE\" = inner && "
+					  "test \"$(env | grep -c ^TD_PROC_PROBE=)\" = 1", NULL};
+	const char *env[] = {"TD_PROC_PROBE=inner", NULL};
+	td_proc_opts o = {0};
+	td_proc_result r;
+	int err;
+
+	(void)state;
+	o.argv = argv;
+	o.env = env;
+	setenv("TD_PROC_PROBE", "outer", 1);
+	err = td_proc_run(&r, &o);
+	unsetenv("TD_PROC_PROBE");
+	assert_int_equal(err, 0);
+	assert_true(r.exited && r.status == 0);
+}
+
+/*
  * A grandchild that left the group is killed when the harness itself runs
  * under a tdaudit (a mutant's test): the mark is one variable holding both
  * tokens, since a shell passes on only one of two variables of a name.
@@ -428,6 +452,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_child_cannot_start_processes_past_its_limit),
 	cmocka_unit_test(test_a_missing_program_is_an_error),
 	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
+	cmocka_unit_test(test_an_extra_entry_replaces_the_variable_of_its_name),
 	cmocka_unit_test(test_a_grandchild_is_killed_when_the_harness_runs_under_another),
 };
 TD_TEST_GROUP(proc, tests);

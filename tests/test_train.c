@@ -25,6 +25,8 @@
 #include "../core/synth.h"
 #include "../base/fileio.h"
 #include "../core/train.h"
+#include "../harness/confine.h"
+#include "../harness/proc.h"
 #include "fixture.h"
 
 #ifndef TD_BUILD_DIR
@@ -191,6 +193,37 @@ static void test_the_final_eval_is_logged_and_scores_what_eval_scores(void **sta
 	snprintf(want, sizeof want, "\"content\":\"%016llx\",\"final\":true",
 		 (unsigned long long)eval_content("r"));
 	assert_non_null(strstr(fx_slurp("r/log.jsonl"), want));
+}
+
+/*
+ * tdtrain eval writes its config snapshot under $TMPDIR, so it runs where
+ * a mutant's tests run: writes confined to the tree and a private TMPDIR
+ * (it used to write /tmp/tdtrain-config-* whatever TMPDIR said).
+ */
+static void test_eval_writes_only_in_its_tmpdir_and_so_runs_confined(void **state)
+{
+	const char *run[] = {"train", TINY, "--out", "r", NULL};
+	const char *argv[] = {TD_BUILD_DIR "/tdtrain", "eval", "--checkpoint", "r/checkpoint.bin", NULL};
+	char cwd[4096], env_tmp[4300], tmp[4200], log[4200];
+	const char *dirs[] = {tmp, NULL}, *env[] = {env_tmp, NULL}, *why = NULL;
+	td_proc_opts po = {0};
+	td_proc_result pr;
+
+	(void)state;
+	if (td_confine_abi(&why) <= 0)
+		TD_SKIP("the kernel cannot confine writes here: %s", why);
+	enter();
+	assert_int_equal(tdtrain(run), 0);
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(tmp, sizeof tmp, "%s/tmp", cwd);
+	snprintf(env_tmp, sizeof env_tmp, "TMPDIR=%s", tmp);
+	snprintf(log, sizeof log, "%s/eval.log", cwd);
+	assert_int_equal(mkdir(tmp, 0755), 0);
+	po.argv = argv, po.env = env, po.write_dirs = dirs, po.out_path = log, po.timeout_s = 60;
+	assert_int_equal(td_proc_run(&pr, &po), 0);
+	if (!pr.exited || pr.status != 0)
+		fail_msg("confined tdtrain eval failed: %s", fx_slurp(log));
+	assert_non_null(strstr(fx_slurp(log), "eval  loss "));
 }
 
 /* The loss a step line of dir's log.jsonl reports for step, or NAN when there is none. */
@@ -600,6 +633,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_task_with_absent_cells_per_example_trains),
 	cmocka_unit_test(test_keys_this_version_cannot_honour_are_refused),
 	cmocka_unit_test(test_a_corrupt_checkpoint_is_refused_on_resume),
+	cmocka_unit_test(test_eval_writes_only_in_its_tmpdir_and_so_runs_confined),
 	cmocka_unit_test(test_tdtrain_refuses_an_option_given_twice),
 	cmocka_unit_test(test_tdtrain_refuses_a_stop_after_that_is_not_a_whole_number),
 	cmocka_unit_test(test_every_config_key_changes_the_run_or_is_refused),

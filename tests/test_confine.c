@@ -1,0 +1,175 @@
+/*
+ * test_confine.c - a mutant's build and tests are isolated: the kernel
+ * confines their writes to the scratch tree and a private TMPDIR
+ * (confine.h), and a scratch tree its tests changed is synced again before
+ * the next mutant (mutate.c), on fixture repositories (fixture.h).
+ *
+ * Edits seen breaking these tests:
+ *   - proc.c not applying the rules in the child (apply_rules returning at
+ *     once) -> a_mutant_s_test_cannot_write_or_delete_outside_its_tree
+ *   - testrun.c not setting TMPDIR, or leaving TREE.tmp out of the rules
+ *     -> the same test (its baseline goes red)
+ *   - td_report_json() leaving out or miscounting "isolation"
+ *       -> the first two and the last test
+ *   - try_mutant() not calling resync()
+ *       -> a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant
+ *         (the next mutant reads build-failed)
+ */
+#define _GNU_SOURCE
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../harness/confine.h"
+#include "fixture.h"
+
+/* The baseline test needs a writable, private $TMPDIR; prints its name. */
+static const char t_sh[] = "touch \"$TMPDIR/t\" || exit 1\necho t_ok\nexit 0\n";
+
+static void skip_without_landlock(void)
+{
+	const char *why = NULL;
+
+	if (td_confine_abi(&why) <= 0)
+		TD_SKIP("the kernel cannot confine writes here: %s", why);
+}
+
+/* A repository whose one mutant writes into it and deletes its DEBUG.md, by absolute path. */
+static void make_escaping_fixture(void)
+{
+	char cwd[4096], cat[9000];
+
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	fx_write("repo", "t.sh", t_sh);
+	fx_write("repo", "DEBUG.md", "# DEBUG.md\n");
+	fx_write("repo", "tdaudit.lua", "build { \"true\" }\n"
+				      "runner { list = { \"echo\", \"t_ok\" }, run = { \"sh\", \"t.sh\", \"{test}\" } }\n"
+				      "catalogues { \"cat.lua\" }\n");
+	snprintf(cat, sizeof cat,
+		 "mutant { name = \"t-escapes\", file = \"t.sh\", find = \"exit 0\",\n"
+		 "  replace = \"echo x > %s/repo/pwned.txt; rm -f %s/repo/DEBUG.md; exit 1\",\n"
+		 "  guards = { \"t_ok\" }, designed_against = \"x\", why = \"writes outside\" }\n",
+		 cwd, cwd);
+	fx_write("repo", "cat.lua", cat);
+	fx_git_commit_all("repo", "fixture");
+}
+
+static void test_a_mutant_s_test_cannot_write_or_delete_outside_its_tree(void **state)
+{
+	const char *args[] = {"mutate", "-j", "1", "--json", "../r.json", NULL};
+	uint64_t before;
+
+	(void)state;
+	skip_without_landlock();
+	make_escaping_fixture();
+	before = fx_tree_hash("repo");
+	if (fx_tdaudit("repo", "m.log", args) != 0) /* killed: its test exits 1 */
+		fail_msg("%s", fx_slurp("m.log"));
+	if (!strstr(fx_slurp("m.log"), "tdaudit mutate: confinement: landlock (ABI "))
+		fail_msg("no confinement line: %s", fx_slurp("m.log"));
+	assert_int_equal(access("repo/pwned.txt", F_OK), -1);
+	assert_string_equal(fx_slurp("repo/DEBUG.md"), "# DEBUG.md\n");
+	assert_true(fx_tree_hash("repo") == before);
+	assert_non_null(strstr(fx_slurp("r.json"), "\"isolation\": {\"confinement\": \"landlock\", "
+						    "\"unconfined_runs\": 0, "));
+}
+
+/* The negative control: unconfined, the same mutant does write and delete, and the header says so. */
+static void test_turned_off_the_same_mutant_escapes_and_the_header_warns(void **state)
+{
+	const char *args[] = {"mutate", "-j", "1", "--json", "../r.json", NULL};
+
+	(void)state;
+	make_escaping_fixture();
+	setenv("TDAUDIT_CONFINE", "off", 1);
+	int rc = fx_tdaudit("repo", "m.log", args);
+	unsetenv("TDAUDIT_CONFINE");
+	if (rc != 0)
+		fail_msg("%s", fx_slurp("m.log"));
+	if (!strstr(fx_slurp("m.log"), "WARNING: confinement: NONE (turned off by TDAUDIT_CONFINE=off)") ||
+	    !strstr(fx_slurp("m.log"), "builds and test runs were not confined"))
+		fail_msg("no warning: %s", fx_slurp("m.log"));
+	assert_int_equal(access("repo/pwned.txt", F_OK), 0);
+	assert_int_equal(access("repo/DEBUG.md", F_OK), -1);
+	assert_non_null(strstr(fx_slurp("r.json"), "\"isolation\": {\"confinement\": \"none\", "));
+	assert_null(strstr(fx_slurp("r.json"), "\"unconfined_runs\": 0,"));
+}
+
+static void test_a_bad_confine_setting_is_refused(void **state)
+{
+	const char *args[] = {"mutate", "--list", NULL};
+
+	(void)state;
+	make_escaping_fixture();
+	setenv("TDAUDIT_CONFINE", "maybe", 1);
+	int rc = fx_tdaudit("repo", "m.log", args);
+	unsetenv("TDAUDIT_CONFINE");
+	assert_int_equal(rc, 2);
+	assert_non_null(strstr(fx_slurp("m.log"), "TDAUDIT_CONFINE=maybe: give off"));
+	fx_write("repo", "tdaudit.lua", "build { \"true\" }\nconfine \"sometimes\"\n"
+				      "runner { list = { \"echo\", \"t_ok\" }, run = { \"sh\", \"t.sh\", \"{test}\" } }\n");
+	assert_int_equal(fx_tdaudit("repo", "m.log", args), 2);
+	assert_non_null(strstr(fx_slurp("m.log"), "tdaudit.lua:2: confine must be"));
+}
+
+/* The outcome the JSON report gives mutant id (or "" if absent). */
+static const char *outcome_of(const char *json, const char *id)
+{
+	static char out[64];
+	char key[128];
+	const char *p, *o;
+
+	snprintf(key, sizeof key, "{\"id\": \"%s\"", id);
+	p = strstr(json, key);
+	o = p ? strstr(p, "\"outcome\": \"") : NULL;
+	out[0] = '\0';
+	if (o)
+		sscanf(o + 12, "%63[^\"]", out);
+	return out;
+}
+
+/*
+ * The first mutant's test deletes data.txt, a file of its own tree that
+ * the build needs; the second mutant, on the same worker, must still
+ * build.
+ */
+static void test_a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant(void **state)
+{
+	const char *args[] = {"mutate", "-j", "1", "--json", "../r.json", NULL};
+	const char *json;
+
+	(void)state;
+	fx_write("repo", "t.sh", t_sh);
+	fx_write("repo", "data.txt", "needed by the build\n");
+	fx_write("repo", "tdaudit.lua", "build { \"test\", \"-f\", \"data.txt\" }\n"
+				      "runner { list = { \"echo\", \"t_ok\" }, run = { \"sh\", \"t.sh\", \"{test}\" } }\n"
+				      "catalogues { \"cat.lua\" }\n");
+	fx_write("repo", "cat.lua",
+		 "mutant { name = \"t-deletes\", file = \"t.sh\", find = \"exit 0\",\n"
+		 "  replace = \"rm -f data.txt; exit 1\",\n"
+		 "  guards = { \"t_ok\" }, designed_against = \"x\", why = \"deletes a file\" }\n"
+		 "mutant { name = \"t-next\", file = \"t.sh\", find = \"echo t_ok\",\n"
+		 "  replace = \"echo t_ok; exit 1\",\n"
+		 "  guards = { \"t_ok\" }, designed_against = \"x\", why = \"fails\" }\n");
+	fx_git_commit_all("repo", "fixture");
+	if (fx_tdaudit("repo", "m.log", args) != 0)
+		fail_msg("%s", fx_slurp("m.log"));
+	json = fx_slurp("r.json");
+	assert_string_equal(outcome_of(json, "t-deletes"), "killed");
+	assert_string_equal(outcome_of(fx_slurp("r.json"), "t-next"), "killed");
+	if (!strstr(fx_slurp("m.log"), "re-synced after a mutant changed them: 1"))
+		fail_msg("no re-sync counted: %s", fx_slurp("m.log"));
+	assert_non_null(strstr(fx_slurp("r.json"), "\"resynced_trees\": 1}"));
+	assert_string_equal(fx_slurp("repo/data.txt"), "needed by the build\n");
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_a_mutant_s_test_cannot_write_or_delete_outside_its_tree),
+	cmocka_unit_test(test_turned_off_the_same_mutant_escapes_and_the_header_warns),
+	cmocka_unit_test(test_a_bad_confine_setting_is_refused),
+	cmocka_unit_test(test_a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant),
+};
+TD_TEST_GROUP(confine, tests);
