@@ -65,13 +65,3 @@ mutant {
   finding = 46,
   why = "prefixes every refusal's file:line with the same position again",
 }
-
-mutant {
-  name = "catalogue-generate-reads-a-directory",
-  file = "harness/catalogue.c",
-  find = "if (rel[strlen(rel) - 1] == '/') {",
-  replace = "if (0) {",
-  guards = { "test_a_generate_glob_skips_directories" },
-  finding = 47,
-  why = "hands a directory a generate glob matched to the file reader",
-}
