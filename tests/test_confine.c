@@ -11,6 +11,9 @@
  *     -> the same test (its baseline goes red)
  *   - td_report_json() leaving out or miscounting "isolation"
  *       -> the first two and the last test
+ *   - confine.c's probe() ignoring a failed ruleset or a refused
+ *     restrict_self (abi set regardless) -> the two kernel_without_landlock
+ *     tests (the header claims landlock, or tdaudit fails)
  *   - try_mutant() not calling resync()
  *       -> a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant
  *         (the next mutant reads build-failed)
@@ -18,9 +21,17 @@
 #define _GNU_SOURCE
 #include "tdtest.h"
 
+#include <errno.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../harness/confine.h"
@@ -98,6 +109,96 @@ static void test_turned_off_the_same_mutant_escapes_and_the_header_warns(void **
 	assert_null(strstr(fx_slurp("r.json"), "\"unconfined_runs\": 0,"));
 }
 
+#if defined(__x86_64__)
+#define FX_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define FX_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#endif
+
+#ifdef FX_AUDIT_ARCH
+/*
+ * Runs tdaudit mutate in a child whose kernel, as far as it can tell, has
+ * no Landlock: a seccomp filter (inherited by tdaudit and everything it
+ * starts) makes landlock_create_ruleset fail with create_errno, or, when
+ * that is 0, lets it work and makes landlock_restrict_self fail with
+ * EPERM, as a container's policy would. Returns tdaudit's exit status.
+ */
+static int mutate_without_landlock(int create_errno)
+{
+	const char *args[] = {"mutate", "-j", "1", "--json", "../r.json", NULL};
+	int nr = create_errno ? SYS_landlock_create_ruleset : SYS_landlock_restrict_self;
+	unsigned ret = SECCOMP_RET_ERRNO | (unsigned)(create_errno ? create_errno : EPERM);
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, FX_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, ret),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = {sizeof code / sizeof code[0], code};
+	int st = 0;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+			_exit(125);
+		_exit(fx_tdaudit("repo", "m.log", args));
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 125)
+		fail_msg("cannot install a seccomp filter: %s", strerror(errno));
+	return WEXITSTATUS(st);
+}
+
+/* Where the kernel has none, the run goes on unconfined and says so, loudly, with the reason. */
+static void check_unconfined_run(int rc, const char *reason)
+{
+	const char *log = fx_slurp("m.log");
+
+	if (rc != 0)
+		fail_msg("exit %d: %s", rc, log);
+	if (!strstr(log, "tdaudit mutate: WARNING: confinement: NONE: ") || !strstr(log, reason) ||
+	    !strstr(log, "builds and test runs were not confined"))
+		fail_msg("no warning naming '%s': %s", reason, log);
+	assert_null(strstr(log, "landlock (ABI"));
+	assert_non_null(strstr(fx_slurp("r.json"), "\"isolation\": {\"confinement\": \"none\", "));
+	assert_null(strstr(fx_slurp("r.json"), "\"unconfined_runs\": 0,"));
+}
+
+static void test_a_kernel_without_landlock_runs_unconfined_and_says_why(void **state)
+{
+	(void)state;
+	make_escaping_fixture();
+	check_unconfined_run(mutate_without_landlock(ENOSYS),
+			     "this kernel has no Landlock (built without it)");
+}
+
+static void test_a_kernel_that_refuses_landlock_runs_unconfined_and_says_why(void **state)
+{
+	(void)state;
+	skip_without_landlock(); /* the ruleset must be made for restrict_self to be refused */
+	make_escaping_fixture();
+	check_unconfined_run(mutate_without_landlock(0), "a child could not apply a ruleset");
+}
+#else
+static void test_a_kernel_without_landlock_runs_unconfined_and_says_why(void **state)
+{
+	(void)state;
+	TD_SKIP("no seccomp architecture constant for this machine in the test");
+}
+
+static void test_a_kernel_that_refuses_landlock_runs_unconfined_and_says_why(void **state)
+{
+	(void)state;
+	TD_SKIP("no seccomp architecture constant for this machine in the test");
+}
+#endif
+
 static void test_a_bad_confine_setting_is_refused(void **state)
 {
 	const char *args[] = {"mutate", "--list", NULL};
@@ -169,6 +270,8 @@ static void test_a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_mutant_s_test_cannot_write_or_delete_outside_its_tree),
 	cmocka_unit_test(test_turned_off_the_same_mutant_escapes_and_the_header_warns),
+	cmocka_unit_test(test_a_kernel_without_landlock_runs_unconfined_and_says_why),
+	cmocka_unit_test(test_a_kernel_that_refuses_landlock_runs_unconfined_and_says_why),
 	cmocka_unit_test(test_a_bad_confine_setting_is_refused),
 	cmocka_unit_test(test_a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant),
 };
