@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fixture.h"
 
@@ -219,12 +220,30 @@ static void test_names_select_audits_and_every_report_and_the_ledger_get_them(vo
 	assert_non_null(strstr(log, "overlap  fail"));
 	assert_non_null(strstr(log, "absent   skip"));
 	assert_null(strstr(log, "seed "));
-	assert_non_null(strstr(fx_slurp("audit.xml"), "<skipped message=\"the trainer block names no"));
+	assert_non_null(strstr(fx_slurp("audit.xml"), "<skipped>the trainer block names no"));
 	assert_non_null(strstr(fx_slurp("audit.xml"), "tests=\"2\" failures=\"1\" errors=\"0\" skipped=\"1\""));
 	assert_int_equal(fx_tdaudit("repo", "export.log", exp), 0);
 	assert_non_null(strstr(fx_slurp("export.log"), "\"audit\": \"overlap\", \"status\": \"fail\", \"class\": \"SILENT\""));
 	assert_int_equal(fx_tdaudit("repo", "export.log", md), 0);
 	assert_non_null(strstr(fx_slurp("export.log"), "| absent | skip | - | applies to the tdaudit core only |"));
+}
+
+/* The --junit report validates against the Jenkins JUnit XSD, a skip included (no message attribute). */
+static void test_the_audit_junit_report_validates_against_the_jenkins_junit_xsd(void **state)
+{
+	const char *args[] = {"audit", "overlap", "absent", "--junit", "../audit.xml", NULL};
+	const char *lint[] = {"xmllint", "--noout", "--schema",
+			      TD_SOURCE_DIR "/tests/schemas/jenkins-junit.xsd", "../audit.xml", NULL};
+
+	(void)state;
+	if (access("/usr/bin/xmllint", X_OK) != 0)
+		TD_SKIP("no xmllint: install libxml2-utils (ci/deps)");
+	make_fixture("eval-from-train");
+	assert_int_equal(fx_tdaudit("repo", "audit.log", args), 1);
+	if (fx_run("repo", "lint.log", lint) != 0)
+		fail_msg("%s", fx_slurp("lint.log"));
+	assert_non_null(strstr(fx_slurp("audit.xml"), "<skipped>"));
+	assert_non_null(strstr(fx_slurp("audit.xml"), "<failure message="));
 }
 
 static void test_an_unknown_trainer_field_is_refused_with_its_line(void **state)
@@ -347,6 +366,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_final_eval_missing_from_the_log_fails_the_eval_audit),
 	cmocka_unit_test(test_a_name_no_audit_has_is_refused),
 	cmocka_unit_test(test_names_select_audits_and_every_report_and_the_ledger_get_them),
+	cmocka_unit_test(test_the_audit_junit_report_validates_against_the_jenkins_junit_xsd),
 	cmocka_unit_test(test_an_unknown_trainer_field_is_refused_with_its_line),
 	cmocka_unit_test(test_an_audit_has_no_os_and_reads_nothing_outside_its_scratch_dir),
 	cmocka_unit_test(test_an_audit_guard_kills_the_defect_it_is_for_and_no_other),

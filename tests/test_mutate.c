@@ -241,6 +241,28 @@ static void test_a_catalogue_entry_that_does_not_build_fails_the_run(void **stat
 }
 
 /*
+ * mutate's --junit report validates against the Jenkins JUnit XSD that
+ * ledger export's is checked with (tests/schemas/): an equivalent mutant
+ * used to be written <skipped message="..."/>, an attribute the XSD's
+ * skipped does not have.
+ */
+static void test_the_junit_report_of_a_run_validates_against_the_jenkins_junit_xsd(void **state)
+{
+	const char *args[] = {"mutate", "--junit", "../r.xml", NULL};
+	const char *lint[] = {"xmllint", "--noout", "--schema",
+			      TD_SOURCE_DIR "/tests/schemas/jenkins-junit.xsd", "../r.xml", NULL};
+
+	(void)state;
+	if (access("/usr/bin/xmllint", X_OK) != 0)
+		TD_SKIP("no xmllint: install libxml2-utils (ci/deps)");
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
+	if (fx_run("repo", "lint.log", lint) != 0)
+		fail_msg("%s", fx_slurp("lint.log"));
+	assert_non_null(strstr(fx_slurp("r.xml"), "<skipped>equivalent: clamp(0) is 0"));
+}
+
+/*
  * The reports are valid JSON and XML whatever bytes the catalogue's text
  * holds: a Latin-1 'why' and a stray byte in 'replace' used to reach both
  * raw (DEBUG.md #43). Python's own parsers are the reference; each byte
@@ -1141,6 +1163,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_given_twice_keeps_the_mutants_of_both_patterns),
 	cmocka_unit_test(test_a_value_option_given_twice_is_refused),
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
+	cmocka_unit_test(test_the_junit_report_of_a_run_validates_against_the_jenkins_junit_xsd),
 	cmocka_unit_test(test_reports_are_valid_json_and_xml_whatever_the_catalogue_holds),
 	cmocka_unit_test(test_unwritable_reports_and_ledger_are_refused_before_the_run),
 	cmocka_unit_test(test_a_mutant_that_writes_up_its_tree_reaches_no_user_file),
