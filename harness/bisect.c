@@ -266,6 +266,7 @@ int td_bisect(const char *root, const td_bisect_opts *opts)
 		err = td_testrun_claim(&lock_fd, r.dir, sizeof r.dir, r.proj->root, "history");
 	if (!err) {
 		td_testrun_say_confinement("bisect", r.proj);
+		td_project_say_empty_globs(r.proj, "bisect");
 		snprintf(r.tree, sizeof r.tree, "%s/history/tree", r.dir);
 		snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
 		snprintf(r.blog, sizeof r.blog, "%s/logs/bisect-build.log", r.dir);

@@ -601,6 +601,27 @@ int td_runner_tests_of(char ***names, int *matched, const td_runner *r, const ch
 	return err;
 }
 
+size_t td_project_say_empty_globs(const td_project *p, const char *command)
+{
+	char *const *sets[] = {p->sources, p->tests};
+	static const char *const names[] = {"sources", "tests"};
+	size_t empty = 0;
+
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; sets[s] && sets[s][i]; i++) {
+			char **files = NULL;
+
+			if (td_pathglob_list(&files, p->root, sets[s][i], NULL) == 0 && !files) {
+				fprintf(stderr, "tdaudit %s: WARNING: tdaudit.lua's %s glob '%s' matches no "
+						"file of the working tree; check it ('*' does not cross '/', "
+						"'**' does)\n", command, names[s], sets[s][i]);
+				empty++;
+			}
+			td_strv_free(files);
+		}
+	return empty;
+}
+
 int td_project_matches(char *const *globs, const char *rel)
 {
 	for (size_t i = 0; globs && globs[i]; i++)

@@ -35,6 +35,8 @@
 #ifndef TD_PROJECT_H
 #define TD_PROJECT_H
 
+#include <stddef.h>
+
 #define TD_PROJECT_MAX_RUNNERS 8
 
 typedef struct {
@@ -113,5 +115,15 @@ void td_project_free(td_project *p);
 
 /* Whether rel (a path relative to root) matches one of the globs. */
 int td_project_matches(char *const *globs, const char *rel);
+
+/*
+ * Warns on stderr, as "tdaudit COMMAND: WARNING: ...", of each sources or
+ * tests glob that matches no file of the working tree (a misspelt
+ * directory, most likely): reproduce and bisect classify a commit's files
+ * by them, so such a glob quietly makes every fix look as if it added no
+ * test. A warning, not a refusal: the files may exist only in history.
+ * Returns how many globs matched nothing.
+ */
+size_t td_project_say_empty_globs(const td_project *p, const char *command);
 
 #endif

@@ -853,6 +853,7 @@ int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *
 	if (err)
 		goto done;
 	td_testrun_say_confinement("reproduce", r.proj);
+	td_project_say_empty_globs(r.proj, "reproduce");
 	snprintf(r.tree, sizeof r.tree, "%s/history/tree", r.dir);
 	snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
 	if ((err = td_testrun_reset_if_cut("tdaudit reproduce", r.tree, r.manifest)))

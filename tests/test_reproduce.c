@@ -348,6 +348,38 @@ static void test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do(voi
 }
 
 /*
+ * A tests glob that matches no file of the working tree (a directory
+ * misspelt) would make every fix look as if it added no test: reproduce
+ * and bisect say so before anything else, naming the glob; globs that
+ * match say nothing.
+ */
+static void test_a_sources_or_tests_glob_matching_no_file_is_warned_of(void **state)
+{
+	const char *args[] = {"reproduce", ids[1], "--guard", "test_add", NULL};
+	const char *bisect[] = {"bisect", "--guard", "test_add", "--good", ids[1], "--bad", ids[0], NULL};
+	static const char cfg[] =
+		"build { \"make\", \"-s\" }\n"
+		"runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+		"sources { \"src/**\" }\n"
+		"tests { \"test/*.c\", \"Makefile\" }\n"
+		"timeout { factor = 5, floor = 5 }\n";
+
+	(void)state;
+	make_history();
+	assert_int_equal(td("r.log", args), 0);
+	assert_null(strstr(fx_slurp("r.log"), "matches no file"));
+	fx_write("repo", "tdaudit.lua", cfg);
+	td("r.log", args);
+	assert_non_null(strstr(fx_slurp("r.log"), "tdaudit reproduce: WARNING: tdaudit.lua's tests glob "
+						  "'test/*.c' matches no file of the working tree"));
+	assert_non_null(strstr(fx_slurp("r.log"), "sources glob 'src/**' matches no file"));
+	assert_null(strstr(fx_slurp("r.log"), "'Makefile' matches no file"));
+	td("b.log", bisect);
+	assert_non_null(strstr(fx_slurp("b.log"), "tdaudit bisect: WARNING: tdaudit.lua's tests glob "
+						  "'test/*.c' matches no file"));
+}
+
+/*
  * Where each test file is a test of its own (ctest, a Makefile's test
  * binaries), the runner lists file names, not functions: a commit that
  * changes tests/check_add.c is guarded by the test check_add. Here no
@@ -894,6 +926,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_guards_and_pins_come_from_debug_md),
 	cmocka_unit_test(test_without_citations_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_without_debug_md_the_commits_own_tests_are_run),
+	cmocka_unit_test(test_a_sources_or_tests_glob_matching_no_file_is_warned_of),
 	cmocka_unit_test(test_a_changed_test_file_named_as_a_test_is_run),
 	cmocka_unit_test(test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do),
 	cmocka_unit_test(test_tests_of_names_the_tests_a_changed_test_file_holds),
