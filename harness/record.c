@@ -22,21 +22,11 @@ void td_record_ledger_path(char *out, size_t size, const td_project *p)
 		snprintf(out, size, "%s/%s", p->root, p->ledger);
 }
 
-/*
- * The ledger's word for outcome o. Its schema admits the seven outcomes it
- * was made with, so a mutant the build never compiled (not-rebuilt) goes
- * in as build-failed: like one, it was not judged and is not a kill.
- */
-static const char *ledger_outcome(int o)
-{
-	return td_outcome_name(o == TD_NOT_REBUILT ? TD_BUILD_FAILED : (enum td_outcome)o);
-}
-
 static int put_one(td_ledger *lg, const td_mutant *m, const td_mutation_result *r)
 {
 	td_ledger_mutant lm = {m->id, m->catalogue, m->name, m->file, m->line > 0 ? m->line : 1,
 			       m->finding, m->designed_against, m->why, m->func};
-	td_ledger_outcome lo = {m->id, ledger_outcome(r->outcome),
+	td_ledger_outcome lo = {m->id, td_outcome_name((enum td_outcome)r->outcome),
 				r->killers ? r->killers[0] : NULL, r->killers ? r->exit_status : -1,
 				r->killers ? r->signal : 0, (long)(r->seconds * 1000)};
 	int err = td_ledger_put_mutant(lg, &lm);

@@ -55,6 +55,12 @@ static const rule rules[TD_SARIF_RULES] = {
 	 "end. Read the reason and the evidence in the ledger, fix the trainer, and run tdaudit "
 	 "audit NAME again.",
 	 "docs/audit.md#the-audits"},
+	{"tdaudit/not-rebuilt-mutant", "NotRebuiltMutant", "error",
+	 "A mutant was never compiled: the build wrote no file after it changed the source.",
+	 "tdaudit mutate put a bug into this file but the build rebuilt nothing, so the tests ran "
+	 "the unmutated code and judged nothing. The build's dependencies miss this file (a header "
+	 "no rule names): fix them, or make the build a clean one, then run tdaudit mutate again.",
+	 "docs/mutate.md#outcomes"},
 };
 
 const char *td_sarif_rule_id(enum td_sarif_rule r)
@@ -117,7 +123,7 @@ static const char *against(char *buf, size_t size, const td_ledger_outcome_row *
 	return buf;
 }
 
-/* The message for a survivor, stale entry or killed-elsewhere mutant into buf. */
+/* The message for a survivor, stale entry, killed-elsewhere or not-rebuilt mutant into buf. */
 static enum td_sarif_rule mutant_message(char *buf, size_t size, const td_ledger_outcome_row *x)
 {
 	char what[256];
@@ -130,6 +136,13 @@ static enum td_sarif_rule mutant_message(char *buf, size_t size, const td_ledger
 				    "remove it, then run tdaudit mutate.",
 			 entry, x->name, x->catalogue, x->id, x->file, what);
 		return TD_SARIF_STALE;
+	}
+	if (!strcmp(x->outcome, "not-rebuilt")) {
+		snprintf(buf, size, "Mutant %s (%s '%s' of %s) was never compiled: the build wrote no "
+				    "file after it changed %s, so %s was not tested. Fix the build's "
+				    "dependencies, then run tdaudit mutate.",
+			 x->id, entry, x->name, x->catalogue, x->file, what);
+		return TD_SARIF_NOT_REBUILT;
 	}
 	if (!strcmp(x->outcome, "killed-elsewhere")) {
 		snprintf(buf, size, "Mutant %s (%s '%s' of %s) was killed only by %s, which the entry "
@@ -156,7 +169,7 @@ static void mutant_results(FILE *f, int *n, const td_ledger_outcomes *o)
 		result r = {.key = x->id, .uri = x->file, .line = x->line, .text = text, .props = props};
 
 		if (strcmp(x->outcome, "survived") && strcmp(x->outcome, "stale") &&
-		    strcmp(x->outcome, "killed-elsewhere"))
+		    strcmp(x->outcome, "killed-elsewhere") && strcmp(x->outcome, "not-rebuilt"))
 			continue;
 		r.rule = mutant_message(text, sizeof text, x);
 		put_result(f, n, &r);

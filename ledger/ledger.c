@@ -177,6 +177,42 @@ static const char schema_v4[] =
 	"  PRIMARY KEY (run, test));\n"
 	"PRAGMA user_version = 4;\n";
 
+/*
+ * Version 5: mutant_outcomes admits 'not-rebuilt' (a mutant whose build
+ * wrote no file, so its tests ran the unmutated code). Until then it was
+ * stored as build-failed and a merged ledger lost it. SQLite cannot alter
+ * a CHECK, so the table is made again with its rows. Foreign keys hold
+ * inside the migration's transaction, so kills (which references it) is
+ * set aside first and made again after, rows and all.
+ */
+static const char schema_v5[] =
+	"CREATE TABLE mutant_outcomes_v5 (\n"
+	"  run TEXT NOT NULL REFERENCES runs(id),\n"
+	"  mutant TEXT NOT NULL REFERENCES mutants(id),\n"
+	"  outcome TEXT NOT NULL CHECK (outcome IN\n"
+	"    ('killed', 'killed-elsewhere', 'survived', 'timeout', 'build-failed', 'stale',\n"
+	"     'equivalent', 'not-rebuilt')),\n"
+	"  killing_test TEXT,\n"
+	"  exit_status INTEGER,\n"
+	"  signal INTEGER,\n"
+	"  duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),\n"
+	"  PRIMARY KEY (run, mutant));\n"
+	"INSERT INTO mutant_outcomes_v5 SELECT run, mutant, outcome, killing_test, exit_status,\n"
+	"  signal, duration_ms FROM mutant_outcomes;\n"
+	"CREATE TABLE kills_v4 AS SELECT run, mutant, test FROM kills;\n"
+	"DROP TABLE kills;\n"
+	"DROP TABLE mutant_outcomes;\n"
+	"ALTER TABLE mutant_outcomes_v5 RENAME TO mutant_outcomes;\n"
+	"CREATE TABLE kills (\n"
+	"  run TEXT NOT NULL,\n"
+	"  mutant TEXT NOT NULL,\n"
+	"  test TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run, mutant, test),\n"
+	"  FOREIGN KEY (run, mutant) REFERENCES mutant_outcomes(run, mutant));\n"
+	"INSERT INTO kills SELECT run, mutant, test FROM kills_v4;\n"
+	"DROP TABLE kills_v4;\n"
+	"PRAGMA user_version = 5;\n";
+
 /* Step i takes a ledger from version migrations[i].version - 1 to .version. */
 static const struct {
 	int version;
@@ -186,6 +222,7 @@ static const struct {
 	{2, schema_v2},
 	{3, schema_v3},
 	{4, schema_v4},
+	{5, schema_v5},
 };
 
 /* --- SQLite plumbing ------------------------------------------------------------ */

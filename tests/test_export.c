@@ -65,6 +65,7 @@ static const fx_mutant mutants[] = {
 	{"m-equivalent", "core/a.c", 60, "equivalent", NULL, 0},
 	{"m-buildfail-gen", "core/b.c", 70, "build-failed", NULL, 1},
 	{"m-buildfail", "core/b.c", 80, "build-failed", NULL, 0},
+	{"m-not-rebuilt", "core/c.h", 5, "not-rebuilt", NULL, 0},
 };
 #define N_MUTANTS (sizeof mutants / sizeof mutants[0])
 
@@ -282,6 +283,8 @@ static void test_every_kind_has_one_result_per_ledger_row(void **state)
 						  "'stale' AND run = " LATEST_MUTATE},
 		{"tdaudit/killed-elsewhere", "SELECT count(*) FROM mutant_outcomes WHERE outcome = "
 					     "'killed-elsewhere' AND run = " LATEST_MUTATE},
+		{"tdaudit/not-rebuilt-mutant", "SELECT count(*) FROM mutant_outcomes WHERE outcome = "
+					       "'not-rebuilt' AND run = " LATEST_MUTATE},
 		{"tdaudit/unverified-guard", "SELECT count(*) FROM guards WHERE role = 'unverified'"},
 		{"tdaudit/failed-audit", "SELECT count(*) FROM audit_results WHERE status IN ('fail', 'error')"
 					 " AND run = " LATEST_AUDIT},
@@ -357,7 +360,7 @@ static void test_fingerprints_hold_across_exports_and_line_shifts(void **state)
 	assert_null(strstr(shifted, "\"startLine\": 10}"));
 	a = fingerprints(first);
 	b = fingerprints(shifted);
-	assert_true(strlen(a) == 17 * 8); /* 2 survivors, stale, elsewhere, 2 guards, 2 audits */
+	assert_true(strlen(a) == 17 * 9); /* 2 survivors, stale, elsewhere, not-rebuilt, 2 guards, 2 audits */
 	assert_string_equal(a, b);
 	free(a), free(b), free(first), free(again), free(shifted);
 }
@@ -370,14 +373,14 @@ static void test_the_junit_counts_are_the_ledgers(void **state)
 	make_project(0);
 	assert_int_equal(export_to("junit", "../out.xml"), 0);
 	xml = fx_slurp("out.xml");
-	/* mutants: survived x2, stale, elsewhere, catalogue build-failed fail; equivalent and the
+	/* mutants: survived x2, stale, elsewhere, not-rebuilt, catalogue build-failed fail; equivalent and the
 	 * generated build failure are skipped */
-	assert_non_null(strstr(xml, "<testsuite name=\"tdaudit.mutate\" tests=\"9\" failures=\"5\" "
+	assert_non_null(strstr(xml, "<testsuite name=\"tdaudit.mutate\" tests=\"10\" failures=\"6\" "
 				    "errors=\"0\" skipped=\"2\""));
 	assert_non_null(strstr(xml, "<testsuite name=\"tdaudit.audit\" tests=\"4\" failures=\"1\" "
 				    "errors=\"1\" skipped=\"1\""));
-	assert_non_null(strstr(xml, "<testsuites name=\"tdaudit\" tests=\"13\" failures=\"6\" errors=\"1\""));
-	assert_int_equal(count_of(xml, "<testcase "), 13);
+	assert_non_null(strstr(xml, "<testsuites name=\"tdaudit\" tests=\"14\" failures=\"7\" errors=\"1\""));
+	assert_int_equal(count_of(xml, "<testcase "), 14);
 	assert_non_null(strstr(xml, "<testcase classname=\"core/b.c\" name=\"m-stale\" time=\"0.120\">"
 				    "<failure type=\"stale\""));
 	assert_non_null(strstr(xml, "name=\"resume\" time=\"0.030\"><error type=\"-\""));

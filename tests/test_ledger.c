@@ -219,10 +219,21 @@ static void test_a_version_1_ledger_is_migrated_forward_keeping_its_rows(void **
 	raw_exec("v1.db", "INSERT INTO runs VALUES ('r1', 'tdaudit reproduce', '2024-01-01T00:00:00Z',"
 			  " '2024-01-01T00:01:00Z', NULL, 0, '0.1.0', 'ok');"
 			  "INSERT INTO reproductions VALUES ('r1', 'abc1234', 'test_g', 'fail', 'pass',"
-			  " 'guard', 2, 2);");
+			  " 'guard', 2, 2);"
+			  "INSERT INTO mutants VALUES ('m1', 'c.lua', 'm', 'a.c', 3, 1, NULL, 'w');"
+			  "INSERT INTO mutant_outcomes VALUES ('r1', 'm1', 'killed', 'test_g', 1, 0, 5);"
+			  "INSERT INTO kills VALUES ('r1', 'm1', 'test_g');");
 	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), 1);
 	assert_int_equal(td_ledger_open(&lg, "v1.db", 0), 0);
 	assert_int_equal(raw_int("v1.db", "PRAGMA user_version"), TD_LEDGER_SCHEMA_VERSION);
+	/* version 5 made mutant_outcomes again: its row and the kill that names it are kept */
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM mutant_outcomes WHERE mutant = 'm1'"
+					  " AND outcome = 'killed' AND killing_test = 'test_g'"
+					  " AND duration_ms = 5"), 1);
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM kills JOIN mutant_outcomes"
+					  " USING (run, mutant)"), 1);
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM sqlite_schema"
+					  " WHERE name IN ('mutant_outcomes_v5', 'kills_v4')"), 0);
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM audit_results"), 0); /* version 3 */
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM run_tests"), 0);     /* version 4 */
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM runs WHERE shard_n IS NOT NULL"), 0);

@@ -537,11 +537,15 @@ static void test_a_test_that_is_its_own_program_need_not_print_its_name(void **s
  * A Makefile that tracks one of two headers: a mutant in the other
  * rebuilds nothing, so the tests run the unmutated program. That mutant is
  * not-rebuilt (a failure of the run, with the advice), never survived; a
- * mutant in the tracked header is built and killed as usual.
+ * mutant in the tracked header is built and killed as usual. The ledger
+ * keeps the word: it used to store build-failed, so a merged ledger (and
+ * the gates and reports read from it) lost it.
  */
 static void test_a_mutant_the_build_never_compiles_is_not_rebuilt(void **state)
 {
 	const char *args[] = {"mutate", "--json", "../nr.json", NULL};
+	const char *merge[] = {"ledger", "merge", ".tdaudit/ledger.db", "-o", "../merged.db", NULL};
+	const char *gates[] = {"gates", "--ledger", "../merged.db", "--json", "../g.json", NULL};
 	const char *json, *log;
 
 	(void)state;
@@ -570,6 +574,11 @@ static void test_a_mutant_the_build_never_compiles_is_not_rebuilt(void **state)
 	assert_non_null(strstr(log, "not-rebuilt       1"));
 	assert_non_null(strstr(log, "fix the build's dependencies"));
 	assert_null(strstr(log, "survived"));
+	/* the ledger keeps the outcome, through a merge (the weekly job's) into gates */
+	assert_int_equal(fx_tdaudit("repo", "merge.log", merge), 0);
+	assert_int_not_equal(fx_tdaudit("repo", "gates.log", gates), 2);
+	assert_non_null(strstr(fx_slurp("g.json"), "\"not-rebuilt\": 1"));
+	assert_non_null(strstr(fx_slurp("g.json"), "\"build-failed\": 0"));
 }
 
 /*
