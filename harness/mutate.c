@@ -15,6 +15,7 @@
 #define _GNU_SOURCE
 #include "mutate.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -82,13 +83,16 @@ typedef struct {
 	size_t resynced;     /* mutants whose build or tests changed their scratch tree's files */
 	pthread_mutex_t mu;
 	double t0;
+	char logs[4400];     /* this run's directory of mutant logs (logs/runs/STAMP-PID) */
 } run_t;
 
 typedef struct {
 	run_t *run;
 	int id;
 	char tree[4300]; /* .tdaudit/work/<id> */
-	char log[4300];  /* .tdaudit/logs/worker-<id>.log */
+	char log[4300];  /* .tdaudit/logs/worker-<id>.log: the latest build or test only */
+	char *mlog;      /* the current mutant's log (its result's log), or NULL */
+	size_t mlog_len; /* bytes in it so far */
 	int err;
 	char msg[1024];  /* err's message: td_error_last() is per thread */
 } worker_t;
@@ -110,6 +114,128 @@ static double test_limit(const run_t *r, const test_t *t)
 	if (r->opts->timeout > 0)
 		return r->opts->timeout;
 	return lim > r->proj->timeout_floor ? lim : r->proj->timeout_floor;
+}
+
+/* ---- mutant logs ------------------------------------------------------------- */
+
+#define RUNS_KEPT 10                /* run directories of mutant logs kept, this one included */
+#define MUTANT_LOG_CAP (256 * 1024) /* bytes of one mutant's log; the rest is left out */
+
+/*
+ * Appends what the worker's last build or test printed (w->log) to the
+ * current mutant's log, under a "== WHAT" line, up to MUTANT_LOG_CAP.
+ * Best effort: a log that cannot be written loses text, never the run.
+ */
+static void keep_log(worker_t *w, const char *what)
+{
+	char *text = NULL;
+	size_t len = 0, room;
+	FILE *f;
+
+	if (!w->mlog || w->mlog_len >= MUTANT_LOG_CAP || !(f = fopen(w->mlog, "a")))
+		return;
+	if (td_file_read(w->log, &text, &len) != 0)
+		len = 0;
+	w->mlog_len += (size_t)fprintf(f, "== %s\n", what);
+	room = w->mlog_len < MUTANT_LOG_CAP ? MUTANT_LOG_CAP - w->mlog_len : 0;
+	fwrite(text ? text : "", 1, len < room ? len : room, f);
+	w->mlog_len += len < room ? len : room;
+	if (len > room) {
+		fprintf(f, "\n[the rest is left out: a mutant's log keeps %d KiB]\n", MUTANT_LOG_CAP / 1024);
+		w->mlog_len = MUTANT_LOG_CAP;
+	}
+	fclose(f);
+	free(text);
+	td_error_clear();
+}
+
+/*
+ * Copies into tail the last lines (at most 3) the worker's latest run
+ * printed, as one line (" / " between them, control bytes as spaces), cut
+ * to fit; "" when it printed nothing.
+ */
+static void get_tail(char *tail, size_t size, const char *log)
+{
+	char *text = NULL;
+	size_t len = 0, n = 0, start;
+	int lines = 0;
+
+	tail[0] = '\0';
+	if (td_file_read(log, &text, &len) != 0 || !len) {
+		free(text);
+		td_error_clear();
+		return;
+	}
+	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+		len--;
+	for (start = len; start > 0; start--)
+		if (text[start - 1] == '\n' && ++lines == 3)
+			break;
+	for (size_t i = start; i < len && n + 1 < size; i++) {
+		unsigned char c = (unsigned char)text[i];
+
+		if (c == '\n' && n + 4 < size)
+			n += (size_t)snprintf(tail + n, size - n, " / ");
+		else if (c != '\n')
+			tail[n++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+	}
+	tail[n < size ? n : size - 1] = '\0';
+	free(text);
+}
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
+
+static int is_run_dir(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+/*
+ * Makes this run's directory of mutant logs, logs/runs/STAMP-PID, and
+ * removes the oldest ones beyond RUNS_KEPT (the names sort by time).
+ */
+static int make_run_logs(run_t *r)
+{
+	char runs[4350], stamp[32], old[4700];
+	time_t t = time(NULL);
+	struct tm tm;
+	struct dirent **v = NULL;
+	int n, err;
+
+	snprintf(runs, sizeof runs, "%s/logs/runs", r->dir);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&t, &tm));
+	snprintf(r->logs, sizeof r->logs, "%s/%s-%ld", runs, stamp, (long)getpid());
+	if ((err = td_mkdirs(r->logs)))
+		return err;
+	n = scandir(runs, &v, is_run_dir, alphasort);
+	for (int i = 0; i < n; i++) {
+		snprintf(old, sizeof old, "%s/%s", runs, v[i]->d_name);
+		if (i < n - RUNS_KEPT && strcmp(old, r->logs))
+			nftw(old, rm_entry, 8, FTW_DEPTH | FTW_PHYS); /* best effort */
+		free(v[i]);
+	}
+	free(v);
+	return 0;
+}
+
+/* Starts mutant i's log in this run's directory: NNNN-ID.log, the id made a file name. */
+static void start_mutant_log(run_t *r, worker_t *w, size_t i, td_mutation_result *res)
+{
+	char name[64];
+	size_t k = 0;
+
+	for (const char *c = r->muts.v[i].id; *c && k + 1 < sizeof name; c++)
+		name[k++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+				    (*c >= '0' && *c <= '9') || *c == '-' || *c == '.'
+			    ? *c
+			    : '_';
+	name[k] = '\0';
+	snprintf(res->log, sizeof res->log, "%s/%04zu-%s.log", r->logs, i + 1, name);
+	unlink(res->log);
+	w->mlog = r->logs[0] ? res->log : NULL;
+	w->mlog_len = 0;
+	if (!w->mlog)
+		res->log[0] = '\0';
 }
 
 /*
@@ -360,13 +486,15 @@ static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int 
 		 int *timed_out)
 {
 	td_proc_result pr = {0};
-	char audit_detail[sizeof res->detail];
+	char audit_detail[sizeof res->detail], what[300];
 	int skipped = 0, err;
 
 	if (t->runner < 0) { /* an audit guard: its words, not an exit status */
 		*timed_out = 0;
 		err = run_audit(r, t, w->tree, w->log, &pr, failed, &skipped, audit_detail,
 				sizeof audit_detail);
+		snprintf(what, sizeof what, "audit %s", t->name);
+		keep_log(w, what);
 		if (err || !*failed)
 			return err;
 		if (!res->killers)
@@ -374,11 +502,15 @@ static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int 
 		return td_strv_push(&res->killers, t->name);
 	}
 	err = run_test(r, t, w->tree, w->log, test_limit(r, t), &pr, failed, timed_out);
+	snprintf(what, sizeof what, "test %s", t->name);
+	keep_log(w, what);
 	if (!err && *timed_out) { /* once more with twice the time: a loaded machine is no kill */
 		pthread_mutex_lock(&r->mu);
 		r->reruns++;
 		pthread_mutex_unlock(&r->mu);
 		err = run_test(r, t, w->tree, w->log, 2 * test_limit(r, t), &pr, failed, timed_out);
+		snprintf(what, sizeof what, "test %s, again with twice the time", t->name);
+		keep_log(w, what);
 	}
 	if (err || !*failed)
 		return err;
@@ -391,6 +523,8 @@ static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int 
 			 r->proj->runners[t->runner].fail_text);
 	else if (!res->killers)
 		td_proc_describe(&pr, res->detail, sizeof res->detail);
+	if (!res->killers)
+		get_tail(res->tail, sizeof res->tail, w->log);
 	return td_strv_push(&res->killers, t->name);
 }
 
@@ -544,11 +678,13 @@ static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *r
 		err = td_testrun_tree_stamp(&before, w->tree);
 	if (!err)
 		err = td_testrun_build(&ok, &pr, r->proj, w->tree, w->log);
+	keep_log(w, "build");
 	if (!err && ok)
 		err = td_testrun_tree_stamp(&after, w->tree);
 	if (!err && !ok) {
 		res->outcome = TD_BUILD_FAILED;
 		td_proc_describe(&pr, res->detail, sizeof res->detail);
+		get_tail(res->tail, sizeof res->tail, w->log);
 	} else if (!err && before == after && compiled(m->file)) { /* nothing compiled: the tests would see no mutant */
 		res->outcome = TD_NOT_REBUILT;
 		snprintf(res->detail, sizeof res->detail, "the build wrote no file after %s changed",
@@ -652,11 +788,13 @@ static void *worker_main(void *arg)
 		if (i >= r->muts.n || w->err)
 			break;
 		t = now();
+		start_mutant_log(r, w, i, &r->res[i]);
 		if (r->opts->cold)
 			w->err = cold_copy(r, w);
 		if (!w->err)
 			w->err = try_mutant(r, w, &r->muts.v[i], &r->res[i]);
 		r->res[i].seconds = now() - t;
+		w->mlog = NULL;
 		pthread_mutex_lock(&r->mu);
 		r->res[i].settled = 1;
 		r->done++;
@@ -1050,6 +1188,8 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 		snprintf(ws[i].tree, sizeof ws[i].tree, "%s/work/%d", r->dir, i);
 		snprintf(ws[i].log, sizeof ws[i].log, "%s/logs/worker-%d.log", r->dir, i);
 	}
+	if ((err = make_run_logs(r)))
+		return err;
 	printf("tdaudit mutate: %zu mutants, %d worker%s; syncing and building scratch trees in %s\n",
 	       r->muts.n, jobs, jobs == 1 ? "" : "s", r->dir);
 	td_testrun_say_confinement("mutate", r->proj);

@@ -28,7 +28,8 @@ static int put_one(td_ledger *lg, const td_mutant *m, const td_mutation_result *
 			       m->finding, m->designed_against, m->why, m->func};
 	td_ledger_outcome lo = {m->id, td_outcome_name((enum td_outcome)r->outcome),
 				r->killers ? r->killers[0] : NULL, r->killers ? r->exit_status : -1,
-				r->killers ? r->signal : 0, (long)(r->seconds * 1000)};
+				r->killers ? r->signal : 0, (long)(r->seconds * 1000),
+				r->log[0] ? r->log : NULL};
 	int err = td_ledger_put_mutant(lg, &lm);
 
 	if (!err)

@@ -69,7 +69,19 @@ static void json_mutant(FILE *f, const td_mutant *m, const td_mutation_result *r
 	fputs(", \"why\": ", f), td_json_fput_string(f, m->why);
 	fputs(", \"outcome\": ", f), td_json_fput_string(f, td_outcome_name((enum td_outcome)r->outcome));
 	fputs(", \"killed_by\": ", f), json_strv(f, r->killers);
-	fputs(", \"detail\": ", f), td_json_fput_string(f, r->detail);
+	if (r->tail[0]) { /* the failure's last lines after its exit status */
+		char d[sizeof r->detail + sizeof r->tail + 4];
+
+		snprintf(d, sizeof d, "%s: %s", r->detail, r->tail);
+		fputs(", \"detail\": ", f), td_json_fput_string(f, d);
+	} else {
+		fputs(", \"detail\": ", f), td_json_fput_string(f, r->detail);
+	}
+	fputs(", \"log\": ", f);
+	if (r->log[0])
+		td_json_fput_string(f, r->log);
+	else
+		fputs("null", f);
 	fprintf(f, ", \"seconds\": %.3f}", r->seconds);
 }
 
@@ -158,14 +170,17 @@ static void print_details(const td_mutants *m, const td_mutation_result *res, in
 		       td_outcome_name((enum td_outcome)res[i].outcome),
 		       td_report_color(color, TD_N_OUTCOMES), x->id, x->where, x->file, x->line);
 		printf("  edit: '%s' -> '%s'\n  why:  %s\n", x->find, x->replace, x->why);
+		if (res[i].log[0])
+			printf("  log:  %s\n", res[i].log);
 		if (res[i].outcome == TD_KILLED_ELSEWHERE)
 			printf("  caught only by %s, not by its guards: name the right guard\n",
 			       res[i].killers ? res[i].killers[0] : "?");
 		if (res[i].outcome == TD_STALE)
 			printf("  %s: update or remove the catalogue entry\n", res[i].detail);
 		if (res[i].outcome == TD_BUILD_FAILED)
-			printf("  the mutated code does not build (%s; see logs/ in the state directory above): the entry "
-			       "tests nothing; make its replacement compile\n", res[i].detail);
+			printf("  the mutated code does not build (%s%s%s; its log above): the entry "
+			       "tests nothing; make its replacement compile\n", res[i].detail,
+			       res[i].tail[0] ? ": " : "", res[i].tail);
 		if (res[i].outcome == TD_NOT_REBUILT)
 			printf("  %s: the tests ran the unmutated code; fix the build's dependencies "
 			       "(a Makefile that lists every header a file includes, or -MMD) or make "

@@ -33,6 +33,8 @@ typedef struct {
 	int settled;     /* 1 once the outcome is known */
 	char **killers;  /* tests that failed, the deciding one first (NULL-terminated) */
 	char detail[160];/* exit status / signal / timeout of the first failure, or a reason */
+	char tail[240];  /* the last lines the first failure printed (one line), or "" */
+	char log[4500];  /* this mutant's log (its build's and tests' output), or "" */
 	int exit_status; /* the deciding test's exit status, or -1 */
 	int signal;      /* the signal that ended it, or 0 */
 	double seconds;

@@ -213,6 +213,14 @@ static const char schema_v5[] =
 	"DROP TABLE kills_v4;\n"
 	"PRAGMA user_version = 5;\n";
 
+/*
+ * Version 6: mutant_outcomes.log, the path of the mutant's log (its build's
+ * and tests' output, kept per run by tdaudit mutate); NULL for older rows.
+ */
+static const char schema_v6[] =
+	"ALTER TABLE mutant_outcomes ADD COLUMN log TEXT;\n"
+	"PRAGMA user_version = 6;\n";
+
 /* Step i takes a ledger from version migrations[i].version - 1 to .version. */
 static const struct {
 	int version;
@@ -223,6 +231,7 @@ static const struct {
 	{3, schema_v3},
 	{4, schema_v4},
 	{5, schema_v5},
+	{6, schema_v6},
 };
 
 /* --- SQLite plumbing ------------------------------------------------------------ */
@@ -733,9 +742,9 @@ int td_ledger_put_outcome(td_ledger *lg, const td_ledger_outcome *o)
 		return TD_FAIL(TD_EINVAL, "a mutant outcome needs the mutant's id and the outcome");
 	return exec_bound(lg, "recording a mutant's outcome (is the mutant in the ledger?)",
 			  "INSERT INTO mutant_outcomes(run, mutant, outcome, killing_test, exit_status,"
-			  " signal, duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-			  "ttttiil", lg->run_id, o->mutant, o->outcome, o->killing_test, o->exit_status,
-			  o->signal, o->duration_ms);
+			  " signal, duration_ms, log) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+			  "ttttiilt", lg->run_id, o->mutant, o->outcome, o->killing_test, o->exit_status,
+			  o->signal, o->duration_ms, o->log);
 }
 
 int td_ledger_put_kill(td_ledger *lg, const char *mutant, const char *test)
@@ -825,8 +834,8 @@ static const char *const merge_sql[] = {
 	" function) SELECT id, catalogue, name, file, line, finding, designed_against, why, function"
 	" FROM src.mutants WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.mutant_outcomes(run, mutant, outcome, killing_test, exit_status, signal,"
-	" duration_ms) SELECT run, mutant, outcome, killing_test, exit_status, signal, duration_ms"
-	" FROM src.mutant_outcomes WHERE true ON CONFLICT DO NOTHING",
+	" duration_ms, log) SELECT run, mutant, outcome, killing_test, exit_status, signal,"
+	" duration_ms, log FROM src.mutant_outcomes WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.kills(run, mutant, test) SELECT run, mutant, test"
 	" FROM src.kills WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.audit_runs(run, trainer, config, audits, passed, failed, skipped)"

@@ -27,7 +27,8 @@
  * version 2 the audit tables, version 3 the shard, catalogue and
  * kill_matrix columns of runs, mutants.function and run_tests, and each is
  * migrated forward by adding them; version 4 did not admit the outcome
- * not-rebuilt, and its mutant_outcomes is made again with its rows); "commit" and "where" are SQL
+ * not-rebuilt, and its mutant_outcomes is made again with its rows;
+ * version 5 lacked mutant_outcomes.log); "commit" and "where" are SQL
  * keywords, so the columns
  * are named head_commit, fix_commit and location:
  *   runs(id, command, started, ended, head_commit, dirty, tool_version, status,
@@ -57,7 +58,7 @@
  *       finding is deliberately not a foreign key: `ledger check` reports a
  *       catalogue entry naming a finding that does not exist
  *   mutant_outcomes(run, mutant, outcome, killing_test, exit_status, signal,
- *       duration_ms)
+ *       duration_ms, log)
  *       outcome: killed | killed-elsewhere | survived | timeout | build-failed | stale | equivalent | not-rebuilt
  *   kills(run, mutant, test)      the kill matrix
  *   audit_runs(run, trainer, config, audits, passed, failed, skipped)
@@ -78,7 +79,7 @@
 
 #include <stdio.h>
 
-#define TD_LEDGER_SCHEMA_VERSION 5
+#define TD_LEDGER_SCHEMA_VERSION 6
 #define TD_LEDGER_MAGIC 0x54444C47 /* "TDLG" in PRAGMA application_id */
 #define TD_LEDGER_BUSY_MS 5000     /* how long a write waits for another writer */
 #define TD_LEDGER_RUN_ID_LEN 36    /* xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx */
@@ -212,6 +213,7 @@ typedef struct {
 	int exit_status;          /* the killing test's exit status, or -1 */
 	int signal;               /* the signal that ended it, or 0 */
 	long duration_ms;
+	const char *log;          /* the mutant's log file, or NULL */
 } td_ledger_outcome;
 
 /* Records mutant o->mutant's outcome in the open run (one per mutant per run). */

@@ -82,7 +82,7 @@ static void put_mutation_run(td_ledger *lg, int shift)
 				      .file = x->file, .line = x->line + shift, .finding = i == 1 ? 1 : 0,
 				      .designed_against = i == 1 ? NULL : "an off-by-one \xff<&>",
 				      .why = "why \"it\" matters", .function = x->generated ? "f" : NULL};
-		td_ledger_outcome o = {x->id, x->outcome, x->killer, x->killer ? 1 : -1, 0, 120};
+		td_ledger_outcome o = {x->id, x->outcome, x->killer, x->killer ? 1 : -1, 0, 120, NULL};
 
 		assert_int_equal(td_ledger_put_mutant(lg, &m), 0);
 		assert_int_equal(td_ledger_put_outcome(lg, &o), 0);
@@ -461,7 +461,7 @@ static void put_shard(td_ledger *lg, int k, const char *id)
 				   .catalogue = "0123456789abcdef", .kill_matrix = "first-kill"};
 	td_ledger_mutant m = {.id = id, .catalogue = "c.lua", .name = id, .file = "core/a.c",
 			      .line = 1, .designed_against = "x", .why = "y"};
-	td_ledger_outcome o = {id, "survived", NULL, -1, 0, 1};
+	td_ledger_outcome o = {id, "survived", NULL, -1, 0, 1, NULL};
 
 	assert_int_equal(td_ledger_run_begin(lg, &info), 0);
 	assert_int_equal(td_ledger_put_mutant(lg, &m), 0);

@@ -114,7 +114,7 @@ static void make_full_ledger(const char *path)
 	td_ledger *lg;
 	td_ledger_reproduction r = {"abc1234", "test_g", "fail", "pass", "guard", 2, 2};
 	td_ledger_mutant m = {"m1", "core", "flip", "core/plan.c", 10, 1, NULL, "re-introduces #1", NULL};
-	td_ledger_outcome o = {"m1", "killed", "test_g", 1, 0, 12};
+	td_ledger_outcome o = {"m1", "killed", "test_g", 1, 0, 12, "/state/logs/runs/r/0001-m1.log"};
 
 	assert_int_equal(td_ledger_open(&lg, path, TD_LEDGER_CREATE), 0);
 	begin(lg);
@@ -365,7 +365,7 @@ static int write_one_run(const char *path, int k, int n)
 		err = td_ledger_run_begin(lg, &info);
 	for (int i = 0; !err && i < n; i++) {
 		td_ledger_mutant m = {id, "cat.lua", "m", "calc.c", 1, 0, "x", "y", NULL};
-		td_ledger_outcome o = {id, "killed", "test_add", 1, 0, 1};
+		td_ledger_outcome o = {id, "killed", "test_add", 1, 0, 1, NULL};
 
 		snprintf(id, sizeof id, "w%d-m%d", k, i);
 		err = td_ledger_put_mutant(lg, &m);
@@ -604,6 +604,8 @@ static void test_merging_the_same_ledger_twice_adds_nothing(void **state)
 	assert_int_equal(added, 7);
 	rows = total_rows("out/merged.db");
 	assert_int_equal(rows, 7);
+	assert_int_equal(raw_int("out/merged.db", "SELECT count(*) FROM mutant_outcomes"
+						  " WHERE log = '/state/logs/runs/r/0001-m1.log'"), 1);
 	assert_int_equal(td_ledger_merge(&added, "out/merged.db", "a.db"), 0);
 	assert_int_equal(added, 0);
 	assert_int_equal(total_rows("out/merged.db"), rows);

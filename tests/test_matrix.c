@@ -73,7 +73,7 @@ static void write_run(const char *path, const run *r)
 		td_ledger_mutant m = {.id = x->id, .catalogue = "cat.lua", .name = x->id,
 				      .file = x->file, .line = 1, .designed_against = "x",
 				      .why = "y", .function = x->function};
-		td_ledger_outcome o = {x->id, x->outcome, x->killers[0], 1, 0, 1};
+		td_ledger_outcome o = {x->id, x->outcome, x->killers[0], 1, 0, 1, NULL};
 
 		assert_int_equal(td_ledger_put_mutant(lg, &m), 0);
 		assert_int_equal(td_ledger_put_outcome(lg, &o), 0);

@@ -240,6 +240,100 @@ static void test_a_catalogue_entry_that_does_not_build_fails_the_run(void **stat
 	assert_non_null(strstr(fx_slurp("r.xml"), "failures=\"1\""));
 }
 
+/* The string value of key in mutant id's JSON object, into out ("" if absent or null). */
+static void field_of(char *out, size_t size, const char *json, const char *id, const char *key)
+{
+	char k[128];
+	const char *p, *v;
+
+	snprintf(k, sizeof k, "{\"id\": \"%s\"", id);
+	p = strstr(json, k);
+	snprintf(k, sizeof k, "\"%s\": \"", key);
+	v = p ? strstr(p, k) : NULL;
+	out[0] = '\0';
+	if (v && v < strchr(p, '}'))
+		snprintf(out, size, "%.*s", (int)strcspn(v + strlen(k), "\""), v + strlen(k));
+}
+
+/* How many entries directory dir holds, . and .. aside. */
+static int entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	assert_non_null(d);
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/*
+ * Each mutant's build and test output is kept in its own log, in a
+ * directory of the run that later runs do not overwrite; its path is in
+ * the JSON and the ledger, the killing test's last lines in the JSON's
+ * detail; the oldest run directories beyond ten are removed. The logs
+ * used to be one per worker, overwritten by the next build or test, and
+ * the detail said only "exit 1".
+ */
+static void test_each_mutant_keeps_its_log_and_the_detail_has_its_last_lines(void **state)
+{
+	const char *args[] = {"mutate", "--only", "calc-[kb]*", "--json", "../r.json", NULL};
+	char log[4096], detail[512], runs[4096], old[4200], first[4096];
+	const char *text;
+
+	(void)state;
+	make_fixture(catalogue);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1); /* the build-failed entry */
+	field_of(log, sizeof log, fx_slurp("r.json"), "calc-killed", "log");
+	field_of(detail, sizeof detail, fx_slurp("r.json"), "calc-killed", "detail");
+	assert_string_equal(detail, "exit 1: test_add FAILED");
+	assert_true(log[0] == '/');
+	text = fx_slurp(log);
+	assert_non_null(strstr(text, "== build\n"));
+	assert_non_null(strstr(text, "== test test_add\ntest_add FAILED\n"));
+	field_of(detail, sizeof detail, fx_slurp("r.json"), "calc-build-failed", "detail");
+	assert_non_null(strstr(detail, "exit 2: ")); /* make's exit, then the compiler's last words */
+	assert_non_null(strstr(detail, "make"));
+	assert_non_null(strstr(fx_slurp("mutate.log"), "  log:  "));
+	/* the ledger has the path */
+	{
+		sqlite3 *db;
+		sqlite3_stmt *st;
+
+		assert_int_equal(sqlite3_open_v2("repo/.tdaudit/ledger.db", &db, SQLITE_OPEN_READONLY, NULL),
+				 SQLITE_OK);
+		assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM mutant_outcomes WHERE log = ?1",
+						    -1, &st, NULL), SQLITE_OK);
+		sqlite3_bind_text(st, 1, log, -1, SQLITE_TRANSIENT);
+		assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+		assert_int_equal(sqlite3_column_int(st, 0), 1);
+		sqlite3_finalize(st);
+		sqlite3_close(db);
+	}
+	/* a later run keeps this one's logs; ten runs are kept, the oldest removed */
+	snprintf(first, sizeof first, "%s", log);
+	snprintf(runs, sizeof runs, "%.*s", (int)(strrchr(log, '/') - log), log);
+	*strrchr(runs, '/') = '\0';
+	for (int i = 0; i < 12; i++) {
+		snprintf(old, sizeof old, "%s/19990101T0000%02dZ-1", runs, i);
+		assert_int_equal(mkdir(old, 0755), 0);
+		snprintf(old, sizeof old, "%s/19990101T0000%02dZ-1/0001-x.log", runs, i);
+		FILE *f = fopen(old, "w");
+
+		assert_non_null(f);
+		fclose(f);
+	}
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
+	assert_non_null(strstr(fx_slurp(first), "== test test_add\n")); /* still there */
+	assert_int_equal(entries(runs), 10);
+	snprintf(old, sizeof old, "%s/19990101T000003Z-1", runs); /* 14 runs: the 4 oldest go */
+	assert_int_equal(access(old, F_OK), -1);
+	snprintf(old, sizeof old, "%s/19990101T000004Z-1", runs);
+	assert_int_equal(access(old, F_OK), 0);
+}
+
 /*
  * mutate's --junit report validates against the Jenkins JUnit XSD that
  * ledger export's is checked with (tests/schemas/): an equivalent mutant
@@ -1173,6 +1267,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_value_option_given_twice_is_refused),
 	cmocka_unit_test(test_a_catalogue_entry_that_does_not_build_fails_the_run),
 	cmocka_unit_test(test_the_junit_report_of_a_run_validates_against_the_jenkins_junit_xsd),
+	cmocka_unit_test(test_each_mutant_keeps_its_log_and_the_detail_has_its_last_lines),
 	cmocka_unit_test(test_reports_are_valid_json_and_xml_whatever_the_catalogue_holds),
 	cmocka_unit_test(test_unwritable_reports_and_ledger_are_refused_before_the_run),
 	cmocka_unit_test(test_a_mutant_that_writes_up_its_tree_reaches_no_user_file),
