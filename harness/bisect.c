@@ -39,7 +39,8 @@ typedef struct {
 	char tests_at[41]; /* --tests-at's commit id, or "" */
 	int *state;    /* one per commit */
 	size_t n, builds;
-	char dir[4200], tree[4300], manifest[4300], blog[4300], tlog[4300];
+	char dir[4200], tree[4300], manifest[4300], blog[4600], tlog[4600];
+	char logs[4400]; /* this run's directory of logs (td_testrun_run_logs) */
 } bs_run;
 
 /* Builds commit i and runs the guard once; sets r->state[i] and prints it. */
@@ -51,9 +52,12 @@ static int try_commit(bs_run *r, size_t i)
 	int ok = 0, runner = -1;
 	int err = td_repo_commit_info(&info, r->repo, r->chain[i]);
 
-	if (!err)
+	if (!err) {
+		snprintf(r->blog, sizeof r->blog, "%s/%s-build.log", r->logs, info.short_id);
+		snprintf(r->tlog, sizeof r->tlog, "%s/%s-test.log", r->logs, info.short_id);
 		err = td_repo_materialise(NULL, r->repo, r->chain[i], r->tests_at[0] ? r->tests_at : NULL,
 					  r->proj->tests, r->tree, r->manifest);
+	}
 	if (!err)
 		err = td_testrun_build(&ok, &pr, r->proj, r->tree, r->blog);
 	r->builds++;
@@ -269,10 +273,10 @@ int td_bisect(const char *root, const td_bisect_opts *opts)
 		td_project_say_empty_globs(r.proj, "bisect");
 		snprintf(r.tree, sizeof r.tree, "%s/history/tree", r.dir);
 		snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
-		snprintf(r.blog, sizeof r.blog, "%s/logs/bisect-build.log", r.dir);
-		snprintf(r.tlog, sizeof r.tlog, "%s/logs/bisect-test.log", r.dir);
 		err = td_testrun_reset_if_cut("tdaudit bisect", r.tree, r.manifest);
 	}
+	if (!err && !(err = td_testrun_run_logs(r.logs, sizeof r.logs, r.dir)))
+		printf("tdaudit bisect: logs in %s\n", r.logs);
 	if (!err)
 		err = load_range(&r);
 	if (!err)

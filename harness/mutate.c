@@ -83,7 +83,7 @@ typedef struct {
 	size_t resynced;     /* mutants whose build or tests changed their scratch tree's files */
 	pthread_mutex_t mu;
 	double t0;
-	char logs[4400];     /* this run's directory of mutant logs (logs/runs/STAMP-PID) */
+	char logs[4400];     /* this run's directory of logs (td_testrun_run_logs) */
 } run_t;
 
 typedef struct {
@@ -118,7 +118,6 @@ static double test_limit(const run_t *r, const test_t *t)
 
 /* ---- mutant logs ------------------------------------------------------------- */
 
-#define RUNS_KEPT 10                /* run directories of mutant logs kept, this one included */
 #define MUTANT_LOG_CAP (256 * 1024) /* bytes of one mutant's log; the rest is left out */
 
 /*
@@ -181,41 +180,6 @@ static void get_tail(char *tail, size_t size, const char *log)
 	}
 	tail[n < size ? n : size - 1] = '\0';
 	free(text);
-}
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw);
-
-static int is_run_dir(const struct dirent *e)
-{
-	return e->d_name[0] != '.';
-}
-
-/*
- * Makes this run's directory of mutant logs, logs/runs/STAMP-PID, and
- * removes the oldest ones beyond RUNS_KEPT (the names sort by time).
- */
-static int make_run_logs(run_t *r)
-{
-	char runs[4350], stamp[32], old[4700];
-	time_t t = time(NULL);
-	struct tm tm;
-	struct dirent **v = NULL;
-	int n, err;
-
-	snprintf(runs, sizeof runs, "%s/logs/runs", r->dir);
-	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&t, &tm));
-	snprintf(r->logs, sizeof r->logs, "%s/%s-%ld", runs, stamp, (long)getpid());
-	if ((err = td_mkdirs(r->logs)))
-		return err;
-	n = scandir(runs, &v, is_run_dir, alphasort);
-	for (int i = 0; i < n; i++) {
-		snprintf(old, sizeof old, "%s/%s", runs, v[i]->d_name);
-		if (i < n - RUNS_KEPT && strcmp(old, r->logs))
-			nftw(old, rm_entry, 8, FTW_DEPTH | FTW_PHYS); /* best effort */
-		free(v[i]);
-	}
-	free(v);
-	return 0;
 }
 
 /* Starts mutant i's log in this run's directory: NNNN-ID.log, the id made a file name. */
@@ -1188,7 +1152,7 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 		snprintf(ws[i].tree, sizeof ws[i].tree, "%s/work/%d", r->dir, i);
 		snprintf(ws[i].log, sizeof ws[i].log, "%s/logs/worker-%d.log", r->dir, i);
 	}
-	if ((err = make_run_logs(r)))
+	if ((err = td_testrun_run_logs(r->logs, sizeof r->logs, r->dir)))
 		return err;
 	printf("tdaudit mutate: %zu mutants, %d worker%s; syncing and building scratch trees in %s\n",
 	       r->muts.n, jobs, jobs == 1 ? "" : "s", r->dir);

@@ -66,7 +66,9 @@ typedef struct {
 			      changed files that are neither tests nor sources */
 	char **changed;    /* the paths the commit being reproduced changed */
 	char dir[4200];    /* root/.tdaudit */
-	char tree[4300], manifest[4300], tlog[4300], blog[2][4300];
+	char tree[4300], manifest[4300], tlog[4600], blog[2][4600];
+	char logs[4400];   /* this run's directory of logs (td_testrun_run_logs) */
+	char fix[16];      /* the short id of the fix being reproduced: its logs' prefix */
 	rp_commit *done;   /* every commit judged, for the ledger */
 	size_t n_done, cap_done;
 	td_repo_commit head; /* --at-head: HEAD, the state the fix is reverted on */
@@ -339,6 +341,8 @@ static int run_tests(rp_run *r, rp_commit *c, int after, double limit, double *s
 			enum td_test_result res;
 			td_proc_result pr = {0};
 
+			snprintf(r->tlog, sizeof r->tlog, "%s/%s-%s-%.64s-%d.log", r->logs, r->fix,
+				 after ? "after" : "before", t->name, j + 1);
 			err = td_testrun_one(&res, &pr, r->proj, t->runner < 0 ? 0 : t->runner, t->name,
 					     r->tree, r->tlog, limit);
 			out[j] = (int)res;
@@ -664,6 +668,10 @@ static int reproduce_one(rp_run *r, const char *rev, const td_debugmd_finding *f
 	if (err)
 		goto done;
 	printf("tdaudit reproduce: %s %s\n", info.short_id, info.summary);
+	snprintf(r->fix, sizeof r->fix, "%s", info.short_id);
+	snprintf(r->tlog, sizeof r->tlog, "%s/%s-tests.log", r->logs, r->fix);
+	snprintf(r->blog[0], sizeof r->blog[0], "%s/%s-build-before.log", r->logs, r->fix);
+	snprintf(r->blog[1], sizeof r->blog[1], "%s/%s-build-after.log", r->logs, r->fix);
 	if (info.n_parents > 1)
 		printf("  %s is a merge commit (%u parents): reverting against its first parent %.7s\n",
 		       info.short_id, info.n_parents, info.parent);
@@ -858,9 +866,9 @@ int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *
 	snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
 	if ((err = td_testrun_reset_if_cut("tdaudit reproduce", r.tree, r.manifest)))
 		goto done;
-	snprintf(r.tlog, sizeof r.tlog, "%s/logs/reproduce-test.log", r.dir);
-	snprintf(r.blog[0], sizeof r.blog[0], "%s/logs/reproduce-build-before.log", r.dir);
-	snprintf(r.blog[1], sizeof r.blog[1], "%s/logs/reproduce-build-after.log", r.dir);
+	if ((err = td_testrun_run_logs(r.logs, sizeof r.logs, r.dir)))
+		goto done;
+	printf("tdaudit reproduce: logs in %s\n", r.logs);
 	status = opts->all ? reproduce_all(&r) : reproduce_one(&r, commit, NULL);
 	err = record(&r, status);
 done:

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/error.h"
@@ -366,5 +367,35 @@ int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_proje
 		*out = TD_TEST_FAIL;
 	else
 		*out = TD_TEST_PASS;
+	return 0;
+}
+
+static int is_run_dir(const struct dirent *e)
+{
+	return e->d_name[0] != '.';
+}
+
+int td_testrun_run_logs(char *out, size_t size, const char *state)
+{
+	char runs[4300], stamp[32], old[4600];
+	time_t t = time(NULL);
+	struct tm tm;
+	struct dirent **v = NULL;
+	int n, err;
+
+	snprintf(runs, sizeof runs, "%s/logs/runs", state);
+	strftime(stamp, sizeof stamp, "%Y%m%dT%H%M%SZ", gmtime_r(&t, &tm));
+	if ((size_t)snprintf(out, size, "%s/%s-%ld", runs, stamp, (long)getpid()) >= size)
+		return TD_FAIL(TD_EINVAL, "the state directory's path is too long: %s", state);
+	if ((err = td_mkdirs(out)))
+		return err;
+	n = scandir(runs, &v, is_run_dir, alphasort);
+	for (int i = 0; i < n; i++) {
+		snprintf(old, sizeof old, "%s/%s", runs, v[i]->d_name);
+		if (i < n - TD_RUNS_KEPT && strcmp(old, out))
+			nftw(old, rm_entry, 8, FTW_DEPTH | FTW_PHYS); /* best effort */
+		free(v[i]);
+	}
+	free(v);
 	return 0;
 }

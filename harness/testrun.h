@@ -50,6 +50,15 @@ int td_testrun_state_dir(char *out, size_t size, const char *root);
  */
 int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, const char *sub);
 
+/*
+ * Makes this run's own directory of logs under the state directory state,
+ * logs/runs/STAMP-PID (the start in UTC, the process id), into out, and
+ * removes the oldest run directories beyond the TD_RUNS_KEPT newest (the
+ * names sort by time; a removal that fails is left for the next run).
+ */
+#define TD_RUNS_KEPT 10
+int td_testrun_run_logs(char *out, size_t size, const char *state);
+
 /* Makes root/.tdaudit/ with a .gitignore of "*" (the default ledger's home). */
 int td_testrun_ignore_dir(const char *root);
 

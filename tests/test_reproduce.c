@@ -347,6 +347,40 @@ static void test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do(voi
 	assert_non_null(strstr(fx_slurp("r.log"), "no test a runner lists; name the guards"));
 }
 
+/* The directory a run's "tdaudit CMD: logs in DIR" line names, into out. */
+static void logs_dir(char *out, size_t size, const char *log)
+{
+	const char *p = strstr(fx_slurp(log), ": logs in ");
+
+	assert_non_null(p);
+	snprintf(out, size, "%.*s", (int)strcspn(p + 10, "\n"), p + 10);
+}
+
+/*
+ * Every reproduction's build and test output stays in its run's directory
+ * of logs, one file per fix, state and test run, so a later fix (or a
+ * later run) does not empty the log a message pointed to, as it did when
+ * each run wrote logs/reproduce-build-before.log again.
+ */
+static void test_each_fix_keeps_its_build_and_test_logs(void **state)
+{
+	const char *first[] = {"reproduce", ids[1], "--guard", "test_add", NULL};
+	const char *second[] = {"reproduce", ids[3], "--guard", "test_add", NULL};
+	char dir[4096], path[4400];
+
+	(void)state;
+	make_history();
+	assert_int_equal(td("r.log", first), 0);
+	logs_dir(dir, sizeof dir, "r.log");
+	assert_int_equal(td("r2.log", second), 1); /* a pin: test_add passes before C3 too */
+	snprintf(path, sizeof path, "%s/%.7s-before-test_add-1.log", dir, ids[1]);
+	assert_string_equal(fx_slurp(path), "test_add FAILED\n");
+	snprintf(path, sizeof path, "%s/%.7s-after-test_add-2.log", dir, ids[1]);
+	assert_string_equal(fx_slurp(path), "test_add ok\n");
+	snprintf(path, sizeof path, "%s/%.7s-build-before.log", dir, ids[1]);
+	assert_int_equal(access(path, F_OK), 0);
+}
+
 /*
  * A tests glob that matches no file of the working tree (a directory
  * misspelt) would make every fix look as if it added no test: reproduce
@@ -927,6 +961,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_without_citations_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_without_debug_md_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_a_sources_or_tests_glob_matching_no_file_is_warned_of),
+	cmocka_unit_test(test_each_fix_keeps_its_build_and_test_logs),
 	cmocka_unit_test(test_a_changed_test_file_named_as_a_test_is_run),
 	cmocka_unit_test(test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do),
 	cmocka_unit_test(test_tests_of_names_the_tests_a_changed_test_file_holds),
