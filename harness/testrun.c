@@ -208,14 +208,32 @@ int td_testrun_reset_if_cut(const char *who, const char *tree, const char *manif
 	return 0;
 }
 
+/*
+ * Removes tree.tmp, the private TMPDIR of tree's runs, so that each build
+ * (each mutant, each state of a fix) starts with an empty one: what one
+ * mutant's tests left there must not decide the next one's.
+ */
+static int empty_tmp(const char *tree)
+{
+	char tmp[4400];
+
+	snprintf(tmp, sizeof tmp, "%s.tmp", tree);
+	if (nftw(tmp, rm_entry, 32, FTW_DEPTH | FTW_PHYS) != 0 && errno != ENOENT)
+		return TD_FAIL(TD_EIO, "cannot empty %s, the private TMPDIR of %s: %s", tmp, tree,
+			       strerror(errno));
+	return 0;
+}
+
 int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const char *tree,
 		     const char *log)
 {
 	td_proc_opts po = {0};
 	char mark[4400];
 	td_jail j;
-	int err = td_testrun_jail(&j, &po, p, tree);
+	int err = empty_tmp(tree);
 
+	if (!err)
+		err = td_testrun_jail(&j, &po, p, tree);
 	*ok = 0;
 	if (err)
 		return err;

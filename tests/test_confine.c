@@ -14,6 +14,8 @@
  *   - confine.c's probe() ignoring a failed ruleset or a refused
  *     restrict_self (abi set regardless) -> the two kernel_without_landlock
  *     tests (the header claims landlock, or tdaudit fails)
+ *   - td_testrun_build() not emptying TREE.tmp first
+ *       -> each_mutant_starts_with_an_empty_private_tmpdir
  *   - try_mutant() not calling resync()
  *       -> a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant
  *         (the next mutant reads build-failed)
@@ -267,6 +269,33 @@ static void test_a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_
 	assert_string_equal(fx_slurp("repo/data.txt"), "needed by the build\n");
 }
 
+/*
+ * A test that leaves a file in its private TMPDIR must not change the
+ * next mutant's outcome: every build starts with an empty TREE.tmp. Here
+ * the test fails when it finds its own mark there, so a TMPDIR kept from
+ * the baseline made the harmless mutant a kill.
+ */
+static void test_each_mutant_starts_with_an_empty_private_tmpdir(void **state)
+{
+	const char *args[] = {"mutate", "-j", "1", "--json", "../r.json", NULL};
+
+	(void)state;
+	fx_write("repo", "t.sh", "[ \"$1\" = t_ok ] || exit 1\n"
+				 "[ -e \"$TMPDIR/mark\" ] && { echo left over; exit 1; }\n"
+				 "touch \"$TMPDIR/mark\"\necho t_ok\nexit 0\n");
+	fx_write("repo", "data.txt", "x\n");
+	fx_write("repo", "tdaudit.lua", "build { \"true\" }\n"
+				      "runner { list = { \"echo\", \"t_ok\" }, run = { \"sh\", \"t.sh\", \"{test}\" } }\n"
+				      "catalogues { \"cat.lua\" }\n");
+	fx_write("repo", "cat.lua",
+		 "mutant { name = \"data-harmless\", file = \"data.txt\", find = \"x\", replace = \"y\",\n"
+		 "  guards = { \"t_ok\" }, designed_against = \"x\", why = \"the test never reads it\" }\n");
+	fx_git_commit_all("repo", "fixture");
+	if (fx_tdaudit("repo", "m.log", args) != 1) /* it survives */
+		fail_msg("%s", fx_slurp("m.log"));
+	assert_string_equal(outcome_of(fx_slurp("r.json"), "data-harmless"), "survived");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_mutant_s_test_cannot_write_or_delete_outside_its_tree),
 	cmocka_unit_test(test_turned_off_the_same_mutant_escapes_and_the_header_warns),
@@ -274,5 +303,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_kernel_that_refuses_landlock_runs_unconfined_and_says_why),
 	cmocka_unit_test(test_a_bad_confine_setting_is_refused),
 	cmocka_unit_test(test_a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant),
+	cmocka_unit_test(test_each_mutant_starts_with_an_empty_private_tmpdir),
 };
 TD_TEST_GROUP(confine, tests);
