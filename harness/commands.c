@@ -45,10 +45,13 @@ int td_find_root(char *root, size_t size, const char *given)
 
 int td_parse_score(double *out, const char *v, char *why, size_t why_size)
 {
+	size_t digits = strspn(v, "0123456789");
+	int plain = digits > 0 && (!v[digits] || (v[digits] == '.' &&
+						  !v[digits + 1 + strspn(v + digits + 1, "0123456789")]));
 	char *end = NULL;
-	double s = strtod(v, &end);
+	double s = plain ? strtod(v, &end) : -1; /* plain: no hex, exponent, sign or blank */
 
-	if (end == v || *end || !(s >= 0 && s <= 100)) /* !(...) is also true for NaN */
+	if (!plain || *end || !(s >= 0 && s <= 100))
 		return snprintf(why, why_size, "is a mutation score, a number from 0 to 100, not '%s'",
 				v), 1;
 	*out = s;

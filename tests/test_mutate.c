@@ -994,7 +994,8 @@ static void test_a_bad_shard_or_score_is_refused(void **state)
 {
 	static const char *const shards[] = {"0/3", "4/3", "3", "1/0", "a/b", "2/3x", "-1/3", "1/", "/3",
 					     " 1/3"};
-	static const char *const scores[] = {"nan", "NaN", "101", "-1", "50x", "", "inf", "abc"};
+	static const char *const scores[] = {"nan", "NaN", "101", "-1", "50x", "", "inf", "abc",
+					     "0x10", " 50", "+50", "5e1", ".5", "50.5.1"};
 	const char *args[] = {"mutate", "--list", "--shard", NULL, NULL};
 
 	(void)state;
