@@ -121,20 +121,39 @@ static double test_limit(const run_t *r, const test_t *t)
 #define MUTANT_LOG_CAP (256 * 1024) /* bytes of one mutant's log; the rest is left out */
 
 /*
+ * The text of log (a worker's, bounded by the capture), or NULL with *len
+ * 0. Quiet: it must not replace the thread's error message, since it runs
+ * after a build or test whose error the caller has yet to return.
+ */
+static char *read_quietly(const char *log, size_t *len)
+{
+	FILE *f = fopen(log, "rb");
+	char *text = NULL;
+	long n = -1;
+
+	*len = 0;
+	if (f && fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0 &&
+	    (text = malloc((size_t)n + 1)))
+		*len = fread(text, 1, (size_t)n, f);
+	if (f)
+		fclose(f);
+	return text;
+}
+
+/*
  * Appends what the worker's last build or test printed (w->log) to the
  * current mutant's log, under a "== WHAT" line, up to MUTANT_LOG_CAP.
  * Best effort: a log that cannot be written loses text, never the run.
  */
 static void keep_log(worker_t *w, const char *what)
 {
-	char *text = NULL;
+	char *text;
 	size_t len = 0, room;
 	FILE *f;
 
 	if (!w->mlog || w->mlog_len >= MUTANT_LOG_CAP || !(f = fopen(w->mlog, "a")))
 		return;
-	if (td_file_read(w->log, &text, &len) != 0)
-		len = 0;
+	text = read_quietly(w->log, &len);
 	w->mlog_len += (size_t)fprintf(f, "== %s\n", what);
 	room = w->mlog_len < MUTANT_LOG_CAP ? MUTANT_LOG_CAP - w->mlog_len : 0;
 	fwrite(text ? text : "", 1, len < room ? len : room, f);
@@ -145,7 +164,6 @@ static void keep_log(worker_t *w, const char *what)
 	}
 	fclose(f);
 	free(text);
-	td_error_clear();
 }
 
 /*
@@ -155,14 +173,13 @@ static void keep_log(worker_t *w, const char *what)
  */
 static void get_tail(char *tail, size_t size, const char *log)
 {
-	char *text = NULL;
 	size_t len = 0, n = 0, start;
+	char *text = read_quietly(log, &len);
 	int lines = 0;
 
 	tail[0] = '\0';
-	if (td_file_read(log, &text, &len) != 0 || !len) {
+	if (!len) {
 		free(text);
-		td_error_clear();
 		return;
 	}
 	while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
