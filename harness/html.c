@@ -487,16 +487,29 @@ static int scores_add(scores *sc, const size_t count[TD_N_OUTCOMES], const char 
 	return 0;
 }
 
-/* Reads every mutation run's outcome counts, one run after another. */
+/*
+ * Reads every mutation run's outcome counts, one run after another. The
+ * shards of one sharded run (the same commit, catalogue and N) are one
+ * run: the latest run of each shard, counted together, dated by the first.
+ */
 static int scores_read(scores *sc, sqlite3 *db)
 {
 	sqlite3_stmt *st = NULL;
 	size_t count[TD_N_OUTCOMES] = {0};
-	char run[64] = "", label[256] = "", started[20] = "";
+	char run[300] = "", label[256] = "", started[20] = "";
 	int err = prepare(&st, db,
-			  "SELECT r.id, r.started, COALESCE(r.head_commit, ''), o.outcome, COUNT(*)"
-			  " FROM runs r JOIN mutant_outcomes o ON o.run = r.id"
-			  " GROUP BY r.id, o.outcome ORDER BY r.started, r.id");
+			  "WITH x AS (SELECT CASE WHEN r.shard_n IS NULL THEN r.id"
+			  "   ELSE r.shard_n || ' shards of ' || COALESCE(r.head_commit, '') || '/'"
+			  "   || COALESCE(r.catalogue, '') END AS k,"
+			  "   r.started, COALESCE(r.head_commit, '') AS head, o.outcome"
+			  "  FROM runs r JOIN mutant_outcomes o ON o.run = r.id"
+			  "  WHERE r.shard_n IS NULL OR NOT EXISTS (SELECT 1 FROM runs l"
+			  "   WHERE l.shard_n = r.shard_n AND l.shard_k = r.shard_k"
+			  "   AND l.catalogue IS r.catalogue AND l.head_commit IS r.head_commit"
+			  "   AND (l.started > r.started OR (l.started = r.started AND l.id > r.id)))),"
+			  " g AS (SELECT k, MIN(started) AS s FROM x GROUP BY k)"
+			  " SELECT x.k, g.s, MAX(x.head), x.outcome, COUNT(*) FROM x JOIN g USING (k)"
+			  " GROUP BY x.k, x.outcome ORDER BY g.s, x.k");
 	int rc;
 
 	if (err)
@@ -534,7 +547,7 @@ static int score_history(buf *b, sqlite3 *db)
 
 		fmt(b, "<section id=\"history\"><h2>Mutation score over runs</h2>"
 		       "<p class=\"note\" data-runs=\"%zu\">%zu mutation run%s with judged mutants, "
-		       "oldest first (a sharded run's shards are points of their own)",
+		       "oldest first (the shards of a sharded run are one point)",
 		    sc.n, sc.n, sc.n == 1 ? "" : "s");
 		if (sc.undefined)
 			fmt(b, "; %zu without a judged mutant left out", sc.undefined);

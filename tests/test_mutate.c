@@ -1149,8 +1149,9 @@ static void test_a_run_given_a_ledger_records_there_and_nowhere_else(void **stat
 
 /*
  * ci/weekly --shards 3 on the fixture: the merged ledger holds one run's
- * outcomes, and the gates, SARIF, JUnit and HTML report are made from it;
- * the survivor fails the job.
+ * outcomes, and the gates, SARIF, JUnit and HTML report are made from it
+ * (the score chart counts the shards as one run: it used to draw each as a
+ * point); the survivor fails the job.
  */
 static void test_the_weekly_job_merges_three_shards_into_its_reports(void **state)
 {
@@ -1177,6 +1178,8 @@ static void test_the_weekly_job_merges_three_shards_into_its_reports(void **stat
 	assert_non_null(strstr(fx_slurp("weekly/tdaudit.sarif"), "calc-survived"));
 	assert_non_null(strstr(fx_slurp("weekly/junit.xml"), "calc-survived"));
 	assert_non_null(strstr(fx_slurp("weekly/report.html"), "calc-survived"));
+	/* the score chart: the three shards are one run, one point */
+	assert_non_null(strstr(fx_slurp("weekly/report.html"), "data-runs=\"1\">1 mutation run with"));
 	free(one), free(merged);
 }
 
