@@ -967,7 +967,7 @@ int td_ledger_merge(long *added, const char *dst_path, const char *src_path)
 
 /* The latest mutation run (a run with a catalogue fingerprint or outcomes), as SQL. */
 #define LATEST_MUTATION_RUN                                                                        \
-	"SELECT id, head_commit, shard_k, shard_n, catalogue, kill_matrix, command FROM runs"      \
+	"SELECT id, head_commit, shard_k, shard_n, catalogue, kill_matrix, command, dirty FROM runs" \
 	" WHERE (catalogue IS NOT NULL OR id IN (SELECT run FROM mutant_outcomes))"
 
 /* Copies column i's text (or "" for NULL) into out[size]. */
@@ -986,6 +986,7 @@ static void read_run(td_ledger_mutation_run *r, sqlite3_stmt *st)
 
 	memset(r, 0, sizeof *r);
 	r->found = 1;
+	r->dirty = sqlite3_column_int(st, 7);
 	column_copy(r->run, sizeof r->run, st, 0);
 	column_copy(r->head_commit, sizeof r->head_commit, st, 1);
 	r->shard_k = sqlite3_column_int(st, 2);
@@ -1025,16 +1026,21 @@ int td_ledger_latest_mutation_run(td_ledger_mutation_run *out, td_ledger *lg)
 /* "shard 2/3 of commit 0123456789ab (catalogue 89abcdef01234567)" into buf. */
 static const char *describe_shard(char *buf, size_t size, const td_ledger_mutation_run *r)
 {
-	snprintf(buf, size, "shard %d/%d of commit %.12s (catalogue %s)", r->shard_k, r->shard_n,
-		 r->head_commit[0] ? r->head_commit : "(none)", r->catalogue[0] ? r->catalogue : "(none)");
+	snprintf(buf, size, "shard %d/%d of commit %.12s%s (catalogue %s)", r->shard_k, r->shard_n,
+		 r->head_commit[0] ? r->head_commit : "(none)",
+		 r->dirty ? " with uncommitted changes" : "", r->catalogue[0] ? r->catalogue : "(none)");
 	return buf;
 }
 
-/* Whether two shards belong to one sharded run. */
+/*
+ * Whether two shards belong to one sharded run: one commit, one catalogue,
+ * one N, and both run on a clean tree or both not (a shard of the commit
+ * and one of uncommitted changes to it tested different code).
+ */
 static int same_sharded_run(const td_ledger_mutation_run *a, const td_ledger_mutation_run *b)
 {
 	return a->shard_n == b->shard_n && !strcmp(a->head_commit, b->head_commit) &&
-	       !strcmp(a->catalogue, b->catalogue);
+	       !strcmp(a->catalogue, b->catalogue) && a->dirty == b->dirty;
 }
 
 int td_ledger_check_shards(const char *const *paths, size_t n)

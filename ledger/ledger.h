@@ -277,6 +277,7 @@ typedef struct {
 	int shard_k, shard_n;   /* shard_n 0: unsharded */
 	char catalogue[32];     /* the fingerprint of the selected mutants; "" before version 4 */
 	int full;               /* 1: the kill matrix is full (--cold); 0: first-kill */
+	int dirty;              /* 1: run on a working tree with uncommitted changes */
 } td_ledger_mutation_run;
 
 /* *out = the latest mutation run (by start time); out->found 0 when there is none. */

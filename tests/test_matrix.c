@@ -53,6 +53,7 @@ typedef struct {
 	const char *tests[6];
 	const row *rows;
 	size_t n_rows;
+	int dirty; /* run on a tree with uncommitted changes */
 } run;
 
 static const char *kill_matrix = "first-kill"; /* the mode write_run records */
@@ -62,7 +63,8 @@ static void write_run(const char *path, const run *r)
 	td_ledger *lg;
 	td_ledger_run_info info = {.command = "tdaudit mutate", .tool_version = "0.1",
 				   .head_commit = r->commit, .shard_k = r->k, .shard_n = r->n,
-				   .catalogue = r->catalogue, .kill_matrix = kill_matrix};
+				   .catalogue = r->catalogue, .kill_matrix = kill_matrix,
+				   .dirty = r->dirty};
 
 	assert_int_equal(td_ledger_open(&lg, path, TD_LEDGER_CREATE), 0);
 	assert_int_equal(td_ledger_run_begin(lg, &info), 0);
@@ -95,7 +97,7 @@ static const row rows[] = {
 };
 
 static const run plain = {0, 0, COMMIT_A, "c0ffee", {"test_a", "test_b", "test_c", "test_d"},
-			  rows, sizeof rows / sizeof rows[0]};
+			  rows, sizeof rows / sizeof rows[0], 0};
 
 static td_gates *gates_of(const char *path)
 {
@@ -142,7 +144,7 @@ static void test_a_kill_of_an_unjudged_mutant_does_not_count(void **state)
 
 static void test_a_full_matrix_is_named_and_an_unknown_test_list_claims_nothing(void **state)
 {
-	const run no_tests = {0, 0, COMMIT_A, "c0ffee", {NULL}, rows, sizeof rows / sizeof rows[0]};
+	const run no_tests = {0, 0, COMMIT_A, "c0ffee", {NULL}, rows, sizeof rows / sizeof rows[0], 0};
 	td_gates *g;
 	char *json = NULL;
 
@@ -182,9 +184,9 @@ static void test_the_json_names_the_schema_and_each_list(void **state)
 
 /* The same mutants as plain, split in two shards (by hand: the ledger does not care how). */
 static const run shard1 = {1, 2, COMMIT_A, "c0ffee", {"test_a", "test_b", "test_c", "test_d"},
-			   rows, 3};
+			   rows, 3, 0};
 static const run shard2 = {2, 2, COMMIT_A, "c0ffee", {"test_a", "test_b", "test_c", "test_d"},
-			   rows + 3, 3};
+			   rows + 3, 3, 0};
 
 static void test_the_shards_of_a_run_are_read_as_one(void **state)
 {
@@ -229,7 +231,7 @@ static void test_a_later_run_of_a_shard_replaces_the_earlier(void **state)
 	static const row again[] = {{"m1", "f.c", "one", "survived", {NULL}},
 				    {"m2", "f.c", "one", "survived", {NULL}},
 				    {"m3", "f.c", "two", "survived", {NULL}}};
-	const run rerun = {1, 2, COMMIT_A, "c0ffee", {"test_a"}, again, 3};
+	const run rerun = {1, 2, COMMIT_A, "c0ffee", {"test_a"}, again, 3, 0};
 	td_ledger *lg;
 	td_ledger_matrix *m = NULL;
 
@@ -270,9 +272,11 @@ static void test_a_merge_carries_each_shards_tests(void **state)
 
 static void test_shards_of_different_commits_or_catalogues_are_not_merged(void **state)
 {
-	const run other_commit = {2, 2, COMMIT_B, "c0ffee", {"test_a"}, rows + 3, 3};
-	const run other_catalogue = {2, 2, COMMIT_A, "decade", {"test_a"}, rows + 3, 3};
+	const run other_commit = {2, 2, COMMIT_B, "c0ffee", {"test_a"}, rows + 3, 3, 0};
+	const run other_catalogue = {2, 2, COMMIT_A, "decade", {"test_a"}, rows + 3, 3, 0};
+	const run uncommitted = {2, 2, COMMIT_A, "c0ffee", {"test_a"}, rows + 3, 3, 1};
 	const char *ab[] = {"s1.db", "b.db"}, *ac[] = {"s1.db", "c.db"}, *aa[] = {"s1.db", "d.db"};
+	const char *ae[] = {"s1.db", "e.db"};
 	const char *ok[] = {"s1.db", "s2.db"};
 	const char *cli[] = {"ledger", "merge", "../s1.db", "../b.db", "-o", "../out.db", NULL};
 
@@ -282,11 +286,15 @@ static void test_shards_of_different_commits_or_catalogues_are_not_merged(void *
 	write_run("b.db", &other_commit);
 	write_run("c.db", &other_catalogue);
 	write_run("d.db", &shard1);
+	write_run("e.db", &uncommitted);
 	TD_ASSERT_REFUSED(td_ledger_check_shards(ab, 2), TD_EINVAL, "commit bbbbbbbbbbbb");
 	assert_non_null(strstr(td_error_last(), "s1.db holds shard 1/2 of commit aaaaaaaaaaaa"));
 	TD_ASSERT_REFUSED(td_ledger_check_shards(ac, 2), TD_EINVAL, "(catalogue decade)");
 	assert_non_null(strstr(td_error_last(), "(catalogue c0ffee)"));
 	TD_ASSERT_REFUSED(td_ledger_check_shards(aa, 2), TD_EINVAL, "give each shard once");
+	/* the same commit, but one shard tested uncommitted changes to it */
+	TD_ASSERT_REFUSED(td_ledger_check_shards(ae, 2), TD_EINVAL,
+			  "e.db holds shard 2/2 of commit aaaaaaaaaaaa with uncommitted changes");
 	assert_int_equal(td_ledger_check_shards(ok, 2), 0);
 	write_run("s1.db", &plain); /* a later unsharded run does not hide s1's shard */
 	assert_int_equal(td_ledger_check_shards(ok, 2), 0);
