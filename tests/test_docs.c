@@ -26,6 +26,11 @@
  * --cold"; adding "- `--frobnicate`: ..." to docs/bisect.md's -> "documents
  * --frobnicate".
  *
+ * The config key table of docs/tdtrain.md is checked against tdtrain's
+ * own (core/config.c): seen failing with lr's default changed, clip's row
+ * deleted, a row for a key that does not exist, and steps marked as not
+ * changing the weights.
+ *
  * It also reads docs/bad-input.md's table: every row has a message in
  * backticks, a numeric exit status and at least one test, and each test it
  * names is one `tdtest --list` prints. Seen failing: a row naming
@@ -40,6 +45,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../core/config.h"
 #include "fixture.h"
 
 #define MAX_OPTS 128
@@ -388,10 +394,74 @@ static void test_every_bad_input_row_has_a_message_a_status_and_tests_that_exist
 		fail_msg("docs/bad-input.md:\n%s", msg);
 }
 
+/* The row of docs/tdtrain.md's key table for key name: its start in text, or NULL. */
+static const char *key_row(const char *text, const char *name)
+{
+	char head[128];
+	const char *p;
+
+	snprintf(head, sizeof head, "\n| `%s` |", name);
+	p = strstr(text, head);
+	return p ? p + 1 : NULL;
+}
+
+/*
+ * docs/tdtrain.md's table of config keys is core/config.c's key table:
+ * one row per declared key and no other, each with the key's type, its
+ * default, its values (for a string key), whether it changes the weights,
+ * and its one-line description, as `tdtrain` itself holds them.
+ */
+static void test_the_config_key_table_in_the_docs_is_the_trainer_s(void **state)
+{
+	static const char *const types[] = {"int", "float", "string", "bool"};
+	char path[4096], want[1024], got[1024];
+	const char *text, *row;
+	size_t n, rows = 0;
+	const td_config_key *k = td_config_keys(&n);
+
+	(void)state;
+	snprintf(path, sizeof path, "%s/docs/tdtrain.md", TD_SOURCE_DIR);
+	text = fx_slurp(path);
+	for (size_t i = 0; i < n; i++) {
+		if (!(row = key_row(text, k[i].name)))
+			fail_msg("docs/tdtrain.md has no row for the key %s", k[i].name);
+		snprintf(got, sizeof got, "%.*s", (int)strcspn(row, "\n"), row);
+		snprintf(want, sizeof want, "| `%s` | %s | `%s` |", k[i].name, types[k[i].type], k[i].def);
+		if (strncmp(got, want, strlen(want)))
+			fail_msg("docs/tdtrain.md's row for %s does not start '%s': %s", k[i].name, want, got);
+		snprintf(want, sizeof want, " | %s | %s |", k[i].affects_weights ? "yes" : "no", k[i].doc);
+		if (strlen(got) < strlen(want) || strcmp(got + strlen(got) - strlen(want), want))
+			fail_msg("docs/tdtrain.md's row for %s does not end '%s': %s", k[i].name, want, got);
+		if (k[i].allowed) {
+			size_t w = 0;
+
+			for (const char *c = k[i].allowed; *c && w + 3 < sizeof want; c++)
+				w += (size_t)snprintf(want + w, sizeof want - w, *c == '|' ? ", " : "%c", *c);
+			if (!strstr(got, want))
+				fail_msg("docs/tdtrain.md's row for %s does not list its values %s: %s",
+					 k[i].name, want, got);
+		}
+	}
+	/* and every row of the table names a declared key: the table ends at its first non-row */
+	row = strstr(text, "\n| key | type |");
+	assert_non_null(row);
+	for (row = strchr(row + 1, '\n'); row && row[1] == '|'; row = strchr(row + 1, '\n')) {
+		char name[64];
+
+		if (sscanf(row, "\n| `%63[a-z0-9_]`", name) != 1)
+			continue; /* the header's rule */
+		if (!td_config_key_find(name))
+			fail_msg("docs/tdtrain.md documents a key tdtrain does not have: %s", name);
+		rows++;
+	}
+	assert_int_equal(rows, n);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_option_a_help_prints_is_documented_on_its_page),
     cmocka_unit_test(test_every_option_a_page_documents_is_in_its_help),
     cmocka_unit_test(test_the_ci_configurations_parse_and_agree_on_their_shards),
     cmocka_unit_test(test_every_bad_input_row_has_a_message_a_status_and_tests_that_exist),
+    cmocka_unit_test(test_the_config_key_table_in_the_docs_is_the_trainer_s),
 };
 TD_TEST_GROUP(docs, tests);
