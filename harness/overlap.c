@@ -1020,6 +1020,9 @@ static int read_record(const engine *en, scratch *s, record *r, const char *line
 		snprintf(why, why_size, "no memory");
 		return -1;
 	}
+	/* the record's exact slot (a DRAM line, used once) is fetched while its n-grams are hashed */
+	if (r->exact)
+		table_prefetch(&en->exact, r->exact);
 	r->n_keys = ngram_keys(s, en->ngram);
 	r->n_words = s->n_words;
 	if (r->n_keys == 0 && en->ngram > 0 && s->n_words >= (size_t)en->ngram) {
@@ -1752,6 +1755,8 @@ static void *chunk_run(void *arg)
 		const uint32_t *slots = NULL;
 		td_overlap_hit h;
 
+		if (line + PREFETCH < c->end_line && c->sd->exact[line + PREFETCH - 1])
+			table_prefetch(&en->exact, c->sd->exact[line + PREFETCH - 1]);
 		if (en->pos_ok) {
 			r.n_keys = en->pos_first[line] - en->pos_first[line - 1];
 			slots = en->pos_slot + en->pos_first[line - 1];
