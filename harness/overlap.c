@@ -21,6 +21,8 @@
 #include <fcntl.h>
 #ifdef __AVX2__
 #include <immintrin.h>
+#elif defined __SSE2__
+#include <emmintrin.h>
 #endif
 #include <pthread.h>
 #include <stdio.h>
@@ -950,18 +952,28 @@ typedef struct {
 	int indexed_b;
 	/*
 	 * B indexed with pos_ok (gather 1): the build gathers first and
-	 * inserts later (gather_build). gkeys: each record's first
-	 * occurrences' keys, in line order; hist: how many of them have each
-	 * value of their top FINE_BITS bits; meanwhile pos_slot holds each
-	 * position's code (gather_record), not yet its slot.
+	 * counts later (gather_build). gkeys: each record's first
+	 * occurrences' keys, put as they come into the bucket of their top
+	 * COARSE_BITS bits, a bucket a chain of chunks of CHUNK keys (head: a
+	 * bucket's first chunk, chunk_next: the next chunk of a chunk's
+	 * bucket, bcur: where a bucket's next key goes), so that each bucket
+	 * is in line order; hist: how many keys have each value of their top
+	 * FINE_BITS bits; meanwhile pos_slot holds each position's code
+	 * (gather_record), not yet its slot. gather_build then orders each
+	 * bucket's keys (stably) by those bits: fat, where the keys of each
+	 * value begin in its bucket's chain.
 	 */
 	int gather;
 	uint64_t *gkeys;
-	size_t n_gkeys, cap_gkeys;
+	size_t n_gkeys, cap_gkeys, cap_pool; /* keys gathered, the most B can have, gkeys' room */
+	uint32_t head[64], *chunk_next; /* 64: COARSE */
+	size_t bcur[64], n_chunks;
+	_Alignas(64) uint64_t stage[64][8]; /* a bucket's keys until they fill a cache line of gkeys */
 	size_t *hist; /* FINE counts */
+	size_t *fat;  /* FINE places in gkeys */
 	/*
-	 * After gather_build: part, the gathered keys partitioned (stably) by
-	 * their top part_b bits (pstart: each part's first key, 2^part_b + 1
+	 * After gather_build: parts of the buckets by their top part_b bits
+	 * (pstart: each part's first key counted over the parts, 2^part_b + 1
 	 * entries); gramf, the filter of those that are not boilerplate; bp,
 	 * the boilerplate ones; n_distinct, the distinct keys. The A stream
 	 * collects the keys that pass gramf with their lines (cand_keys,
@@ -969,7 +981,6 @@ typedef struct {
 	 * (cand_line: a candidate's first A line) and gives every position of
 	 * B its candidate, or SLOT_NONE (pos_slot).
 	 */
-	uint64_t *part;
 	size_t *pstart;
 	unsigned part_b;
 	table bp;
@@ -1020,6 +1031,9 @@ static int read_record(const engine *en, scratch *s, record *r, const char *line
 		snprintf(why, why_size, "no memory");
 		return -1;
 	}
+	/* the record's exact slot (a DRAM line, used once) is fetched while its n-grams are hashed */
+	if (r->exact)
+		table_prefetch(&en->exact, r->exact);
 	r->n_keys = ngram_keys(s, en->ngram);
 	r->n_words = s->n_words;
 	if (r->n_keys == 0 && en->ngram > 0 && s->n_words >= (size_t)en->ngram) {
@@ -1159,24 +1173,41 @@ static int index_record(engine *en, scratch *s, const record *r, uint32_t line, 
 /* ---- the gathered build (B indexed) ---------------------------------------- */
 
 /*
- * Inserting B's distinct n-grams one by one in line order costs a random
- * DRAM line each (the table is hundreds of MB). Instead their keys are
- * gathered first (8 bytes a record's first occurrence), partitioned by
- * their top bits, which pick the region of the table their slots are in
- * (table_home is monotone in the key), and inserted part by part, each
- * part's region small enough to stay in the L2 cache while it is built.
- * Which slot a key gets may differ from a build in line order; what a
- * slot holds (count, line 0) does not, and nothing depends on where a key
- * sits. While gathering, a position's pos_slot is its code: CODE_FIRST |
- * its key's top FINE_BITS bits for a record's first occurrence, else how
- * far back in its record that first occurrence is; gather_build turns the
- * codes into slots in one pass over them.
+ * Counting B's distinct n-grams one by one in line order in a table of
+ * them all costs a random DRAM line each (the table is hundreds of MB).
+ * Instead their keys are gathered first (8 bytes a record's first
+ * occurrence) into buckets by their top bits, as B is read, and counted
+ * part by part (a part: buckets of the same top part_b bits), each part's
+ * counts small enough to stay in the L2 cache. While gathering, a
+ * position's pos_slot is its code: CODE_FIRST | its key's top FINE_BITS
+ * bits (its bucket) for a record's first occurrence, else how far back in
+ * its record that first occurrence is; gather_finish turns the codes into
+ * candidates in one pass over them, a cursor a bucket.
  */
 #define FINE_BITS 12
 #define FINE (1u << FINE_BITS)
 #define CODE_FIRST UINT32_C(0x80000000)
+#define COARSE_BITS 6 /* the buckets written while B is read: few enough to stay in L1 */
+#define COARSE (1u << COARSE_BITS)
+#define CHUNK 4096 /* keys: a bucket takes 32 KB of gkeys at a time */
+#define CHUNK_NONE UINT32_MAX
 #define PART_KEYS 8192 /* a part's keys at most on average: its counts (12 bytes a key, half
 				   full) stay in the L2 cache */
+
+/*
+ * Writes the 64-byte line at src to dst (64-byte aligned) past the caches:
+ * written a key at a time, 64 lines at once, gkeys would cost a read of
+ * each line from memory first.
+ */
+static inline void put_line(uint64_t *dst, const uint64_t *src)
+{
+#if defined __SSE2__
+	for (int i = 0; i < 8; i += 2)
+		_mm_stream_si128((__m128i *)(void *)(dst + i), _mm_load_si128((const __m128i *)(const void *)(src + i)));
+#else
+	memcpy(dst, src, 64);
+#endif
+}
 
 /* Gathers B record r's n-gram keys (s->keys) and its positions' codes. */
 static int gather_record(engine *en, scratch *s, const record *r)
@@ -1202,16 +1233,32 @@ static int gather_record(engine *en, scratch *s, const record *r)
 		}
 		code[j] = CODE_FIRST | fine;
 		en->hist[fine]++;
-		en->gkeys[en->n_gkeys++] = key;
+		en->n_gkeys++;
+		size_t g = fine >> (FINE_BITS - COARSE_BITS), at = en->bcur[g];
+
+		if (at % CHUNK == 0) { /* the bucket's chunk is full, or it has none: the next one */
+			uint32_t c = (uint32_t)en->n_chunks++;
+
+			if (en->head[g] == CHUNK_NONE)
+				en->head[g] = c;
+			else
+				en->chunk_next[at / CHUNK - 1] = c;
+			en->chunk_next[c] = CHUNK_NONE;
+			at = (size_t)c * CHUNK;
+		}
+		en->stage[g][at % 8] = key;
+		if (at % 8 == 7)
+			put_line(&en->gkeys[at - 7], en->stage[g]);
+		en->bcur[g] = at + 1;
 	}
 	en->n_pos += r->n_keys;
 	return 0;
 }
 
 /*
- * n keys of address space, huge pages where the kernel has them: written
- * by thousands of cursors at once, the arrays of the gathered build would
- * otherwise cost a TLB miss a key. Untouched pages cost nothing. Returns
+ * n keys of address space, huge pages where the kernel has them: read
+ * through thousands of cursors at once, the keys of the gathered build
+ * would otherwise cost a TLB miss a key. Untouched pages cost nothing. Returns
  * NULL when there is no room; caller frees with keys_free(p, n).
  */
 static uint64_t *keys_map(size_t n)
@@ -1246,12 +1293,20 @@ static unsigned part_bits(size_t n)
  * A small open-addressing set for one part at a time (cap a power of two,
  * the key's low bits its home: a part's keys share their top bits), with
  * a 32-bit value a key; a slot is held when its stamp is now, so that the
- * next part starts empty without clearing it.
+ * next part starts empty without clearing it. A slot's key, value and
+ * stamp share 16 bytes: a probe reads one cache line. The slots put since
+ * the last clear are listed in put (their order), so that a walk of the
+ * part's distinct keys does not probe again.
  */
 typedef struct {
-	uint64_t *key;
-	uint32_t *val, *stamp;
-	size_t mask;
+	uint64_t key;
+	uint32_t val, stamp;
+} local_slot;
+
+typedef struct {
+	local_slot *v;
+	uint32_t *put; /* slots held, in the order put */
+	size_t mask, n_put;
 	uint32_t now;
 } local;
 
@@ -1261,33 +1316,34 @@ static int local_init(local *l, size_t most)
 
 	while (cap < most * 2)
 		cap *= 2;
-	l->key = malloc(cap * sizeof *l->key);
-	l->val = malloc(cap * sizeof *l->val);
-	l->stamp = calloc(cap, sizeof *l->stamp);
+	l->v = calloc(cap, sizeof *l->v);
+	l->put = malloc(cap * sizeof *l->put);
 	l->mask = cap - 1;
+	l->n_put = 0;
 	l->now = 0;
-	return l->key && l->val && l->stamp ? 0 : TD_FAIL(TD_ENOMEM, "no memory for a part of %zu n-grams", most);
+	return l->v && l->put ? 0 : TD_FAIL(TD_ENOMEM, "no memory for a part of %zu n-grams", most);
 }
 
 static void local_free(local *l)
 {
-	free(l->key);
-	free(l->val);
-	free(l->stamp);
+	free(l->v);
+	free(l->put);
 }
 
 /* Empties the set. */
 static void local_clear(local *l)
 {
+	l->n_put = 0;
 	if (++l->now == 0) {
-		memset(l->stamp, 0, (l->mask + 1) * sizeof *l->stamp);
+		for (size_t k = 0; k <= l->mask; k++)
+			l->v[k].stamp = 0;
 		l->now = 1;
 	}
 }
 
 static inline int local_held(const local *l, size_t k)
 {
-	return l->stamp[k] == l->now;
+	return l->v[k].stamp == l->now;
 }
 
 /* The slot holding key, or the empty one where it goes. */
@@ -1295,16 +1351,15 @@ static inline size_t local_probe(const local *l, uint64_t key)
 {
 	size_t i = (size_t)key & l->mask;
 
-	while (local_held(l, i) && l->key[i] != key)
+	while (local_held(l, i) && l->v[i].key != key)
 		i = (i + 1) & l->mask;
 	return i;
 }
 
 static inline void local_put(local *l, size_t k, uint64_t key, uint32_t val)
 {
-	l->stamp[k] = l->now;
-	l->key[k] = key;
-	l->val[k] = val;
+	l->v[k] = (local_slot){.key = key, .val = val, .stamp = l->now};
+	l->put[l->n_put++] = (uint32_t)k;
 }
 
 /* The most keys of any part (pstart, 2^b parts). */
@@ -1318,31 +1373,98 @@ static size_t most_in_part(const size_t *start, unsigned b)
 	return most;
 }
 
-/*
- * Counts the records holding each key of part [lo, hi) (each record's
- * first occurrences: one key, one record), then walks the counts: a key
- * held by more than boilerplate records goes to bp, any other to the
- * filter (whose words for a part are contiguous: filter_word is monotone
- * in the key).
- */
-static int count_part(engine *en, local *l, const uint64_t *keys, size_t lo, size_t hi)
+/* The place in gkeys after at in at's bucket's chain. */
+static inline size_t pool_next(const engine *en, size_t at)
 {
-	local_clear(l);
-	for (size_t i = lo; i < hi; i++) {
-		size_t k = local_probe(l, keys[i]);
+	at++;
+	if (at % CHUNK || en->chunk_next[at / CHUNK - 1] == CHUNK_NONE)
+		return at;
+	return (size_t)en->chunk_next[at / CHUNK - 1] * CHUNK;
+}
 
-		if (!local_held(l, k))
-			local_put(l, k, keys[i], 0);
-		l->val[k] += l->val[k] < UINT32_MAX;
+/*
+ * Orders each bucket's keys (stably) by their top FINE_BITS bits, through
+ * a buffer of the largest bucket's keys, and sets en->fat.
+ */
+static int order_buckets(engine *en)
+{
+	size_t most = 0, off[FINE >> COARSE_BITS];
+	uint64_t *buf;
+
+	for (size_t g = 0; g < COARSE; g++) /* the keys still staged */
+		if (en->bcur[g] % 8)
+			memcpy(&en->gkeys[en->bcur[g] - en->bcur[g] % 8], en->stage[g], en->bcur[g] % 8 * sizeof *buf);
+#if defined __SSE2__
+	_mm_sfence(); /* the streamed lines before the reads */
+#endif
+	for (size_t g = 0; g < COARSE; g++) {
+		size_t n = 0;
+
+		for (size_t f = g << (FINE_BITS - COARSE_BITS); f < (g + 1) << (FINE_BITS - COARSE_BITS); f++)
+			n += en->hist[f];
+		most = n > most ? n : most;
 	}
-	for (size_t i = lo; i < hi; i++) { /* each key once: its count then set to 0 */
-		uint64_t key = keys[i];
-		size_t k = local_probe(l, key);
+	if (!(buf = malloc((most + 1) * sizeof *buf)))
+		return TD_FAIL(TD_ENOMEM, "no memory for the %zu n-grams of the index", most);
+	for (size_t g = 0; g < COARSE; g++) {
+		size_t f0 = g << (FINE_BITS - COARSE_BITS), n = 0, at;
 
-		if (!l->val[k])
-			continue;
-		en->n_distinct++;
-		if (l->val[k] > en->boilerplate) {
+		for (size_t f = 0; f < FINE >> COARSE_BITS; f++) {
+			off[f] = n;
+			n += en->hist[f0 + f];
+		}
+		at = en->head[g] == CHUNK_NONE ? 0 : (size_t)en->head[g] * CHUNK;
+		for (size_t k = 0; k < n; k++, at = pool_next(en, at)) {
+			uint64_t key = en->gkeys[at];
+
+			buf[off[(key >> (64 - FINE_BITS)) & ((FINE >> COARSE_BITS) - 1)]++] = key;
+		}
+		at = en->head[g] == CHUNK_NONE ? 0 : (size_t)en->head[g] * CHUNK;
+		for (size_t f = 0, k = 0; f < FINE >> COARSE_BITS; f++) {
+			en->fat[f0 + f] = at;
+			for (size_t j = 0; j < en->hist[f0 + f]; j++, at = pool_next(en, at))
+				en->gkeys[at] = buf[k++];
+		}
+	}
+	free(buf);
+	return 0;
+}
+
+/* Part p's buckets: [*f0, *f1). */
+static inline void part_buckets(const engine *en, size_t p, size_t *f0, size_t *f1)
+{
+	*f0 = p << (FINE_BITS - en->part_b);
+	*f1 = (p + 1) << (FINE_BITS - en->part_b);
+}
+
+/*
+ * Counts the records holding each key of part p (each record's first
+ * occurrences: one key, one record), then walks the counts: a key held by
+ * more than boilerplate records goes to bp, any other to the filter
+ * (whose words for a part are contiguous: filter_word is monotone in the
+ * key).
+ */
+static int count_part(engine *en, local *l, size_t p)
+{
+	size_t f0, f1;
+
+	local_clear(l);
+	part_buckets(en, p, &f0, &f1);
+	for (size_t f = f0; f < f1; f++)
+		for (size_t j = 0, at = en->fat[f]; j < en->hist[f]; j++, at = pool_next(en, at)) {
+			uint64_t key = en->gkeys[at];
+			size_t k = local_probe(l, key);
+
+			if (!local_held(l, k))
+				local_put(l, k, key, 0);
+			l->v[k].val += l->v[k].val < UINT32_MAX;
+		}
+	en->n_distinct += l->n_put;
+	for (size_t i = 0; i < l->n_put; i++) { /* each distinct key once */
+		const local_slot *sl = &l->v[l->put[i]];
+		uint64_t key = sl->key;
+
+		if (sl->val > en->boilerplate) {
 			/* tabled once all are known: in part order they would crowd one end of a table sized for fewer */
 			if (td_grow(&en->bp_keys, &en->cap_bp_keys, en->n_boilerplate + 1, sizeof *en->bp_keys))
 				return TD_FAIL(TD_ENOMEM, "no memory for %llu boilerplate n-grams",
@@ -1351,14 +1473,12 @@ static int count_part(engine *en, local *l, const uint64_t *keys, size_t lo, siz
 		} else {
 			en->gramf.w[filter_word(&en->gramf, key)] |= filter_bits(key);
 		}
-		l->val[k] = 0;
 	}
 	return 0;
 }
 
 /*
- * Builds B's n-gram index from the gathered keys: partitions them (stably)
- * by their top bits into en->part, frees gkeys, and counts them part by
+ * Builds B's n-gram index from the gathered keys: counts them part by
  * part, each part's counts small enough to stay in the L2 cache, into the
  * filter (the keys that are not boilerplate), bp (those that are) and the
  * tallies. No table of every key is made: what A shares with B is found
@@ -1367,7 +1487,7 @@ static int count_part(engine *en, local *l, const uint64_t *keys, size_t lo, siz
  */
 static int gather_build(engine *en)
 {
-	size_t n = en->n_gkeys, *cur = NULL;
+	size_t n = en->n_gkeys;
 	unsigned b = part_bits(n);
 	local l = {0};
 	void *m;
@@ -1383,26 +1503,16 @@ static int gather_build(engine *en)
 		return TD_FAIL(TD_ENOMEM, "no memory for a filter of %zu keys", n);
 	madvise(m, en->gramf.n * sizeof *en->gramf.w, MADV_HUGEPAGE);
 	en->gramf.w = m;
-	if (!(en->pstart = calloc(((size_t)1 << b) + 1, sizeof *en->pstart)) ||
-	    !(cur = malloc(((size_t)1 << b) * sizeof *cur)) || (n && !(en->part = keys_map(n))))
-		return free(cur), TD_FAIL(TD_ENOMEM, "no memory for the %zu n-grams of the index", n);
+	if (!(en->pstart = calloc(((size_t)1 << b) + 1, sizeof *en->pstart)))
+		return TD_FAIL(TD_ENOMEM, "no memory for the %zu n-grams of the index", n);
 	for (size_t f = 0; f < FINE; f++)
 		en->pstart[(f >> (FINE_BITS - b)) + 1] += en->hist[f];
 	for (size_t p = 0; p < ((size_t)1 << b); p++)
 		en->pstart[p + 1] += en->pstart[p];
-	memcpy(cur, en->pstart, ((size_t)1 << b) * sizeof *cur);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t key = en->gkeys[i];
-
-		en->part[cur[b ? key >> (64 - b) : 0]++] = key;
-	}
-	free(cur);
-	keys_free(en->gkeys, en->cap_gkeys);
-	en->gkeys = NULL;
-	if ((err = local_init(&l, most_in_part(en->pstart, b))))
+	if ((err = order_buckets(en)) || (err = local_init(&l, most_in_part(en->pstart, b))))
 		goto done;
 	for (size_t p = 0; p < ((size_t)1 << b) && !err; p++)
-		err = count_part(en, &l, en->part, en->pstart[p], en->pstart[p + 1]);
+		err = count_part(en, &l, p);
 	if (!err && en->n_boilerplate && !(err = table_init(&en->bp, en->n_boilerplate)))
 		for (size_t i = 0; i < en->n_boilerplate; i++)
 			table_add(&en->bp, en->bp_keys[i], 0);
@@ -1413,20 +1523,21 @@ done:
 
 /*
  * After the A stream: the keys of A that passed the filter (collected in
- * cand_keys, cand_lines) are partitioned like B's; part by part, the
+ * cand_keys, cand_lines) are partitioned by their top part_b bits; part by part, the
  * distinct ones that are not boilerplate become candidates (cand_line:
  * the first A line holding each), B's keys of the part are replaced by
  * their candidate's number where they are one (and their bit set in a
  * bitmap: a key of A that the filter let through by mistake is never one
  * of B's), and one pass over the codes gives every position of B its
  * first occurrence's number or SLOT_NONE, reading the bitmap (3 MB for 25
- * million keys, not 200) through the parts' cursors.
+ * million keys, not 200) through a cursor for each value of the keys' top
+ * FINE_BITS bits.
  */
 static int gather_finish(engine *en)
 {
 	unsigned b = en->part_b;
 	size_t np = (size_t)1 << b, nc = en->n_cand, *cs = calloc(np + 1, sizeof *cs), *cur = NULL;
-	uint64_t *ck = NULL, *hit = NULL; /* hit: bit i set when B's key part[i] is a candidate */
+	uint64_t *ck = NULL, *hit = NULL; /* hit: bit i set when B's key gkeys[i] is a candidate */
 	uint32_t *cl = NULL, n_cands = 0;
 	local l = {0};
 	int err = 0;
@@ -1437,7 +1548,7 @@ static int gather_finish(engine *en)
 	ck = malloc((nc + 1) * sizeof *ck);
 	cl = malloc((nc + 1) * sizeof *cl);
 	en->cand_line = malloc((nc + 1) * sizeof *en->cand_line);
-	hit = calloc(en->n_gkeys / 64 + 1, sizeof *hit);
+	hit = calloc(en->n_chunks * CHUNK / 64 + 1, sizeof *hit);
 	if (!cs || !cur || !ck || !cl || !en->cand_line || !hit) {
 		err = TD_FAIL(TD_ENOMEM, "no memory for %zu n-grams of A", nc);
 		goto done;
@@ -1465,25 +1576,29 @@ static int gather_finish(engine *en)
 			if (!local_held(&l, k)) {
 				local_put(&l, k, ck[i], n_cands);
 				en->cand_line[n_cands++] = cl[i];
-			} else if (cl[i] < en->cand_line[l.val[k]]) {
-				en->cand_line[l.val[k]] = cl[i];
+			} else if (cl[i] < en->cand_line[l.v[k].val]) {
+				en->cand_line[l.v[k].val] = cl[i];
 			}
 		}
-		for (size_t i = en->pstart[p]; cs[p + 1] > cs[p] && i < en->pstart[p + 1]; i++) {
-			size_t k = local_probe(&l, en->part[i]);
+		size_t f0, f1;
 
-			en->part[i] = local_held(&l, k) ? l.val[k] : SLOT_NONE;
-			hit[i / 64] |= (uint64_t)local_held(&l, k) << (i % 64);
-		}
+		part_buckets(en, p, &f0, &f1);
+		for (size_t f = f0; cs[p + 1] > cs[p] && f < f1; f++)
+			for (size_t j = 0, at = en->fat[f]; j < en->hist[f]; j++, at = pool_next(en, at)) {
+				size_t k = local_probe(&l, en->gkeys[at]);
+
+				en->gkeys[at] = local_held(&l, k) ? l.v[k].val : SLOT_NONE;
+				hit[at / 64] |= (uint64_t)local_held(&l, k) << (at % 64);
+			}
 	}
-	memcpy(cur, en->pstart, np * sizeof *cur);
-	for (size_t i = 0; i < en->n_pos; i++) {
+	for (size_t i = 0; i < en->n_pos; i++) { /* fat: a cursor a value of the top bits */
 		uint32_t c = en->pos_slot[i];
 
 		if (c & CODE_FIRST) {
-			size_t at = cur[(c & (FINE - 1)) >> (FINE_BITS - b)]++;
+			size_t f = c & (FINE - 1), at = en->fat[f];
 
-			en->pos_slot[i] = hit[at / 64] >> (at % 64) & 1 ? (uint32_t)en->part[at] : SLOT_NONE;
+			en->fat[f] = pool_next(en, at);
+			en->pos_slot[i] = hit[at / 64] >> (at % 64) & 1 ? (uint32_t)en->gkeys[at] : SLOT_NONE;
 		} else {
 			en->pos_slot[i] = en->pos_slot[i - c];
 		}
@@ -1752,6 +1867,8 @@ static void *chunk_run(void *arg)
 		const uint32_t *slots = NULL;
 		td_overlap_hit h;
 
+		if (line + PREFETCH < c->end_line && c->sd->exact[line + PREFETCH - 1])
+			table_prefetch(&en->exact, c->sd->exact[line + PREFETCH - 1]);
 		if (en->pos_ok) {
 			r.n_keys = en->pos_first[line] - en->pos_first[line - 1];
 			slots = en->pos_slot + en->pos_first[line - 1];
@@ -1903,8 +2020,15 @@ static int build_index(engine *en, side *sd)
 		     (en->pos_first = malloc(((size_t)sd->n_lines + 1) * sizeof *en->pos_first));
 	/* a record of len bytes has at most (len + 1) / 2 words, so at most that many n-grams */
 	en->cap_gkeys = sd->len / 2 + sd->n_lines + 1;
-	en->gather = en->pos_ok && (en->hist = calloc(FINE, sizeof *en->hist)) &&
-		     (en->gkeys = keys_map(en->cap_gkeys));
+	/* each bucket's last chunk may be part full */
+	en->cap_pool = (en->cap_gkeys / CHUNK + COARSE + 1) * CHUNK;
+	en->gather = en->pos_ok && en->cap_pool / CHUNK < CHUNK_NONE &&
+		     (en->hist = calloc(FINE, sizeof *en->hist)) &&
+		     (en->fat = calloc(FINE, sizeof *en->fat)) &&
+		     (en->chunk_next = malloc(en->cap_pool / CHUNK * sizeof *en->chunk_next)) &&
+		     (en->gkeys = keys_map(en->cap_pool));
+	for (size_t g = 0; g < COARSE; g++)
+		en->head[g] = CHUNK_NONE;
 	/* as many codes as keys at most: the whole array at once (pages touched as used), never copied */
 	if (en->gather && (en->pos_slot = malloc(en->cap_gkeys * sizeof *en->pos_slot)))
 		en->cap_pos = en->cap_gkeys;
@@ -2091,8 +2215,9 @@ done:
 	free(en.batch_lines);
 	free(en.batch_at);
 	free(en.batch_keys);
-	keys_free(en.gkeys, en.cap_gkeys);
-	keys_free(en.part, en.n_gkeys);
+	keys_free(en.gkeys, en.cap_pool);
+	free(en.fat);
+	free(en.chunk_next);
 	free(en.pstart);
 	free(en.cand_keys);
 	free(en.cand_lines);

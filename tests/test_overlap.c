@@ -31,6 +31,8 @@
  *     boilerplate key that passed the filter by mistake be a candidate;
  *     count_part() making a key held by exactly the limit boilerplate;
  *     measure_record() ignoring the count when A is indexed
+ *   - pool_next() staying in a full chunk instead of following its bucket's
+ *     chain (not a mutant) -> a_large_indexed_side_matches_the_naive_reference
  */
 #define _GNU_SOURCE
 #include "tdtest.h"
@@ -859,6 +861,26 @@ static void test_every_ngram_figure_matches_a_naive_reference_on_random_data(voi
 	free(rb);
 }
 
+/*
+ * The same on an indexed side of 450,000 n-gram positions, enough that each
+ * of the gathered build's buckets spans several chunks of keys.
+ */
+static void test_a_large_indexed_side_matches_the_naive_reference(void **state)
+{
+	ref_rec *ra = calloc(8000, sizeof *ra), *rb = calloc(6000, sizeof *rb);
+
+	(void)state;
+	assert_non_null(ra);
+	assert_non_null(rb);
+	lcg = 54321;
+	ref_make(ra, 8000, rb, 6000, 48, 48); /* B the smaller: B indexed, the gathered build */
+	ref_write("a.txt", ra, 8000);
+	ref_write("b.txt", rb, 6000);
+	ref_check(ra, 8000, rb, 6000, 1);
+	free(ra);
+	free(rb);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_an_exact_duplicate_is_found_whatever_its_case_and_spacing),
     cmocka_unit_test(test_the_same_id_on_both_sides_is_a_match),
@@ -871,5 +893,6 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_the_j_setting_never_changes_the_output),
     cmocka_unit_test(test_bad_input_is_refused_naming_file_and_line),
     cmocka_unit_test(test_every_ngram_figure_matches_a_naive_reference_on_random_data),
+    cmocka_unit_test(test_a_large_indexed_side_matches_the_naive_reference),
 };
 TD_TEST_GROUP(overlap, tests);
