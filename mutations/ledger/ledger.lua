@@ -58,11 +58,21 @@ mutant {
 mutant {
   name = "ledger-shards-of-other-catalogues-merge",
   file = "ledger/ledger.c",
-  find = "return a->shard_n == b->shard_n && !strcmp(a->head_commit, b->head_commit) &&\n\t       !strcmp(a->catalogue, b->catalogue);",
-  replace = "return a->shard_n == b->shard_n && !strcmp(a->head_commit, b->head_commit);",
+  find = "return a->shard_n == b->shard_n && !strcmp(a->head_commit, b->head_commit) &&\n\t       !strcmp(a->catalogue, b->catalogue) && a->dirty == b->dirty;",
+  replace = "return a->shard_n == b->shard_n && !strcmp(a->head_commit, b->head_commit) &&\n\t       a->dirty == b->dirty;",
   guards = { "test_shards_of_different_commits_or_catalogues_are_not_merged" },
   designed_against = "shards of two catalogues partition two different sets: merged, some mutants are in no shard and others in two",
   why = "merges shards whose catalogues differ as if they were one run",
+}
+
+mutant {
+  name = "ledger-shard-of-uncommitted-changes-merges",
+  file = "ledger/ledger.c",
+  find = "!strcmp(a->catalogue, b->catalogue) && a->dirty == b->dirty;",
+  replace = "!strcmp(a->catalogue, b->catalogue);",
+  guards = { "test_shards_of_different_commits_or_catalogues_are_not_merged" },
+  finding = 79,
+  why = "merges a shard of uncommitted changes with one of the commit, two versions of the code, as one run",
 }
 
 mutant {
