@@ -1589,8 +1589,10 @@ static int gather_finish(engine *en)
 			for (size_t j = 0, at = en->fat[f]; j < en->hist[f]; j++, at = pool_next(en, at)) {
 				size_t k = local_probe(&l, en->gkeys[at]);
 
-				en->gkeys[at] = local_held(&l, k) ? l.v[k].val : SLOT_NONE;
-				hit[at / 64] |= (uint64_t)local_held(&l, k) << (at % 64);
+				if (local_held(&l, k)) { /* few are: the others are left as they are */
+					en->gkeys[at] = l.v[k].val;
+					hit[at / 64] |= UINT64_C(1) << (at % 64);
+				}
 			}
 	}
 	for (size_t i = 0; i < en->n_pos; i++) { /* fat: a cursor a value of the top bits */
