@@ -49,6 +49,8 @@
 #define LOAD_INIT_NUM 3 /* and is made LOAD_INIT_NUM/LOAD_INIT_DEN full for what it expects */
 #define LOAD_INIT_DEN 5
 #define MSG 512
+#define COARSE_BITS 8  /* the gathered build's buckets, written while B is read: their lines */
+#define COARSE (1u << COARSE_BITS) /* being filled (16 KB) stay in L1 */
 
 /* ---- the table ------------------------------------------------------- */
 
@@ -966,9 +968,9 @@ typedef struct {
 	int gather;
 	uint64_t *gkeys;
 	size_t n_gkeys, cap_gkeys, cap_pool; /* keys gathered, the most B can have, gkeys' room */
-	uint32_t head[64], *chunk_next; /* 64: COARSE */
-	size_t bcur[64], n_chunks;
-	_Alignas(64) uint64_t stage[64][8]; /* a bucket's keys until they fill a cache line of gkeys */
+	uint32_t head[COARSE], *chunk_next;
+	size_t bcur[COARSE], n_chunks;
+	_Alignas(64) uint64_t stage[COARSE][8]; /* a bucket's keys until they fill a cache line of gkeys */
 	size_t *hist; /* FINE counts */
 	size_t *fat;  /* FINE places in gkeys */
 	/*
@@ -1187,9 +1189,7 @@ static int index_record(engine *en, scratch *s, const record *r, uint32_t line, 
 #define FINE_BITS 12
 #define FINE (1u << FINE_BITS)
 #define CODE_FIRST UINT32_C(0x80000000)
-#define COARSE_BITS 6 /* the buckets written while B is read: few enough to stay in L1 */
-#define COARSE (1u << COARSE_BITS)
-#define CHUNK 4096 /* keys: a bucket takes 32 KB of gkeys at a time */
+#define CHUNK 1024 /* keys: a bucket takes 8 KB of gkeys at a time */
 #define CHUNK_NONE UINT32_MAX
 #define PART_KEYS 8192 /* a part's keys at most on average: its counts (12 bytes a key, half
 				   full) stay in the L2 cache */
@@ -1383,13 +1383,51 @@ static inline size_t pool_next(const engine *en, size_t at)
 }
 
 /*
- * Orders each bucket's keys (stably) by their top FINE_BITS bits, through
- * a buffer of the largest bucket's keys, and sets en->fat.
+ * Counts the records holding each key of the part keys[lo, hi) (each
+ * record's first occurrences: one key, one record), then walks the
+ * counts: a key held by more than boilerplate records goes to bp, any
+ * other to the filter (whose words for a part are contiguous: filter_word
+ * is monotone in the key).
  */
-static int order_buckets(engine *en)
+static int count_part(engine *en, local *l, const uint64_t *keys, size_t lo, size_t hi)
+{
+	local_clear(l);
+	for (size_t i = lo; i < hi; i++) {
+		size_t k = local_probe(l, keys[i]);
+
+		if (!local_held(l, k))
+			local_put(l, k, keys[i], 0);
+		l->v[k].val += l->v[k].val < UINT32_MAX;
+	}
+	en->n_distinct += l->n_put;
+	for (size_t i = 0; i < l->n_put; i++) { /* each distinct key once */
+		const local_slot *sl = &l->v[l->put[i]];
+		uint64_t key = sl->key;
+
+		if (sl->val > en->boilerplate) {
+			/* tabled once all are known: in part order they would crowd one end of a table sized for fewer */
+			if (td_grow(&en->bp_keys, &en->cap_bp_keys, en->n_boilerplate + 1, sizeof *en->bp_keys))
+				return TD_FAIL(TD_ENOMEM, "no memory for %llu boilerplate n-grams",
+					       (unsigned long long)en->n_boilerplate + 1);
+			en->bp_keys[en->n_boilerplate++] = key;
+		} else {
+			en->gramf.w[filter_word(&en->gramf, key)] |= filter_bits(key);
+		}
+	}
+	return 0;
+}
+
+/*
+ * Orders each bucket's keys (stably) by their top FINE_BITS bits, through
+ * a buffer of the largest bucket's keys, counting each part (part_b >=
+ * COARSE_BITS: a part lies in one bucket) from the buffer on the way, and
+ * sets en->fat.
+ */
+static int order_buckets(engine *en, local *l)
 {
 	size_t most = 0, off[FINE >> COARSE_BITS];
 	uint64_t *buf;
+	int err = 0;
 
 	for (size_t g = 0; g < COARSE; g++) /* the keys still staged */
 		if (en->bcur[g] % 8)
@@ -1419,6 +1457,12 @@ static int order_buckets(engine *en)
 
 			buf[off[(key >> (64 - FINE_BITS)) & ((FINE >> COARSE_BITS) - 1)]++] = key;
 		}
+		/* off[f]: where value f0 + f ends in buf; a part: fp values */
+		for (size_t f = 0, lo = 0, fp = (size_t)1 << (FINE_BITS - en->part_b);
+		     f < FINE >> COARSE_BITS && !err; f += fp) {
+			err = count_part(en, l, buf, lo, off[f + fp - 1]);
+			lo = off[f + fp - 1];
+		}
 		at = en->head[g] == CHUNK_NONE ? 0 : (size_t)en->head[g] * CHUNK;
 		for (size_t f = 0, k = 0; f < FINE >> COARSE_BITS; f++) {
 			en->fat[f0 + f] = at;
@@ -1427,7 +1471,7 @@ static int order_buckets(engine *en)
 		}
 	}
 	free(buf);
-	return 0;
+	return err;
 }
 
 /* Part p's buckets: [*f0, *f1). */
@@ -1438,57 +1482,17 @@ static inline void part_buckets(const engine *en, size_t p, size_t *f0, size_t *
 }
 
 /*
- * Counts the records holding each key of part p (each record's first
- * occurrences: one key, one record), then walks the counts: a key held by
- * more than boilerplate records goes to bp, any other to the filter
- * (whose words for a part are contiguous: filter_word is monotone in the
- * key).
- */
-static int count_part(engine *en, local *l, size_t p)
-{
-	size_t f0, f1;
-
-	local_clear(l);
-	part_buckets(en, p, &f0, &f1);
-	for (size_t f = f0; f < f1; f++)
-		for (size_t j = 0, at = en->fat[f]; j < en->hist[f]; j++, at = pool_next(en, at)) {
-			uint64_t key = en->gkeys[at];
-			size_t k = local_probe(l, key);
-
-			if (!local_held(l, k))
-				local_put(l, k, key, 0);
-			l->v[k].val += l->v[k].val < UINT32_MAX;
-		}
-	en->n_distinct += l->n_put;
-	for (size_t i = 0; i < l->n_put; i++) { /* each distinct key once */
-		const local_slot *sl = &l->v[l->put[i]];
-		uint64_t key = sl->key;
-
-		if (sl->val > en->boilerplate) {
-			/* tabled once all are known: in part order they would crowd one end of a table sized for fewer */
-			if (td_grow(&en->bp_keys, &en->cap_bp_keys, en->n_boilerplate + 1, sizeof *en->bp_keys))
-				return TD_FAIL(TD_ENOMEM, "no memory for %llu boilerplate n-grams",
-					       (unsigned long long)en->n_boilerplate + 1);
-			en->bp_keys[en->n_boilerplate++] = key;
-		} else {
-			en->gramf.w[filter_word(&en->gramf, key)] |= filter_bits(key);
-		}
-	}
-	return 0;
-}
-
-/*
- * Builds B's n-gram index from the gathered keys: counts them part by
- * part, each part's counts small enough to stay in the L2 cache, into the
- * filter (the keys that are not boilerplate), bp (those that are) and the
- * tallies. No table of every key is made: what A shares with B is found
+ * Builds B's n-gram index from the gathered keys: orders them and counts
+ * them part by part, each part's counts small enough to stay in the L2
+ * cache, into the filter (the keys that are not boilerplate), bp (those
+ * that are) and the tallies. No table of every key is made: what A shares with B is found
  * later, from the few keys of A that the filter lets through
  * (gather_finish).
  */
 static int gather_build(engine *en)
 {
 	size_t n = en->n_gkeys;
-	unsigned b = part_bits(n);
+	unsigned b = part_bits(n) > COARSE_BITS ? part_bits(n) : COARSE_BITS; /* a part in one bucket */
 	local l = {0};
 	void *m;
 	int err = 0;
@@ -1509,10 +1513,8 @@ static int gather_build(engine *en)
 		en->pstart[(f >> (FINE_BITS - b)) + 1] += en->hist[f];
 	for (size_t p = 0; p < ((size_t)1 << b); p++)
 		en->pstart[p + 1] += en->pstart[p];
-	if ((err = order_buckets(en)) || (err = local_init(&l, most_in_part(en->pstart, b))))
+	if ((err = local_init(&l, most_in_part(en->pstart, b))) || (err = order_buckets(en, &l)))
 		goto done;
-	for (size_t p = 0; p < ((size_t)1 << b) && !err; p++)
-		err = count_part(en, &l, p);
 	if (!err && en->n_boilerplate && !(err = table_init(&en->bp, en->n_boilerplate)))
 		for (size_t i = 0; i < en->n_boilerplate; i++)
 			table_add(&en->bp, en->bp_keys[i], 0);
@@ -1587,8 +1589,10 @@ static int gather_finish(engine *en)
 			for (size_t j = 0, at = en->fat[f]; j < en->hist[f]; j++, at = pool_next(en, at)) {
 				size_t k = local_probe(&l, en->gkeys[at]);
 
-				en->gkeys[at] = local_held(&l, k) ? l.v[k].val : SLOT_NONE;
-				hit[at / 64] |= (uint64_t)local_held(&l, k) << (at % 64);
+				if (local_held(&l, k)) { /* few are: the others are left as they are */
+					en->gkeys[at] = l.v[k].val;
+					hit[at / 64] |= UINT64_C(1) << (at % 64);
+				}
 			}
 	}
 	for (size_t i = 0; i < en->n_pos; i++) { /* fat: a cursor a value of the top bits */

@@ -863,7 +863,7 @@ static void test_every_ngram_figure_matches_a_naive_reference_on_random_data(voi
 
 /*
  * The same on an indexed side of 450,000 n-gram positions, enough that each
- * of the gathered build's buckets spans several chunks of keys.
+ * of the gathered build's buckets spans more than one chunk of keys.
  */
 static void test_a_large_indexed_side_matches_the_naive_reference(void **state)
 {
