@@ -203,14 +203,8 @@ static void get_tail(char *tail, size_t size, const char *log)
 static void start_mutant_log(run_t *r, worker_t *w, size_t i, td_mutation_result *res)
 {
 	char name[64];
-	size_t k = 0;
 
-	for (const char *c = r->muts.v[i].id; *c && k + 1 < sizeof name; c++)
-		name[k++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
-				    (*c >= '0' && *c <= '9') || *c == '-' || *c == '.'
-			    ? *c
-			    : '_';
-	name[k] = '\0';
+	td_testrun_file_name(name, sizeof name, r->muts.v[i].id);
 	snprintf(res->log, sizeof res->log, "%s/%04zu-%s.log", r->logs, i + 1, name);
 	unlink(res->log);
 	w->mlog = r->logs[0] ? res->log : NULL;

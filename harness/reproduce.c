@@ -340,9 +340,11 @@ static int run_tests(rp_run *r, rp_commit *c, int after, double limit, double *s
 		for (int j = 0; j < r->opts->runs && !err; j++) {
 			enum td_test_result res;
 			td_proc_result pr = {0};
+			char name[65];
 
-			snprintf(r->tlog, sizeof r->tlog, "%s/%s-%s-%.64s-%d.log", r->logs, r->fix,
-				 after ? "after" : "before", t->name, j + 1);
+			td_testrun_file_name(name, sizeof name, t->name); /* a name may hold '/' */
+			snprintf(r->tlog, sizeof r->tlog, "%s/%s-%s-%s-%d.log", r->logs, r->fix,
+				 after ? "after" : "before", name, j + 1);
 			err = td_testrun_one(&res, &pr, r->proj, t->runner < 0 ? 0 : t->runner, t->name,
 					     r->tree, r->tlog, limit);
 			out[j] = (int)res;

@@ -417,3 +417,16 @@ int td_testrun_run_logs(char *out, size_t size, const char *state)
 	free(v);
 	return 0;
 }
+
+void td_testrun_file_name(char *out, size_t size, const char *name)
+{
+	size_t k = 0;
+
+	for (const char *c = name; *c && k + 1 < size; c++)
+		out[k++] = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+				   (*c >= '0' && *c <= '9') || *c == '-' || *c == '.'
+			   ? *c
+			   : '_';
+	if (size)
+		out[k] = '\0';
+}

@@ -57,6 +57,10 @@ int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, con
  * names sort by time; a removal that fails is left for the next run).
  */
 #define TD_RUNS_KEPT 10
+
+/* name made a file name into out: every byte but [A-Za-z0-9.-] becomes '_', cut to fit. */
+void td_testrun_file_name(char *out, size_t size, const char *name);
+
 int td_testrun_run_logs(char *out, size_t size, const char *state);
 
 /* Makes root/.tdaudit/ with a .gitignore of "*" (the default ledger's home). */

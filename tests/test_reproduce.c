@@ -381,6 +381,26 @@ static void test_each_fix_keeps_its_build_and_test_logs(void **state)
 	assert_int_equal(access(path, F_OK), 0);
 }
 
+/* A test name with a '/' (a runner that lists suite/test) still gets its log file. */
+static void test_a_test_name_with_a_slash_is_reproduced(void **state)
+{
+	const char *args[] = {"reproduce", ids[1], "--guard", "t/test_add", NULL};
+	static const char cfg[] =
+		"build { \"make\", \"-s\" }\n"
+		"runner { list = { \"sh\", \"-c\", \"./t --list | sed 's|^|t/|'\" },\n"
+		"  run = { \"sh\", \"-c\", \"./t \\\"${0#t/}\\\"\", \"{test}\" } }\n"
+		"sources { \"*.c\" }\n"
+		"tests { \"t.c\", \"Makefile\" }\n"
+		"timeout { factor = 5, floor = 5 }\n";
+
+	(void)state;
+	make_history();
+	fx_write("repo", "tdaudit.lua", cfg);
+	if (td("r.log", args) != 0)
+		fail_msg("%s", fx_slurp("r.log"));
+	assert_true(has_row("r.log", "t/test_add", "fail 2/2", "pass 2/2", "guard"));
+}
+
 /*
  * A tests glob that matches no file of the working tree (a directory
  * misspelt) would make every fix look as if it added no test: reproduce
@@ -962,6 +982,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_without_debug_md_the_commits_own_tests_are_run),
 	cmocka_unit_test(test_a_sources_or_tests_glob_matching_no_file_is_warned_of),
 	cmocka_unit_test(test_each_fix_keeps_its_build_and_test_logs),
+	cmocka_unit_test(test_a_test_name_with_a_slash_is_reproduced),
 	cmocka_unit_test(test_a_changed_test_file_named_as_a_test_is_run),
 	cmocka_unit_test(test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do),
 	cmocka_unit_test(test_tests_of_names_the_tests_a_changed_test_file_holds),
