@@ -91,7 +91,7 @@ static void test_a_timeout_kills_the_whole_process_group(void **state)
 /* env -i: no run mark to find it by, so only the group kill reaches it. */
 static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
 {
-	const char *argv[] = {"sh", "-c", "env -i sleep 30 & echo $! > grandchild.pid; exit 0",
+	const char *argv[] = {"sh", "-c", "env -i sleep 600 & echo $! > grandchild.pid; exit 0",
 			      NULL};
 	td_proc_opts o = {0};
 	td_proc_result r;
