@@ -28,6 +28,7 @@
 #include "repo.h"
 #include "../base/strv.h"
 #include "testrun.h"
+#include "variant.h"
 
 enum { UNTRIED, PASSES, FAILS, SKIPPED };
 
@@ -41,7 +42,37 @@ typedef struct {
 	size_t n, builds;
 	char dir[4200], tree[4300], manifest[4300], blog[4600], tlog[4600];
 	char logs[4400]; /* this run's directory of logs (td_testrun_run_logs) */
+	int variant;     /* --variant's index; -1: chosen per commit (variant.h) */
+	int used[TD_PROJECT_MAX_VARIANTS]; /* builds per variant, fallbacks included */
+	size_t fallbacks; /* commits built with a variant's fallback */
 } bs_run;
+
+/*
+ * Builds the commit just written under variant v, and under v's fallback
+ * when it names one and v's build fails (said and counted). *built gets the
+ * variant that built it, or v when none did.
+ */
+static int build(int *ok, int *built, bs_run *r, int v, td_proc_result *pr)
+{
+	td_project *p = r->proj;
+	int fb = p->variants[v].fallback, err;
+
+	p->active = *built = v;
+	err = td_testrun_build(ok, pr, p, r->tree, r->blog);
+	r->builds++;
+	r->used[v]++;
+	if (err || *ok || fb < 0)
+		return err;
+	p->active = fb;
+	err = td_testrun_build(ok, pr, p, r->tree, r->blog);
+	r->builds++;
+	r->used[fb]++;
+	if (!err && *ok) {
+		*built = fb;
+		r->fallbacks++;
+	}
+	return err;
+}
 
 /* Builds commit i and runs the guard once; sets r->state[i] and prints it. */
 static int try_commit(bs_run *r, size_t i)
@@ -49,8 +80,12 @@ static int try_commit(bs_run *r, size_t i)
 	td_repo_commit info;
 	enum td_test_result res = TD_TEST_FAIL;
 	td_proc_result pr;
-	int ok = 0, runner = -1;
+	int ok = 0, runner = -1, v = r->variant, built = 0;
+	char why[512] = "", tag[200] = "";
 	int err = td_repo_commit_info(&info, r->repo, r->chain[i]);
+
+	if (!err && v < 0)
+		err = td_variant_for_commit(&v, why, sizeof why, r->proj, r->repo, &info);
 
 	if (!err) {
 		snprintf(r->blog, sizeof r->blog, "%s/%s-build.log", r->logs, info.short_id);
@@ -59,8 +94,7 @@ static int try_commit(bs_run *r, size_t i)
 					  r->proj->tests, r->tree, r->manifest);
 	}
 	if (!err)
-		err = td_testrun_build(&ok, &pr, r->proj, r->tree, r->blog);
-	r->builds++;
+		err = build(&ok, &built, r, v, &pr);
 	if (!err && ok)
 		err = td_testrun_find_runner(&runner, r->proj, r->opts->guard, r->tree, r->tlog);
 	if (!err && ok)
@@ -69,9 +103,15 @@ static int try_commit(bs_run *r, size_t i)
 	if (err)
 		return err;
 	r->state[i] = !ok ? SKIPPED : res == TD_TEST_PASS ? PASSES : FAILS;
-	printf("  tried %s (%zu of %zu) %-40.40s  %s%s\n", info.short_id, i + 1, r->n, info.summary,
+	if (r->proj->n_variants > 1 && built != v)
+		snprintf(tag, sizeof tag, " [variant %s, built with its fallback %s]",
+			 r->proj->variants[v].name, r->proj->variants[built].name);
+	else if (r->proj->n_variants > 1)
+		snprintf(tag, sizeof tag, " [variant %s%s]", r->proj->variants[v].name,
+			 why[0] ? ", chosen by date or range" : "");
+	printf("  tried %s (%zu of %zu) %-40.40s  %s%s%s\n", info.short_id, i + 1, r->n, info.summary,
 	       !ok ? "does not build: skipped" : td_test_result_name(res),
-	       ok && runner < 0 ? " (no runner lists it here)" : "");
+	       ok && runner < 0 ? " (no runner lists it here)" : "", tag);
 	return 0;
 }
 
@@ -154,6 +194,9 @@ static int conclude(const bs_run *r, size_t lo, size_t hi, int want)
 		skipped += r->state[i] == SKIPPED;
 	printf("tdaudit bisect: %zu build%s for %zu commits\n", r->builds, r->builds == 1 ? "" : "s",
 	       r->n);
+	if (r->fallbacks)
+		printf("tdaudit bisect: %zu commit%s built with a variant's fallback (marked above)\n",
+		       r->fallbacks, r->fallbacks == 1 ? "" : "s");
 	if (skipped) {
 		printf("tdaudit bisect: the first commit where it %s is one of these (the others do "
 		       "not build):\n", want == PASSES ? "passes" : "fails");
@@ -189,10 +232,31 @@ static int record(const bs_run *r, size_t hi, int want, int status)
 	td_ledger_run_info info = {0};
 	td_ledger_bisect b = {r->opts->guard, r->chain[0], r->chain[r->n - 1],
 			      status == 0 ? r->chain[hi] : NULL, want == PASSES ? "fix" : "regression",
-			      NULL, (int)r->builds};
+			      NULL, (int)r->builds, NULL, NULL, NULL};
 	td_ledger *lg = NULL;
-	char path[8400], head[41], **skipped = NULL;
-	int dirty = 0, err;
+	char path[8400], head[41], **skipped = NULL, names[1024] = "", build[2048], env[1024];
+	int dirty = 0, err, n_used = 0, one = 0;
+
+	for (int v = 0; v < r->proj->n_variants; v++)
+		if (r->used[v]) {
+			size_t k = strlen(names);
+
+			snprintf(names + k, sizeof names - k, "%s%s", n_used++ ? "," : "",
+				 r->proj->variants[v].name);
+			one = v;
+		}
+	b.variant = names;
+	if (n_used == 1) { /* one build line for the whole search: recorded with it */
+		char **argv = NULL;
+
+		if (td_variant_argv(&argv, r->proj, one) == 0) {
+			td_proc_argv_string((const char *const *)argv, build, sizeof build);
+			b.build = build;
+		}
+		td_strv_free(argv);
+		b.build_env = td_variant_env_string(env, sizeof env, r->proj, one);
+		info.variant = names, info.build = b.build, info.build_env = b.build_env;
+	}
 
 	td_record_ledger_path(path, sizeof path, r->proj);
 	err = td_repo_head(head, &dirty, r->proj->root);
@@ -264,6 +328,12 @@ int td_bisect(const char *root, const td_bisect_opts *opts)
 	int lock_fd = -1, status = 2, want = 0, err = td_project_load(&r.proj, root);
 	size_t lo = 0, hi = 0;
 
+	r.variant = -1;
+	if (!err && opts->variant && (r.variant = td_project_variant(r.proj, opts->variant)) < 0) {
+		td_variant_set vs; /* for its message, which lists the variants */
+
+		err = td_variant_pick(&vs, r.proj, (char *const[]){(char *)opts->variant, NULL}, NULL);
+	}
 	if (!err)
 		err = td_repo_open(&r.repo, r.proj->root);
 	if (!err)

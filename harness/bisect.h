@@ -48,6 +48,8 @@ typedef struct {
 	const char *command; /* the command line, recorded with the run in the ledger */
 	const char *tests_at; /* the test files (tdaudit.lua's tests) as at this commit in
 				 every state; NULL: each commit's own */
+	const char *variant; /* --variant: the build variant of every commit; NULL: each
+				commit gets the one chosen for it (variant.h) */
 } td_bisect_opts;
 
 /* Bisects the repository at root; prints every commit tried; returns the exit status above. */

@@ -46,6 +46,10 @@ static const td_opt opts[] = {
 		 "the fix for what a later test checks"},
 	{.name = "--timeout", .arg = "S", .type = TD_OPT_POSITIVE, .at = offsetof(args, o.timeout),
 	 .unit = "seconds", .help = "seconds per test run (default: tdaudit.lua's build timeout)"},
+	{.name = "--variant", .arg = "NAME", .type = TD_OPT_STRING, .at = offsetof(args, o.variant),
+	 .help = "build every commit with the variant NAME of tdaudit.lua (\"default\": build { } "
+		 "itself); default: each commit gets the variant its date or range chooses, else "
+		 "default. One search follows one variant: run again for another"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{0},

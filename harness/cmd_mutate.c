@@ -83,6 +83,10 @@ static const td_opt opts[] = {
 	{.name = "--ledger", .arg = "DB", .type = TD_OPT_STRING, .at = offsetof(args, o.ledger),
 	 .help = "record the run in DB instead of the ledger tdaudit.lua names (a shard's own "
 		 "ledger, for tdaudit ledger merge)"},
+	{.name = "--variant", .arg = "NAME", .type = TD_OPT_STRING, .at = offsetof(args, o.variant),
+	 .help = "build every mutant with the variant NAME of tdaudit.lua (\"default\": build { } "
+		 "itself), recorded with the run; default: the variant the mutated commit's date or "
+		 "range chooses, else default. One run, one variant: run again for another"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{.name = "--shard", .arg = "K/N", .type = TD_OPT_CALL, .call = parse_shard,

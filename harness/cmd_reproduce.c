@@ -20,6 +20,7 @@
 typedef struct {
 	td_reproduce_opts o;
 	char **guards;    /* the --guard names (a td_strv) */
+	char **variants;  /* the --variant names (a td_strv) */
 	const char *root; /* --root DIR */
 } args;
 
@@ -42,6 +43,14 @@ static const td_opt opts[] = {
 	 .unit = "seconds",
 	 .help = "seconds per test run (default: the build timeout after the fix, factor x the "
 		 "slowest run after it, floor, before it)"},
+	{.name = "--variant", .arg = "NAME", .repeatable = 1, .type = TD_OPT_STRINGS,
+	 .at = offsetof(args, variants),
+	 .help = "judge each fix under the build variant NAME of tdaudit.lua (repeatable; "
+		 "\"default\" is build { } itself); default: the variant chosen for the fix commit "
+		 "by its before/since/range, else default"},
+	{.name = "--variants", .arg = "WHICH", .type = TD_OPT_STRING, .at = offsetof(args, o.variant_set),
+	 .help = "\"all\": judge each fix under every variant, default first; or a comma list of "
+		 "names"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{0},
@@ -108,10 +117,12 @@ int td_cmd_reproduce(int argc, char **argv)
 		td_proc_argv_string((const char *const *)argv, line + 8, (unsigned)(sizeof line - 8));
 		a.o.command = line;
 		a.o.guards = a.guards;
+		a.o.variants = a.variants;
 		rc = td_reproduce(root, commits ? commits[0] : NULL, &a.o);
 	}
 done:
 	td_strv_free(commits);
 	td_strv_free(a.guards);
+	td_strv_free(a.variants);
 	return rc;
 }

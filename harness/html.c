@@ -561,10 +561,12 @@ static int score_history(buf *b, sqlite3 *db)
 
 /* --- findings -------------------------------------------------------------------- */
 
-/* The latest reproduction of test against fix (any commit when fix is NULL), in one cell. */
+/* The latest run's reproductions of test against fix (any commit when fix is NULL), one per
+ * build variant, in one cell; a variant other than the default is named. */
 static void guard_verdict(buf *b, sqlite3_stmt *st, td_ledger *lg, const td_ledger_finding_row *f,
 			  const char *test)
 {
+	sqlite3_int64 run = -1;
 	int killed = 0;
 
 	sqlite3_reset(st);
@@ -572,13 +574,25 @@ static void guard_verdict(buf *b, sqlite3_stmt *st, td_ledger *lg, const td_ledg
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		if (f->fix_commit && !td_ledger_commits_match(col(st, 0), f->fix_commit))
 			continue;
+		if (run >= 0 && sqlite3_column_int64(st, 5) != run)
+			break;
+		if (run >= 0)
+			raw(b, "<br>");
+		run = sqlite3_column_int64(st, 5);
 		fmt(b, "<span class=\"verdict v-%s\">", strcmp(col(st, 1), "guard") ? "bad" : "good");
 		esc(b, col(st, 1));
-		fmt(b, "</span> <span class=\"sub\">%d/%d runs, %s</span> ", sqlite3_column_int(st, 2),
-		    sqlite3_column_int(st, 3), *col(st, 4) ? "at HEAD" : "at the fix");
+		raw(b, "</span> <span class=\"sub\">");
+		if (strcmp(col(st, 6), "default")) {
+			raw(b, "under ");
+			esc(b, col(st, 6));
+			raw(b, ", ");
+		}
+		fmt(b, "%d/%d runs, %s</span> ", sqlite3_column_int(st, 2), sqlite3_column_int(st, 3),
+		    *col(st, 4) ? "at HEAD" : "at the fix");
 		short_commit(b, col(st, 0));
-		return;
 	}
+	if (run >= 0)
+		return;
 	if (td_ledger_guard_killed(&killed, lg, f->number, test) == 0 && killed)
 		raw(b, "<span class=\"verdict v-good\">kills its mutant</span>");
 	else
@@ -590,8 +604,9 @@ static int findings(buf *b, sqlite3 *db, td_ledger *lg, const td_ledger_findings
 	sqlite3_stmt *st = NULL;
 	int err = prepare(&st, db,
 			  "SELECT p.fix_commit, p.verdict, p.stable_k, p.stable_n,"
-			  " COALESCE(p.at_head, '') FROM reproductions p JOIN runs r ON r.id = p.run"
-			  " WHERE p.test = ?1 ORDER BY r.started DESC, p.run DESC");
+			  " COALESCE(p.at_head, ''), p.run, p.variant FROM reproductions p"
+			  " JOIN runs r ON r.id = p.run"
+			  " WHERE p.test = ?1 ORDER BY r.started DESC, p.run DESC, p.variant");
 
 	if (err)
 		return err;

@@ -44,6 +44,7 @@
 #include "report.h"
 #include "scratch.h"
 #include "testrun.h"
+#include "variant.h"
 #include "../base/strv.h"
 
 static const char *const outcome_names[TD_N_OUTCOMES] = {
@@ -1235,6 +1236,41 @@ int td_mutate_list_tests(char ***names, td_project *proj)
 }
 
 /*
+ * The build variant every mutant is built with: --variant's, else the one
+ * the mutated commit (--rev, else HEAD) is chosen for (variant.h); printed
+ * in the run's header when tdaudit.lua declares variants.
+ */
+static int choose_variant(run_t *r)
+{
+	td_project *p = r->proj;
+	char why[512] = "";
+	int v = 0, err = 0, chosen = 0;
+
+	for (int i = 1; i < p->n_variants; i++)
+		chosen |= p->variants[i].before || p->variants[i].since || p->variants[i].range;
+	if (r->opts->variant && (v = td_project_variant(p, r->opts->variant)) < 0) {
+		td_variant_set vs; /* for its message, which lists the variants */
+
+		return td_variant_pick(&vs, p, (char *const[]){(char *)r->opts->variant, NULL}, NULL);
+	}
+	if (!r->opts->variant && chosen) {
+		td_repo *repo = NULL;
+		td_repo_commit c;
+
+		err = td_repo_open(&repo, p->root);
+		if (!err)
+			err = td_repo_commit_info(&c, repo, r->rev_id[0] ? r->rev_id : "HEAD");
+		if (!err)
+			err = td_variant_for_commit(&v, why, sizeof why, p, repo, &c);
+		td_repo_free(repo);
+	}
+	p->active = v;
+	if (!err)
+		td_variant_say("mutate", p, v, why);
+	return err;
+}
+
+/*
  * --ledger DB: the run is recorded there instead of in the ledger tdaudit.lua
  * names. A relative DB is taken from the current directory, as a user typing
  * it means, not from the repository root.
@@ -1301,6 +1337,8 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	}
 	if (!err && lock_fd < 0)
 		err = claim_dir(&r, &lock_fd);
+	if (!err)
+		err = choose_variant(&r);
 	if (!err) /* what the end of the run writes, checked before the run */
 		err = preflight(&r);
 	jobs = err ? 0 : n_jobs(&r);

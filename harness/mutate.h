@@ -65,6 +65,8 @@ typedef struct {
 				percentage; 0: no gate */
 	const char *ledger;  /* record the run in this ledger instead of the one tdaudit.lua
 				names (one per shard on one machine); NULL: that one */
+	const char *variant; /* build every mutant with this variant of tdaudit.lua; NULL: the
+				one chosen for the mutated commit (variant.h), else default */
 } td_mutate_opts;
 
 /*

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../base/error.h"
 #include "luahost.h"
 #include "pathglob.h"
+#include "proc.h"
 #include "../base/strv.h"
 
 static td_project *proj(lua_State *L)
@@ -285,6 +287,197 @@ static int l_timeout(lua_State *L)
 	return 0;
 }
 
+/* ---- variant { ... } ------------------------------------------------------ */
+
+/* "YYYY-MM-DD" at the top of the stack as UTC seconds at its midnight; refuses anything else. */
+static long long date_field(lua_State *L, const char *what)
+{
+	const char *s = lua_tostring(L, -1);
+	int y, m, d, n = 0;
+	struct tm tm = {0};
+
+	if (lua_type(L, -1) != LUA_TSTRING || sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 ||
+	    n != 10 || strlen(s) != 10 || m < 1 || m > 12 || d < 1 || d > 31 || y < 1970)
+		fail_at(L, "%s must be a date \"YYYY-MM-DD\" (UTC), e.g. \"2019-06-01\"", what);
+	tm.tm_year = y - 1900, tm.tm_mon = m - 1, tm.tm_mday = d;
+	return (long long)timegm(&tm);
+}
+
+static int valid_name(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > TD_VARIANT_NAME_MAX)
+		return 0;
+	for (const char *c = s; *c; c++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyz0123456789._-", *c))
+			return 0;
+	return 1;
+}
+
+/* variant.env: { NAME = "value", ... } into v->env as sorted "NAME=VALUE". */
+static void read_env(lua_State *L, int idx, td_variant *v)
+{
+	if (!lua_istable(L, idx))
+		fail_at(L, "%s must be a table { NAME = \"value\" }", "variant.env");
+	lua_pushnil(L);
+	while (lua_next(L, idx)) {
+		const char *k = lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "";
+		int ok = (k[0] == '_' || (k[0] >= 'A' && k[0] <= 'Z') || (k[0] >= 'a' && k[0] <= 'z'));
+
+		for (const char *c = k; ok && *c; c++)
+			ok = *c == '_' || (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+			     (*c >= '0' && *c <= '9');
+		if (!ok)
+			fail_at(L, "%s: every key must be an environment variable's name", "variant.env");
+		if (lua_type(L, -1) != LUA_TSTRING)
+			fail_at(L, "%s: every value must be a string", "variant.env");
+		if (td_strv_len(v->env) == TD_VARIANT_ENV_MAX)
+			fail_at(L, "variant.env holds more than %s variables", "60");
+		lua_pushfstring(L, "%s=%s", k, lua_tostring(L, -1));
+		if (td_strv_push(&v->env, lua_tostring(L, -1)))
+			luaL_error(L, "out of memory");
+		lua_pop(L, 2);
+	}
+	if (!v->env)
+		fail_at(L, "%s is empty", "variant.env");
+	qsort(v->env, td_strv_len(v->env), sizeof *v->env, by_name);
+}
+
+static int l_variant(lua_State *L)
+{
+	static const char *const fields[] = {"name",  "build", "args",     "env",
+					     "before", "since", "range", "fallback", NULL};
+	td_project *p = proj(L);
+	td_variant *v;
+	const char *name = "";
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	only_fields(L, 1, "variant", fields);
+	if (lua_getfield(L, 1, "name") != LUA_TSTRING || !valid_name(name = lua_tostring(L, -1)))
+		fail_at(L, "variant needs a name of 1 to %s characters from [a-z0-9._-], e.g. "
+			   "name = \"no-werror\"", "40");
+	if (!strcmp(name, "default") || !strcmp(name, "all"))
+		fail_at(L, "variant name \"%s\" is reserved: \"default\" is build { } itself and "
+			   "\"all\" means every variant; choose another", name);
+	if (td_project_variant(p, name) >= 0)
+		fail_at(L, "variant \"%s\" is declared twice; give each variant its own name", name);
+	if (p->n_variants == TD_PROJECT_MAX_VARIANTS)
+		fail_at(L, "more than %s variants", "15");
+	v = &p->variants[p->n_variants++];
+	snprintf(v->name, sizeof v->name, "%s", name);
+	v->fallback = -1;
+	td_lua_where(L, v->where, sizeof v->where);
+	if (lua_getfield(L, 1, "build") != LUA_TNIL)
+		read_strings(L, lua_gettop(L), "variant.build", &v->build);
+	if (lua_getfield(L, 1, "args") != LUA_TNIL)
+		read_strings(L, lua_gettop(L), "variant.args", &v->args);
+	if (v->build && v->args)
+		fail_at(L, "variant \"%s\" gives both build and args: args add to build { }'s argv, "
+			   "build replaces it; give one", name);
+	if (lua_getfield(L, 1, "env") != LUA_TNIL)
+		read_env(L, lua_gettop(L), v);
+	if (!v->build && !v->args && !v->env)
+		fail_at(L, "variant \"%s\" changes nothing: give it build, args or env", name);
+	if (lua_getfield(L, 1, "before") != LUA_TNIL)
+		v->before = date_field(L, "variant.before");
+	if (lua_getfield(L, 1, "since") != LUA_TNIL)
+		v->since = date_field(L, "variant.since");
+	if (lua_getfield(L, 1, "range") != LUA_TNIL) {
+		const char *r = lua_tostring(L, -1), *dots = r ? strstr(r, "..") : NULL;
+
+		if (lua_type(L, -1) != LUA_TSTRING || !dots || dots == r || !dots[2] ||
+		    strstr(dots + 2, ".."))
+			fail_at(L, "%s must be \"A..B\": the commits reachable from B and not from A",
+				"variant.range");
+		if (!(v->range = strdup(r)))
+			luaL_error(L, "out of memory");
+	}
+	if (lua_getfield(L, 1, "fallback") != LUA_TNIL) {
+		if (lua_type(L, -1) != LUA_TSTRING || !lua_rawlen(L, -1) ||
+		    lua_rawlen(L, -1) > TD_VARIANT_NAME_MAX)
+			fail_at(L, "%s must name a variant (\"default\", or one declared)",
+				"variant.fallback");
+		snprintf(v->fallback_name, sizeof v->fallback_name, "%s", lua_tostring(L, -1));
+	}
+	return 0;
+}
+
+/* Resolves each variant's fallback name, now that every variant is declared. */
+static int resolve_fallbacks(td_project *p)
+{
+	for (int i = 1; i < p->n_variants; i++) {
+		td_variant *v = &p->variants[i];
+
+		if (!v->fallback_name[0])
+			continue;
+		v->fallback = td_project_variant(p, v->fallback_name);
+		if (v->fallback < 0)
+			return TD_FAIL(TD_EINVAL, "%s: variant \"%s\" falls back to \"%s\", which is no "
+						  "variant; declare it, or name \"default\"",
+				       v->where, v->name, v->fallback_name);
+		if (v->fallback == i)
+			return TD_FAIL(TD_EINVAL, "%s: variant \"%s\" falls back to itself; name another "
+						  "variant, or give no fallback",
+				       v->where, v->name);
+	}
+	return 0;
+}
+
+int td_project_variant(const td_project *p, const char *name)
+{
+	for (int i = 0; i < p->n_variants; i++)
+		if (!strcmp(p->variants[i].name, name))
+			return i;
+	return -1;
+}
+
+int td_variant_argv(char ***argv, const td_project *p, int v)
+{
+	const td_variant *var = &p->variants[v];
+	char *const *base = var->build ? var->build : p->build;
+	int err = 0;
+
+	*argv = NULL;
+	for (size_t i = 0; !err && base && base[i]; i++)
+		err = td_strv_push(argv, base[i]);
+	for (size_t i = 0; !err && !var->build && var->args && var->args[i]; i++)
+		err = td_strv_push(argv, var->args[i]);
+	if (err) {
+		td_strv_free(*argv);
+		*argv = NULL;
+	}
+	return err;
+}
+
+const char *td_variant_env_string(char *buf, size_t size, const td_project *p, int v)
+{
+	size_t k = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; p->variants[v].env && p->variants[v].env[i] && k < size; i++)
+		k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? " " : "", p->variants[v].env[i]);
+	return buf;
+}
+
+const char *td_variant_describe(char *buf, size_t size, const td_project *p, int v)
+{
+	char **argv = NULL, env[1024];
+	size_t k;
+
+	if (td_variant_argv(&argv, p, v) != 0) {
+		snprintf(buf, size, "(out of memory)");
+		return buf;
+	}
+	td_proc_argv_string((const char *const *)argv, buf, (unsigned)size);
+	td_strv_free(argv);
+	td_variant_env_string(env, sizeof env, p, v);
+	k = strlen(buf);
+	if (env[0] && k < size)
+		snprintf(buf + k, size - k, " (env %s)", env);
+	return buf;
+}
+
 /* ---- trainer { ... } ------------------------------------------------------ */
 
 /* Every field a trainer block may have, in the order td_trainer keeps them. */
@@ -480,7 +673,8 @@ static int l_unknown_name(lua_State *L)
 	const char *name = lua_type(L, 2) == LUA_TSTRING ? lua_tostring(L, 2) : "?";
 
 	return fail_at(L, "'%s' is no setting of tdaudit.lua (the settings: build, runner, sources, "
-			  "tests, catalogues, ledger, timeout, audits, trainer; docs/tdaudit-lua.md)",
+			  "tests, catalogues, ledger, timeout, audits, trainer, confine, variant; "
+			  "docs/tdaudit-lua.md)",
 		       name);
 }
 
@@ -491,7 +685,7 @@ static void register_dsl(lua_State *L, td_project *p)
 				       {"catalogues", l_catalogues}, {"ledger", l_ledger},
 				       {"timeout", l_timeout},   {"audits", l_audits},
 				       {"trainer", l_trainer},   {"confine", l_confine},
-				       {NULL, NULL}};
+				       {"variant", l_variant},   {NULL, NULL}};
 
 	for (const luaL_Reg *f = fns; f->name; f++) {
 		lua_pushlightuserdata(L, p);
@@ -515,7 +709,7 @@ static int check_complete(td_project *p)
 		return TD_FAIL(TD_EINVAL, "tdaudit.lua:1: no runner { list = ..., run = ... } given");
 	if (!p->ledger && !(p->ledger = strdup(".tdaudit/ledger.db")))
 		return TD_FAIL(TD_ENOMEM, "out of memory");
-	return 0;
+	return resolve_fallbacks(p);
 }
 
 int td_project_load(td_project **out, const char *root)
@@ -531,6 +725,9 @@ int td_project_load(td_project **out, const char *root)
 	p->timeout_floor = 5;
 	p->timeout_build = 600;
 	p->confine = 1;
+	snprintf(p->variants[0].name, sizeof p->variants[0].name, "default");
+	p->variants[0].fallback = -1;
+	p->n_variants = 1;
 	trainer_init(&p->trainer);
 	err = td_lua_new(&lua, root, NULL);
 	if (err)
@@ -559,6 +756,12 @@ void td_project_free(td_project *p)
 	if (!p)
 		return;
 	td_strv_free(p->build);
+	for (int i = 0; i < p->n_variants; i++) {
+		td_strv_free(p->variants[i].build);
+		td_strv_free(p->variants[i].args);
+		td_strv_free(p->variants[i].env);
+		free(p->variants[i].range);
+	}
 	for (int i = 0; i < p->n_runners; i++) {
 		td_strv_free(p->runners[i].list);
 		td_strv_free(p->runners[i].run);

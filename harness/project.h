@@ -18,6 +18,15 @@
  *   audits     { "audits/[a-z]*.lua" }                 -- audit scripts (tdaudit audit)
  *   trainer    { config = "configs/x.conf", train = { ... }, ... } -- docs/audit.md
  *   confine    "off"                                   -- or "landlock" (the default)
+ *   variant    { name = "no-decltype", args = { "CFLAGS=-DNO_DECLTYPE" } } -- docs/tdaudit-lua.md
+ *
+ * A variant is another way to build: args appended to build's argv, or a
+ * whole build line of its own, and env (NAME = "value") set for its
+ * builds and tests. "default" is build { } as it is. A variant with
+ * before = "YYYY-MM-DD", since = "YYYY-MM-DD" or range = "A..B" is chosen
+ * by itself for the commits it names when no --variant is given;
+ * fallback = "NAME" is the variant a state that does not build under it
+ * is built with instead (one step, counted and printed).
  *
  * confine says whether the writes of builds and tests in scratch trees are
  * confined by the kernel (confine.h); TDAUDIT_CONFINE=off in the
@@ -88,6 +97,22 @@ typedef struct {
 /* The trainer field called name, or NULL when there is no such field. Borrowed. */
 const td_tfield *td_trainer_field(const td_trainer *t, const char *name);
 
+#define TD_PROJECT_MAX_VARIANTS 16
+#define TD_VARIANT_NAME_MAX 40
+#define TD_VARIANT_ENV_MAX 60 /* variables a variant's env may set (td_jail holds them) */
+
+typedef struct {
+	char name[TD_VARIANT_NAME_MAX + 1];
+	char **build;      /* a whole build argv; NULL: the project's build, then args */
+	char **args;       /* appended to the project's build argv; NULL: none */
+	char **env;        /* "NAME=VALUE" for its builds and tests, sorted; NULL: none */
+	long long before, since; /* chosen for commits dated before / on or after (UTC s); 0: no */
+	char *range;       /* "A..B": chosen for commits reachable from B and not from A; NULL: no */
+	int fallback;      /* index of the variant a failed build falls back to; -1: none */
+	char fallback_name[TD_VARIANT_NAME_MAX + 1]; /* as written; resolved once all are read */
+	char where[256];   /* "tdaudit.lua:LINE"; "" for default */
+} td_variant;
+
 typedef struct td_project_s {
 	char root[4096];  /* absolute path of the repository */
 	char **build;     /* argv */
@@ -103,7 +128,29 @@ typedef struct td_project_s {
 			      * (the default); 0: confine "off", or TDAUDIT_CONFINE=off */
 	char confine_off_by[64]; /* what turned it off: "tdaudit.lua" or "TDAUDIT_CONFINE=off" */
 	int confine_given;   /* a confine was read: a second is refused */
+	/* variants[0] is "default" (build as it is); the rest as tdaudit.lua declares them */
+	td_variant variants[TD_PROJECT_MAX_VARIANTS];
+	int n_variants;
+	int active;          /* the variant builds and tests use now (index into variants) */
 } td_project;
+
+/* The index of the variant called name, or -1. */
+int td_project_variant(const td_project *p, const char *name);
+
+/*
+ * The build argv of variant v into *argv (a td_strv; caller frees): its
+ * own build, else the project's followed by its args.
+ */
+int td_variant_argv(char ***argv, const td_project *p, int v);
+
+/*
+ * Variant v as one line for headers and the ledger: its build argv, then
+ * its environment, "make -j2 CFLAGS=-DX (env CC=clang)". Returns buf.
+ */
+const char *td_variant_describe(char *buf, size_t size, const td_project *p, int v);
+
+/* Variant v's environment as one string, "A=1 B=2"; "" when it has none. Returns buf. */
+const char *td_variant_env_string(char *buf, size_t size, const td_project *p, int v);
 
 /*
  * Reads root/tdaudit.lua into *out. TD_EINVAL with "tdaudit.lua:LINE:

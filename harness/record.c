@@ -12,7 +12,9 @@
 #include "../base/error.h"
 #include "../ledger/ledger.h"
 #include "mutate.h"
+#include "proc.h"
 #include "repo.h"
+#include "../base/strv.h"
 
 void td_record_ledger_path(char *out, size_t size, const td_project *p)
 {
@@ -59,7 +61,7 @@ int td_record_mutation_run(const td_project *p, const char *command, const char 
 {
 	td_ledger_run_info info = {0};
 	td_ledger *lg = NULL;
-	char path[8192], sha[41] = "";
+	char path[8192], sha[41] = "", build[2048], env[1024], **argv = NULL;
 	int dirty = 0, err;
 
 	td_record_ledger_path(path, sizeof path, p);
@@ -73,6 +75,10 @@ int td_record_mutation_run(const td_project *p, const char *command, const char 
 	info.shard_k = x->shard_k, info.shard_n = x->shard_n;
 	info.catalogue = x->catalogue;
 	info.kill_matrix = x->full ? "full" : "first-kill";
+	info.variant = p->variants[p->active].name; /* every mutant was built with it */
+	if (td_variant_argv(&argv, p, p->active) == 0)
+		info.build = td_proc_argv_string((const char *const *)argv, build, sizeof build);
+	info.build_env = td_variant_env_string(env, sizeof env, p, p->active);
 	err = td_ledger_open(&lg, path, TD_LEDGER_CREATE);
 	if (!err)
 		err = td_ledger_run_begin(lg, &info);
@@ -83,5 +89,6 @@ int td_record_mutation_run(const td_project *p, const char *command, const char 
 	if (!err)
 		err = td_ledger_run_finish(lg, status == 0 ? "ok" : status == 1 ? "findings" : "error");
 	td_ledger_free(lg); /* rolls back an unfinished run */
+	td_strv_free(argv);
 	return err;
 }

@@ -299,9 +299,52 @@ int td_repo_commit_info(td_repo_commit *out, td_repo *r, const char *rev)
 		git_oid_tostr(out->parent, sizeof out->parent, git_commit_parent_id(c, 0));
 	snprintf(out->summary, sizeof out->summary, "%s",
 		 git_commit_summary(c) ? git_commit_summary(c) : "");
+	out->time = (long long)git_commit_time(c);
 done:
 	git_object_free(peeled);
 	git_object_free(obj);
+	return err;
+}
+
+/* Whether id is rev or one of its ancestors (*yes); rev must name a commit. */
+static int reaches(int *yes, td_repo *r, const char *rev, const git_oid *id, const char *range)
+{
+	td_repo_commit c;
+	git_oid end;
+	int rc;
+
+	if (td_repo_commit_info(&c, r, rev) != 0)
+		return TD_FAIL(TD_EINVAL, "variant range \"%s\": '%s' names no commit of this "
+					  "repository (git log --oneline lists them)", range, rev);
+	git_oid_fromstr(&end, c.id);
+	if (git_oid_equal(&end, id)) {
+		*yes = 1;
+		return 0;
+	}
+	rc = git_graph_descendant_of(r->repo, &end, id);
+	if (rc < 0)
+		return git_fail("cannot walk the history for the variant range", range);
+	*yes = rc == 1;
+	return 0;
+}
+
+int td_repo_in_range(int *in, td_repo *r, const char *range, const char *id)
+{
+	const char *dots = strstr(range, "..");
+	char a[256];
+	git_oid oid;
+	int from_b = 0, from_a = 0, err;
+
+	*in = 0;
+	if (!dots || (size_t)(dots - range) >= sizeof a)
+		return TD_FAIL(TD_EINVAL, "variant range \"%s\" is not A..B", range);
+	snprintf(a, sizeof a, "%.*s", (int)(dots - range), range);
+	if (git_oid_fromstr(&oid, id) != 0)
+		return TD_FAIL(TD_EINVAL, "'%s' is not a full commit id", id);
+	err = reaches(&from_b, r, dots + 2, &oid, range);
+	if (!err)
+		err = reaches(&from_a, r, a, &oid, range);
+	*in = !err && from_b && !from_a;
 	return err;
 }
 

@@ -45,7 +45,15 @@ typedef struct {
 	char parent[41];    /* its first parent, or "" for a root commit */
 	unsigned n_parents; /* 2 or more: a merge */
 	char summary[200];  /* the first line of its message */
+	long long time;     /* its committer time, seconds since the epoch (UTC) */
 } td_repo_commit;
+
+/*
+ * *in = 1 when commit id (40 hex digits) lies in range "A..B": reachable
+ * from B (B included) and not from A (A excluded), as git log A..B lists.
+ * TD_EINVAL naming the range when A or B names no commit.
+ */
+int td_repo_in_range(int *in, td_repo *r, const char *range, const char *id);
 
 /*
  * Resolves rev (a full or short id, a branch, HEAD~2 ...) to a commit.

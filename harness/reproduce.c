@@ -31,6 +31,7 @@
 #include "repo.h"
 #include "../base/strv.h"
 #include "testrun.h"
+#include "variant.h"
 
 /*
  * INFERRED: a test_ name from a changed line; INFERRED_FILE: a changed test
@@ -53,6 +54,8 @@ typedef struct {
 	char fix[41];
 	rp_test *t;
 	size_t n, cap;
+	int variant;        /* the build variant it was judged under (index into the project's) */
+	char fallback[128]; /* "before=NAME" ...: states built with the variant's fallback; "" none */
 } rp_commit;
 
 
@@ -68,7 +71,10 @@ typedef struct {
 	char dir[4200];    /* root/.tdaudit */
 	char tree[4300], manifest[4300], tlog[4600], blog[2][4600];
 	char logs[4400];   /* this run's directory of logs (td_testrun_run_logs) */
-	char fix[16];      /* the short id of the fix being reproduced: its logs' prefix */
+	char fix[64];      /* the short id of the fix being reproduced (and its variant): its
+			      logs' prefix */
+	td_variant_set vs; /* the variants to judge each fix under (--variant, --variants) */
+	size_t fallbacks;  /* states built with a variant's fallback */
 	rp_commit *done;   /* every commit judged, for the ledger */
 	size_t n_done, cap_done;
 	td_repo_commit head; /* --at-head: HEAD, the state the fix is reverted on */
@@ -305,11 +311,14 @@ static int write_at_head(size_t *n, rp_run *r, const char *fix, int after)
  * --at-head see write_at_head, overlay being the fix) into the scratch
  * tree and builds it. *ok = 1 when it built.
  */
-static int build_state(int *ok, rp_run *r, const char *base, const char *overlay, int after)
+static int build_state(int *ok, rp_run *r, rp_commit *c, const char *base, const char *overlay,
+		       int after)
 {
+	td_project *p = r->proj;
 	td_proc_result pr;
 	size_t n = 0;
 	char d[64];
+	int fb;
 	int err = r->head.id[0] ? write_at_head(&n, r, overlay, after)
 				: td_repo_materialise(&n, r->repo, base, overlay,
 						      r->keep ? r->keep : r->proj->tests, r->tree, r->manifest);
@@ -319,12 +328,34 @@ static int build_state(int *ok, rp_run *r, const char *base, const char *overlay
 	printf("  %s: %zu file%s written; building ... ", after ? "after " : "before", n,
 	       n == 1 ? "" : "s");
 	fflush(stdout);
-	err = td_testrun_build(ok, &pr, r->proj, r->tree, r->blog[after]);
+	p->active = c->variant;
+	err = td_testrun_build(ok, &pr, p, r->tree, r->blog[after]);
 	if (!err)
 		printf("%s\n", *ok ? "ok" : "FAILED");
 	if (!err && !*ok)
 		printf("  %s: the build failed (%s); see %s\n", after ? "after" : "before",
 		       td_proc_describe(&pr, d, sizeof d), r->blog[after]);
+	fb = p->variants[c->variant].fallback;
+	if (err || *ok || fb < 0)
+		return err;
+	printf("  %s: building with variant %s instead, the fallback of %s (%s) ... ",
+	       after ? "after " : "before", p->variants[fb].name, p->variants[c->variant].name,
+	       p->variants[c->variant].where);
+	fflush(stdout);
+	p->active = fb; /* the state's tests run under the variant that built it */
+	err = td_testrun_build(ok, &pr, p, r->tree, r->blog[after]);
+	if (!err)
+		printf("%s\n", *ok ? "ok" : "FAILED");
+	if (!err && !*ok)
+		printf("  %s: the fallback's build failed too (%s); see %s\n",
+		       after ? "after" : "before", td_proc_describe(&pr, d, sizeof d), r->blog[after]);
+	if (!err && *ok) {
+		size_t k = strlen(c->fallback);
+
+		snprintf(c->fallback + k, sizeof c->fallback - k, "%s%s=%s", k ? "," : "",
+			 after ? "after" : "before", p->variants[fb].name);
+		r->fallbacks++;
+	}
 	return err;
 }
 
@@ -428,20 +459,23 @@ static const char *state_cell(char *buf, size_t size, const int *v, int n, int b
 	return buf;
 }
 
-static void print_table(const rp_commit *c, int n)
+/* The table of c's verdicts; variant (NULL: none declared) is printed on each verdict line. */
+static void print_table(const rp_commit *c, int n, const char *variant)
 {
 	int w = 4;
 	char b[64], a[64];
 
 	for (size_t i = 0; i < c->n; i++)
 		w = (int)strlen(c->t[i].name) > w ? (int)strlen(c->t[i].name) : w;
-	printf("\n  %-*s  %-12s  %-12s  %s\n", w, "test", "before", "after", "verdict");
+	printf("\n  %-*s  %-12s  %-12s  %s%s\n", w, "test", "before", "after", "verdict",
+	       variant ? "   variant" : "");
 	for (size_t i = 0; i < c->n; i++) {
 		const rp_test *t = &c->t[i];
 
-		printf("  %-*s  %-12s  %-12s  %s\n", w, t->name,
+		printf("  %-*s  %-12s  %-12s  %-8s%s%s\n", w, t->name,
 		       state_cell(b, sizeof b, t->before, n, t->before_built),
-		       state_cell(a, sizeof a, t->after, n, 1), t->verdict);
+		       state_cell(a, sizeof a, t->after, n, 1), t->verdict, variant ? " " : "",
+		       variant ? variant : "");
 	}
 	printf("\n");
 }
@@ -459,33 +493,78 @@ static const char *why_not(const char *verdict)
 	return "it fails without the fix: a guard, not a pin";
 }
 
-/* 0 when every claim holds, else 1, with a line per claim that does not. */
-static int check_claims(const rp_commit *c)
+/* Whether test name came earlier than (a, i) in cs: each name is judged once. */
+static int seen_before(const rp_commit *cs, size_t a, size_t i, const char *name)
+{
+	for (size_t b = 0; b <= a; b++)
+		for (size_t j = 0; j < (b == a ? i : cs[b].n); j++)
+			if (!strcmp(cs[b].t[j].name, name))
+				return 1;
+	return 0;
+}
+
+/*
+ * 0 when every claim holds, else 1, with a line per claim that does not.
+ * cs holds one fix judged under nc variants: a claim holds when one variant
+ * bears it out, and with more than one variant each test's verdicts are
+ * printed side by side ("guard under no-decltype, pin under default").
+ */
+static int check_claims(const rp_commit *cs, size_t nc, const td_project *p)
 {
 	int status = 0, inferred = 0, inferred_guard = 0, inferred_unbuilt = 0;
 
-	for (size_t i = 0; i < c->n; i++) {
-		const rp_test *t = &c->t[i];
-		const char *want = t->role == CITED_PIN ? "pin" : "guard";
-		const int guessed = t->role == INFERRED || t->role == INFERRED_FILE ||
-				    t->role == DECLARED;
+	for (size_t a = 0; a < nc; a++)
+		for (size_t i = 0; i < cs[a].n; i++) {
+			const rp_test *t = &cs[a].t[i];
+			const char *want = t->role == CITED_PIN ? "pin" : "guard";
+			const int guessed = t->role == INFERRED || t->role == INFERRED_FILE ||
+					    t->role == DECLARED;
+			int holds = 0, guard = 0, unbuilt = 1, agree = 1;
 
-		inferred += guessed;
-		inferred_guard += guessed && !strcmp(t->verdict, "guard");
-		inferred_unbuilt += guessed && !strcmp(t->verdict, "no-build");
-		if (!guessed && strcmp(t->verdict, want)) {
-			printf("  NOT A %s: %s is cited as a %s, but %s\n",
-			       t->role == CITED_PIN ? "PIN" : "GUARD", t->name, want, why_not(t->verdict));
-			status = 1;
+			if (seen_before(cs, a, i, t->name))
+				continue;
+			for (size_t b = a; b < nc; b++)
+				for (size_t j = 0; j < cs[b].n; j++) {
+					const char *v = cs[b].t[j].verdict;
+
+					if (strcmp(cs[b].t[j].name, t->name))
+						continue;
+					holds |= !strcmp(v, want);
+					guard |= !strcmp(v, "guard");
+					unbuilt &= !strcmp(v, "no-build");
+					agree &= !strcmp(v, t->verdict);
+				}
+			if (nc > 1 && agree) {
+				printf("  %s: %s under every variant\n", t->name, t->verdict);
+			} else if (nc > 1) {
+				printf("  %s:", t->name);
+				for (size_t b = a, k = 0; b < nc; b++)
+					for (size_t j = 0; j < cs[b].n; j++)
+						if (!strcmp(cs[b].t[j].name, t->name))
+							printf("%s %s under %s", k++ ? "," : "",
+							       cs[b].t[j].verdict,
+							       p->variants[cs[b].variant].name);
+				printf("\n");
+			}
+			inferred += guessed;
+			inferred_guard += guessed && guard;
+			inferred_unbuilt += guessed && unbuilt;
+			if (!guessed && !holds) {
+				printf("  NOT A %s: %s is cited as a %s, but %s%s\n",
+				       t->role == CITED_PIN ? "PIN" : "GUARD", t->name, want,
+				       why_not(t->verdict), nc > 1 && agree ? ", under every variant" : "");
+				status = 1;
+			}
 		}
-	}
 	if (inferred && inferred_unbuilt == inferred) {
 		printf("  NO EVIDENCE: the code before the fix does not build against the tests this "
 		       "commit added or changed (no-build), so nothing shows whether they guard it; "
-		       "name a test that builds on both sides with --guard\n");
+		       "name a test that builds on both sides with --guard%s\n",
+		       p->n_variants > 1 ? ", or a variant that builds it with --variant" : "");
 		status = 1;
 	} else if (inferred && !inferred_guard) {
-		printf("  NO GUARD: none of the tests this commit added or changed fails without it\n");
+		printf("  NO GUARD: none of the tests this commit added or changed fails without it%s\n",
+		       nc > 1 ? " under any variant" : "");
 		status = 1;
 	}
 	return status;
@@ -581,7 +660,7 @@ static int run_states(rp_run *r, rp_commit *c, const td_repo_commit *info)
 		return TD_FAIL(TD_EINVAL, "commit %s adds or changes no test file and no test_ "
 					  "name; name the guards with --guard NAME",
 			       info->short_id);
-	err = build_state(&ok, r, info->id, NULL, 1);
+	err = build_state(&ok, r, c, info->id, NULL, 1);
 	if (!err && !ok && r->head.id[0])
 		return TD_FAIL(TD_ESTATE, "HEAD (%s) does not build; see %s", r->head.short_id,
 			       r->blog[1]);
@@ -598,7 +677,7 @@ static int run_states(rp_run *r, rp_commit *c, const td_repo_commit *info)
 		err = run_tests(r, c, 1, r->opts->timeout > 0 ? r->opts->timeout : r->proj->timeout_build,
 				&slowest);
 	if (!err)
-		err = build_state(&ok, r, info->parent, info->id, 0);
+		err = build_state(&ok, r, c, info->parent, info->id, 0);
 	limit = r->proj->timeout_factor * slowest;
 	limit = limit > r->proj->timeout_floor ? limit : r->proj->timeout_floor;
 	if (!err && ok)
@@ -654,6 +733,70 @@ static int check_revert(int *status, rp_run *r, const td_repo_commit *info)
 	return err;
 }
 
+/* The logs of fix info under variant v: SHORT[-VARIANT]-build-before.log ... */
+static void log_names(rp_run *r, const td_repo_commit *info, int v)
+{
+	if (v)
+		snprintf(r->fix, sizeof r->fix, "%s-%s", info->short_id, r->proj->variants[v].name);
+	else
+		snprintf(r->fix, sizeof r->fix, "%s", info->short_id);
+	snprintf(r->tlog, sizeof r->tlog, "%s/%s-tests.log", r->logs, r->fix);
+	snprintf(r->blog[0], sizeof r->blog[0], "%s/%s-build-before.log", r->logs, r->fix);
+	snprintf(r->blog[1], sizeof r->blog[1], "%s/%s-build-after.log", r->logs, r->fix);
+}
+
+/*
+ * Judges fix info (its tests from f when not NULL) under each variant of
+ * r->vs (the automatic one when none was named), keeping each result, then
+ * checks the claims across them into *status. A variant whose judgement
+ * fails is said on stderr and gives status 2; the others still run.
+ */
+static int judge_variants(int *status, rp_run *r, const td_repo_commit *info,
+			  const td_debugmd_finding *f)
+{
+	size_t first = r->n_done;
+	int err = 0;
+
+	for (int k = 0; k < r->vs.n && !err; k++) {
+		rp_commit c = {{0}, NULL, 0, 0, r->vs.v[k], ""};
+		char why[512] = "", line[2048];
+
+		if (r->vs.automatic)
+			err = td_variant_for_commit(&c.variant, why, sizeof why, r->proj, r->repo, info);
+		if (err)
+			break;
+		if (r->proj->n_variants > 1)
+			printf("  variant %s: %s%s%s%s\n", r->proj->variants[c.variant].name,
+			       td_variant_describe(line, sizeof line, r->proj, c.variant),
+			       why[0] ? " [" : "", why, why[0] ? "]" : "");
+		log_names(r, info, c.variant);
+		err = choose_tests(r, &c, info, f);
+		if (!err)
+			err = run_states(r, &c, info);
+		if (err && r->vs.n > 1) { /* the next variant may build: say it, go on */
+			fprintf(stderr, "tdaudit reproduce: variant %s: %s\n",
+				r->proj->variants[c.variant].name, td_error_last());
+			*status = 2;
+			err = 0;
+			commit_free(&c);
+			continue;
+		}
+		if (!err) {
+			print_table(&c, r->opts->runs,
+				    r->proj->n_variants > 1 ? r->proj->variants[c.variant].name : NULL);
+			snprintf(c.fix, sizeof c.fix, "%s", info->id);
+			err = keep(r, &c);
+		}
+		commit_free(&c);
+	}
+	if (!err && r->n_done > first) {
+		int s = check_claims(r->done + first, r->n_done - first, r->proj);
+
+		*status = s > *status ? s : *status;
+	}
+	return err;
+}
+
 /*
  * Reproduces rev (its tests from finding f when not NULL). Returns the
  * exit status for this commit; errors are printed here.
@@ -661,7 +804,6 @@ static int check_revert(int *status, rp_run *r, const td_repo_commit *info)
 static int reproduce_one(rp_run *r, const char *rev, const td_debugmd_finding *f)
 {
 	td_repo_commit info;
-	rp_commit c = {{0}, NULL, 0, 0};
 	size_t n_code = 0;
 	int err = td_repo_commit_info(&info, r->repo, rev), status = 0;
 
@@ -670,10 +812,7 @@ static int reproduce_one(rp_run *r, const char *rev, const td_debugmd_finding *f
 	if (err)
 		goto done;
 	printf("tdaudit reproduce: %s %s\n", info.short_id, info.summary);
-	snprintf(r->fix, sizeof r->fix, "%s", info.short_id);
-	snprintf(r->tlog, sizeof r->tlog, "%s/%s-tests.log", r->logs, r->fix);
-	snprintf(r->blog[0], sizeof r->blog[0], "%s/%s-build-before.log", r->logs, r->fix);
-	snprintf(r->blog[1], sizeof r->blog[1], "%s/%s-build-after.log", r->logs, r->fix);
+	log_names(r, &info, 0);
 	if (info.n_parents > 1)
 		printf("  %s is a merge commit (%u parents): reverting against its first parent %.7s\n",
 		       info.short_id, info.n_parents, info.parent);
@@ -692,35 +831,36 @@ static int reproduce_one(rp_run *r, const char *rev, const td_debugmd_finding *f
 			goto done;
 	}
 	if (!err)
-		err = choose_tests(r, &c, &info, f);
-	if (!err)
-		err = run_states(r, &c, &info);
-	if (err)
-		goto done;
-	print_table(&c, r->opts->runs);
-	status = check_claims(&c);
-	snprintf(c.fix, sizeof c.fix, "%s", info.id);
-	err = keep(r, &c);
+		err = judge_variants(&status, r, &info, f);
 done:
 	if (err) {
 		fprintf(stderr, "tdaudit reproduce: %s\n", td_error_last());
 		status = 2;
 	}
-	commit_free(&c);
 	return status;
 }
 
 /* ---- the ledger ------------------------------------------------------------------ */
 
-/* The verdict this run gave test for the fix commit matching commit, or NULL. */
-static const char *verdict_for(const rp_run *r, const char *commit, const char *test)
+/*
+ * The verdict this run gave test for the fix commit matching commit, or
+ * NULL; under several variants, the one that bears out want (the role
+ * DEBUG.md cites it in) if one does, as check_claims judges.
+ */
+static const char *verdict_for(const rp_run *r, const char *commit, const char *test,
+			       const char *want)
 {
+	const char *got = NULL;
+
 	for (size_t i = 0; commit && i < r->n_done; i++)
 		if (td_ledger_commits_match(r->done[i].fix, commit))
 			for (size_t j = 0; j < r->done[i].n; j++)
-				if (!strcmp(r->done[i].t[j].name, test))
-					return r->done[i].t[j].verdict;
-	return NULL;
+				if (!strcmp(r->done[i].t[j].name, test)) {
+					if (!strcmp(r->done[i].t[j].verdict, want))
+						return want;
+					got = got ? got : r->done[i].t[j].verdict;
+				}
+	return got;
 }
 
 static const char *role_of(const char *verdict)
@@ -755,10 +895,11 @@ static int put_findings(td_ledger *lg, const rp_run *r)
 		err = td_ledger_put_finding(lg, &lf);
 		for (size_t g = 0; !err && g < f->n_guards; g++)
 			err = td_ledger_put_guard(lg, f->number, f->guards[g].name,
-						  role_of(verdict_for(r, f->commit, f->guards[g].name)));
+						  role_of(verdict_for(r, f->commit, f->guards[g].name,
+								      "guard")));
 		for (size_t g = 0; !err && g < f->n_pins; g++)
 			err = td_ledger_put_guard(lg, f->number, f->pins[g].name,
-						  role_of(verdict_for(r, f->commit, f->pins[g].name)));
+						  role_of(verdict_for(r, f->commit, f->pins[g].name, "pin")));
 	}
 	return err;
 }
@@ -767,17 +908,28 @@ static int put_reproductions(td_ledger *lg, const rp_run *r)
 {
 	int err = 0;
 
-	for (size_t i = 0; !err && i < r->n_done; i++)
-		for (size_t j = 0; !err && j < r->done[i].n; j++) {
-			const rp_test *t = &r->done[i].t[j];
-			td_ledger_reproduction rep = {r->done[i].fix, t->name,
+	for (size_t i = 0; !err && i < r->n_done; i++) {
+		const rp_commit *c = &r->done[i];
+		char build[2048], env[1024];
+		char **argv = NULL;
+
+		err = td_variant_argv(&argv, r->proj, c->variant);
+		if (!err)
+			td_proc_argv_string((const char *const *)argv, build, sizeof build);
+		td_strv_free(argv);
+		td_variant_env_string(env, sizeof env, r->proj, c->variant);
+		for (size_t j = 0; !err && j < c->n; j++) {
+			const rp_test *t = &c->t[j];
+			td_ledger_reproduction rep = {c->fix, t->name,
 						      t->before_built ? state_word(t->before, r->opts->runs)
 								      : "no-build",
 						      state_word(t->after, r->opts->runs), t->verdict,
-						      t->k, r->opts->runs};
+						      t->k, r->opts->runs, r->proj->variants[c->variant].name,
+						      build, env, c->fallback[0] ? c->fallback : NULL};
 
 			err = td_ledger_put_reproduction_at(lg, &rep, r->head.id[0] ? r->head.id : NULL);
 		}
+	}
 	return err;
 }
 
@@ -855,6 +1007,8 @@ int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *
 	err = td_project_load(&r.proj, root);
 
 	if (!err)
+		err = td_variant_pick(&r.vs, r.proj, o.variants, o.variant_set);
+	if (!err)
 		err = td_repo_open(&r.repo, r.proj->root);
 	if (!err && opts->at_head)
 		err = td_repo_commit_info(&r.head, r.repo, "HEAD");
@@ -872,6 +1026,9 @@ int td_reproduce(const char *root, const char *commit, const td_reproduce_opts *
 		goto done;
 	printf("tdaudit reproduce: logs in %s\n", r.logs);
 	status = opts->all ? reproduce_all(&r) : reproduce_one(&r, commit, NULL);
+	if (r.fallbacks)
+		printf("tdaudit reproduce: %zu state%s built with a variant's fallback (listed above; "
+		       "recorded with each verdict)\n", r.fallbacks, r.fallbacks == 1 ? " was" : "s were");
 	err = record(&r, status);
 done:
 	if (err) {

@@ -47,6 +47,14 @@
  * or root commit, bare or shallow repository, --all without a DEBUG.md, the
  * fix commit itself not building).
  *
+ * Variants (tdaudit.lua's variant { }, variant.h): each fix is judged once
+ * per variant named with --variant or --variants, else under the one
+ * chosen for the fix commit. Both states build with that variant and its
+ * tests run with its environment; a state that does not build falls back to
+ * the variant's fallback when it names one (said, counted, recorded). A
+ * cited guard or pin holds when one variant bears it out; each verdict
+ * line names its variant and the ledger keeps one row per variant.
+ *
  * Never: write outside root/.tdaudit/; touch the user's working tree,
  * index or HEAD; report a state that did not build as a pass.
  */
@@ -63,6 +71,8 @@ typedef struct {
 	double timeout;      /* seconds per test run; 0: the defaults above */
 	const char *command; /* the command line, recorded with the run in the ledger */
 	int at_head;         /* revert the fix at HEAD instead (see above); not with all */
+	char *const *variants;   /* --variant NAMEs (variant.h); NULL: chosen per commit */
+	const char *variant_set; /* --variants: "all" or "a,b"; NULL: none */
 } td_reproduce_opts;
 
 /*

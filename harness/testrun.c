@@ -55,7 +55,15 @@ int td_testrun_jail(td_jail *j, td_proc_opts *po, const td_project *p, const cha
 	if (realpath(j->tmp, real)) /* absolute: the child runs elsewhere (in tree) */
 		snprintf(j->tmp, sizeof j->tmp, "%s", real);
 	snprintf(j->tmp_env, sizeof j->tmp_env, "TMPDIR=%s", j->tmp);
-	j->env[0] = j->tmp_env, j->env[1] = NULL;
+	j->env[0] = j->tmp_env;
+	{
+		char *const *venv = p->variants[p->active].env;
+		size_t n = 1;
+
+		for (size_t i = 0; venv && venv[i] && n + 1 < sizeof j->env / sizeof *j->env; i++)
+			j->env[n++] = venv[i];
+		j->env[n] = NULL;
+	}
 	po->env = j->env;
 	j->dirs[0] = tree, j->dirs[1] = j->tmp, j->dirs[2] = NULL;
 	if (confined(p))
@@ -228,16 +236,18 @@ int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const ch
 		     const char *log)
 {
 	td_proc_opts po = {0};
-	char mark[4400];
+	char mark[4400], **argv = NULL;
 	td_jail j;
 	int err = empty_tmp(tree);
 
 	if (!err)
 		err = td_testrun_jail(&j, &po, p, tree);
+	if (!err)
+		err = td_variant_argv(&argv, p, p->active);
 	*ok = 0;
 	if (err)
 		return err;
-	po.argv = (const char *const *)p->build;
+	po.argv = (const char *const *)argv;
 	po.cwd = tree;
 	po.out_path = log;
 	po.timeout_s = p->timeout_build;
@@ -249,6 +259,7 @@ int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const ch
 	if (!err && unlink(mark) != 0)
 		err = TD_FAIL(TD_EIO, "cannot remove %s: %s", mark, strerror(errno));
 	*ok = !err && res->exited && res->status == 0 && !res->timed_out;
+	td_strv_free(argv);
 	return err;
 }
 

@@ -67,7 +67,7 @@ int td_testrun_run_logs(char *out, size_t size, const char *state);
 int td_testrun_ignore_dir(const char *root);
 
 /*
- * Runs the project's build argv in tree, output to log, with the build
+ * Runs the build argv of p's active variant (td_variant_argv) in tree, output to log, with the build
  * timeout. *ok = 1 when it exited 0 in time; res gets the details (for
  * td_proc_describe). While the build runs, a mark tree.building lies
  * beside the tree; a process killed during the build leaves it there
@@ -123,14 +123,14 @@ int td_testrun_tree_stamp(uint64_t *out, const char *tree);
 /* What a confined run's td_proc_opts point to (td_testrun_jail). */
 typedef struct {
 	const char *dirs[3];
-	const char *env[2];
+	const char *env[TD_VARIANT_ENV_MAX + 2]; /* TMPDIR, the active variant's environment, NULL */
 	char tmp[4400];     /* TREE.tmp, beside the tree: the private TMPDIR */
 	char tmp_env[4420]; /* "TMPDIR=" tmp */
 } td_jail;
 
 /*
  * Sets po->env to TMPDIR=TREE.tmp (a private directory beside tree,
- * created) and, unless p->confine is off or the kernel cannot, po's
+ * created) followed by the environment of p's active variant, and, unless p->confine is off or the kernel cannot, po's
  * write_dirs to tree and that directory; counts a run left unconfined.
  * j must outlive the run (po points into it). Replaces po->env.
  */

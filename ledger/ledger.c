@@ -221,6 +221,48 @@ static const char schema_v6[] =
 	"ALTER TABLE mutant_outcomes ADD COLUMN log TEXT;\n"
 	"PRAGMA user_version = 6;\n";
 
+/*
+ * Version 7: build variants (tdaudit.lua's variant { }). A run records the
+ * variant it built with, its build argv and its environment (mutate; bisect
+ * with the variants it used; NULL for older runs and for a reproduce run,
+ * whose rows say it). A fix is judged once per variant, so reproductions
+ * gets variant, build, build_env and fallback (the variant a state that did
+ * not build fell back to) and a key that holds the variant: the table is
+ * made again with its rows, all of them 'default'.
+ */
+static const char schema_v7[] =
+	"ALTER TABLE runs ADD COLUMN variant TEXT;\n"
+	"ALTER TABLE runs ADD COLUMN build TEXT;\n"
+	"ALTER TABLE runs ADD COLUMN build_env TEXT;\n"
+	"ALTER TABLE bisects ADD COLUMN variant TEXT;\n"
+	"ALTER TABLE bisects ADD COLUMN build TEXT;\n"
+	"ALTER TABLE bisects ADD COLUMN build_env TEXT;\n"
+	"CREATE TABLE reproductions_v7 (\n"
+	"  run TEXT NOT NULL REFERENCES runs(id),\n"
+	"  fix_commit TEXT NOT NULL,\n"
+	"  test TEXT NOT NULL,\n"
+	"  outcome_before TEXT NOT NULL\n"
+	"    CHECK (outcome_before IN ('pass', 'fail', 'no-build', 'timeout', 'mixed')),\n"
+	"  outcome_after TEXT NOT NULL\n"
+	"    CHECK (outcome_after IN ('pass', 'fail', 'no-build', 'timeout', 'mixed')),\n"
+	"  verdict TEXT NOT NULL CHECK (verdict IN ('guard', 'pin', 'broken', 'no-build', 'flaky')),\n"
+	"  stable_k INTEGER NOT NULL,\n"
+	"  stable_n INTEGER NOT NULL,\n"
+	"  at_head TEXT,\n"
+	"  variant TEXT NOT NULL DEFAULT 'default',\n"
+	"  build TEXT,\n"
+	"  build_env TEXT,\n"
+	"  fallback TEXT,\n"
+	"  CHECK (stable_n >= 1 AND stable_k >= 0 AND stable_k <= stable_n),\n"
+	"  PRIMARY KEY (run, fix_commit, test, variant));\n"
+	"INSERT INTO reproductions_v7(run, fix_commit, test, outcome_before, outcome_after, verdict,\n"
+	"  stable_k, stable_n, at_head) SELECT run, fix_commit, test, outcome_before, outcome_after,\n"
+	"  verdict, stable_k, stable_n, at_head FROM reproductions;\n"
+	"DROP TABLE reproductions;\n"
+	"ALTER TABLE reproductions_v7 RENAME TO reproductions;\n"
+	"CREATE INDEX reproductions_by_test ON reproductions(test);\n"
+	"PRAGMA user_version = 7;\n";
+
 /* Step i takes a ledger from version migrations[i].version - 1 to .version. */
 static const struct {
 	int version;
@@ -232,6 +274,7 @@ static const struct {
 	{4, schema_v4},
 	{5, schema_v5},
 	{6, schema_v6},
+	{7, schema_v7},
 };
 
 /* --- SQLite plumbing ------------------------------------------------------------ */
@@ -564,12 +607,12 @@ int td_ledger_run_begin(td_ledger *lg, const td_ledger_run_info *info)
 		return err;
 	err = exec_bound(lg, "recording the run", /* status 'running' is never committed */
 			 "INSERT INTO runs(id, command, started, head_commit, dirty, tool_version, status,"
-			 " shard_k, shard_n, catalogue, kill_matrix)"
+			 " shard_k, shard_n, catalogue, kill_matrix, variant, build, build_env)"
 			 " VALUES (?1, ?2, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), ?3, ?4, ?5, 'running',"
-			 " ?6, ?7, ?8, ?9)",
-			 "tttitnntt", id, info->command, info->head_commit, info->dirty ? 1 : 0,
+			 " ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+			 "tttitnnttttt", id, info->command, info->head_commit, info->dirty ? 1 : 0,
 			 info->tool_version, info->shard_n ? info->shard_k : 0, info->shard_n,
-			 info->catalogue, info->kill_matrix);
+			 info->catalogue, info->kill_matrix, info->variant, info->build, info->build_env);
 	if (err) {
 		sqlite3_exec(lg->db, "ROLLBACK", NULL, NULL, NULL);
 		return err;
@@ -665,13 +708,17 @@ int td_ledger_put_reproduction_at(td_ledger *lg, const td_ledger_reproduction *r
 		return TD_FAIL(TD_EINVAL, "a reproduction needs a commit, a test, both outcomes and a verdict");
 	return exec_bound(lg, "recording a reproduction",
 			  "INSERT INTO reproductions(run, fix_commit, test, outcome_before, outcome_after,"
-			  " verdict, stable_k, stable_n, at_head) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
-			  " ON CONFLICT(run, fix_commit, test) DO UPDATE SET"
+			  " verdict, stable_k, stable_n, at_head, variant, build, build_env, fallback)"
+			  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
+			  " ON CONFLICT(run, fix_commit, test, variant) DO UPDATE SET"
 			  " outcome_before = excluded.outcome_before, outcome_after = excluded.outcome_after,"
 			  " verdict = excluded.verdict, stable_k = excluded.stable_k,"
-			  " stable_n = excluded.stable_n, at_head = excluded.at_head",
-			  "ttttttiit", lg->run_id, r->fix_commit, r->test, r->before, r->after, r->verdict,
-			  r->stable_k, r->stable_n, at_head);
+			  " stable_n = excluded.stable_n, at_head = excluded.at_head,"
+			  " build = excluded.build, build_env = excluded.build_env,"
+			  " fallback = excluded.fallback",
+			  "ttttttiittttt", lg->run_id, r->fix_commit, r->test, r->before, r->after,
+			  r->verdict, r->stable_k, r->stable_n, at_head,
+			  r->variant ? r->variant : "default", r->build, r->build_env, r->fallback);
 }
 
 /* The skipped commits as one string, space-separated ("" for none). Caller frees. */
@@ -705,10 +752,10 @@ int td_ledger_put_bisect(td_ledger *lg, const td_ledger_bisect *b)
 	if (!(skipped = join_commits(b->skipped)))
 		return TD_FAIL(TD_ENOMEM, "out of memory recording a bisect result");
 	err = exec_bound(lg, "recording a bisect result",
-			 "INSERT INTO bisects(run, guard_test, good, bad, found, direction, skipped, builds)"
-			 " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-			 "tttttttl", lg->run_id, b->guard, b->good, b->bad, b->found, b->direction,
-			 skipped, (long)b->builds);
+			 "INSERT INTO bisects(run, guard_test, good, bad, found, direction, skipped, builds,"
+			 " variant, build, build_env) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+			 "tttttttlttt", lg->run_id, b->guard, b->good, b->bad, b->found, b->direction,
+			 skipped, (long)b->builds, b->variant, b->build, b->build_env);
 	free(skipped);
 	return err;
 }
@@ -813,9 +860,10 @@ int td_ledger_put_audit_result(td_ledger *lg, const td_ledger_audit_result *r)
  */
 static const char *const merge_sql[] = {
 	"INSERT INTO main.runs(id, command, started, ended, head_commit, dirty, tool_version, status,"
-	" shard_k, shard_n, catalogue, kill_matrix)"
+	" shard_k, shard_n, catalogue, kill_matrix, variant, build, build_env)"
 	" SELECT id, command, started, ended, head_commit, dirty, tool_version, status,"
-	" shard_k, shard_n, catalogue, kill_matrix FROM src.runs WHERE true ON CONFLICT DO NOTHING",
+	" shard_k, shard_n, catalogue, kill_matrix, variant, build, build_env FROM src.runs"
+	" WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.run_tests(run, test) SELECT run, test FROM src.run_tests WHERE true"
 	" ON CONFLICT DO NOTHING",
 	"INSERT INTO main.findings(number, title, location, severity, found_by, status, fix_commit)"
@@ -824,12 +872,13 @@ static const char *const merge_sql[] = {
 	"INSERT INTO main.guards(finding, test, role) SELECT finding, test, role"
 	" FROM src.guards WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.reproductions(run, fix_commit, test, outcome_before, outcome_after,"
-	" verdict, stable_k, stable_n, at_head) SELECT run, fix_commit, test, outcome_before,"
-	" outcome_after, verdict, stable_k, stable_n, at_head FROM src.reproductions WHERE true"
+	" verdict, stable_k, stable_n, at_head, variant, build, build_env, fallback)"
+	" SELECT run, fix_commit, test, outcome_before, outcome_after, verdict, stable_k,"
+	" stable_n, at_head, variant, build, build_env, fallback FROM src.reproductions WHERE true"
 	" ON CONFLICT DO NOTHING",
-	"INSERT INTO main.bisects(run, guard_test, good, bad, found, direction, skipped, builds)"
-	" SELECT run, guard_test, good, bad, found, direction, skipped, builds"
-	" FROM src.bisects WHERE true ON CONFLICT DO NOTHING",
+	"INSERT INTO main.bisects(run, guard_test, good, bad, found, direction, skipped, builds,"
+	" variant, build, build_env) SELECT run, guard_test, good, bad, found, direction, skipped,"
+	" builds, variant, build, build_env FROM src.bisects WHERE true ON CONFLICT DO NOTHING",
 	"INSERT INTO main.mutants(id, catalogue, name, file, line, finding, designed_against, why,"
 	" function) SELECT id, catalogue, name, file, line, finding, designed_against, why, function"
 	" FROM src.mutants WHERE true ON CONFLICT DO NOTHING",
@@ -1699,11 +1748,17 @@ static void json_reproduction(FILE *f, sqlite3_stmt *st)
 {
 	static const char *const keys[] = {"run", "fix_commit", "test", "before", "after", "verdict"};
 
+	static const char *const more[] = {"variant", "build", "build_env", "fallback"};
+
 	fputs("    {", f);
 	json_strings(f, st, keys, 6);
 	fprintf(f, ", \"stable_k\": %d, \"stable_n\": %d, \"at_head\": ", sqlite3_column_int(st, 6),
 		sqlite3_column_int(st, 7));
 	td_json_fput_string(f, (const char *)sqlite3_column_text(st, 8));
+	for (int i = 0; i < 4; i++) {
+		fprintf(f, ", \"%s\": ", more[i]);
+		td_json_fput_string(f, (const char *)sqlite3_column_text(st, 9 + i));
+	}
 	fputc('}', f);
 }
 
@@ -1729,7 +1784,14 @@ static void json_bisect(FILE *f, sqlite3_stmt *st)
 		}
 		p += len + (p[len] == ' ');
 	}
-	fprintf(f, "], \"builds\": %d}", sqlite3_column_int(st, 8));
+	fprintf(f, "], \"builds\": %d", sqlite3_column_int(st, 8));
+	for (int i = 0; i < 3; i++) {
+		static const char *const more[] = {"variant", "build", "build_env"};
+
+		fprintf(f, ", \"%s\": ", more[i]);
+		td_json_fput_string(f, (const char *)sqlite3_column_text(st, 9 + i));
+	}
+	fputc('}', f);
 }
 
 /* evidence is a JSON array already (written by the harness): copied as it is. */
@@ -1780,14 +1842,16 @@ int td_ledger_export_json(FILE *f, td_ledger *lg)
 	fputs("],\n  \"reproductions\": [", f);
 	err = json_rows(f, lg, "reading reproductions",
 			"SELECT run, fix_commit, test, outcome_before, outcome_after, verdict, stable_k,"
-			" stable_n, at_head FROM reproductions ORDER BY fix_commit, test, run",
+			" stable_n, at_head, variant, build, build_env, fallback FROM reproductions"
+			" ORDER BY fix_commit, test, run, variant",
 			json_reproduction);
 	fputs("],\n  \"bisects\": [", f);
 	if (!err)
 		err = json_rows(f, lg, "reading bisects",
 				"SELECT bisects.run, runs.command, guard_test, good, bad, found,"
 				" direction, skipped,"
-				" builds FROM bisects JOIN runs ON runs.id = bisects.run"
+				" builds, bisects.variant, bisects.build, bisects.build_env"
+				" FROM bisects JOIN runs ON runs.id = bisects.run"
 				" ORDER BY runs.started, bisects.run, guard_test",
 				json_bisect);
 	fputs("],\n  \"audits\": [", f);

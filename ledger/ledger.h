@@ -79,7 +79,7 @@
 
 #include <stdio.h>
 
-#define TD_LEDGER_SCHEMA_VERSION 6
+#define TD_LEDGER_SCHEMA_VERSION 7
 #define TD_LEDGER_MAGIC 0x54444C47 /* "TDLG" in PRAGMA application_id */
 #define TD_LEDGER_BUSY_MS 5000     /* how long a write waits for another writer */
 #define TD_LEDGER_RUN_ID_LEN 36    /* xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx */
@@ -115,6 +115,10 @@ typedef struct {
 	const char *catalogue;    /* mutate: the fingerprint of the mutants selected before
 				     sharding (16 hex digits); NULL for other runs */
 	const char *kill_matrix;  /* mutate: "first-kill" or "full" (--cold); NULL otherwise */
+	const char *variant;      /* the build variant the run used (mutate, bisect); NULL: none
+				     recorded for the run (reproduce records it per row) */
+	const char *build;        /* that variant's build argv as one line; NULL with variant */
+	const char *build_env;    /* its environment, "A=1 B=2" ("" none); NULL with variant */
 } td_ledger_run_info;
 
 /*
@@ -167,6 +171,11 @@ typedef struct {
 	const char *before, *after; /* pass | fail | no-build | timeout | mixed */
 	const char *verdict;        /* guard | pin | broken | no-build | flaky */
 	int stable_k, stable_n;     /* k of n repeated runs agreed with the verdict */
+	const char *variant;        /* the build variant; NULL: "default" */
+	const char *build;          /* its build argv as one line, or NULL */
+	const char *build_env;      /* its environment, "A=1 B=2" ("" none), or NULL */
+	const char *fallback;       /* "before=NAME", "after=NAME" ...: states built with the
+				       variant's fallback; NULL: none */
 } td_ledger_reproduction;
 
 /* Records a reproduction in the open run, replacing one for the same commit and test. */
@@ -187,6 +196,9 @@ typedef struct {
 	const char *direction; /* "fix" or "regression" */
 	char *const *skipped;  /* commits that did not build, oldest first, NULL-terminated; NULL: none */
 	int builds;            /* builds the search took, >= 1 */
+	const char *variant;   /* the variants the commits were built with ("default", or
+				  "default,old-gcc" when chosen per commit), or NULL */
+	const char *build, *build_env; /* the build argv and environment, one variant only; or NULL */
 } td_ledger_bisect;
 
 /* Records the open run's bisect result (one per run and guard). TD_EINVAL for a bad direction. */
@@ -442,10 +454,12 @@ int td_ledger_export_md(FILE *f, td_ledger *lg);
  *                   "status", "fix_commit",
  *                   "guards": [ {"test", "role"} ... by test ] } ... by number ],
  *    "reproductions": [ {"run", "fix_commit", "test", "before", "after",
- *                        "verdict", "stable_k", "stable_n", "at_head"} ...
- *                       by fix_commit, test, run ],
+ *                        "verdict", "stable_k", "stable_n", "at_head", "variant",
+ *                        "build", "build_env", "fallback"} ...
+ *                       by fix_commit, test, run, variant ],
  *    "bisects": [ {"run", "command", "guard", "good", "bad", "found", "direction",
- *                  "skipped": [ids, oldest first], "builds"} ... by run start ],
+ *                  "skipped": [ids, oldest first], "builds", "variant", "build",
+ *                  "build_env"} ... by run start ],
  *    "audits": [ {"run", "command", "audit", "status", "class", "summary",
  *                 "reason", "evidence": [lines], "duration_ms"} ... by run start, audit ] }
  * at_head is null for a reproduction against the fix's parent, else the
@@ -454,11 +468,12 @@ int td_ledger_export_md(FILE *f, td_ledger *lg);
  * what is found). "version" is this export format's version
  * (TD_LEDGER_JSON_VERSION): a consumer must refuse a version it does not
  * know. Version 1 had no at_head and no bisects, so an at-head verdict
- * read as one about the fix itself; version 2 had no audits.
+ * read as one about the fix itself; version 2 had no audits; version 3
+ * had no variants, so a fix and test had at most one row per run.
  * The markdown export adds, after the findings and only when the ledger
  * holds audit results, a second table: | Audit | Result | Class | Summary | Run |.
  */
-#define TD_LEDGER_JSON_VERSION 3
+#define TD_LEDGER_JSON_VERSION 4
 int td_ledger_export_json(FILE *f, td_ledger *lg);
 
 #endif

@@ -317,8 +317,8 @@ static void test_the_cross_check_names_the_debugmd_line_of_each_disagreement(voi
 		"finding 3 is in DEBUG.md but not in the ledger",
 		"finding 5's fix commit is 2222bbb here but 1111aaa",
 		"guard `test_g2` of finding 1 has no reproduction"};
-	td_ledger_reproduction g1 = {"abc1234ffff", "test_g1", "fail", "pass", "guard", 2, 2};
-	td_ledger_reproduction g2 = {"abc1234ffff", "test_g2", "pass", "pass", "pin", 2, 2};
+	td_ledger_reproduction g1 = {"abc1234ffff", "test_g1", "fail", "pass", "guard", 2, 2, NULL, NULL, NULL, NULL};
+	td_ledger_reproduction g2 = {"abc1234ffff", "test_g2", "pass", "pass", "pin", 2, 2, NULL, NULL, NULL, NULL};
 	td_debugmd_problems *ps;
 	td_debugmd *doc = parse(text);
 	td_ledger *lg;

@@ -112,7 +112,7 @@ static void put_finding(td_ledger *lg, int n, const char *where, const char *sta
 static void make_full_ledger(const char *path)
 {
 	td_ledger *lg;
-	td_ledger_reproduction r = {"abc1234", "test_g", "fail", "pass", "guard", 2, 2};
+	td_ledger_reproduction r = {"abc1234", "test_g", "fail", "pass", "guard", 2, 2, NULL, NULL, NULL, NULL};
 	td_ledger_mutant m = {"m1", "core", "flip", "core/plan.c", 10, 1, NULL, "re-introduces #1", NULL};
 	td_ledger_outcome o = {"m1", "killed", "test_g", 1, 0, 12, "/state/logs/runs/r/0001-m1.log"};
 
@@ -209,8 +209,8 @@ static const char frozen_v1[] =
 
 static void test_a_version_1_ledger_is_migrated_forward_keeping_its_rows(void **state)
 {
-	td_ledger_reproduction r = {"abc1234", "test_new", "fail", "pass", "guard", 2, 2};
-	td_ledger_bisect b = {"test_g", "1111111", "2222222", "2222222", "fix", NULL, 3};
+	td_ledger_reproduction r = {"abc1234", "test_new", "fail", "pass", "guard", 2, 2, NULL, NULL, NULL, NULL};
+	td_ledger_bisect b = {"test_g", "1111111", "2222222", "2222222", "fix", NULL, 3, NULL, NULL, NULL};
 	td_ledger *lg;
 	int ok = 0;
 
@@ -297,8 +297,8 @@ static void test_a_merge_never_writes_its_source(void **state)
 static void test_a_bisect_result_is_recorded_and_merged_once(void **state)
 {
 	char *skipped[] = {"aaaaaaa", "bbbbbbb", NULL};
-	td_ledger_bisect b = {"test_g", "1111111", "9999999", NULL, "regression", skipped, 5};
-	td_ledger_bisect bad = {"test_h", "1111111", "9999999", NULL, "sideways", NULL, 5};
+	td_ledger_bisect b = {"test_g", "1111111", "9999999", NULL, "regression", skipped, 5, NULL, NULL, NULL};
+	td_ledger_bisect bad = {"test_h", "1111111", "9999999", NULL, "sideways", NULL, 5, NULL, NULL, NULL};
 	td_ledger *lg;
 	long added;
 
@@ -564,7 +564,7 @@ static void test_writes_outside_a_run_are_refused(void **state)
 static void test_a_test_name_with_quotes_is_stored_verbatim(void **state)
 {
 	static const char name[] = "test_it's \"x\"'); DROP TABLE guards; --";
-	td_ledger_reproduction r = {"abc1234", name, "fail", "pass", "guard", 2, 2};
+	td_ledger_reproduction r = {"abc1234", name, "fail", "pass", "guard", 2, 2, NULL, NULL, NULL, NULL};
 	td_ledger_findings *fs;
 	td_ledger *lg;
 	FILE *f;
@@ -655,9 +655,9 @@ static void test_the_markdown_export_is_the_debugmd_summary_table(void **state)
 
 static void test_the_json_export_names_its_format_and_version(void **state)
 {
-	td_ledger_reproduction at = {"abc1234", "test_g", "pass", "pass", "pin", 1, 1};
+	td_ledger_reproduction at = {"abc1234", "test_g", "pass", "pass", "pin", 1, 1, NULL, NULL, NULL, NULL};
 	char *skipped[] = {"s4", "s5", NULL};
-	td_ledger_bisect b = {"test_g", "g0", "b9", NULL, "fix", skipped, 5};
+	td_ledger_bisect b = {"test_g", "g0", "b9", NULL, "fix", skipped, 5, NULL, NULL, NULL};
 	td_ledger *lg;
 	FILE *f;
 	char *json, want[128];
@@ -681,13 +681,14 @@ static void test_the_json_export_names_its_format_and_version(void **state)
 	assert_non_null(strstr(json, "\"guards\": [{\"test\": \"test_g\", \"role\": \"guard\"}]"));
 	assert_non_null(strstr(json, "\"status\": \"open\", \"fix_commit\": null, \"guards\": []"));
 	assert_non_null(strstr(json, "\"verdict\": \"guard\", \"stable_k\": 2, \"stable_n\": 2, "
-				     "\"at_head\": null}"));
+				     "\"at_head\": null, \"variant\": \"default\", \"build\": null, "
+				     "\"build_env\": null, \"fallback\": null}"));
 	/* an at-head verdict says so: without at_head it reads as one about the fix */
 	assert_non_null(strstr(json, "\"verdict\": \"pin\", \"stable_k\": 1, \"stable_n\": 1, "
-				     "\"at_head\": \"def5678\"}"));
+				     "\"at_head\": \"def5678\", \"variant\": \"default\""));
 	assert_non_null(strstr(json, "\"guard\": \"test_g\", \"good\": \"g0\", \"bad\": \"b9\", "
 				     "\"found\": null, \"direction\": \"fix\", \"skipped\": [\"s4\", \"s5\"], "
-				     "\"builds\": 5}"));
+				     "\"builds\": 5, \"variant\": null, \"build\": null, \"build_env\": null}"));
 	free(json);
 }
 
@@ -709,8 +710,8 @@ static void test_an_unknown_role_is_refused(void **state)
 static void test_a_guard_is_verified_by_a_full_commit_id_cited_short(void **state)
 {
 	static const char full[] = "7c3f8120aaaabbbbccccddddeeeeffff00001111";
-	td_ledger_reproduction g = {full, "test_g", "fail", "pass", "guard", 2, 2};
-	td_ledger_reproduction p = {full, "test_p", "pass", "pass", "pin", 2, 2};
+	td_ledger_reproduction g = {full, "test_g", "fail", "pass", "guard", 2, 2, NULL, NULL, NULL, NULL};
+	td_ledger_reproduction p = {full, "test_p", "pass", "pass", "pin", 2, 2, NULL, NULL, NULL, NULL};
 	td_ledger *lg;
 	int ok;
 

@@ -116,7 +116,9 @@ static void add_finding_and_audit(void)
 	td_ledger_run_info info = {.command = "tdaudit reproduce", .tool_version = "0.1"};
 	td_ledger_finding f = {1, "add() subtracts", "`calc.c` \xe2\x80\x94 add", "high",
 			       "mutation", "fixed", fx_git_rev("repo", "HEAD")};
-	td_ledger_reproduction r = {f.fix_commit, "test_add", "fail", "pass", "guard", 3, 3};
+	td_ledger_reproduction r = {f.fix_commit, "test_add", "fail", "pass", "guard", 3, 3, NULL, NULL, NULL, NULL};
+	td_ledger_reproduction strict = {f.fix_commit, "test_add", "pass", "pass", "pin", 3, 3,
+					 "strict", "make CFLAGS=-DSTRICT", "", NULL};
 	td_ledger_audit_run a = {"tdaudit.lua:9", "run/config.txt", 2, 1, 1, 0};
 	td_ledger_audit_result pass = {"seed", "pass", "LOUD", "same seed, same weights", NULL,
 				       "[\"tdtrain train --seed 1: exit 0\", \"hash 0xab\"]", 10};
@@ -128,6 +130,7 @@ static void add_finding_and_audit(void)
 	assert_int_equal(td_ledger_put_finding(lg, &f), 0);
 	assert_int_equal(td_ledger_put_guard(lg, 1, "test_add", "guard"), 0);
 	assert_int_equal(td_ledger_put_reproduction(lg, &r), 0);
+	assert_int_equal(td_ledger_put_reproduction(lg, &strict), 0);
 	assert_int_equal(td_ledger_put_audit_run(lg, &a), 0);
 	assert_int_equal(td_ledger_put_audit_result(lg, &pass), 0);
 	assert_int_equal(td_ledger_put_audit_result(lg, &bad), 0);
@@ -252,6 +255,9 @@ static void test_the_page_shows_the_ledger_s_figures(void **state)
 				     "<span class=\"add\">+ return 8;</span></pre>"));
 	assert_non_null(strstr(html, "data-findings=\"1\""));
 	assert_non_null(strstr(html, "v-good\">guard</span>"));
+	/* the same run's verdict under another build variant, named, in the same cell */
+	assert_non_null(strstr(html, "<br><span class=\"verdict v-bad\">pin</span> <span "
+				     "class=\"sub\">under strict, 3/3 runs"));
 	assert_non_null(strstr(html, "resume changes the loss"));
 	assert_non_null(strstr(html, "<li><code>tdtrain train --seed 1: exit 0</code></li>"));
 	assert_non_null(strstr(html, "data-steps=\"4\" data-evals=\"2\""));

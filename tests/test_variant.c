@@ -1,0 +1,274 @@
+/*
+ * test_variant.c - build variants (tdaudit.lua's variant { }) end to end,
+ * on a fixture repository whose fix shows only under one configuration:
+ *   C0  clamp() clamps, except when built with -DSTRICT (the bug)
+ *   C1  the fix: clamp() clamps under STRICT too; test_clamp added
+ * Under the default build test_clamp passes before and after C1 (a pin);
+ * under the variant strict (CFLAGS=-DSTRICT) it fails before (a guard).
+ *
+ * What these tests guard: tdaudit mutate --list --file harness/variant.c
+ *   and --list --file harness/reproduce.c
+ *
+ * Edits seen breaking these tests that the catalogue may not hold:
+ *   - td_testrun_build() running p->build, not td_variant_argv()
+ *     -> one_fix_is_a_guard_under_one_variant_and_a_pin_under_another
+ *   - td_testrun_jail() not adding the variant's env
+ *     -> a_variants_environment_reaches_its_build
+ *   - check_claims() judging each variant alone (NO GUARD under default)
+ *     -> one_fix_is_a_guard_under_one_variant_and_a_pin_under_another
+ *   - td_variant_for_commit() ignoring since/range
+ *     -> a_variant_chosen_by_date_or_range_is_used_without_being_named
+ *   - build_state() not trying the fallback -> a_state_that_does_not_build_falls_back_when_told
+ */
+#define _XOPEN_SOURCE 700
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "fixture.h"
+
+static const char t_c[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"int clamp(int);\n"
+	"int main(int argc, char **argv)\n{\n"
+	"\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(\"test_clamp\"); return 0; }\n"
+	"\tif (argc > 1 && !strcmp(argv[1], \"test_clamp\")) {\n"
+	"\t\tint ok = clamp(-5) == 0;\n"
+	"\t\tprintf(\"test_clamp %s\\n\", ok ? \"ok\" : \"FAILED\");\n"
+	"\t\treturn !ok;\n\t}\n\treturn 2;\n}\n";
+
+static const char t0_c[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"int main(int argc, char **argv)\n{\n"
+	"\treturn argc > 1 && strcmp(argv[1], \"--list\") ? 2 : 0;\n}\n";
+
+static const char calc_bug[] =
+	"int clamp(int x)\n{\n#ifdef STRICT\n\treturn x;\n#else\n\treturn x < 0 ? 0 : x;\n#endif\n}\n";
+static const char calc_fix[] =
+	"int clamp(int x)\n{\n#ifdef STRICT\n\treturn x < 0 ? 0 : x + 0;\n#else\n"
+	"\treturn x < 0 ? 0 : x;\n#endif\n}\n";
+
+static const char base_config[] =
+	"build { \"make\", \"-s\" }\n"
+	"runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+	"sources { \"calc.c\" }\n"
+	"tests { \"t.c\", \"Makefile\" }\n"
+	"timeout { factor = 5, floor = 5 }\n";
+
+static char c0[41], c1[41];
+
+/* The two commits, with tdaudit.lua's variants as given (the working tree's is read). */
+static void make_history(const char *variants)
+{
+	char config[2048];
+
+	snprintf(config, sizeof config, "%s%s", base_config, variants);
+	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 $(CFLAGS) $(EXTRA) -o t t.c calc.c\n");
+	fx_write("repo", "tdaudit.lua", config);
+	fx_write("repo", "t.c", t0_c);
+	fx_write("repo", "calc.c", calc_bug);
+	fx_git_commit_all("repo", "C0");
+	snprintf(c0, sizeof c0, "%s", fx_git_rev("repo", "HEAD"));
+	fx_write("repo", "t.c", t_c);
+	fx_write("repo", "calc.c", calc_fix);
+	fx_git_commit_all("repo", "C1 clamp under STRICT too");
+	snprintf(c1, sizeof c1, "%s", fx_git_rev("repo", "HEAD"));
+}
+
+static int tdaudit(const char *const *args)
+{
+	unlink("v.log"); /* fx_run appends */
+	return fx_tdaudit("repo", "v.log", args);
+}
+
+/* "variant verdict build fallback" of each reproduction of test_clamp, by variant, ";"-joined. */
+static const char *rows(void)
+{
+	static char out[2048];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	size_t k = 0;
+
+	out[0] = '\0';
+	assert_int_equal(sqlite3_open_v2("repo/.tdaudit/ledger.db", &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT variant, verdict, build, coalesce(fallback, '-')"
+						" FROM reproductions WHERE test = 'test_clamp'"
+						" ORDER BY variant", -1, &st, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW && k < sizeof out)
+		k += (size_t)snprintf(out + k, sizeof out - k, "%s%s %s %s %s", k ? ";" : "",
+				      sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+				      sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+static const char strict[] =
+	"variant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" } }\n";
+
+static void test_one_fix_is_a_guard_under_one_variant_and_a_pin_under_another(void **state)
+{
+	const char *const all[] = {"reproduce", c1, "--variants", "all", NULL};
+	const char *const plain[] = {"reproduce", c1, "--variant", "default", NULL};
+	const char *const named[] = {"reproduce", c1, "--variant", "strict", NULL};
+	const char *const unknown[] = {"reproduce", c1, "--variant", "strcit", NULL};
+
+	(void)state;
+	make_history(strict);
+	assert_int_equal(tdaudit(all), 0);
+	assert_non_null(strstr(fx_slurp("v.log"), "variant strict: make -s CFLAGS=-DSTRICT"));
+	assert_non_null(strstr(fx_slurp("v.log"), "test_clamp: pin under default, guard under strict"));
+	assert_string_equal(rows(), "default pin make -s -;strict guard make -s CFLAGS=-DSTRICT -");
+	/* the negative control: under the default build alone the test guards nothing */
+	assert_int_equal(tdaudit(plain), 1);
+	assert_non_null(strstr(fx_slurp("v.log"), "NO GUARD"));
+	assert_int_equal(tdaudit(named), 0);
+	assert_int_equal(tdaudit(unknown), 2);
+	assert_non_null(strstr(fx_slurp("v.log"),
+			       "--variant strcit: tdaudit.lua declares no variant of that name (its "
+			       "variants: default, strict)"));
+}
+
+static void test_a_variants_environment_reaches_its_build(void **state)
+{
+	const char *const env[] = {"reproduce", c1, "--variant", "strict-env", NULL};
+
+	(void)state;
+	make_history("variant { name = \"strict-env\", env = { EXTRA = \"-DSTRICT\" } }\n");
+	assert_int_equal(tdaudit(env), 0);
+	assert_non_null(strstr(fx_slurp("v.log"), "(env EXTRA=-DSTRICT)"));
+	assert_non_null(strstr(rows(), "strict-env guard"));
+}
+
+static void test_a_variant_chosen_by_date_or_range_is_used_without_being_named(void **state)
+{
+	const char *const plain[] = {"reproduce", c1, NULL};
+	char config[512];
+
+	(void)state;
+	make_history("variant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" }, since = \"2000-01-01\" }\n");
+	assert_int_equal(tdaudit(plain), 0);
+	assert_non_null(strstr(fx_slurp("v.log"), "dated 2000-01-01 or later"));
+	assert_string_equal(rows(), "strict guard make -s CFLAGS=-DSTRICT -");
+	/* a date no commit is before: default, and then no guard */
+	make_history("variant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" }, before = \"2000-01-01\" }\n");
+	assert_int_equal(tdaudit(plain), 1);
+	/* a range holding the fix */
+	make_history("");
+	snprintf(config, sizeof config, "%svariant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" }, "
+					"range = \"%.12s..%.12s\" }\n", base_config, c0, c1);
+	fx_write("repo", "tdaudit.lua", config);
+	assert_int_equal(tdaudit(plain), 0);
+	assert_non_null(strstr(fx_slurp("v.log"), "[chosen for"));
+}
+
+static void test_a_state_that_does_not_build_falls_back_when_told(void **state)
+{
+	const char *const old[] = {"reproduce", c1, "--variant", "old", NULL};
+
+	(void)state;
+	make_history("variant { name = \"old\", args = { \"CFLAGS=-DSTRICT -Werror=no-such-flag\" },"
+		     " fallback = \"strict\" }\n"
+		     "variant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" } }\n");
+	assert_int_equal(tdaudit(old), 0);
+	assert_non_null(strstr(fx_slurp("v.log"), "building with variant strict instead"));
+	assert_non_null(strstr(fx_slurp("v.log"), "2 states were built with a variant's fallback"));
+	assert_string_equal(rows(), "old guard make -s 'CFLAGS=-DSTRICT -Werror=no-such-flag' "
+				    "after=strict,before=strict");
+	/* without a fallback the same variant is an error, never a verdict */
+	make_history("variant { name = \"old\", args = { \"CFLAGS=-DSTRICT -Werror=no-such-flag\" } }\n");
+	assert_int_equal(tdaudit(old), 2);
+	assert_non_null(strstr(fx_slurp("v.log"), "does not build"));
+}
+
+static void test_bisect_and_mutate_build_with_the_named_variant(void **state)
+{
+	char good[16], bad[16];
+	const char *const strict_bisect[] = {"bisect", "--guard", "test_clamp", "--good", good,
+					     "--bad", bad, "--tests-at", bad, "--variant", "strict",
+					     NULL};
+	const char *const plain_bisect[] = {"bisect", "--guard", "test_clamp", "--good", good,
+					    "--bad", bad, "--tests-at", bad, NULL};
+
+	(void)state;
+	make_history(strict);
+	snprintf(good, sizeof good, "%.12s", c0);
+	snprintf(bad, sizeof bad, "%.12s", c1);
+	assert_int_equal(tdaudit(strict_bisect), 0);
+	assert_non_null(strstr(fx_slurp("v.log"), "[variant strict]"));
+	assert_non_null(strstr(fx_slurp("v.log"), "first commit where test_clamp passes"));
+	/* under the default build it passes at both ends: nothing to find */
+	assert_int_equal(tdaudit(plain_bisect), 2);
+	assert_non_null(strstr(fx_slurp("v.log"), "at the good end"));
+	/* a mutant of the STRICT branch: killed only where that branch is compiled */
+	fx_write("repo", "cat.lua",
+		 "mutant { name = \"calc-strict-unclamped\", file = \"calc.c\", find = \"x < 0 ? 0 : x + 0\",\n"
+		 "  replace = \"x + 0\", guards = { \"test_clamp\" },\n"
+		 "  designed_against = \"clamp\", why = \"STRICT does not clamp\" }\n");
+	{
+		char config[1024];
+		const char *const m_strict[] = {"mutate", "--variant", "strict", NULL};
+		const char *const m_plain[] = {"mutate", NULL};
+
+		snprintf(config, sizeof config, "%s%scatalogues { \"cat.lua\" }\n", base_config, strict);
+		fx_write("repo", "tdaudit.lua", config);
+		fx_git_commit_all("repo", "C2 catalogue");
+		if (tdaudit(m_plain) != 1) /* the mutant survives: its branch is not compiled */
+			fail_msg("mutate without the variant: %s", fx_slurp("v.log"));
+		assert_non_null(strstr(fx_slurp("v.log"), "tdaudit mutate: variant default: make -s"));
+		if (tdaudit(m_strict) != 0)
+			fail_msg("mutate --variant strict: %s", fx_slurp("v.log"));
+		assert_non_null(strstr(fx_slurp("v.log"),
+				       "tdaudit mutate: variant strict: make -s CFLAGS=-DSTRICT"));
+	}
+}
+
+static void test_variants_that_are_malformed_are_refused_with_their_line(void **state)
+{
+	static const char *const bad[][2] = {
+		{"variant { name = \"default\", args = { \"X=1\" } }", "is reserved"},
+		{"variant { name = \"Big\", args = { \"X=1\" } }", "needs a name of 1 to 40"},
+		{"variant { name = \"a\", args = { \"X=1\" }, build = { \"make\" } }", "give one"},
+		{"variant { name = \"a\" }", "changes nothing"},
+		{"variant { name = \"a\", args = { \"X=1\" } }\nvariant { name = \"a\", args = { \"Y\" } }",
+		 "declared twice"},
+		{"variant { name = \"a\", args = { \"X=1\" }, before = \"2019-13-01\" }",
+		 "must be a date"},
+		{"variant { name = \"a\", args = { \"X=1\" }, range = \"abc\" }", "must be \"A..B\""},
+		{"variant { name = \"a\", env = { [\"1X\"] = \"v\" } }", "environment variable's name"},
+		{"variant { name = \"a\", args = { \"X=1\" }, fallback = \"b\" }", "which is no variant"},
+		{"variant { name = \"a\", args = { \"X=1\" }, fallback = \"a\" }", "falls back to itself"},
+		{"variant { name = \"a\", args = { \"X=1\" }, flags = 1 }", "has no field 'flags'"},
+	};
+	const char *const list[] = {"mutate", "--list", NULL};
+
+	(void)state;
+	make_history(strict);
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		char config[1024];
+
+		snprintf(config, sizeof config, "%s%s\n", base_config, bad[i][0]);
+		fx_write("repo", "tdaudit.lua", config);
+		assert_int_equal(tdaudit(list), 2);
+		if (!strstr(fx_slurp("v.log"), bad[i][1]) || !strstr(fx_slurp("v.log"), "tdaudit.lua:"))
+			fail_msg("%s: wanted '%s' with its line, got: %s", bad[i][0], bad[i][1],
+				 fx_slurp("v.log"));
+	}
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_one_fix_is_a_guard_under_one_variant_and_a_pin_under_another),
+	cmocka_unit_test(test_a_variants_environment_reaches_its_build),
+	cmocka_unit_test(test_a_variant_chosen_by_date_or_range_is_used_without_being_named),
+	cmocka_unit_test(test_a_state_that_does_not_build_falls_back_when_told),
+	cmocka_unit_test(test_bisect_and_mutate_build_with_the_named_variant),
+	cmocka_unit_test(test_variants_that_are_malformed_are_refused_with_their_line),
+};
+TD_TEST_GROUP(variant, tests);
