@@ -12,12 +12,17 @@
 #include "bisect.h"
 #include "commands.h"
 #include "proc.h"
+#include "variant.h"
+#include "../base/error.h"
+#include "../base/strv.h"
 #include "../base/opt.h"
 
 /* What bisect's options set; zero: not given. */
 typedef struct {
 	td_bisect_opts o;
-	const char *root; /* --root DIR */
+	char **variants;   /* the --variant names (a td_strv) */
+	const char *which; /* --variants */
+	const char *root;  /* --root DIR */
 } args;
 
 /* --find fix|regression. */
@@ -46,10 +51,14 @@ static const td_opt opts[] = {
 		 "the fix for what a later test checks"},
 	{.name = "--timeout", .arg = "S", .type = TD_OPT_POSITIVE, .at = offsetof(args, o.timeout),
 	 .unit = "seconds", .help = "seconds per test run (default: tdaudit.lua's build timeout)"},
-	{.name = "--variant", .arg = "NAME", .type = TD_OPT_STRING, .at = offsetof(args, o.variant),
+	{.name = "--variant", .arg = "NAME", .repeatable = 1, .type = TD_OPT_STRINGS,
+	 .at = offsetof(args, variants),
 	 .help = "build every commit with the variant NAME of tdaudit.lua (\"default\": build { } "
-		 "itself); default: each commit gets the variant its date or range chooses, else "
-		 "default. One search follows one variant: run again for another"},
+		 "itself); repeatable: one search per variant, each recorded; default: each commit "
+		 "gets the variant its date or range chooses, else default"},
+	{.name = "--variants", .arg = "WHICH", .type = TD_OPT_STRING, .at = offsetof(args, which),
+	 .help = "\"all\": one search per variant of tdaudit.lua, default first; or a comma list "
+		 "of names"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{0},
@@ -80,15 +89,39 @@ void td_usage_bisect(FILE *f)
 int td_cmd_bisect(int argc, char **argv)
 {
 	args a = {0};
-	char root[PATH_MAX], line[1024] = "tdaudit ";
+	char root[PATH_MAX], line[1024] = "tdaudit ", **names = NULL;
+	size_t n;
 	int rc = td_opt_parse(&cmd, &a, argc, argv, NULL);
 
 	if (rc != TD_OPT_RUN)
-		return rc;
+		goto done;
 	rc = td_find_root(root, sizeof root, a.root);
 	if (rc)
-		return rc;
+		goto done;
 	td_proc_argv_string((const char *const *)argv, line + 8, (unsigned)(sizeof line - 8));
 	a.o.command = line;
-	return td_bisect(root, &a.o);
+	if (td_variant_names(&names, root, a.variants, a.which) != 0) {
+		fprintf(stderr, "tdaudit bisect: %s\n", td_error_last());
+		rc = 2;
+		goto done;
+	}
+	n = td_strv_len(names);
+	if (n <= 1) {
+		a.o.variant = n ? names[0] : NULL;
+		rc = td_bisect(root, &a.o);
+		goto done;
+	}
+	for (size_t i = 0; i < n; i++) { /* one search per variant; the worst status wins */
+		int one;
+
+		printf("%stdaudit bisect: variant %s (%zu of %zu)\n", i ? "\n" : "", names[i], i + 1, n);
+		fflush(stdout);
+		a.o.variant = names[i];
+		one = td_bisect(root, &a.o);
+		rc = one > rc ? one : rc;
+	}
+done:
+	td_strv_free(a.variants);
+	td_strv_free(names);
+	return rc;
 }

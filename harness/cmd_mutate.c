@@ -13,6 +13,8 @@
 
 #include "commands.h"
 #include "mutate.h"
+#include "variant.h"
+#include "../base/error.h"
 #include "../base/opt.h"
 #include "../base/strv.h"
 
@@ -20,6 +22,8 @@
 typedef struct {
 	td_mutate_opts o;
 	char **only;      /* the --only patterns (a td_strv) */
+	char **variants;  /* the --variant names (a td_strv) */
+	const char *which; /* --variants */
 	const char *root; /* --root DIR */
 } args;
 
@@ -83,10 +87,15 @@ static const td_opt opts[] = {
 	{.name = "--ledger", .arg = "DB", .type = TD_OPT_STRING, .at = offsetof(args, o.ledger),
 	 .help = "record the run in DB instead of the ledger tdaudit.lua names (a shard's own "
 		 "ledger, for tdaudit ledger merge)"},
-	{.name = "--variant", .arg = "NAME", .type = TD_OPT_STRING, .at = offsetof(args, o.variant),
+	{.name = "--variant", .arg = "NAME", .repeatable = 1, .type = TD_OPT_STRINGS,
+	 .at = offsetof(args, variants),
 	 .help = "build every mutant with the variant NAME of tdaudit.lua (\"default\": build { } "
-		 "itself), recorded with the run; default: the variant the mutated commit's date or "
-		 "range chooses, else default. One run, one variant: run again for another"},
+		 "itself), recorded with the run; repeatable: one whole run per variant, each its own "
+		 "ledger run, --json/--junit FILE written as FILE-NAME.EXT; default: the variant the "
+		 "mutated commit's date or range chooses, else default"},
+	{.name = "--variants", .arg = "WHICH", .type = TD_OPT_STRING, .at = offsetof(args, which),
+	 .help = "\"all\": one run per variant of tdaudit.lua, default first; or a comma list of "
+		 "names"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{.name = "--shard", .arg = "K/N", .type = TD_OPT_CALL, .call = parse_shard,
@@ -115,6 +124,45 @@ static const td_opt_cmd cmd = {
 		 "error (a red baseline included).\n",
 };
 
+/*
+ * One whole run per variant --variant / --variants name (a single run when
+ * they name none or one), each recorded as its own ledger run; report files
+ * get the variant's name when there are several. The worst exit status wins.
+ */
+static int run_variants(const char *root, args *a)
+{
+	char **names = NULL, json[4200], junit[4200];
+	size_t n;
+	int rc = 0, one;
+
+	if (td_variant_names(&names, root, a->variants, a->which) != 0) {
+		fprintf(stderr, "tdaudit mutate: %s\n", td_error_last());
+		return 2;
+	}
+	n = td_strv_len(names);
+	if (n <= 1 || a->o.list) { /* a listing is the same under every variant */
+		a->o.variant = n ? names[0] : NULL;
+		rc = td_mutate(root, &a->o);
+		td_strv_free(names);
+		return rc;
+	}
+	for (size_t i = 0; i < n; i++) {
+		td_mutate_opts o = a->o;
+
+		printf("%stdaudit mutate: variant %s (%zu of %zu)\n", i ? "\n" : "", names[i], i + 1, n);
+		fflush(stdout);
+		o.variant = names[i];
+		if (o.json)
+			o.json = td_variant_path(json, sizeof json, o.json, names[i]);
+		if (o.junit)
+			o.junit = td_variant_path(junit, sizeof junit, o.junit, names[i]);
+		one = td_mutate(root, &o);
+		rc = one > rc ? one : rc;
+	}
+	td_strv_free(names);
+	return rc;
+}
+
 void td_usage_mutate(FILE *f)
 {
 	td_opt_usage(f, &cmd);
@@ -135,8 +183,9 @@ int td_cmd_mutate(int argc, char **argv)
 	a.o.n_only = td_strv_len(a.only);
 	a.o.color = isatty(1) && !getenv("NO_COLOR");
 	a.o.command = td_command_line(command, sizeof command, argc, argv);
-	rc = td_mutate(root, &a.o);
+	rc = run_variants(root, &a);
 done:
 	td_strv_free(a.only);
+	td_strv_free(a.variants);
 	return rc;
 }

@@ -686,15 +686,17 @@ static void progress(run_t *r, size_t i)
 	const td_mutation_result *res = &r->res[i];
 	const td_mutant *m = &r->muts.v[i];
 	double el = now() - r->t0, eta = el / (double)r->done * (double)(r->todo - r->done);
-	char who[300] = "";
+	char who[300] = "", tag[64] = "";
 
 	if (res->killers)
 		snprintf(who, sizeof who, " %s %s (%s)", res->outcome == TD_KILLED ? "by" : "-",
 			 res->killers[0], res->detail);
-	printf("[%zu/%zu] %s:%d %s  %s%s%s%s  %.1fs  eta %.0fs\n", r->done, r->todo, m->file,
+	if (r->proj->n_variants > 1) /* which build the verdict holds for */
+		snprintf(tag, sizeof tag, "  [%s]", r->proj->variants[r->proj->active].name);
+	printf("[%zu/%zu] %s:%d %s  %s%s%s%s%s  %.1fs  eta %.0fs\n", r->done, r->todo, m->file,
 	       m->line, m->op, td_report_color(r->opts->color, res->outcome),
 	       td_outcome_name((enum td_outcome)res->outcome), td_report_color(r->opts->color, TD_N_OUTCOMES), who,
-	       res->seconds, eta);
+	       tag, res->seconds, eta);
 	fflush(stdout);
 }
 

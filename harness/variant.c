@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "../base/error.h"
+#include "../base/strv.h"
 
 /* "a, b, c": the names tdaudit.lua declares, for messages. */
 static const char *names_of(char *buf, size_t size, const td_project *p)
@@ -123,4 +124,36 @@ void td_variant_say(const char *command, const td_project *p, int v, const char 
 	       td_variant_describe(line, sizeof line, p, v), why && why[0] ? " [" : "",
 	       why && why[0] ? why : "", why && why[0] ? "]" : "");
 	fflush(stdout);
+}
+
+int td_variant_names(char ***out, const char *root, char *const *names, const char *which)
+{
+	td_project *p = NULL;
+	td_variant_set vs;
+	int err;
+
+	*out = NULL;
+	if (!(names && names[0]) && !which)
+		return 0;
+	err = td_project_load(&p, root);
+	if (!err)
+		err = td_variant_pick(&vs, p, names, which);
+	for (int i = 0; !err && i < vs.n; i++)
+		err = td_strv_push(out, p->variants[vs.v[i]].name);
+	if (err) {
+		td_strv_free(*out);
+		*out = NULL;
+	}
+	td_project_free(p);
+	return err;
+}
+
+const char *td_variant_path(char *buf, size_t size, const char *path, const char *variant)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+
+	if (!dot || (slash && dot < slash) || dot == (slash ? slash + 1 : path))
+		dot = path + strlen(path); /* no extension (or a dot file): append */
+	snprintf(buf, size, "%.*s-%s%s", (int)(dot - path), path, variant, dot);
+	return buf;
 }

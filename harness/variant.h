@@ -42,4 +42,20 @@ int td_variant_for_commit(int *v, char *why, size_t size, const td_project *p, t
  */
 void td_variant_say(const char *command, const td_project *p, int v, const char *why);
 
+/*
+ * For commands that run once per variant (mutate, bisect): the names of
+ * the variants --variant (names, a td_strv, may be NULL) and --variants
+ * (which, may be NULL) give for the repository at root, in run order, into
+ * *out (a td_strv; caller frees). *out is NULL when neither names one: the
+ * command then chooses per commit. TD_EINVAL as td_variant_pick.
+ */
+int td_variant_names(char ***out, const char *root, char *const *names, const char *which);
+
+/*
+ * path with "-VARIANT" put before its extension, for a report file written
+ * once per variant: "out/report.json" -> "out/report-strict.json",
+ * "report" -> "report-strict". Returns buf.
+ */
+const char *td_variant_path(char *buf, size_t size, const char *path, const char *variant);
+
 #endif

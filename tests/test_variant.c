@@ -16,9 +16,13 @@
  *     -> a_variants_environment_reaches_its_build
  *   - check_claims() judging each variant alone (NO GUARD under default)
  *     -> one_fix_is_a_guard_under_one_variant_and_a_pin_under_another
- *   - td_variant_for_commit() ignoring since/range
+ *   - td_variant_for_commit() ignoring since, or the range's answer
  *     -> a_variant_chosen_by_date_or_range_is_used_without_being_named
  *   - build_state() not trying the fallback -> a_state_that_does_not_build_falls_back_when_told
+ *   - check_claims() taking the last variant's verdict alone (holds = ...)
+ *     -> one_fix_is_a_guard_under_one_variant_and_a_pin_under_another
+ *   - cmd_mutate.c / cmd_bisect.c running the first variant only, or
+ *     keeping the last run's status -> several_variants_run_mutate_and_bisect_once_each
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -157,9 +161,12 @@ static void test_a_variant_chosen_by_date_or_range_is_used_without_being_named(v
 	assert_int_equal(tdaudit(plain), 0);
 	assert_non_null(strstr(fx_slurp("v.log"), "dated 2000-01-01 or later"));
 	assert_string_equal(rows(), "strict guard make -s CFLAGS=-DSTRICT -");
-	/* a date no commit is before: default, and then no guard */
+	/* a date no commit is before, or on or after: default, and then no guard */
 	make_history("variant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" }, before = \"2000-01-01\" }\n");
 	assert_int_equal(tdaudit(plain), 1);
+	make_history("variant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" }, since = \"2999-01-01\" }\n");
+	assert_int_equal(tdaudit(plain), 1);
+	assert_null(strstr(fx_slurp("v.log"), "[chosen for"));
 	/* a range holding the fix */
 	make_history("");
 	snprintf(config, sizeof config, "%svariant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" }, "
@@ -167,6 +174,12 @@ static void test_a_variant_chosen_by_date_or_range_is_used_without_being_named(v
 	fx_write("repo", "tdaudit.lua", config);
 	assert_int_equal(tdaudit(plain), 0);
 	assert_non_null(strstr(fx_slurp("v.log"), "[chosen for"));
+	/* and one that does not: C1..C1 holds no commit */
+	snprintf(config, sizeof config, "%svariant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" }, "
+					"range = \"%.12s..%.12s\" }\n", base_config, c1, c1);
+	fx_write("repo", "tdaudit.lua", config);
+	assert_int_equal(tdaudit(plain), 1);
+	assert_null(strstr(fx_slurp("v.log"), "[chosen for"));
 }
 
 static void test_a_state_that_does_not_build_falls_back_when_told(void **state)
@@ -230,6 +243,75 @@ static void test_bisect_and_mutate_build_with_the_named_variant(void **state)
 	}
 }
 
+/* The run and variant of each mutate run in the ledger, "variant build;..." by start. */
+static const char *mutate_runs(void)
+{
+	static char out[1024];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	size_t k = 0;
+
+	out[0] = '\0';
+	assert_int_equal(sqlite3_open_v2("repo/.tdaudit/ledger.db", &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, "SELECT variant, build FROM runs WHERE command LIKE"
+						" '%mutate%' ORDER BY started, rowid", -1, &st, NULL),
+			 SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW && k < sizeof out)
+		k += (size_t)snprintf(out + k, sizeof out - k, "%s%s %s", k ? ";" : "",
+				      sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return out;
+}
+
+static void test_several_variants_run_mutate_and_bisect_once_each(void **state)
+{
+	char config[1024], good[16], bad[16];
+	const char *const m_all[] = {"mutate", "--variants", "all", "--json", "../m.json", NULL};
+	const char *const m_both[] = {"mutate", "--variant", "strict", "--variant", "default", NULL};
+	const char *const b_all[] = {"bisect", "--guard", "test_clamp", "--good", good, "--bad", bad,
+				     "--tests-at", bad, "--variants", "default,strict", NULL};
+	const char *const b_bad[] = {"bisect", "--guard", "test_clamp", "--good", good, "--bad", bad,
+				     "--variants", "strict,nope", NULL};
+
+	(void)state;
+	make_history(strict);
+	fx_write("repo", "cat.lua",
+		 "mutant { name = \"calc-strict-unclamped\", file = \"calc.c\", find = \"x < 0 ? 0 : x + 0\",\n"
+		 "  replace = \"x + 0\", guards = { \"test_clamp\" },\n"
+		 "  designed_against = \"clamp\", why = \"STRICT does not clamp\" }\n");
+	snprintf(config, sizeof config, "%s%scatalogues { \"cat.lua\" }\n", base_config, strict);
+	fx_write("repo", "tdaudit.lua", config);
+	fx_git_commit_all("repo", "C2 catalogue");
+	unlink("m-default.json");
+	unlink("m-strict.json");
+	/* survives under default, killed under strict: the worse status, 1 */
+	if (tdaudit(m_all) != 1)
+		fail_msg("mutate --variants all: %s", fx_slurp("v.log"));
+	assert_non_null(strstr(fx_slurp("v.log"), "tdaudit mutate: variant default (1 of 2)"));
+	assert_non_null(strstr(fx_slurp("v.log"), "tdaudit mutate: variant strict (2 of 2)"));
+	assert_non_null(strstr(fx_slurp("v.log"), "survived  [default]"));
+	assert_non_null(strstr(fx_slurp("v.log"), "killed by test_clamp"));
+	assert_non_null(strstr(fx_slurp("v.log"), "  [strict]"));
+	assert_non_null(strstr(fx_slurp("m-default.json"), "\"survived\": 1"));
+	assert_non_null(strstr(fx_slurp("m-strict.json"), "\"killed\": 1"));
+	assert_string_equal(mutate_runs(), "default make -s;strict make -s CFLAGS=-DSTRICT");
+	/* in the order given, each once */
+	assert_int_equal(tdaudit(m_both), 1);
+	assert_true(strstr(fx_slurp("v.log"), "variant strict (1 of 2)") <
+		    strstr(fx_slurp("v.log"), "variant default (2 of 2)"));
+	snprintf(good, sizeof good, "%.12s", c0);
+	snprintf(bad, sizeof bad, "%.12s", c1);
+	/* default finds no flip (2), strict finds the fix: the worse status */
+	assert_int_equal(tdaudit(b_all), 2);
+	assert_non_null(strstr(fx_slurp("v.log"), "tdaudit bisect: variant strict (2 of 2)"));
+	assert_non_null(strstr(fx_slurp("v.log"), "first commit where test_clamp passes"));
+	assert_int_equal(tdaudit(b_bad), 2);
+	assert_non_null(strstr(fx_slurp("v.log"), "--variants nope: tdaudit.lua declares no variant"));
+	assert_null(strstr(fx_slurp("v.log"), "tried "));
+}
+
 static void test_variants_that_are_malformed_are_refused_with_their_line(void **state)
 {
 	static const char *const bad[][2] = {
@@ -246,6 +328,8 @@ static void test_variants_that_are_malformed_are_refused_with_their_line(void **
 		{"variant { name = \"a\", args = { \"X=1\" }, fallback = \"b\" }", "which is no variant"},
 		{"variant { name = \"a\", args = { \"X=1\" }, fallback = \"a\" }", "falls back to itself"},
 		{"variant { name = \"a\", args = { \"X=1\" }, flags = 1 }", "has no field 'flags'"},
+		{"local t = {}\nfor i = 1, 61 do t[\"V\" .. i] = \"x\" end\nvariant { name = \"a\", env = t }",
+		 "more than 60 variables"},
 	};
 	const char *const list[] = {"mutate", "--list", NULL};
 
@@ -269,6 +353,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_variant_chosen_by_date_or_range_is_used_without_being_named),
 	cmocka_unit_test(test_a_state_that_does_not_build_falls_back_when_told),
 	cmocka_unit_test(test_bisect_and_mutate_build_with_the_named_variant),
+	cmocka_unit_test(test_several_variants_run_mutate_and_bisect_once_each),
 	cmocka_unit_test(test_variants_that_are_malformed_are_refused_with_their_line),
 };
 TD_TEST_GROUP(variant, tests);
