@@ -16,6 +16,16 @@ mutant {
 }
 
 mutant {
+  name = "project-nan-timeout-accepted",
+  file = "harness/project.c",
+  find = "if (!lua_isnumber(L, -1) || !isfinite(v = lua_tonumber(L, -1)) || v <= 0)",
+  replace = "if (!lua_isnumber(L, -1) || (v = lua_tonumber(L, -1)) <= 0)",
+  guards = { "test_a_timeout_that_is_not_a_finite_positive_number_is_refused" },
+  finding = 33,
+  why = "refuses only v <= 0, which NaN never is, so a NaN or infinite timeout turns every limit off",
+}
+
+mutant {
   name = "project-second-timeout-merged",
   file = "harness/project.c",
   find = "if (p->timeout_given++)",
@@ -26,11 +36,11 @@ mutant {
 }
 
 mutant {
-  name = "project-nan-timeout-accepted",
+  name = "project-variant-env-limit-not-checked",
   file = "harness/project.c",
-  find = "if (!lua_isnumber(L, -1) || !isfinite(v = lua_tonumber(L, -1)) || v <= 0)",
-  replace = "if (!lua_isnumber(L, -1) || (v = lua_tonumber(L, -1)) <= 0)",
-  guards = { "test_a_timeout_that_is_not_a_finite_positive_number_is_refused" },
-  finding = 33,
-  why = "refuses only v <= 0, which NaN never is, so a NaN or infinite timeout turns every limit off",
+  find = "if (td_strv_len(v->env) == TD_VARIANT_ENV_MAX)",
+  replace = "if (0)",
+  guards = { "test_variants_that_are_malformed_are_refused_with_their_line" },
+  designed_against = "an env of more variables than the jail holds accepted",
+  why = "the variables past the jail's array are dropped silently",
 }

@@ -6,6 +6,36 @@
 -- harness/catalogue.h; layout, naming and listing: mutations/README.md.
 
 mutant {
+  name = "reproduce-wrong-claim-exits-0",
+  file = "harness/reproduce.c",
+  find = "if (!guessed && !holds) {",
+  replace = "if (0) {",
+  guards = { "test_a_test_that_passes_both_ways_is_a_pin_not_a_guard" },
+  designed_against = "CI must fail when DEBUG.md calls a pin a guard",
+  why = "prints the table but never fails on a wrong citation",
+}
+
+mutant {
+  name = "reproduce-before-is-the-fix",
+  file = "harness/reproduce.c",
+  find = "err = build_state(&ok, r, c, info->parent, info->id, 0);",
+  replace = "err = build_state(&ok, r, c, info->id, NULL, 0);",
+  guards = { "test_a_guard_fails_before_the_fix_and_passes_after" },
+  designed_against = "the pre-fix state must differ from the fix",
+  why = "builds the fix itself as the before state",
+}
+
+mutant {
+  name = "reproduce-fail-and-timeout-read-as-flaky",
+  file = "harness/reproduce.c",
+  find = [[return passes ? "mixed" : "fail";]],
+  replace = [[return "mixed";]],
+  guards = { "test_a_fail_and_a_timeout_before_the_fix_make_a_guard" },
+  finding = 40,
+  why = "calls a guard whose failing runs were one fail and one timeout flaky",
+}
+
+mutant {
   name = "reproduce-broken-not-reported",
   file = "harness/reproduce.c",
   find = "if (after != TD_TEST_PASS)",
@@ -66,6 +96,16 @@ mutant {
 }
 
 mutant {
+  name = "reproduce-variant-fallback-never-tried",
+  file = "harness/reproduce.c",
+  find = "if (err || *ok || fb < 0)",
+  replace = "if (err || *ok || fb < 0 || 1)",
+  guards = { "test_a_state_that_does_not_build_falls_back_when_told" },
+  designed_against = "a declared fallback never used",
+  why = "a fix whose old state needs the fallback to build is an error instead of a verdict",
+}
+
+mutant {
   name = "reproduce-unlisted-test-file-kept",
   file = "harness/reproduce.c",
   find = "if (!err && t->runner < 0 && t->role == INFERRED_FILE) {",
@@ -86,13 +126,23 @@ mutant {
 }
 
 mutant {
-  name = "reproduce-wrong-claim-exits-0",
+  name = "reproduce-unlisted-guard-run-anyway",
   file = "harness/reproduce.c",
-  find = "if (!guessed && strcmp(t->verdict, want)) {",
-  replace = "if (0) {",
-  guards = { "test_a_test_that_passes_both_ways_is_a_pin_not_a_guard" },
-  designed_against = "CI must fail when DEBUG.md calls a pin a guard",
-  why = "prints the table but never fails on a wrong citation",
+  find = [[if (!err && t->runner < 0 && r->opts->guards)]],
+  replace = [[if (0)]],
+  guards = { "test_a_guard_no_runner_lists_is_refused" },
+  finding = 41,
+  why = "runs a --guard name no runner lists and records it as broken",
+}
+
+mutant {
+  name = "reproduce-variant-claims-judged-by-one-variant",
+  file = "harness/reproduce.c",
+  find = "inferred_guard += guessed && guard;",
+  replace = 'inferred_guard += guessed && !strcmp(t->verdict, "guard");',
+  guards = { "test_one_fix_is_a_guard_under_one_variant_and_a_pin_under_another" },
+  designed_against = "a fix judged under several variants by the first one alone",
+  why = "a guard under strict and a pin under default reads NO GUARD",
 }
 
 mutant {
@@ -113,16 +163,6 @@ mutant {
   guards = { "test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do" },
   designed_against = "a commit with no test to run is refused at once, saying how to name one",
   why = "builds the fix before finding out there is nothing to run",
-}
-
-mutant {
-  name = "reproduce-before-is-the-fix",
-  file = "harness/reproduce.c",
-  find = "err = build_state(&ok, r, info->parent, info->id, 0);",
-  replace = "err = build_state(&ok, r, info->id, NULL, 0);",
-  guards = { "test_a_guard_fails_before_the_fix_and_passes_after" },
-  designed_against = "the pre-fix state must differ from the fix",
-  why = "builds the fix itself as the before state",
 }
 
 mutant {
@@ -153,24 +193,4 @@ mutant {
   guards = { "test_a_commit_changing_only_tests_has_nothing_to_revert" },
   designed_against = "reverting nothing proves nothing; say so instead of running",
   why = "runs a test-only commit as if it had code to revert",
-}
-
-mutant {
-  name = "reproduce-fail-and-timeout-read-as-flaky",
-  file = "harness/reproduce.c",
-  find = [[return passes ? "mixed" : "fail";]],
-  replace = [[return "mixed";]],
-  guards = { "test_a_fail_and_a_timeout_before_the_fix_make_a_guard" },
-  finding = 40,
-  why = "calls a guard whose failing runs were one fail and one timeout flaky",
-}
-
-mutant {
-  name = "reproduce-unlisted-guard-run-anyway",
-  file = "harness/reproduce.c",
-  find = [[if (!err && t->runner < 0 && r->opts->guards)]],
-  replace = [[if (0)]],
-  guards = { "test_a_guard_no_runner_lists_is_refused" },
-  finding = 41,
-  why = "runs a --guard name no runner lists and records it as broken",
 }

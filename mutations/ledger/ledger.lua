@@ -28,8 +28,8 @@ mutant {
 mutant {
   name = "ledger-json-drops-at-head",
   file = "ledger/ledger.c",
-  find = "\" stable_n, at_head FROM reproductions",
-  replace = "\" stable_n, NULL FROM reproductions",
+  find = "\" stable_n, at_head, variant, build, build_env, fallback FROM reproductions\"",
+  replace = "\" stable_n, NULL, variant, build, build_env, fallback FROM reproductions\"",
   guards = { "test_the_json_export_names_its_format_and_version" },
   finding = 28,
   why = "exports every reproduction as judged against the fix's parent, at-head ones included",
