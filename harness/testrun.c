@@ -9,6 +9,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdatomic.h>
@@ -404,6 +405,22 @@ static int is_run_dir(const struct dirent *e)
 	return e->d_name[0] != '.';
 }
 
+/*
+ * Whether the run whose directory of logs is called name (STAMP-PID) may
+ * still be going: its process exists. A reused pid keeps an old directory
+ * a little longer, never loses a live one.
+ */
+static int running(const char *name)
+{
+	const char *dash = strrchr(name, '-');
+	char *end = NULL;
+	long pid = dash ? strtol(dash + 1, &end, 10) : 0;
+
+	if (pid <= 0 || !end || *end || pid == (long)getpid())
+		return 0;
+	return kill((pid_t)pid, 0) == 0 || errno == EPERM;
+}
+
 int td_testrun_run_logs(char *out, size_t size, const char *state)
 {
 	char runs[4300], stamp[32], old[4600];
@@ -421,7 +438,7 @@ int td_testrun_run_logs(char *out, size_t size, const char *state)
 	n = scandir(runs, &v, is_run_dir, alphasort);
 	for (int i = 0; i < n; i++) {
 		snprintf(old, sizeof old, "%s/%s", runs, v[i]->d_name);
-		if (i < n - TD_RUNS_KEPT && strcmp(old, out))
+		if (i < n - TD_RUNS_KEPT && strcmp(old, out) && !running(v[i]->d_name))
 			nftw(old, rm_entry, 8, FTW_DEPTH | FTW_PHYS); /* best effort */
 		free(v[i]);
 	}

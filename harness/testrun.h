@@ -54,7 +54,8 @@ int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, con
  * Makes this run's own directory of logs under the state directory state,
  * logs/runs/STAMP-PID (the start in UTC, the process id), into out, and
  * removes the oldest run directories beyond the TD_RUNS_KEPT newest (the
- * names sort by time; a removal that fails is left for the next run).
+ * names sort by time; a removal that fails is left for the next run),
+ * except those of runs still going (their PID names a live process).
  */
 #define TD_RUNS_KEPT 10
 
