@@ -45,3 +45,13 @@ mutant {
   designed_against = "a runner that exits 0 on failure hides every kill",
   why = "ignores the runner's fail_text (in testrun.c, which mutate, reproduce and bisect share)",
 }
+
+mutant {
+  name = "testrun-prune-a-running-runs-logs",
+  file = "harness/testrun.c",
+  find = "strcmp(old, out) && !running(v[i]->d_name))",
+  replace = "strcmp(old, out))",
+  guards = { "test_a_running_runs_logs_are_never_pruned" },
+  finding = 81,
+  why = "prunes by age alone: a long run loses the logs it is still writing",
+}
