@@ -17,9 +17,13 @@
 #include "../base/json.h"
 #include "../base/strv.h"
 
-/* One rule: its id, name, level, descriptions and the docs page (relative to the root). */
+/*
+ * One rule: its id, name, level, descriptions and its page of tdaudit's
+ * manual, which the help text names. No helpUri: SARIF wants an absolute
+ * URI there, and tdaudit's docs are not in the repository being audited.
+ */
 typedef struct {
-	const char *id, *name, *level, *brief, *full, *help_uri;
+	const char *id, *name, *level, *brief, *full, *page;
 } rule;
 
 static const rule rules[TD_SARIF_RULES] = {
@@ -277,12 +281,14 @@ static void put_rules(FILE *f)
 {
 	for (int i = 0; i < TD_SARIF_RULES; i++) {
 		const rule *r = &rules[i];
+		char help[1024];
 
 		fprintf(f, "%s\n          {\"id\": \"%s\", \"name\": \"%s\",\n", i ? "," : "", r->id, r->name);
 		fputs("           \"shortDescription\": {\"text\": ", f), td_json_fput_string(f, r->brief);
 		fputs("},\n           \"fullDescription\": {\"text\": ", f), td_json_fput_string(f, r->full);
-		fputs("},\n           \"help\": {\"text\": ", f), td_json_fput_string(f, r->full);
-		fprintf(f, "},\n           \"helpUri\": \"%s\",\n", r->help_uri);
+		snprintf(help, sizeof help, "%s (tdaudit's manual: %s)", r->full, r->page);
+		fputs("},\n           \"help\": {\"text\": ", f), td_json_fput_string(f, help);
+		fputs("},\n", f);
 		fprintf(f, "           \"defaultConfiguration\": {\"level\": \"%s\"}}", r->level);
 	}
 }
