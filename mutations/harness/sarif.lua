@@ -44,3 +44,13 @@ mutant {
   designed_against = "a log code scanning refuses is no log: the schema's version is 2.1.0 exactly",
   why = "writes a version the SARIF 2.1.0 schema does not allow",
 }
+
+mutant {
+  name = "sarif-relative-help-uri",
+  file = "harness/sarif.c",
+  find = 'fputs("},\\n", f);\n\t\tfprintf(f, "           \\"defaultConfiguration\\"',
+  replace = 'fprintf(f, "},\\n           \\"helpUri\\": \\"%s\\",\\n", r->page);\n\t\tfprintf(f, "           \\"defaultConfiguration\\"',
+  guards = { "test_every_kind_has_one_result_per_ledger_row" },
+  finding = 82,
+  why = "puts back a helpUri that is a path into the audited repository",
+}
