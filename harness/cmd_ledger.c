@@ -3,11 +3,13 @@
  * options for base/opt.c per subcommand, and what each runs.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/error.h"
 #include "../base/fileio.h"
@@ -164,24 +166,55 @@ static int export(const char *root, const args *a)
 	return err ? 2 : 0;
 }
 
+/*
+ * Merges every source into a scratch ledger first (in a private directory
+ * under TMPDIR), then the scratch into out in one transaction: out gets
+ * all of them or, when any fails, none (a failure at a later source must
+ * not leave the earlier ones merged, which a second try would count twice
+ * as "0 rows added" and never say).
+ */
 static int merge(const td_opt_cmd *cmd, const char *out, char **dbs)
 {
+	const char *tmp = getenv("TMPDIR");
+	char dir[4096], scratch[4200];
+	long added = 0;
+	int err = 0;
+
 	if (!dbs)
 		return td_opt_error(cmd, "which ledgers? give at least one DB to merge into %s", out);
 	if (td_ledger_check_shards((const char *const *)dbs, td_strv_len(dbs)) != 0) {
 		fprintf(stderr, "tdaudit ledger merge: %s; nothing was merged\n", td_error_last());
 		return 2;
 	}
-	for (size_t i = 0; dbs[i]; i++) {
-		long added = 0;
-
-		if (td_ledger_merge(&added, out, dbs[i]) != 0) {
-			fprintf(stderr, "tdaudit ledger merge: %s: %s\n", dbs[i], td_error_last());
-			return 2;
-		}
-		printf("merged %s: %ld rows added\n", dbs[i], added);
+	snprintf(dir, sizeof dir, "%s/tdaudit-merge-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(dir)) {
+		fprintf(stderr, "tdaudit ledger merge: cannot make a scratch directory %s: %s; nothing "
+				"was merged\n", dir, strerror(errno));
+		return 2;
 	}
-	return 0;
+	snprintf(scratch, sizeof scratch, "%s/merge.db", dir);
+	for (size_t i = 0; !err && dbs[i]; i++) {
+		if ((err = td_ledger_merge(&added, scratch, dbs[i])) != 0)
+			fprintf(stderr, "tdaudit ledger merge: %s: %s; nothing was merged into %s\n",
+				dbs[i], td_error_last(), out);
+		else
+			printf("read %s: %ld rows\n", dbs[i], added);
+	}
+	if (!err && (err = td_ledger_merge(&added, out, scratch)) != 0)
+		fprintf(stderr, "tdaudit ledger merge: %s: %s; nothing was merged\n", out,
+			td_error_last());
+	else if (!err)
+		printf("merged %zu ledger%s into %s: %ld rows added\n", td_strv_len(dbs),
+		       td_strv_len(dbs) == 1 ? "" : "s", out, added);
+	for (const char *const *x = (const char *const[]){"", "-wal", "-shm", "-journal", NULL}; *x;
+	     x++) {
+		char f[4300];
+
+		snprintf(f, sizeof f, "%s%s", scratch, *x);
+		unlink(f);
+	}
+	rmdir(dir);
+	return err ? 2 : 0;
 }
 
 int td_cmd_ledger(int argc, char **argv)

@@ -20,6 +20,8 @@
  *   - LATEST_MUTATION_RUN without its parentheses (" AND shard_n IS NOT
  *     NULL" then binds to half the OR) -> shards_of_different_...
  *   - td_report_score() counting timeouts as killed -> the_score_counts_...
+ *   - cmd_ledger.c's merge() merging each source into OUT in turn (the old
+ *     code) -> a_merge_that_fails_at_a_later_source_merges_none
  */
 #define _GNU_SOURCE
 #include "tdtest.h"
@@ -29,6 +31,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include <sqlite3.h>
 
 #include "../base/error.h"
 #include "../base/strv.h"
@@ -304,6 +308,36 @@ static void test_shards_of_different_commits_or_catalogues_are_not_merged(void *
 	assert_int_equal(access("out.db", F_OK), -1); /* nothing was merged */
 }
 
+static void test_a_merge_that_fails_at_a_later_source_merges_none(void **state)
+{
+	const char *cli[] = {"ledger", "merge", "../s1.db", "../bad.db", "-o", "../out.db", NULL};
+	const char *good[] = {"ledger", "merge", "../s1.db", "../s2.db", "-o", "../out.db", NULL};
+	sqlite3 *db;
+
+	(void)state;
+	write_run("s1.db", &shard1);
+	write_run("s2.db", &shard2);
+	write_run("bad.db", &plain);
+	/* an outcome of a mutant the ledger lacks, as a ledger written with foreign keys off
+	 * would hold: the shard check reads past it; the merge's foreign keys refuse it */
+	assert_int_equal(sqlite3_open("bad.db", &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, "PRAGMA foreign_keys = OFF; INSERT INTO mutant_outcomes"
+					  "(run, mutant, outcome, duration_ms) SELECT id, 'ghost', "
+					  "'killed', 1 FROM runs", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sqlite3_close(db);
+	mkdir("w", 0755);
+	assert_int_equal(fx_tdaudit("w", "merge.log", cli), 2);
+	if (access("out.db", F_OK) == 0) /* the first source's rows must not be there alone */
+		fail_msg("out.db was written: %s", fx_slurp("merge.log"));
+	assert_non_null(strstr(fx_slurp("merge.log"), "bad.db: "));
+	assert_non_null(strstr(fx_slurp("merge.log"), "nothing was merged into ../out.db"));
+	/* the control: two good shards merge, in one step */
+	assert_int_equal(fx_tdaudit("w", "merge.log", good), 0);
+	assert_non_null(strstr(fx_slurp("merge.log"), "merged 2 ledgers into ../out.db: "));
+	assert_int_equal(access("out.db", F_OK), 0);
+}
+
 static void test_the_score_counts_timeouts_and_kills_elsewhere_as_not_killed(void **state)
 {
 	size_t c[TD_N_OUTCOMES] = {0};
@@ -349,6 +383,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_later_run_of_a_shard_replaces_the_earlier),
 	cmocka_unit_test(test_a_merge_carries_each_shards_tests),
 	cmocka_unit_test(test_shards_of_different_commits_or_catalogues_are_not_merged),
+	cmocka_unit_test(test_a_merge_that_fails_at_a_later_source_merges_none),
 	cmocka_unit_test(test_the_score_counts_timeouts_and_kills_elsewhere_as_not_killed),
 	cmocka_unit_test(test_gates_fail_under_gates_on_the_ledgers_score),
 };
