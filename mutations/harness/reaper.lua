@@ -37,3 +37,13 @@ mutant {
   designed_against = "a grandchild that calls setsid() must not escape to init and outlive the run",
   why = "reaps the run's orphans only when they exit by themselves",
 }
+
+mutant {
+  name = "reaper-sweep-dead-spares-orphans",
+  file = "harness/reaper.c",
+  find = "if (kill((pid_t)who, 0) == 0 || errno != ESRCH)",
+  replace = "if (kill((pid_t)who, 0) != 0 || errno != ESRCH)",
+  guards = { "test_the_next_tdaudit_kills_what_a_killed_one_left_running" },
+  finding = 84,
+  why = "takes a dead tdaudit for a live one: what it left running runs on",
+}
