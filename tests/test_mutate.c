@@ -312,14 +312,15 @@ static void test_each_mutant_keeps_its_log_and_the_detail_has_its_last_lines(voi
 		sqlite3_finalize(st);
 		sqlite3_close(db);
 	}
-	/* a later run keeps this one's logs; ten runs are kept, the oldest removed */
+	/* a later run keeps this one's logs; ten runs are kept, the oldest removed (the fake
+	 * ones are named with a pid past pid_max: runs that have ended) */
 	snprintf(first, sizeof first, "%s", log);
 	snprintf(runs, sizeof runs, "%.*s", (int)(strrchr(log, '/') - log), log);
 	*strrchr(runs, '/') = '\0';
 	for (int i = 0; i < 12; i++) {
-		snprintf(old, sizeof old, "%s/19990101T0000%02dZ-1", runs, i);
+		snprintf(old, sizeof old, "%s/19990101T0000%02dZ-999999999", runs, i);
 		assert_int_equal(mkdir(old, 0755), 0);
-		snprintf(old, sizeof old, "%s/19990101T0000%02dZ-1/0001-x.log", runs, i);
+		snprintf(old, sizeof old, "%s/19990101T0000%02dZ-999999999/0001-x.log", runs, i);
 		FILE *f = fopen(old, "w");
 
 		assert_non_null(f);
@@ -328,9 +329,9 @@ static void test_each_mutant_keeps_its_log_and_the_detail_has_its_last_lines(voi
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 1);
 	assert_non_null(strstr(fx_slurp(first), "== test test_add\n")); /* still there */
 	assert_int_equal(entries(runs), 10);
-	snprintf(old, sizeof old, "%s/19990101T000003Z-1", runs); /* 14 runs: the 4 oldest go */
+	snprintf(old, sizeof old, "%s/19990101T000003Z-999999999", runs); /* 14 runs: the 4 oldest go */
 	assert_int_equal(access(old, F_OK), -1);
-	snprintf(old, sizeof old, "%s/19990101T000004Z-1", runs);
+	snprintf(old, sizeof old, "%s/19990101T000004Z-999999999", runs);
 	assert_int_equal(access(old, F_OK), 0);
 }
 
