@@ -30,7 +30,7 @@ mutant {
   name = "variant-report-path-not-renamed",
   file = "harness/variant.c",
   find = 'snprintf(buf, size, "%.*s-%s%s", (int)(dot - path), path, variant, dot);',
-  replace = 'snprintf(buf, size, "%s", path); (void)dot;',
+  replace = 'snprintf(buf, size, "%.*s%s", (int)(dot - path), path, dot); (void)variant;',
   guards = { "test_several_variants_run_mutate_and_bisect_once_each" },
   designed_against = "each variant's --json report written over the one before",
   why = "one run per variant leaves only the last variant's report: the others are lost",
