@@ -87,6 +87,14 @@ static const td_opt opts[] = {
 	 .help = "build every mutant with the variant NAME of tdaudit.lua (\"default\": build { } "
 		 "itself), recorded with the run; default: the variant the mutated commit's date or "
 		 "range chooses, else default. One run, one variant: run again for another"},
+	{.name = "--survivors", .type = TD_OPT_FLAG, .at = offsetof(args, o.survivors),
+	 .help = "only the mutants that survived the previous run: the latest finished unsharded "
+		 "mutate run in the ledger (survivors gone from the catalogues are listed; no such "
+		 "run: exit 2; none survived: exit 0)"},
+	{.name = "--sanitize", .type = TD_OPT_FLAG, .at = offsetof(args, o.sanitize),
+	 .help = "build with tdaudit.lua's variant \"sanitize\" (or --variant's) and run under "
+		 "ASAN_OPTIONS/UBSAN_OPTIONS that make every AddressSanitizer, LeakSanitizer or "
+		 "UBSan report fail the test: a kill, with the report's first lines"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{.name = "--shard", .arg = "K/N", .type = TD_OPT_CALL, .call = parse_shard,
