@@ -26,6 +26,17 @@ static const char *const fields[] = {"name", "file", "find", "replace", "occurre
 				     "guards", "finding", "designed_against", "why",
 				     "equivalent", NULL};
 
+/* An equivalent { id, reason } declaration, resolved once every catalogue is loaded. */
+typedef struct {
+	char *id, *reason, *where;
+} decl_t;
+
+/* The declarations of every catalogue of one td_catalogue_load, in load order. */
+typedef struct {
+	decl_t *v;
+	size_t n, cap;
+} decls_t;
+
 static td_mutants *list_of(lua_State *L)
 {
 	return lua_touserdata(L, lua_upvalueindex(1));
@@ -447,7 +458,84 @@ static int l_generate(lua_State *L)
 	return 0;
 }
 
-static int load_one(td_mutants *out, const char *root, const char *path)
+/*
+ * equivalent { id = "FILE:FUNCTION:...", reason = "..." }: declares the
+ * generated mutant id equivalent (reported with its reason, not run). The
+ * id is checked once every catalogue has run (resolve_equivalents), since
+ * the generate { } that makes it may come later or in another catalogue.
+ */
+static int l_equivalent(lua_State *L)
+{
+	decls_t *d = lua_touserdata(L, lua_upvalueindex(1));
+	decl_t x = {0};
+
+	luaL_checktype(L, 1, LUA_TTABLE);
+	lua_pushnil(L);
+	while (lua_next(L, 1)) {
+		lua_pop(L, 1);
+		if (lua_type(L, -1) != LUA_TSTRING ||
+		    (strcmp(lua_tostring(L, -1), "id") && strcmp(lua_tostring(L, -1), "reason")))
+			fail_here(L, "%s: equivalent has no field '%s' (fields: id reason)", where(L),
+				   lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "?");
+	}
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "reason" : "id";
+
+		if (lua_getfield(L, 1, name) != LUA_TSTRING || lua_rawlen(L, -1) == 0)
+			fail_here(L, "%s: equivalent needs %s = \"...\", a non-empty string%s", where(L),
+				   name, i ? " (why the mutant changes nothing observable)"
+					   : " (a generated mutant's id, as tdaudit mutate --list prints it)");
+		lua_pop(L, 1);
+	}
+	lua_getfield(L, 1, "id"), lua_getfield(L, 1, "reason");
+	x.id = strdup(lua_tostring(L, -2)), x.reason = strdup(lua_tostring(L, -1));
+	x.where = strdup(where(L));
+	lua_pop(L, 2);
+	if (!x.id || !x.reason || !x.where ||
+	    td_grow(&d->v, &d->cap, d->n + 1, sizeof *d->v)) {
+		free(x.id), free(x.reason), free(x.where);
+		return luaL_error(L, "out of memory");
+	}
+	d->v[d->n++] = x;
+	return 0;
+}
+
+/*
+ * Marks each declared mutant equivalent. A declaration is refused
+ * (TD_EINVAL, with its catalogue:line) when no generated mutant has its id
+ * (stale: the code, or the generate { }, changed, and a declaration that
+ * silently matched nothing would hide nothing from no one), when the id is
+ * a hand-written entry's (which says equivalent = "..." itself), or when
+ * the id was declared before.
+ */
+static int resolve_equivalents(td_mutants *m, const decls_t *d)
+{
+	for (size_t k = 0; k < d->n; k++) {
+		const decl_t *x = &d->v[k];
+		td_mutant *hit = NULL;
+
+		for (size_t i = 0; i < m->n && !hit; i++)
+			if (!strcmp(m->v[i].id, x->id))
+				hit = &m->v[i];
+		if (!hit)
+			return TD_FAIL(TD_EINVAL, "%s: equivalent: no generated mutant has the id '%s'; "
+						  "remove or update the declaration (tdaudit mutate "
+						  "--list prints the ids)", x->where, x->id);
+		if (!hit->generated)
+			return TD_FAIL(TD_EINVAL, "%s: equivalent: '%s' is a hand-written entry (%s); "
+						  "say equivalent = \"reason\" in its mutant { }",
+				       x->where, x->id, hit->where);
+		if (hit->equivalent)
+			return TD_FAIL(TD_EINVAL, "%s: equivalent: '%s' is already declared at %s",
+				       x->where, x->id, hit->equivalent_where);
+		hit->equivalent = strdup(x->reason), hit->equivalent_where = strdup(x->where);
+		if (!hit->equivalent || !hit->equivalent_where)
+			return TD_FAIL(TD_ENOMEM, "out of memory");
+	}
+	return 0;
+}
+
+static int load_one(td_mutants *out, decls_t *decls, const char *root, const char *path)
 {
 	td_lua *lua;
 	lua_State *L;
@@ -466,6 +554,9 @@ static int load_one(td_mutants *out, const char *root, const char *path)
 	lua_setglobal(L, "mutant");
 	lua_pushcclosure(L, l_generate, 2);
 	lua_setglobal(L, "generate");
+	lua_pushlightuserdata(L, decls);
+	lua_pushcclosure(L, l_equivalent, 1);
+	lua_setglobal(L, "equivalent");
 	lua_pushstring(L, root);
 	lua_setfield(L, LUA_REGISTRYINDEX, "tdaudit.root");
 	err = td_lua_run_file(lua, path);
@@ -476,12 +567,18 @@ static int load_one(td_mutants *out, const char *root, const char *path)
 int td_catalogue_load(td_mutants *out, const char *root, char *const *globs)
 {
 	char **files = NULL;
+	decls_t decls = {0};
 	int err = 0;
 
 	for (size_t i = 0; !err && globs && globs[i]; i++)
 		err = td_pathglob_need(&files, root, globs[i], "catalogue");
 	for (size_t k = 0; !err && files && files[k]; k++)
-		err = load_one(out, root, files[k]);
+		err = load_one(out, &decls, root, files[k]);
+	if (!err)
+		err = resolve_equivalents(out, &decls);
+	for (size_t k = 0; k < decls.n; k++)
+		free(decls.v[k].id), free(decls.v[k].reason), free(decls.v[k].where);
+	free(decls.v);
 	td_strv_free(files);
 	return err;
 }
@@ -491,7 +588,7 @@ void td_mutant_free(td_mutant *m)
 	free(m->id), free(m->name), free(m->catalogue), free(m->where), free(m->file);
 	free(m->func);
 	free(m->find), free(m->replace), free(m->designed_against), free(m->why);
-	free(m->equivalent), free(m->op);
+	free(m->equivalent), free(m->equivalent_where), free(m->op);
 	td_strv_free(m->guards);
 }
 

@@ -28,6 +28,15 @@
  *     guards = { "test_..." },               -- optional; without guards any
  *   }                                        -- failing test kills
  *
+ * A generated mutant is declared equivalent by its id, with a reason:
+ *
+ *   equivalent { id = "core/plan.c:td_plan_cyclic:relational:<:2:<=",
+ *                reason = "i < n and i <= n agree: i never reaches n here" }
+ *
+ * checked once every catalogue has run: an id no generated mutant has (a
+ * stale declaration), a hand-written entry's id, or one declared twice is
+ * refused with the declaration's file:line.
+ *
  * Each generated mutant's id is the generator's stable id; it is located
  * by offset, and is stale when its token is no longer there. Mutants that
  * a `tdaudit: skip REASON` comment suppresses are counted by reason and
@@ -49,6 +58,7 @@ typedef struct {
 	char **guards;   /* NULL-terminated */
 	int finding;     /* DEBUG.md finding number, or 0 */
 	char *designed_against, *why, *equivalent; /* may be NULL */
+	char *equivalent_where; /* a generated mutant's equivalent { }: its "catalogue:line"; else NULL */
 	char *op;        /* "catalogue", or a generator's operator class */
 	size_t offset;   /* where find starts in file: set by td_mutant_locate */
 	int line;        /* 1-based line of offset */

@@ -96,6 +96,14 @@ static const td_opt opts[] = {
 	{.name = "--variants", .arg = "WHICH", .type = TD_OPT_STRING, .at = offsetof(args, which),
 	 .help = "\"all\": one run per variant of tdaudit.lua, default first; or a comma list of "
 		 "names"},
+	{.name = "--survivors", .type = TD_OPT_FLAG, .at = offsetof(args, o.survivors),
+	 .help = "only the mutants that survived the previous run: the latest finished unsharded "
+		 "mutate run in the ledger (survivors gone from the catalogues are listed; no such "
+		 "run: exit 2; none survived: exit 0)"},
+	{.name = "--sanitize", .type = TD_OPT_FLAG, .at = offsetof(args, o.sanitize),
+	 .help = "build with tdaudit.lua's variant \"sanitize\" (or --variant's) and run under "
+		 "ASAN_OPTIONS/UBSAN_OPTIONS that make every AddressSanitizer, LeakSanitizer or "
+		 "UBSan report fail the test: a kill, with the report's first lines"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{.name = "--shard", .arg = "K/N", .type = TD_OPT_CALL, .call = parse_shard,

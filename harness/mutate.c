@@ -42,7 +42,9 @@
 #include "record.h"
 #include "repo.h"
 #include "report.h"
+#include "sanitize.h"
 #include "scratch.h"
+#include "survivors.h"
 #include "testrun.h"
 #include "variant.h"
 #include "../base/strv.h"
@@ -501,6 +503,8 @@ static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int 
 		td_proc_describe(&pr, res->detail, sizeof res->detail);
 	if (!res->killers)
 		get_tail(res->tail, sizeof res->tail, w->log);
+	if (!res->killers) /* a sanitizer's report says more than its exit status */
+		td_sanitize_report(res->detail, sizeof res->detail, res->tail, sizeof res->tail, w->log);
 	return td_strv_push(&res->killers, t->name);
 }
 
@@ -1238,9 +1242,38 @@ int td_mutate_list_tests(char ***names, td_project *proj)
 }
 
 /*
+ * --sanitize: the variant it builds with (--variant's, else "sanitize"),
+ * with the sanitizers' options added to its environment (sanitize.h).
+ * Refused, with an example declaration, when tdaudit.lua declares no
+ * variant "sanitize" and --variant names none.
+ */
+static int sanitize_variant(run_t *r)
+{
+	td_project *p = r->proj;
+	int v = td_project_variant(p, r->opts->variant ? r->opts->variant : "sanitize"), err;
+
+	if (v < 0 && !r->opts->variant)
+		return TD_FAIL(TD_EINVAL, "--sanitize builds with the variant \"sanitize\", and "
+					  "tdaudit.lua declares none; declare how your project builds "
+					  "with the sanitizers, e.g. %s (or name another with --variant; "
+					  "docs/mutate.md)", TD_SANITIZE_EXAMPLE);
+	if (v < 0) {
+		td_variant_set vs; /* for its message, which lists the variants */
+
+		return td_variant_pick(&vs, p, (char *const[]){(char *)r->opts->variant, NULL}, NULL);
+	}
+	p->active = v;
+	err = td_sanitize_env(p, v);
+	if (!err) /* with the sanitizers' options, which the ledger records too */
+		td_variant_say("mutate", p, v, "--sanitize");
+	return err;
+}
+
+/*
  * The build variant every mutant is built with: --variant's, else the one
  * the mutated commit (--rev, else HEAD) is chosen for (variant.h); printed
- * in the run's header when tdaudit.lua declares variants.
+ * in the run's header when tdaudit.lua declares variants. --sanitize's
+ * is sanitize_variant's.
  */
 static int choose_variant(run_t *r)
 {
@@ -1248,6 +1281,8 @@ static int choose_variant(run_t *r)
 	char why[512] = "";
 	int v = 0, err = 0, chosen = 0;
 
+	if (r->opts->sanitize)
+		return sanitize_variant(r);
 	for (int i = 1; i < p->n_variants; i++)
 		chosen |= p->variants[i].before || p->variants[i].since || p->variants[i].range;
 	if (r->opts->variant && (v = td_project_variant(p, r->opts->variant)) < 0) {
@@ -1307,6 +1342,12 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		err = use_ledger(r.proj, opts->ledger);
 	if (!err)
 		err = td_catalogue_load(&r.muts, r.proj->root, r.proj->catalogues);
+	if (!err && opts->survivors)
+		err = td_survivors_keep(&r.muts, r.proj);
+	if (!err && opts->survivors && r.muts.n == 0) { /* said why; nothing to run, nothing to record */
+		status = 0;
+		goto done;
+	}
 	if (!err && opts->n_only)
 		err = filter(&r.muts, opts->only, opts->n_only);
 	if (!err && opts->guard && !opts->list)

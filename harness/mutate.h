@@ -16,10 +16,10 @@
  *                     never a kill, never a survivor
  * Every completed run is written to the project's ledger as one
  * transaction (see ledger/ledger.h); a run that stops early writes nothing.
- * Exit status: 0 all caught, 1 a mutant survived, was stale, was killed
+ * Exit status: 0 all caught (or, with survivors, nothing to run again), 1 a mutant survived, was stale, was killed
  * only elsewhere, was not rebuilt, or is a catalogue entry that does not build (a generated
  * mutant that does not build is only counted), 2 usage or environment error
- * (red baseline included).
+ * (red baseline included; with survivors, no previous run in the ledger).
  */
 #ifndef TD_MUTATE_H
 #define TD_MUTATE_H
@@ -67,6 +67,10 @@ typedef struct {
 				names (one per shard on one machine); NULL: that one */
 	const char *variant; /* build every mutant with this variant of tdaudit.lua; NULL: the
 				one chosen for the mutated commit (variant.h), else default */
+	int survivors;       /* only the survivors of the previous run, read from the ledger
+				(survivors.h) */
+	int sanitize;        /* build with the variant "sanitize" (or variant) under the
+				sanitizers' options (sanitize.h) */
 } td_mutate_opts;
 
 /*

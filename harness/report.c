@@ -14,6 +14,7 @@
 #include "../base/error.h"
 #include "../base/fileio.h"
 #include "../base/json.h"
+#include "../base/strv.h"
 #include "mutate.h"
 
 const char *td_report_color(int color, int outcome)
@@ -37,6 +38,80 @@ static int bad(const td_mutant *m, const td_mutation_result *r)
 {
 	return r->outcome == TD_SURVIVED || r->outcome == TD_STALE || r->outcome == TD_NOT_REBUILT ||
 	       r->outcome == TD_KILLED_ELSEWHERE || (r->outcome == TD_BUILD_FAILED && !m->generated);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The generated mutants that did not build, tallied by their operator
+ * class (by_file 0) or their file (1): *keys gets the distinct keys, sorted
+ * (a td_strv, NULL when there are none; caller frees with td_strv_free),
+ * and *counts (caller frees) how many mutants had each.
+ */
+static int tally_build_failed(char ***keys, size_t **counts, const td_mutants *m,
+			      const td_mutation_result *res, int by_file)
+{
+	size_t n;
+	int err = 0;
+
+	*keys = NULL, *counts = NULL;
+	for (size_t i = 0; !err && i < m->n; i++) {
+		const char *key = by_file ? m->v[i].file : m->v[i].op;
+
+		if (m->v[i].generated && res[i].outcome == TD_BUILD_FAILED && td_strv_find(*keys, key) < 0)
+			err = td_strv_push(keys, key);
+	}
+	n = td_strv_len(*keys);
+	if (!err && n && !(*counts = calloc(n, sizeof **counts)))
+		err = TD_FAIL(TD_ENOMEM, "out of memory counting build failures");
+	if (err) {
+		td_strv_free(*keys);
+		*keys = NULL;
+		return err;
+	}
+	qsort(*keys, n, sizeof **keys, by_name);
+	for (size_t i = 0; i < m->n; i++)
+		if (m->v[i].generated && res[i].outcome == TD_BUILD_FAILED)
+			(*counts)[td_strv_find(*keys, by_file ? m->v[i].file : m->v[i].op)]++;
+	return 0;
+}
+
+/*
+ * Writes the tallies of tally_build_failed, by operator then by file: as
+ * JSON objects {"by_operator": {...}, "by_file": {...}} (json 1), or as
+ * the summary's two lines, "build-failed generated mutants, by operator:
+ * constant 2, relational 1" (json 0; nothing when none failed to build).
+ */
+static int put_build_failed(FILE *f, const td_mutants *m, const td_mutation_result *res, int json)
+{
+	for (int by_file = 0; by_file < 2; by_file++) {
+		char **keys;
+		size_t *counts;
+		int err = tally_build_failed(&keys, &counts, m, res, by_file);
+
+		if (err)
+			return err;
+		if (json)
+			fprintf(f, "%s\"%s\": {", by_file ? ", " : "{", by_file ? "by_file" : "by_operator");
+		else if (keys)
+			fprintf(f, "build-failed generated mutants, by %s:", by_file ? "file" : "operator");
+		for (size_t i = 0; keys && keys[i]; i++) {
+			if (json) {
+				fputs(i ? ", " : "", f);
+				td_json_fput_string(f, keys[i]);
+				fprintf(f, ": %zu", counts[i]);
+			} else {
+				fprintf(f, "%s %s %zu", i ? "," : "", keys[i], counts[i]);
+			}
+		}
+		fputs(json ? (by_file ? "}}" : "}") : keys ? "\n" : "", f);
+		td_strv_free(keys);
+		free(counts);
+	}
+	return 0;
 }
 
 static void json_strv(FILE *f, char *const *v)
@@ -69,6 +144,7 @@ static void json_mutant(FILE *f, const td_mutant *m, const td_mutation_result *r
 	fputs(", \"why\": ", f), td_json_fput_string(f, m->why);
 	fputs(", \"outcome\": ", f), td_json_fput_string(f, td_outcome_name((enum td_outcome)r->outcome));
 	fputs(", \"killed_by\": ", f), json_strv(f, r->killers);
+	fputs(", \"equivalent\": ", f), td_json_fput_string(f, m->equivalent);
 	if (r->tail[0]) { /* the failure's last lines after its exit status */
 		char d[sizeof r->detail + sizeof r->tail + 4];
 
@@ -98,7 +174,12 @@ int td_report_json(char **out, const td_mutants *m, const td_mutation_result *re
 	fputs("{\n  \"schema\": \"tdaudit.mutate/1\",\n  \"summary\": {", f);
 	for (int o = 0; o < TD_N_OUTCOMES; o++)
 		fprintf(f, "%s\"%s\": %zu", o ? ", " : "", td_outcome_name((enum td_outcome)o), count[o]);
-	fputs("},\n", f);
+	fputs("},\n  \"build_failed_generated\": ", f);
+	if (put_build_failed(f, m, res, 1) != 0) {
+		fclose(f), free(*out), *out = NULL;
+		return td_error_code();
+	}
+	fputs(",\n", f);
 	if (iso)
 		fprintf(f, "  \"isolation\": {\"confinement\": \"%s\", \"unconfined_runs\": %zu, "
 			   "\"resynced_trees\": %zu},\n",
@@ -157,6 +238,27 @@ int td_report_junit(char **out, const td_mutants *m, const td_mutation_result *r
 	fputs("</testsuite>\n", f);
 	fclose(f);
 	return 0;
+}
+
+/*
+ * The equivalent mutants, each with its reason and where it was declared:
+ * a declaration silences a mutant, so every run says which and why.
+ */
+static void print_equivalents(const td_mutants *m, const td_mutation_result *res)
+{
+	int first = 1;
+
+	for (size_t i = 0; i < m->n; i++) {
+		const td_mutant *x = &m->v[i];
+
+		if (res[i].outcome != TD_EQUIVALENT)
+			continue;
+		if (first)
+			printf("\nequivalent (declared, not run):\n");
+		first = 0;
+		printf("  %s: %s (%s)\n", x->id, x->equivalent ? x->equivalent : "?",
+		       x->equivalent_where ? x->equivalent_where : x->where);
+	}
 }
 
 static void print_details(const td_mutants *m, const td_mutation_result *res, int color)
@@ -259,9 +361,14 @@ int td_report_all(const td_mutants *m, const td_mutation_result *res, const char
 	for (int o = 0; o < TD_N_OUTCOMES; o++)
 		if (count[o])
 			printf("  %-17s %zu\n", td_outcome_name((enum td_outcome)o), count[o]);
+	if (put_build_failed(stdout, m, res, 0) != 0) {
+		fprintf(stderr, "tdaudit: %s\n", td_error_last());
+		return 2;
+	}
 	print_score(count);
 	if (iso)
 		print_isolation(iso);
+	print_equivalents(m, res);
 	print_details(m, res, color);
 	if (json && (err = td_report_json(&text, m, res, iso), write_report(json, err, text)))
 		return 2;

@@ -1,8 +1,10 @@
 /*
  * report.h - what a mutation run tells people and machines.
  *
- * Human output: a summary grouped by outcome, then each survivor, stale and
- * killed-elsewhere mutant with its file, line, edit and why. Machine
+ * Human output: a summary grouped by outcome (the generated mutants that
+ * did not build also counted by operator and by file), each equivalent
+ * mutant with its reason, then each survivor, stale and killed-elsewhere
+ * mutant with its file, line, edit and why. Machine
  * output on request, each written atomically:
  *
  * JSON (--json FILE), schema "tdaudit.mutate/1":
@@ -11,10 +13,14 @@
  *     "isolation": { "confinement": "landlock" | "none",
  *                    "unconfined_runs": N,         -- builds and tests run unconfined
  *                    "resynced_trees": N },        -- trees synced again after a mutant
+ *     "build_failed_generated": {                  -- generated mutants that did not build
+ *         "by_operator": { "<class>": N, ... },    -- by operator class, sorted
+ *         "by_file": { "<file>": N, ... } },       -- by file, sorted
  *     "mutants": [ { "id", "name", "catalogue", "where", "file", "line",
  *                    "operator", "find", "replace", "guards": [...],
  *                    "finding": N | null, "designed_against": s | null,
- *                    "why", "outcome", "killed_by": [...], "detail",
+ *                    "why", "outcome", "killed_by": [...],
+ *                    "equivalent": reason | null, "detail",
  *                    "seconds" }, ... ] }
  *   Fields are only ever added within a schema version.
  *

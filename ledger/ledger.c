@@ -1016,7 +1016,8 @@ int td_ledger_merge(long *added, const char *dst_path, const char *src_path)
 
 /* The latest mutation run (a run with a catalogue fingerprint or outcomes), as SQL. */
 #define LATEST_MUTATION_RUN                                                                        \
-	"SELECT id, head_commit, shard_k, shard_n, catalogue, kill_matrix, command, dirty FROM runs" \
+	"SELECT id, head_commit, shard_k, shard_n, catalogue, kill_matrix, command, dirty, started" \
+	" FROM runs"                                                                                \
 	" WHERE (catalogue IS NOT NULL OR id IN (SELECT run FROM mutant_outcomes))"
 
 /* Copies column i's text (or "" for NULL) into out[size]. */
@@ -1041,6 +1042,7 @@ static void read_run(td_ledger_mutation_run *r, sqlite3_stmt *st)
 	r->shard_k = sqlite3_column_int(st, 2);
 	r->shard_n = sqlite3_column_int(st, 3);
 	column_copy(r->catalogue, sizeof r->catalogue, st, 4);
+	column_copy(r->started, sizeof r->started, st, 8);
 	if (matrix) /* a ledger older than version 4: --cold is only in the command line */
 		r->full = !strcmp((const char *)matrix, "full");
 	else
@@ -1070,6 +1072,37 @@ static int latest_run(td_ledger_mutation_run *out, td_ledger *lg, int sharded)
 int td_ledger_latest_mutation_run(td_ledger_mutation_run *out, td_ledger *lg)
 {
 	return latest_run(out, lg, 0);
+}
+
+int td_ledger_survivors(td_ledger_mutation_run *out, char ***ids, td_ledger *lg)
+{
+	sqlite3_stmt *st;
+	int rc, err = prepare(&st, lg, "reading the latest unsharded mutation run",
+			      LATEST_MUTATION_RUN " AND shard_n IS NULL AND ended IS NOT NULL"
+						  " ORDER BY started DESC, id DESC LIMIT 1", "");
+
+	memset(out, 0, sizeof *out);
+	*ids = NULL;
+	if (err)
+		return err;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		read_run(out, st);
+	sqlite3_finalize(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sql_fail(lg, rc, "reading the latest unsharded mutation run");
+	if (!out->found)
+		return 0;
+	err = prepare(&st, lg, "reading the survivors of a mutation run",
+		      "SELECT mutant FROM mutant_outcomes WHERE run = ?1 AND outcome = 'survived'"
+		      " ORDER BY mutant", "t", out->run);
+	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
+		err = td_strv_push(ids, (const char *)sqlite3_column_text(st, 0));
+	if (!err && rc != SQLITE_DONE)
+		err = sql_fail(lg, rc, "reading the survivors of a mutation run");
+	if (st)
+		sqlite3_finalize(st);
+	return err;
 }
 
 /* "shard 2/3 of commit 0123456789ab (catalogue 89abcdef01234567)" into buf. */

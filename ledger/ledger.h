@@ -290,10 +290,19 @@ typedef struct {
 	char catalogue[32];     /* the fingerprint of the selected mutants; "" before version 4 */
 	int full;               /* 1: the kill matrix is full (--cold); 0: first-kill */
 	int dirty;              /* 1: run on a working tree with uncommitted changes */
+	char started[40];       /* its start, UTC ISO 8601 */
 } td_ledger_mutation_run;
 
 /* *out = the latest mutation run (by start time); out->found 0 when there is none. */
 int td_ledger_latest_mutation_run(td_ledger_mutation_run *out, td_ledger *lg);
+
+/*
+ * The latest finished unsharded mutation run (by start time; out->found 0
+ * when there is none) and the ids of the mutants that survived it, sorted
+ * (*ids: a td_strv, NULL when none survived; caller frees with
+ * td_strv_free). What `tdaudit mutate --survivors` runs again.
+ */
+int td_ledger_survivors(td_ledger_mutation_run *out, char ***ids, td_ledger *lg);
 
 /*
  * Refuses (TD_EINVAL) ledgers that cannot be merged as the shards of one

@@ -65,3 +65,23 @@ mutant {
   finding = 46,
   why = "prefixes every refusal's file:line with the same position again",
 }
+
+mutant {
+  name = "catalogue-stale-equivalent-passed-over",
+  file = "harness/catalogue.c",
+  find = "if (!hit)\n\t\t\treturn TD_FAIL",
+  replace = "if (!hit)\n\t\t\tcontinue;\n\t\tif (0)\n\t\t\treturn TD_FAIL",
+  guards = { "test_an_equivalent_declaration_that_matches_nothing_is_refused" },
+  designed_against = "an equivalent { } whose id no generated mutant has is refused: a stale declaration must not be silent",
+  why = "passes over a declaration that matches nothing, which then stays in the catalogue unnoticed",
+}
+
+mutant {
+  name = "catalogue-equivalent-of-a-hand-written-entry-taken",
+  file = "harness/catalogue.c",
+  find = "if (!hit->generated)",
+  replace = "if (0 && !hit->generated)",
+  guards = { "test_an_equivalent_declaration_that_matches_nothing_is_refused" },
+  designed_against = "equivalent { } declares generated mutants; a hand-written entry says equivalent = \"...\" itself",
+  why = "lets an equivalent { } silence a hand-written entry from another catalogue",
+}

@@ -208,3 +208,43 @@ mutant {
   designed_against = "the fingerprint says which mutants were partitioned: taken after sharding, no two shards of one run agree",
   why = "fingerprints each shard's own mutants, so the shards of one run read as different runs",
 }
+
+mutant {
+  name = "mutate-sanitizer-report-not-read",
+  file = "harness/mutate.c",
+  find = "td_sanitize_report(res->detail, sizeof res->detail, res->tail, sizeof res->tail, w->log);",
+  replace = "(void)0;",
+  guards = { "test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses" },
+  designed_against = "a kill by a sanitizer is recorded with the report's first lines, not a bare exit status",
+  why = "records a sanitizer's kill as \"exit 86\" and the last lines of its stack trace",
+}
+
+mutant {
+  name = "mutate-generated-equivalent-not-honoured",
+  file = "harness/mutate.c",
+  find = "} else if (m->equivalent) {",
+  replace = "} else if (m->equivalent && !m->generated) {",
+  guards = { "test_a_generated_mutant_declared_equivalent_is_reported_with_its_reason" },
+  designed_against = "a generated mutant declared equivalent in a catalogue is reported with its reason, not run",
+  why = "accepts the declaration and runs the mutant anyway, so it survives as before",
+}
+
+mutant {
+  name = "mutate-sanitize-without-its-variant-builds-default",
+  file = "harness/mutate.c",
+  find = "if (v < 0 && !r->opts->variant)\n",
+  replace = "if (v < 0 && !r->opts->variant)\n\t\tv = 0;\n\tif (0)\n",
+  guards = { "test_sanitize_without_a_sanitize_variant_is_refused_with_an_example" },
+  designed_against = "--sanitize without a variant that builds with the sanitizers is refused, not run without them",
+  why = "builds with default, so a run that claims the sanitizers ran has none",
+}
+
+mutant {
+  name = "mutate-survivors-none-left-runs-anyway",
+  file = "harness/mutate.c",
+  find = "if (!err && opts->survivors && r.muts.n == 0) {",
+  replace = "if (0) {",
+  guards = { "test_survivors_without_a_previous_run_or_without_survivors_say_so" },
+  designed_against = "--survivors with nothing to run again builds nothing and records no run",
+  why = "builds and runs the baseline for no mutant, and records an empty run as the previous one",
+}

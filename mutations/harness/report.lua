@@ -44,3 +44,33 @@ mutant {
   designed_against = "a shard may hold no judged mutant: an undefined score must not fail the gate",
   why = "fails --fail-under for a run that judged no mutant (its score reads as 0)",
 }
+
+mutant {
+  name = "report-build-failed-counts-hand-written-entries",
+  file = "harness/report.c",
+  find = "if (m->v[i].generated && res[i].outcome == TD_BUILD_FAILED && td_strv_find(*keys, key) < 0)",
+  replace = "if (res[i].outcome == TD_BUILD_FAILED && td_strv_find(*keys, key) < 0)",
+  guards = { "test_generated_mutants_that_do_not_build_are_counted_by_operator_and_file" },
+  designed_against = "the build-failed counts by operator and file are of generated mutants: a hand-written entry that does not build is a failure of its own",
+  why = "adds the hand-written entries' operator, \"catalogue\", to the counts (with 0)",
+}
+
+mutant {
+  name = "report-build-failed-counts-not-in-json",
+  file = "harness/report.c",
+  find = "if (put_build_failed(f, m, res, 1) != 0) {",
+  replace = "if (0) {",
+  guards = { "test_generated_mutants_that_do_not_build_are_counted_by_operator_and_file" },
+  designed_against = "the JSON report carries what the summary prints",
+  why = "leaves build_failed_generated's counts out of the JSON (an invalid object follows)",
+}
+
+mutant {
+  name = "report-equivalents-not-listed",
+  file = "harness/report.c",
+  find = "\tprint_equivalents(m, res);\n",
+  replace = "\t(void)print_equivalents;\n",
+  guards = { "test_a_generated_mutant_declared_equivalent_is_reported_with_its_reason" },
+  designed_against = "a declaration silences a mutant, so every run says which and why",
+  why = "counts the equivalent mutants but never says which they are or why",
+}

@@ -134,3 +134,13 @@ mutant {
   finding = 51,
   why = "takes an empty file as a source ledger",
 }
+
+mutant {
+  name = "ledger-survivors-of-a-shard",
+  file = "ledger/ledger.c",
+  find = "LATEST_MUTATION_RUN \" AND shard_n IS NULL AND ended IS NOT NULL\"",
+  replace = "LATEST_MUTATION_RUN \" AND ended IS NOT NULL\"",
+  guards = { "test_survivors_runs_again_only_what_the_previous_run_let_through" },
+  designed_against = "--survivors reads the latest unsharded run: a shard's survivors are only part of the run's",
+  why = "takes the survivors of a later shard, which held only part of the mutants",
+}

@@ -1,0 +1,464 @@
+/*
+ * test_mutate_scale.c - tdaudit mutate at scale, end to end on fixture
+ * repositories built in the test's temporary directory: running again only
+ * the previous run's survivors (--survivors), generated mutants declared
+ * equivalent by id in a catalogue (equivalent { }), mutants built and run
+ * under the sanitizers (--sanitize), and the generated mutants that do not
+ * build counted by operator and by file.
+ *
+ * What these tests guard: tdaudit mutate --list --file harness/survivors.c
+ *   and --list --file harness/sanitize.c
+ *
+ * Edits seen breaking these tests:
+ *   - td_ledger_survivors() taking sharded runs too (no "shard_n IS NULL")
+ *     -> survivors_runs_again_only_what_the_previous_run_let_through (reads the shard)
+ *   - td_survivors_keep() keeping every mutant
+ *     -> survivors_runs_again_only_what_the_previous_run_let_through
+ *   - td_survivors_keep() not printing the gone ones
+ *     -> a_survivor_gone_from_the_catalogues_is_listed_as_gone
+ *   - td_mutate() going on to build when no survivor is left
+ *     -> survivors_without_a_previous_run_or_without_survivors_say_so
+ *   - resolve_equivalents() passing over an id no generated mutant has
+ *     -> an_equivalent_declaration_that_matches_nothing_is_refused
+ *   - locate_all() honouring equivalent for hand-written entries only
+ *     -> a_generated_mutant_declared_equivalent_is_reported_with_its_reason
+ *   - print_equivalents() not called by td_report_all()
+ *     -> a_generated_mutant_declared_equivalent_is_reported_with_its_reason
+ *   - tally_build_failed() counting hand-written entries too, or
+ *     td_report_json() leaving put_build_failed() out
+ *     -> generated_mutants_that_do_not_build_are_counted_by_operator_and_file
+ *   - td_sanitize_env() setting detect_leaks=0
+ *     -> sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses
+ *   - probe() not calling td_sanitize_report() (the detail reads "exit 86")
+ *     -> sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses
+ *   - sanitize_variant() building with "default" when no variant "sanitize" exists
+ *     -> sanitize_without_a_sanitize_variant_is_refused_with_an_example
+ */
+#define _XOPEN_SOURCE 700
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "fixture.h"
+
+static const char calc_c[] =
+	"int add(int a, int b)\n{\n\treturn a + b;\n}\n\n"
+	"int clamp(int x)\n{\n\tif (x < 0)\n\t\treturn 0;\n\treturn x;\n}\n\n"
+	"int unused(void)\n{\n\treturn 7;\n}\n";
+
+/* The runner: `./t --list`, `./t NAME` (prints NAME, exit 0 pass / 1 fail). */
+static const char t_c[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"int add(int, int); int clamp(int); int unused(void);\n"
+	"static int test_add(void) { return add(2, 3) == 5; }\n"
+	"static int test_clamp(void) { return clamp(-4) == 0 && clamp(3) == 3; }\n"
+	"static int test_unused(void) { return UNUSED_CHECK; }\n"
+	"static const struct { const char *name; int (*fn)(void); } tests[] = {\n"
+	"\t{\"test_add\", test_add}, {\"test_clamp\", test_clamp}, {\"test_unused\", test_unused}};\n"
+	"int main(int argc, char **argv)\n{\n"
+	"\tfor (int i = 0; i < 3; i++) {\n"
+	"\t\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(tests[i].name); continue; }\n"
+	"\t\tif (argc > 1 && !strcmp(argv[1], tests[i].name)) {\n"
+	"\t\t\tint ok = tests[i].fn();\n"
+	"\t\t\tprintf(\"%s %s\\n\", tests[i].name, ok ? \"ok\" : \"FAILED\");\n"
+	"\t\t\treturn !ok;\n\t\t}\n\t}\n"
+	"\treturn argc > 1 && strcmp(argv[1], \"--list\") ? 2 : 0;\n}\n";
+
+/* test_unused checks nothing, unless -DUNUSED_CHECK says what (survivors_runs_again_...) */
+static const char makefile[] =
+	"t: t.c calc.c $(wildcard lib.c)\n\tcc -O0 -DUNUSED_CHECK=1 -o t t.c calc.c $(wildcard lib.c)\n";
+
+static const char config[] =
+	"build { \"make\", \"-s\" }\n"
+	"runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+	"sources { \"*.c\" }\n"
+	"tests { \"t.c\", \"Makefile\" }\n"
+	"catalogues { \"cat.lua\" }\n"
+	"timeout { factor = 5, floor = 5 }\n";
+
+static const char two_mutants[] =
+	"mutant { name = \"calc-killed\", file = \"calc.c\", find = \"a + b\", replace = \"a - b\",\n"
+	"  guards = { \"test_add\" }, designed_against = \"x\", why = \"adds wrong\" }\n"
+	"mutant { name = \"calc-survived\", file = \"calc.c\", find = \"return 7;\", replace = \"return 8;\",\n"
+	"  guards = { \"test_unused\" }, designed_against = \"x\", why = \"nobody checks it\" }\n";
+
+/* Builds the fixture repository in ./repo with catalogue cat and commits it. */
+static void make_fixture(const char *cat)
+{
+	fx_write("repo", "calc.c", calc_c);
+	fx_write("repo", "t.c", t_c);
+	fx_write("repo", "Makefile", makefile);
+	fx_write("repo", "tdaudit.lua", config);
+	fx_write("repo", "cat.lua", cat);
+	fx_git_commit_all("repo", "fixture");
+}
+
+/* The outcome the JSON report gives mutant id (or "" if absent). */
+static const char *outcome_of(const char *json, const char *id)
+{
+	static char out[64];
+	char key[512];
+	const char *p, *o;
+
+	snprintf(key, sizeof key, "{\"id\": \"%s\"", id);
+	p = strstr(json, key);
+	o = p ? strstr(p, "\"outcome\": \"") : NULL;
+	out[0] = '\0';
+	if (o)
+		sscanf(o + 12, "%63[^\"]", out);
+	return out;
+}
+
+/* The id of the latest run of the ledger of ./repo, sharded (1) or not (0). */
+static const char *latest_run(int sharded)
+{
+	static char id[64];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+
+	assert_int_equal(sqlite3_open_v2("repo/.tdaudit/ledger.db", &db, SQLITE_OPEN_READONLY, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sharded ? "SELECT id FROM runs WHERE shard_n IS NOT "
+							  "NULL ORDER BY started DESC LIMIT 1"
+							: "SELECT id FROM runs WHERE shard_n IS NULL "
+							  "ORDER BY started DESC LIMIT 1",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	snprintf(id, sizeof id, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return id;
+}
+
+/* ---- --survivors ------------------------------------------------------------ */
+
+/*
+ * --survivors runs only the mutants that survived the latest finished
+ * unsharded run, names that run, and ignores a later shard; once the
+ * suite catches the survivor, the next --survivors run says so.
+ */
+static void test_survivors_runs_again_only_what_the_previous_run_let_through(void **state)
+{
+	const char *all[] = {"mutate", NULL};
+	const char *shard[] = {"mutate", "--shard", "1/1", "--only", "calc-killed", NULL};
+	const char *again[] = {"mutate", "--survivors", "--json", "../r.json", NULL};
+	char run[64], want[128];
+	const char *json, *log;
+
+	(void)state;
+	make_fixture(two_mutants);
+	assert_int_equal(fx_tdaudit("repo", "all.log", all), 1);
+	snprintf(run, sizeof run, "%s", latest_run(0));
+	assert_int_equal(fx_tdaudit("repo", "shard.log", shard), 0); /* a later shard: not a run */
+	assert_int_equal(fx_tdaudit("repo", "again.log", again), 1);
+	log = fx_slurp("again.log");
+	snprintf(want, sizeof want, "--survivors: run %s of ", run);
+	if (!strstr(log, want) || !strstr(log, "1 survivor\n"))
+		fail_msg("expected '%s' ... '1 survivor':\n%s", want, log);
+	json = fx_slurp("r.json");
+	assert_string_equal(outcome_of(json, "calc-survived"), "survived");
+	assert_string_equal(outcome_of(json, "calc-killed"), ""); /* not run again */
+	/* the suite catches it now: the survivor of the last run is killed */
+	fx_write("repo", "Makefile", "t: t.c calc.c Makefile\n\tcc -O0 '-DUNUSED_CHECK=unused() == 7' -o t t.c "
+				     "calc.c\n");
+	assert_int_equal(fx_tdaudit("repo", "again.log", again), 0);
+	assert_string_equal(outcome_of(fx_slurp("r.json"), "calc-survived"), "killed");
+}
+
+/*
+ * A survivor whose mutant the catalogues no longer hold is listed as gone,
+ * not dropped in silence; the others still run.
+ */
+static void test_a_survivor_gone_from_the_catalogues_is_listed_as_gone(void **state)
+{
+	const char *all[] = {"mutate", NULL};
+	const char *again[] = {"mutate", "--survivors", NULL};
+	char cat[2048];
+	const char *log;
+
+	(void)state;
+	snprintf(cat, sizeof cat, "%s%s", two_mutants,
+		 "mutant { name = \"calc-survived-too\", file = \"calc.c\", find = \"return x;\",\n"
+		 "  replace = \"return x + 0;\", guards = { \"test_clamp\" }, designed_against = \"x\",\n"
+		 "  why = \"adds nothing\" }\n");
+	make_fixture(cat);
+	assert_int_equal(fx_tdaudit("repo", "all.log", all), 1);
+	fx_write("repo", "cat.lua", two_mutants); /* calc-survived-too is gone */
+	assert_int_equal(fx_tdaudit("repo", "again.log", again), 1);
+	log = fx_slurp("again.log");
+	assert_non_null(strstr(log, "2 survivors\n"));
+	assert_non_null(strstr(log, "--survivors: gone: calc-survived-too is no mutant of the "
+				    "catalogues any more"));
+	assert_non_null(strstr(log, "running 1 again (1 gone)"));
+	assert_non_null(strstr(log, "summary: 1 mutants"));
+}
+
+/*
+ * Without a previous run --survivors is refused (exit 2); after a run in
+ * which nothing survived it says there is nothing to run again and exits
+ * 0 without building anything or recording a run.
+ */
+static void test_survivors_without_a_previous_run_or_without_survivors_say_so(void **state)
+{
+	const char *again[] = {"mutate", "--survivors", NULL};
+	const char *killed[] = {"mutate", "--only", "calc-killed", NULL};
+	const char *log;
+	char run[64];
+
+	(void)state;
+	make_fixture(two_mutants);
+	assert_int_equal(fx_tdaudit("repo", "none.log", again), 2);
+	assert_non_null(strstr(fx_slurp("none.log"), "--survivors: there is no ledger at "));
+	assert_int_equal(fx_tdaudit("repo", "killed.log", killed), 0);
+	snprintf(run, sizeof run, "%s", latest_run(0));
+	assert_int_equal(fx_tdaudit("repo", "again.log", again), 0);
+	log = fx_slurp("again.log");
+	assert_non_null(strstr(log, "0 survivors\n"));
+	assert_non_null(strstr(log, "nothing to run again: no mutant survived that run"));
+	assert_null(strstr(log, "building scratch trees"));
+	assert_string_equal(latest_run(0), run); /* nothing recorded */
+}
+
+/* ---- equivalent { } ------------------------------------------------------------ */
+
+#define CLAMP_LT "calc.c:clamp:relational:<:1:<="
+
+/*
+ * A generated mutant declared equivalent by its id is not run; the run's
+ * output and JSON give its reason and where it was declared.
+ */
+static void test_a_generated_mutant_declared_equivalent_is_reported_with_its_reason(void **state)
+{
+	const char *args[] = {"mutate", "--only", "calc.c:clamp:relational:*", "--json", "../r.json",
+			      NULL};
+	const char *list[] = {"mutate", "--list", "--only", CLAMP_LT, NULL};
+
+	(void)state;
+	make_fixture("generate { files = { \"calc.c\" }, operators = { \"relational\" } }\n"
+		     "equivalent { id = \"" CLAMP_LT "\",\n"
+		     "  reason = \"clamp(0) is 0 on both sides of the boundary\" }\n");
+	assert_int_equal(fx_tdaudit("repo", "list.log", list), 0);
+	assert_non_null(strstr(fx_slurp("list.log"), CLAMP_LT "\tcalc.c:8\trelational\tequivalent"));
+	assert_int_equal(fx_tdaudit("repo", "run.log", args), 0);
+	assert_non_null(strstr(fx_slurp("run.log"), "  " CLAMP_LT ": clamp(0) is 0 on both sides of "
+							  "the boundary (cat.lua:2)"));
+	assert_string_equal(outcome_of(fx_slurp("r.json"), CLAMP_LT), "equivalent");
+	assert_non_null(strstr(fx_slurp("r.json"),
+			       "\"equivalent\": \"clamp(0) is 0 on both sides of the boundary\""));
+}
+
+/*
+ * A declaration that names no generated mutant (the code moved on), names a
+ * hand-written entry, or repeats an id is refused with its line: a stale
+ * declaration would otherwise say nothing forever.
+ */
+static void test_an_equivalent_declaration_that_matches_nothing_is_refused(void **state)
+{
+	const char *list[] = {"mutate", "--list", NULL};
+	const char *gen = "generate { files = { \"calc.c\" }, operators = { \"relational\" } }\n";
+	char cat[2048];
+
+	(void)state;
+	snprintf(cat, sizeof cat, "%sequivalent { id = \"calc.c:clamp:relational:<:2:<=\", "
+				  "reason = \"r\" }\n", gen);
+	make_fixture(cat);
+	assert_int_equal(fx_tdaudit("repo", "stale.log", list), 2);
+	assert_non_null(strstr(fx_slurp("stale.log"),
+			       "cat.lua:2: equivalent: no generated mutant has the id "
+			       "'calc.c:clamp:relational:<:2:<='"));
+	snprintf(cat, sizeof cat, "%s%sequivalent { id = \"calc-killed\", reason = \"r\" }\n", gen,
+		 two_mutants);
+	fx_write("repo", "cat.lua", cat);
+	assert_int_equal(fx_tdaudit("repo", "hand.log", list), 2);
+	assert_non_null(strstr(fx_slurp("hand.log"), "'calc-killed' is a hand-written entry"));
+	snprintf(cat, sizeof cat, "%sequivalent { id = \"" CLAMP_LT "\", reason = \"r\" }\n"
+				  "equivalent { id = \"" CLAMP_LT "\", reason = \"s\" }\n", gen);
+	fx_write("repo", "cat.lua", cat);
+	assert_int_equal(fx_tdaudit("repo", "twice.log", list), 2);
+	assert_non_null(strstr(fx_slurp("twice.log"), "cat.lua:3: equivalent: '" CLAMP_LT
+						       "' is already declared at cat.lua:2"));
+	fx_write("repo", "cat.lua", "equivalent { id = \"x\", why = \"r\" }\n");
+	assert_int_equal(fx_tdaudit("repo", "field.log", list), 2);
+	assert_non_null(strstr(fx_slurp("field.log"), "equivalent has no field 'why'"));
+}
+
+/* ---- build-failed generated mutants, counted ------------------------------------ */
+
+/*
+ * The generated mutants that do not build are counted by operator class and
+ * by file, in the summary and the JSON: a catalogue whose generator mostly
+ * makes code that does not compile shows where. A hand-written entry that
+ * does not build is a failure of its own, not in these counts.
+ */
+static void test_generated_mutants_that_do_not_build_are_counted_by_operator_and_file(void **state)
+{
+	const char *args[] = {"mutate", "--only", "*:add:*", "--only", "*:twice:*", "--only",
+			      "calc-no-build", "--json", "../r.json", NULL};
+	const char *log, *json;
+
+	(void)state;
+	/* and a hand-written entry that does not build: a failure of the run, not counted here */
+	make_fixture("generate { files = { \"*.c\" }, operators = { \"relational\", \"constant\" } }\n"
+		     "mutant { name = \"calc-no-build\", file = \"calc.c\", find = \"a + b;\",\n"
+		     "  replace = \"a + ;\", guards = { \"test_add\" }, designed_against = \"x\",\n"
+		     "  why = \"does not compile\" }\n");
+	/* _Static_assert(1 == 1): both constants and the == do not build mutated */
+	fx_write("repo", "calc.c", "int add(int a, int b)\n{\n\t_Static_assert(1 == 1, \"one\");\n"
+				   "\treturn a + b;\n}\nint clamp(int x)\n{\n\treturn x > 0 ? x : 0;\n}\n"
+				   "int unused(void)\n{\n\treturn 7;\n}\n");
+	fx_write("repo", "lib.c", "int twice(int a)\n{\n\t_Static_assert(1, \"one\");\n"
+				  "\treturn a + a;\n}\n");
+	assert_int_equal(fx_tdaudit("repo", "run.log", args), 1);
+	log = fx_slurp("run.log");
+	if (!strstr(log, "build-failed generated mutants, by operator: constant 3, relational 1\n") ||
+	    !strstr(log, "build-failed generated mutants, by file: calc.c 3, lib.c 1\n"))
+		fail_msg("the counts are missing:\n%s", log);
+	json = fx_slurp("r.json");
+	assert_non_null(strstr(json, "\"build_failed_generated\": {\"by_operator\": {\"constant\": 3, "
+				     "\"relational\": 1}, \"by_file\": {\"calc.c\": 3, \"lib.c\": 1}}"));
+}
+
+/* ---- --sanitize ------------------------------------------------------------------ */
+
+static const char buf_c[] =
+	"#include <stdlib.h>\n"
+	"int sum3(void)\n{\n\tint *p = malloc(3 * sizeof *p), s = 0;\n\n"
+	"\tif (!p)\n\t\treturn -1;\n"
+	"\tfor (int i = 0; i < 3; i++)\n\t\tp[i] = i;\n"
+	"\tfor (int i = 0; i < 3; i++)\n\t\ts += p[i];\n"
+	"\tif (p[2] > 100)\n\t\ts = -1;\n"
+	"\tfree(p);\n\treturn s;\n}\n";
+
+static const char buf_t_c[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"int sum3(void);\n"
+	"int main(int argc, char **argv)\n{\n"
+	"\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(\"test_sum3\"); return 0; }\n"
+	"\tif (argc > 1 && !strcmp(argv[1], \"test_sum3\")) {\n"
+	"\t\tint ok = 1;\n\n"
+	"\t\tfor (int i = 0; i < 10; i++) /* a leak of one may hide in a stale stack slot */\n"
+	"\t\t\tok &= sum3() == 3;\n"
+	"\t\tprintf(\"test_sum3 %s\\n\", ok ? \"ok\" : \"FAILED\");\n"
+	"\t\treturn !ok;\n\t}\n\treturn 2;\n}\n";
+
+static const char buf_cat[] =
+	"mutant { name = \"buf-leak\", file = \"buf.c\", find = \"free(p);\", replace = \"\",\n"
+	"  guards = { \"test_sum3\" }, designed_against = \"x\", why = \"leaks the buffer\" }\n"
+	"mutant { name = \"buf-past-the-end\", file = \"buf.c\", find = \"p[2] > 100\",\n"
+	"  replace = \"p[3] > 100\", guards = { \"test_sum3\" }, designed_against = \"x\",\n"
+	"  why = \"reads one past the buffer\" }\n";
+
+/* The buffer fixture, with tdaudit.lua's variants as given. */
+static void make_buf_fixture(const char *variants)
+{
+	char cfg[2048];
+
+	snprintf(cfg, sizeof cfg, "build { \"make\", \"-s\" }\n"
+				  "runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+				  "catalogues { \"cat.lua\" }\n"
+				  "timeout { factor = 10, floor = 10 }\n%s", variants);
+	fx_write("repo", "buf.c", buf_c);
+	fx_write("repo", "t.c", buf_t_c);
+	fx_write("repo", "Makefile", "t: t.c buf.c\n\tcc -O0 $(CFLAGS) -o t t.c buf.c\n");
+	fx_write("repo", "tdaudit.lua", cfg);
+	fx_write("repo", "cat.lua", buf_cat);
+	fx_git_commit_all("repo", "buffer fixture");
+}
+
+/* The JSON detail of mutant id ("" if absent). */
+static const char *detail_of(const char *json, const char *id)
+{
+	static char out[512];
+	char key[256];
+	const char *p, *d;
+
+	snprintf(key, sizeof key, "{\"id\": \"%s\"", id);
+	p = strstr(json, key);
+	d = p ? strstr(p, "\"detail\": \"") : NULL;
+	out[0] = '\0';
+	if (d)
+		snprintf(out, sizeof out, "%.*s", (int)strcspn(d + 11, "\""), d + 11);
+	return out;
+}
+
+static int starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/*
+ * A leak (a free removed) and a read one past a heap buffer survive the
+ * plain run, and under --sanitize are killed, the detail naming the
+ * sanitizer's report.
+ */
+static void test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses(void **state)
+{
+	const char *plain[] = {"mutate", "-j", "1", "--json", "../plain.json", NULL};
+	const char *san[] = {"mutate", "-j", "1", "--sanitize", "--json", "../san.json", NULL};
+	const char *probe[] = {"sh", "-c", "printf 'int main(void){return 0;}' > p.c && "
+					   "cc -fsanitize=address,undefined -o p p.c && ./p", NULL};
+	const char *json;
+	char leak[512], past[512];
+
+	(void)state;
+	mkdir("probe", 0755);
+	if (fx_run("probe", "probe.log", probe) != 0)
+		TD_SKIP("the compiler cannot build with -fsanitize=address,undefined here (libasan, "
+			"libubsan: Debian's gcc brings them)");
+	make_buf_fixture("variant { name = \"sanitize\", args = { \"CFLAGS=-fsanitize=address,"
+			 "undefined -fno-omit-frame-pointer -g\" } }\n");
+	assert_int_equal(fx_tdaudit("repo", "plain.log", plain), 1);
+	json = fx_slurp("plain.json");
+	assert_string_equal(outcome_of(json, "buf-leak"), "survived");
+	/* what p[3] reads is what the allocator left there (0 with glibc, which clears
+	   its tcache key): the plain run can catch it only by luck */
+	assert_string_not_equal(outcome_of(json, "buf-past-the-end"), "");
+	assert_int_equal(fx_tdaudit("repo", "san.log", san), 0);
+	assert_non_null(strstr(fx_slurp("san.log"), "variant sanitize: make -s 'CFLAGS=-fsanitize="
+						    "address,undefined -fno-omit-frame-pointer -g' (env "
+						    "ASAN_OPTIONS=halt_on_error=1:detect_leaks=1:exitcode=86 "
+						    "UBSAN_OPTIONS="));
+	json = fx_slurp("san.json");
+	assert_string_equal(outcome_of(json, "buf-leak"), "killed");
+	assert_string_equal(outcome_of(json, "buf-past-the-end"), "killed");
+	snprintf(leak, sizeof leak, "%s", detail_of(json, "buf-leak"));
+	snprintf(past, sizeof past, "%s", detail_of(json, "buf-past-the-end"));
+	if (!starts(leak, "sanitizer: ERROR: LeakSanitizer: detected memory leaks: Direct leak of ") ||
+	    !starts(past, "sanitizer: ERROR: AddressSanitizer: heap-buffer-overflow on address "))
+		fail_msg("details: '%s' and '%s'", leak, past);
+}
+
+/* --sanitize with no variant "sanitize" declared is refused, showing one. */
+static void test_sanitize_without_a_sanitize_variant_is_refused_with_an_example(void **state)
+{
+	const char *args[] = {"mutate", "--sanitize", NULL};
+	const char *log;
+
+	(void)state;
+	make_buf_fixture("");
+	assert_int_equal(fx_tdaudit("repo", "san.log", args), 2);
+	log = fx_slurp("san.log");
+	assert_non_null(strstr(log, "--sanitize builds with the variant \"sanitize\", and tdaudit.lua "
+				    "declares none"));
+	assert_non_null(strstr(log, "variant { name = \"sanitize\", args = { \"CFLAGS=-fsanitize="));
+	assert_null(strstr(log, "building scratch trees"));
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_survivors_runs_again_only_what_the_previous_run_let_through),
+	cmocka_unit_test(test_a_survivor_gone_from_the_catalogues_is_listed_as_gone),
+	cmocka_unit_test(test_survivors_without_a_previous_run_or_without_survivors_say_so),
+	cmocka_unit_test(test_a_generated_mutant_declared_equivalent_is_reported_with_its_reason),
+	cmocka_unit_test(test_an_equivalent_declaration_that_matches_nothing_is_refused),
+	cmocka_unit_test(test_generated_mutants_that_do_not_build_are_counted_by_operator_and_file),
+	cmocka_unit_test(test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses),
+	cmocka_unit_test(test_sanitize_without_a_sanitize_variant_is_refused_with_an_example),
+};
+TD_TEST_GROUP(mutate_scale, tests);
