@@ -61,6 +61,10 @@ int td_sanitize_env(td_project *p, int v)
 	for (int o = 0; !err && o < 2; o++)
 		if (!have[o])
 			err = push_option(&env, options[o][0], NULL, options[o][1]);
+	if (!err && td_strv_len(env) > TD_VARIANT_ENV_MAX)
+		err = TD_FAIL(TD_EINVAL, "variant %s: its env and the sanitizers' options make more "
+					 "than %d variables; set fewer in its env",
+			      p->variants[v].name, TD_VARIANT_ENV_MAX);
 	if (err) {
 		td_strv_free(env);
 		return err;
