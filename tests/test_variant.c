@@ -90,8 +90,8 @@ static int tdaudit(const char *const *args)
 	return fx_tdaudit("repo", "v.log", args);
 }
 
-/* "variant verdict build fallback" of each reproduction of test_clamp, by variant, ";"-joined. */
-static const char *rows(void)
+/* Each row sql gives from the fixture's ledger, its columns " "-joined, rows ";"-joined. */
+static const char *ledger_rows(const char *sql)
 {
 	static char out[2048];
 	sqlite3 *db;
@@ -101,17 +101,21 @@ static const char *rows(void)
 	out[0] = '\0';
 	assert_int_equal(sqlite3_open_v2("repo/.tdaudit/ledger.db", &db, SQLITE_OPEN_READONLY, NULL),
 			 SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT variant, verdict, build, coalesce(fallback, '-')"
-						" FROM reproductions WHERE test = 'test_clamp'"
-						" ORDER BY variant", -1, &st, NULL),
-			 SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW && k < sizeof out)
-		k += (size_t)snprintf(out + k, sizeof out - k, "%s%s %s %s %s", k ? ";" : "",
-				      sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
-				      sqlite3_column_text(st, 2), sqlite3_column_text(st, 3));
+		for (int c = 0; c < sqlite3_column_count(st) && k < sizeof out; c++)
+			k += (size_t)snprintf(out + k, sizeof out - k, "%s%s", c ? " " : k ? ";" : "",
+					      sqlite3_column_text(st, c));
 	sqlite3_finalize(st);
 	sqlite3_close(db);
 	return out;
+}
+
+/* "variant verdict build fallback" of each reproduction of test_clamp, by variant. */
+static const char *rows(void)
+{
+	return ledger_rows("SELECT variant, verdict, build, coalesce(fallback, '-') FROM reproductions"
+			   " WHERE test = 'test_clamp' ORDER BY variant");
 }
 
 static const char strict[] =
@@ -243,26 +247,11 @@ static void test_bisect_and_mutate_build_with_the_named_variant(void **state)
 	}
 }
 
-/* The run and variant of each mutate run in the ledger, "variant build;..." by start. */
+/* "variant build" of each mutate run in the ledger, by start. */
 static const char *mutate_runs(void)
 {
-	static char out[1024];
-	sqlite3 *db;
-	sqlite3_stmt *st;
-	size_t k = 0;
-
-	out[0] = '\0';
-	assert_int_equal(sqlite3_open_v2("repo/.tdaudit/ledger.db", &db, SQLITE_OPEN_READONLY, NULL),
-			 SQLITE_OK);
-	assert_int_equal(sqlite3_prepare_v2(db, "SELECT variant, build FROM runs WHERE command LIKE"
-						" '%mutate%' ORDER BY started, rowid", -1, &st, NULL),
-			 SQLITE_OK);
-	while (sqlite3_step(st) == SQLITE_ROW && k < sizeof out)
-		k += (size_t)snprintf(out + k, sizeof out - k, "%s%s %s", k ? ";" : "",
-				      sqlite3_column_text(st, 0), sqlite3_column_text(st, 1));
-	sqlite3_finalize(st);
-	sqlite3_close(db);
-	return out;
+	return ledger_rows("SELECT variant, build FROM runs WHERE command LIKE '%mutate%'"
+			   " ORDER BY started, rowid");
 }
 
 static void test_several_variants_run_mutate_and_bisect_once_each(void **state)
