@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -277,83 +276,4 @@ int td_reaper_stopped(void)
 void td_reaper_sweep_all(void)
 {
 	sweep(0, 1);
-}
-
-/*
- * The pid of the innermost tdaudit whose token process pid carries
- * ("TDAUDIT_PROC=PID:SERIAL[,...]"), or 0 when it carries none or cannot be
- * read. Any thread; uses its own buffer.
- */
-static long token_owner(const char *pid)
-{
-	char path[300], *env = NULL;
-	size_t n = 0, cap = 1 << 18, vlen = strlen(TD_REAPER_ENV);
-	long who = 0;
-	ssize_t got;
-	int fd;
-
-	snprintf(path, sizeof path, "/proc/%s/environ", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || !(env = malloc(cap))) {
-		if (fd >= 0)
-			close(fd);
-		return 0;
-	}
-	while (n < cap - 1 && (got = read(fd, env + n, cap - 1 - n)) > 0)
-		n += (size_t)got;
-	close(fd);
-	env[n] = '\0';
-	for (size_t i = 0; i < n && !who; i += strlen(env + i) + 1)
-		if (strncmp(env + i, TD_REAPER_ENV, vlen) == 0 && env[i + vlen] == '=')
-			who = strtol(env + i + vlen + 1, NULL, 10);
-	free(env);
-	return who;
-}
-
-/* Whether process pid is in our pid namespace and runs as our user (its token's pid is ours to judge). */
-static int ours(const char *pid)
-{
-	char path[300], a[64] = "", b[64] = "";
-	struct stat st;
-	ssize_t k;
-
-	snprintf(path, sizeof path, "/proc/%s", pid);
-	if (stat(path, &st) != 0 || st.st_uid != geteuid())
-		return 0;
-	snprintf(path, sizeof path, "/proc/%s/ns/pid", pid);
-	if ((k = readlink(path, a, sizeof a - 1)) <= 0)
-		return 0;
-	a[k] = '\0';
-	if ((k = readlink("/proc/self/ns/pid", b, sizeof b - 1)) <= 0)
-		return 0;
-	b[k] = '\0';
-	return !strcmp(a, b);
-}
-
-int td_reaper_sweep_dead(long *dead_pid)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *e;
-	long self = (long)getpid();
-	int killed = 0;
-
-	*dead_pid = 0;
-	if (!d)
-		return 0;
-	while ((e = readdir(d))) {
-		long who;
-
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' || atol(e->d_name) == self)
-			continue;
-		who = token_owner(e->d_name);
-		if (who <= 0 || who == self || !ours(e->d_name))
-			continue;
-		if (kill((pid_t)who, 0) == 0 || errno != ESRCH)
-			continue; /* its tdaudit is alive (or its pid was taken again): not ours to kill */
-		if (kill((pid_t)atol(e->d_name), SIGKILL) == 0) {
-			killed++;
-			*dead_pid = who;
-		}
-	}
-	closedir(d);
-	return killed;
 }

@@ -69,15 +69,4 @@ int td_reaper_stopped(void);
  */
 void td_reaper_sweep_all(void);
 
-/*
- * Kills the processes left behind by a tdaudit that was itself SIGKILLed
- * (its children's children, reparented to init, which no sweep of its
- * reached): every process of our user and pid namespace whose innermost
- * token names a process that no longer exists. Returns how many it killed;
- * *dead_pid gets the pid of (one) dead tdaudit they belonged to. A pid
- * taken again by another process keeps its orphans alive: never the
- * reverse.
- */
-int td_reaper_sweep_dead(long *dead_pid);
-
 #endif

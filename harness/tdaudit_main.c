@@ -123,16 +123,8 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
-	long dead = 0;
-	int left;
-
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	catch_signals();
-	left = td_reaper_sweep_dead(&dead);
-	if (left)
-		fprintf(stderr, "tdaudit: killed %d process%s left running by tdaudit %ld, which was "
-				"killed before it could stop %s\n",
-			left, left == 1 ? "" : "es", dead, left == 1 ? "it" : "them");
 	if (argc < 2) {
 		usage(stderr);
 		return 2;

@@ -7,9 +7,6 @@
  *
  * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_proc_run() not checking the program exists -> a_missing_program_is_an_error
- *   - main() without td_reaper_sweep_dead (the old code), or the sweep
- *     taking the outermost token for the innermost
- *     -> the_next_tdaudit_kills_what_a_killed_one_left_running
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -174,52 +171,6 @@ static void test_a_child_does_not_outlive_a_killed_harness(void **state)
 		kill(child, SIGKILL);
 		fail_msg("the child %ld outlived its SIGKILLed parent", (long)child);
 	}
-}
-
-/*
- * A grandchild of a SIGKILLed harness survives it (its parent dies by
- * PDEATHSIG; nobody is left to sweep the orphan): the next tdaudit kills it
- * and says so.
- */
-static void test_the_next_tdaudit_kills_what_a_killed_one_left_running(void **state)
-{
-	struct timespec nap = {0, 10 * 1000 * 1000};
-	const char *version[] = {TD_BUILD_DIR "/tdaudit", "version", NULL};
-	pid_t harness, grandchild;
-	char want[128];
-	int st;
-
-	(void)state;
-	harness = fork();
-	assert_true(harness >= 0);
-	if (harness == 0) {
-		const char *argv[] = {"sh", "-c", "sleep 600 & echo $! > grandchild.pid; exec sleep 600",
-				      NULL};
-		td_proc_opts o = {.argv = argv, .timeout_s = 900};
-		td_proc_result r;
-
-		_exit(td_proc_run(&r, &o) == 0 ? 0 : 1);
-	}
-	for (int i = 0; i < 6000 && read_pid("grandchild.pid") <= 0; i++)
-		nanosleep(&nap, NULL);
-	kill(harness, SIGKILL);
-	waitpid(harness, &st, 0);
-	grandchild = read_pid("grandchild.pid");
-	assert_true(grandchild > 0);
-	nanosleep(&(struct timespec){0, 200 * 1000 * 1000}, NULL);
-	if (fx_gone(grandchild)) /* the premise: nothing else killed it */
-		fail_msg("the grandchild %ld did not outlive the harness", (long)grandchild);
-	mkdir("w", 0755);
-	assert_int_equal(fx_run("w", "v.log", version), 0);
-	snprintf(want, sizeof want, "killed 1 process left running by tdaudit %ld", (long)harness);
-	if (!fx_gone(grandchild)) {
-		kill(grandchild, SIGKILL);
-		fail_msg("the grandchild %ld outlived the next tdaudit: %s", (long)grandchild,
-			 fx_slurp("v.log"));
-	}
-	waitpid(grandchild, NULL, WNOHANG); /* ours when this process is a subreaper */
-	if (!strstr(fx_slurp("v.log"), want))
-		fail_msg("wanted \"%s\" in: %s", want, fx_slurp("v.log"));
 }
 
 /* tdaudit blocks the stop signals for its signal thread; its children must not inherit that. */
@@ -487,7 +438,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_timeout_kills_a_grandchild_that_left_the_group),
 	cmocka_unit_test(test_a_grandchild_that_left_the_group_does_not_outlive_the_run),
 	cmocka_unit_test(test_a_child_does_not_outlive_a_killed_harness),
-	cmocka_unit_test(test_the_next_tdaudit_kills_what_a_killed_one_left_running),
 	cmocka_unit_test(test_a_child_starts_with_no_signal_blocked),
 	cmocka_unit_test(test_output_past_the_limit_is_cut_counted_and_its_tail_kept),
 	cmocka_unit_test(test_a_small_output_limit_is_honoured),
