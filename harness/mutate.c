@@ -1109,7 +1109,7 @@ static int claim_dir(run_t *r, int *lock_fd)
 	*lock_fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (*lock_fd < 0 || flock(*lock_fd, LOCK_EX | LOCK_NB) != 0)
 		return TD_FAIL(TD_ESTATE, "another tdaudit run holds %s; wait for it to finish", p);
-	return 0;
+	return td_testrun_reap_dead(r->dir);
 }
 
 static int n_jobs(run_t *r)

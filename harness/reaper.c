@@ -19,11 +19,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "../base/error.h"
+#include "../base/fileio.h"
 
 #define MAX_RUNS 256         /* live runs at once: workers, each one child at a time */
 #define SWEEP_GIVE_UP_S 5.0  /* a SIGKILLed process that is not dead by then is stuck in the kernel */
@@ -276,4 +278,107 @@ int td_reaper_stopped(void)
 void td_reaper_sweep_all(void)
 {
 	sweep(0, 1);
+}
+
+/*
+ * The pid of the innermost tdaudit whose token process pid carries
+ * ("TDAUDIT_PROC=PID:SERIAL[,...]"), or 0 when it carries none or cannot be
+ * read.
+ */
+static long token_owner(const char *pid)
+{
+	char path[300], *env = NULL;
+	size_t n = 0, cap = 1 << 18, vlen = strlen(TD_REAPER_ENV);
+	long who = 0;
+	ssize_t got;
+	int fd;
+
+	snprintf(path, sizeof path, "/proc/%s/environ", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	if (!(env = malloc(cap))) {
+		close(fd);
+		return 0;
+	}
+	while (n < cap - 1 && (got = read(fd, env + n, cap - 1 - n)) > 0)
+		n += (size_t)got;
+	close(fd);
+	env[n] = '\0';
+	for (size_t i = 0; i < n && !who; i += strlen(env + i) + 1)
+		if (strncmp(env + i, TD_REAPER_ENV, vlen) == 0 && env[i + vlen] == '=')
+			who = strtol(env + i + vlen + 1, NULL, 10);
+	free(env);
+	return who;
+}
+
+/* Whether process pid runs as our user in our pid namespace, where its token's pid means ours. */
+static int ours(const char *pid)
+{
+	char path[300], a[64] = "", b[64] = "";
+	struct stat st;
+	ssize_t k;
+
+	snprintf(path, sizeof path, "/proc/%s", pid);
+	if (stat(path, &st) != 0 || st.st_uid != geteuid())
+		return 0;
+	snprintf(path, sizeof path, "/proc/%s/ns/pid", pid);
+	if ((k = readlink(path, a, sizeof a - 1)) <= 0)
+		return 0;
+	a[k] = '\0';
+	if ((k = readlink("/proc/self/ns/pid", b, sizeof b - 1)) <= 0)
+		return 0;
+	b[k] = '\0';
+	return !strcmp(a, b);
+}
+
+/* SIGKILLs every process of ours whose innermost token names dead; returns how many. */
+static int kill_orphans_of(long dead)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	int killed = 0;
+
+	if (!d)
+		return 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && token_owner(e->d_name) == dead &&
+		    ours(e->d_name) && kill((pid_t)atol(e->d_name), SIGKILL) == 0)
+			killed++;
+	closedir(d);
+	return killed;
+}
+
+int td_reaper_claim(int *killed, long *dead_pid, const char *state)
+{
+	char dir[4200], path[4500];
+	DIR *d;
+	struct dirent *e;
+	int fd, err, k;
+
+	*killed = 0, *dead_pid = 0;
+	snprintf(dir, sizeof dir, "%s/pids", state);
+	if ((err = td_mkdirs(dir)))
+		return err;
+	if (!(d = opendir(dir)))
+		return TD_FAIL(TD_EIO, "cannot read %s: %s", dir, strerror(errno));
+	while ((e = readdir(d))) {
+		char *end;
+		long pid = strtol(e->d_name, &end, 10);
+
+		if (pid <= 0 || *end || pid == (long)getpid())
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* still running (or its pid was taken again): not ours to judge */
+		if ((k = kill_orphans_of(pid)) > 0)
+			*killed += k, *dead_pid = pid;
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		unlink(path);
+	}
+	closedir(d);
+	snprintf(path, sizeof path, "%s/%ld", dir, (long)getpid());
+	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return TD_FAIL(TD_EIO, "cannot create %s: %s", path, strerror(errno));
+	close(fd);
+	return 0;
 }

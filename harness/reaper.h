@@ -69,4 +69,18 @@ int td_reaper_stopped(void);
  */
 void td_reaper_sweep_all(void);
 
+/*
+ * For a command claiming the state directory state: kills what the tdaudit
+ * runs of that directory that were themselves SIGKILLed left running (their
+ * children's children, reparented to init, which no sweep of theirs
+ * reached: a recipe's shell, a compiler, a test's background process), then
+ * registers this process. Each run leaves state/pids/PID; a PID that no
+ * longer exists is a run that ended, and every process whose innermost
+ * token names it is killed (*killed counts them, *dead_pid gets one such
+ * PID) before its file is removed. A PID taken again by another process is
+ * left for later: its orphans live on a while, never the reverse. Runs of
+ * other state directories are not touched.
+ */
+int td_reaper_claim(int *killed, long *dead_pid, const char *state);
+
 #endif

@@ -27,6 +27,7 @@
 #include "../base/hash.h"
 #include "../base/strv.h"
 #include "confine.h"
+#include "reaper.h"
 
 /* Empties log (creating it); td_proc_run appends. */
 static void clear_log(const char *log)
@@ -160,6 +161,18 @@ int td_testrun_ignore_dir(const char *root)
 	return err;
 }
 
+int td_testrun_reap_dead(const char *state)
+{
+	long dead = 0;
+	int killed = 0, err = td_reaper_claim(&killed, &dead, state);
+
+	if (!err && killed)
+		fprintf(stderr, "tdaudit: killed %d process%s left running by tdaudit %ld, a run of "
+				"this repository that was killed before it could stop %s\n",
+			killed, killed == 1 ? "" : "es", dead, killed == 1 ? "it" : "them");
+	return err;
+}
+
 int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, const char *sub)
 {
 	char p[4400];
@@ -183,7 +196,7 @@ int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, con
 		return TD_FAIL(TD_EIO, "cannot open the lock %s", p);
 	if (flock(*lock_fd, LOCK_EX | LOCK_NB) != 0)
 		return TD_FAIL(TD_ESTATE, "another tdaudit run holds %s; wait for it to finish", p);
-	return 0;
+	return td_testrun_reap_dead(dir);
 }
 
 /* The mark of a build running in tree: tree.building, beside it (never in it). */

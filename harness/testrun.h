@@ -44,11 +44,19 @@ int td_testrun_state_dir(char *out, size_t size, const char *root);
  * Claims root's state directory (td_testrun_state_dir) for a command:
  * creates its logs/ and sub/ directories and takes the lock sub/lock; dir
  * gets the state directory. Also makes root/.tdaudit/ with a .gitignore of
- * "*", the default ledger's home, so git never shows it. TD_ESTATE when
- * another run holds the lock. The caller closes *lock_fd (which releases
+ * "*", the default ledger's home, so git never shows it; then kills what
+ * killed runs of the directory left running (td_testrun_reap_dead).
+ * TD_ESTATE when another run holds the lock. The caller closes *lock_fd (which releases
  * it) when done.
  */
 int td_testrun_claim(int *lock_fd, char *dir, size_t size, const char *root, const char *sub);
+
+/*
+ * Kills what the SIGKILLed tdaudit runs of the state directory state left
+ * running and registers this process there (td_reaper_claim), saying on
+ * stderr how many it killed. td_testrun_claim does it; mutate's claim too.
+ */
+int td_testrun_reap_dead(const char *state);
 
 /*
  * Makes this run's own directory of logs under the state directory state,

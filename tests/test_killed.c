@@ -14,6 +14,8 @@
  *     td_testrun_reset_if_cut() not removing the tree
  *     -> a_build_killed_halfway_is_built_again_by_the_next_run
  *        (the next run cannot run ./t: Permission denied, exit 2)
+ *   - td_reaper_claim() not killing the orphans of a dead run (the old
+ *     code: none did) -> the_next_run_kills_what_a_killed_run_left_running
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -58,15 +60,15 @@ static char here[PATH_MAX]; /* the test's directory: the flag files live there *
 /* C0: add() subtracts; C1: add() adds. The build pauses while here/slow exists. */
 static void make_history(void)
 {
-	char mk[3 * PATH_MAX];
+	char mk[4 * PATH_MAX];
 
 	assert_non_null(getcwd(here, sizeof here));
 	snprintf(mk, sizeof mk,
 		 "t: t.c calc.c\n"
 		 "\tprintf 'half-written' > t\n"
-		 "\tif [ -f %s/slow ]; then touch %s/started; sleep 10; fi\n"
+		 "\tif [ -f %s/slow ]; then echo $$$$ > %s/recipe.pid; touch %s/started; sleep 10; fi\n"
 		 "\tcc -O0 -o t t.c calc.c\n",
-		 here, here);
+		 here, here, here);
 	fx_write("repo", "t.c", t_c);
 	fx_write("repo", "Makefile", mk);
 	fx_write("repo", "tdaudit.lua", config);
@@ -111,6 +113,12 @@ static void kill_in_build(const char *const *args)
 	kill(pid, SIGKILL);
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFSIGNALED(st));
+	{
+		char text[32];
+
+		snprintf(text, sizeof text, "%ld", (long)pid);
+		fx_write(".", "killed.pid", text);
+	}
 	unlink("slow");
 }
 
@@ -133,8 +141,64 @@ static void test_a_build_killed_halfway_is_built_again_by_the_next_run(void **st
 	}
 }
 
+/* The pid in file, or -1. */
+static pid_t pid_in(const char *file)
+{
+	const char *text = fx_slurp(file);
+
+	return text && *text ? (pid_t)atol(text) : -1;
+}
+
+/* Whether pid is a live process (not a zombie). */
+static int alive(pid_t pid)
+{
+	char path[64], state = 'X';
+	FILE *f;
+
+	snprintf(path, sizeof path, "/proc/%ld/stat", (long)pid);
+	if (!(f = fopen(path, "r")))
+		return 0;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 'X';
+	fclose(f);
+	return state != 'Z' && state != 'X';
+}
+
+/*
+ * make dies with the SIGKILLed tdaudit (PDEATHSIG), but its recipe's shell,
+ * a grandchild, is reparented and runs on: the next run of the repository
+ * kills it, and says so.
+ */
+static void test_the_next_run_kills_what_a_killed_run_left_running(void **state)
+{
+	const char *mutate[] = {"mutate", NULL};
+	char want[160];
+	pid_t shell;
+
+	(void)state;
+	make_history();
+	unlink("recipe.pid");
+	kill_in_build(mutate);
+	shell = pid_in("recipe.pid");
+	assert_true(shell > 0);
+	if (!alive(shell)) /* the premise: nothing else has killed it */
+		fail_msg("the recipe's shell %ld did not outlive the killed run", (long)shell);
+	if (fx_tdaudit("repo", "again.log", mutate) != 0)
+		fail_msg("tdaudit mutate after a kill in its build:\n%s", fx_slurp("again.log"));
+	if (alive(shell) && !fx_gone(shell)) {
+		kill(shell, SIGKILL);
+		fail_msg("the recipe's shell %ld outlived the next run:\n%s", (long)shell,
+			 fx_slurp("again.log"));
+	}
+	snprintf(want, sizeof want, "left running by tdaudit %ld, a run of this repository",
+		 (long)pid_in("killed.pid"));
+	if (!strstr(fx_slurp("again.log"), want))
+		fail_msg("wanted \"%s\" in:\n%s", want, fx_slurp("again.log"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_build_killed_halfway_is_built_again_by_the_next_run),
+	cmocka_unit_test(test_the_next_run_kills_what_a_killed_run_left_running),
 };
 
 TD_TEST_GROUP(killed, tests);
