@@ -39,11 +39,11 @@ mutant {
 }
 
 mutant {
-  name = "reaper-sweep-dead-spares-orphans",
+  name = "reaper-claim-spares-a-dead-runs-orphans",
   file = "harness/reaper.c",
-  find = "if (kill((pid_t)who, 0) == 0 || errno != ESRCH)",
-  replace = "if (kill((pid_t)who, 0) != 0 || errno != ESRCH)",
-  guards = { "test_the_next_tdaudit_kills_what_a_killed_one_left_running" },
+  find = "if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)",
+  replace = "if (kill((pid_t)pid, 0) != 0 || errno != ESRCH)",
+  guards = { "test_the_next_run_kills_what_a_killed_run_left_running" },
   finding = 84,
-  why = "takes a dead tdaudit for a live one: what it left running runs on",
+  why = "takes a dead run for a live one: what it left running runs on",
 }
