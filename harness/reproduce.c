@@ -472,10 +472,12 @@ static void print_table(const rp_commit *c, int n, const char *variant)
 	for (size_t i = 0; i < c->n; i++) {
 		const rp_test *t = &c->t[i];
 
-		printf("  %-*s  %-12s  %-12s  %-8s%s%s\n", w, t->name,
+		printf("  %-*s  %-12s  %-12s  %-8s%s%s%s%s%s\n", w, t->name,
 		       state_cell(b, sizeof b, t->before, n, t->before_built),
 		       state_cell(a, sizeof a, t->after, n, 1), t->verdict, variant ? " " : "",
-		       variant ? variant : "");
+		       variant ? variant : "", variant && c->fallback[0] ? " (built: " : "",
+		       variant && c->fallback[0] ? c->fallback : "",
+		       variant && c->fallback[0] ? ")" : "");
 	}
 	printf("\n");
 }
@@ -508,9 +510,13 @@ static int seen_before(const rp_commit *cs, size_t a, size_t i, const char *name
  * cs holds one fix judged under nc variants: a claim holds when one variant
  * bears it out, and with more than one variant each test's verdicts are
  * printed side by side ("guard under no-decltype, pin under default").
+ * unjudged names the variants asked for that could not be judged ("" none):
+ * then no line says "every variant", and each test's line names them.
  */
-static int check_claims(const rp_commit *cs, size_t nc, const td_project *p)
+static int check_claims(const rp_commit *cs, size_t nc, const td_project *p, const char *unjudged)
 {
+	const int every = !unjudged[0]; /* every variant asked for was judged */
+
 	int status = 0, inferred = 0, inferred_guard = 0, inferred_unbuilt = 0;
 
 	for (size_t a = 0; a < nc; a++)
@@ -534,17 +540,19 @@ static int check_claims(const rp_commit *cs, size_t nc, const td_project *p)
 					unbuilt &= !strcmp(v, "no-build");
 					agree &= !strcmp(v, t->verdict);
 				}
-			if (nc > 1 && agree) {
+			if (nc > 1 && agree && every) {
 				printf("  %s: %s under every variant\n", t->name, t->verdict);
-			} else if (nc > 1) {
+			} else if (nc > 1 || !every) {
 				printf("  %s:", t->name);
 				for (size_t b = a, k = 0; b < nc; b++)
 					for (size_t j = 0; j < cs[b].n; j++)
 						if (!strcmp(cs[b].t[j].name, t->name))
-							printf("%s %s under %s", k++ ? "," : "",
+							printf("%s %s under %s%s", k++ ? "," : "",
 							       cs[b].t[j].verdict,
-							       p->variants[cs[b].variant].name);
-				printf("\n");
+							       p->variants[cs[b].variant].name,
+							       cs[b].fallback[0] ? " (built with its fallback)"
+										 : "");
+				printf("%s%s\n", every ? "" : "; not judged under ", unjudged);
 			}
 			inferred += guessed;
 			inferred_guard += guessed && guard;
@@ -552,7 +560,8 @@ static int check_claims(const rp_commit *cs, size_t nc, const td_project *p)
 			if (!guessed && !holds) {
 				printf("  NOT A %s: %s is cited as a %s, but %s%s\n",
 				       t->role == CITED_PIN ? "PIN" : "GUARD", t->name, want,
-				       why_not(t->verdict), nc > 1 && agree ? ", under every variant" : "");
+				       why_not(t->verdict),
+				       nc > 1 && agree && every ? ", under every variant" : "");
 				status = 1;
 			}
 		}
@@ -564,7 +573,7 @@ static int check_claims(const rp_commit *cs, size_t nc, const td_project *p)
 		status = 1;
 	} else if (inferred && !inferred_guard) {
 		printf("  NO GUARD: none of the tests this commit added or changed fails without it%s\n",
-		       nc > 1 ? " under any variant" : "");
+		       nc > 1 || !every ? " under any variant judged" : "");
 		status = 1;
 	}
 	return status;
@@ -755,6 +764,7 @@ static int judge_variants(int *status, rp_run *r, const td_repo_commit *info,
 			  const td_debugmd_finding *f)
 {
 	size_t first = r->n_done;
+	char unjudged[512] = ""; /* the variants asked for that could not be judged, ", "-joined */
 	int err = 0;
 
 	for (int k = 0; k < r->vs.n && !err; k++) {
@@ -776,6 +786,8 @@ static int judge_variants(int *status, rp_run *r, const td_repo_commit *info,
 		if (err && r->vs.n > 1) { /* the next variant may build: say it, go on */
 			fprintf(stderr, "tdaudit reproduce: variant %s: %s\n",
 				r->proj->variants[c.variant].name, td_error_last());
+			snprintf(unjudged + strlen(unjudged), sizeof unjudged - strlen(unjudged), "%s%s",
+				 unjudged[0] ? ", " : "", r->proj->variants[c.variant].name);
 			*status = 2;
 			err = 0;
 			commit_free(&c);
@@ -790,7 +802,7 @@ static int judge_variants(int *status, rp_run *r, const td_repo_commit *info,
 		commit_free(&c);
 	}
 	if (!err && r->n_done > first) {
-		int s = check_claims(r->done + first, r->n_done - first, r->proj);
+		int s = check_claims(r->done + first, r->n_done - first, r->proj, unjudged);
 
 		*status = s > *status ? s : *status;
 	}

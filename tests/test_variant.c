@@ -21,6 +21,10 @@
  *   - build_state() not trying the fallback -> a_state_that_does_not_build_falls_back_when_told
  *   - check_claims() taking the last variant's verdict alone (holds = ...)
  *     -> one_fix_is_a_guard_under_one_variant_and_a_pin_under_another
+ *   - check_claims() saying "every variant" with a variant not judged (the
+ *     old code), or print_table() without the fallback
+ *     -> a_variant_that_cannot_be_judged_is_named_never_counted_in_every,
+ *        a_state_that_does_not_build_falls_back_when_told
  *   - cmd_mutate.c / cmd_bisect.c running the first variant only, or
  *     keeping the last run's status -> several_variants_run_mutate_and_bisect_once_each
  */
@@ -199,10 +203,38 @@ static void test_a_state_that_does_not_build_falls_back_when_told(void **state)
 	assert_non_null(strstr(fx_slurp("v.log"), "2 states were built with a variant's fallback"));
 	assert_string_equal(rows(), "old guard make -s 'CFLAGS=-DSTRICT -Werror=no-such-flag' "
 				    "after=strict,before=strict");
+	/* the verdict line says what built it */
+	assert_non_null(strstr(fx_slurp("v.log"), "guard    old (built: after=strict,before=strict)"));
 	/* without a fallback the same variant is an error, never a verdict */
 	make_history("variant { name = \"old\", args = { \"CFLAGS=-DSTRICT -Werror=no-such-flag\" } }\n");
 	assert_int_equal(tdaudit(old), 2);
 	assert_non_null(strstr(fx_slurp("v.log"), "does not build"));
+}
+
+static void test_a_variant_that_cannot_be_judged_is_named_never_counted_in_every(void **state)
+{
+	const char *const all[] = {"reproduce", c1, "--variants", "all", NULL};
+
+	(void)state;
+	make_history("variant { name = \"broken\", args = { \"CFLAGS=-Werror=no-such-flag\" } }\n"
+		     "variant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" } }\n");
+	assert_int_equal(tdaudit(all), 2); /* broken's fix does not build: said, status 2 */
+	assert_non_null(strstr(fx_slurp("v.log"), "variant broken: "));
+	if (!strstr(fx_slurp("v.log"), "test_clamp: pin under default, guard under strict; not "
+				       "judged under broken"))
+		fail_msg("no line naming the unjudged variant: %s", fx_slurp("v.log"));
+	/* two variants that agree, and one not judged: not "every variant" */
+	make_history("variant { name = \"broken\", args = { \"CFLAGS=-Werror=no-such-flag\" } }\n"
+		     "variant { name = \"strict\", args = { \"CFLAGS=-DSTRICT\" } }\n"
+		     "variant { name = \"strict2\", args = { \"CFLAGS=-DSTRICT -O1\" } }\n");
+	{
+		const char *const two[] = {"reproduce", c1, "--variants", "strict,strict2,broken", NULL};
+
+		assert_int_equal(tdaudit(two), 2);
+		assert_null(strstr(fx_slurp("v.log"), "under every variant"));
+		assert_non_null(strstr(fx_slurp("v.log"), "test_clamp: guard under strict, guard under "
+							  "strict2; not judged under broken"));
+	}
 }
 
 static void test_bisect_and_mutate_build_with_the_named_variant(void **state)
@@ -341,6 +373,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_variants_environment_reaches_its_build),
 	cmocka_unit_test(test_a_variant_chosen_by_date_or_range_is_used_without_being_named),
 	cmocka_unit_test(test_a_state_that_does_not_build_falls_back_when_told),
+	cmocka_unit_test(test_a_variant_that_cannot_be_judged_is_named_never_counted_in_every),
 	cmocka_unit_test(test_bisect_and_mutate_build_with_the_named_variant),
 	cmocka_unit_test(test_several_variants_run_mutate_and_bisect_once_each),
 	cmocka_unit_test(test_variants_that_are_malformed_are_refused_with_their_line),
