@@ -6,26 +6,6 @@
 -- harness/catalogue.h; layout, naming and listing: mutations/README.md.
 
 mutant {
-  name = "reproduce-wrong-claim-exits-0",
-  file = "harness/reproduce.c",
-  find = "if (!guessed && !holds) {",
-  replace = "if (0) {",
-  guards = { "test_a_test_that_passes_both_ways_is_a_pin_not_a_guard" },
-  designed_against = "CI must fail when DEBUG.md calls a pin a guard",
-  why = "prints the table but never fails on a wrong citation",
-}
-
-mutant {
-  name = "reproduce-before-is-the-fix",
-  file = "harness/reproduce.c",
-  find = "err = build_state(&ok, r, c, info->parent, info->id, 0);",
-  replace = "err = build_state(&ok, r, c, info->id, NULL, 0);",
-  guards = { "test_a_guard_fails_before_the_fix_and_passes_after" },
-  designed_against = "the pre-fix state must differ from the fix",
-  why = "builds the fix itself as the before state",
-}
-
-mutant {
   name = "reproduce-fail-and-timeout-read-as-flaky",
   file = "harness/reproduce.c",
   find = [[return passes ? "mixed" : "fail";]],
@@ -136,6 +116,16 @@ mutant {
 }
 
 mutant {
+  name = "reproduce-every-variant-with-one-unjudged",
+  file = "harness/reproduce.c",
+  find = "const int every = !unjudged[0];",
+  replace = "const int every = 1; (void)unjudged;",
+  guards = { "test_a_variant_that_cannot_be_judged_is_named_never_counted_in_every" },
+  finding = 85,
+  why = "sums up the verdicts as 'every variant' though one variant was never judged",
+}
+
+mutant {
   name = "reproduce-variant-claims-judged-by-one-variant",
   file = "harness/reproduce.c",
   find = "inferred_guard += guessed && guard;",
@@ -143,6 +133,16 @@ mutant {
   guards = { "test_one_fix_is_a_guard_under_one_variant_and_a_pin_under_another" },
   designed_against = "a fix judged under several variants by the first one alone",
   why = "a guard under strict and a pin under default reads NO GUARD",
+}
+
+mutant {
+  name = "reproduce-wrong-claim-exits-0",
+  file = "harness/reproduce.c",
+  find = "if (!guessed && !holds) {",
+  replace = "if (0) {",
+  guards = { "test_a_test_that_passes_both_ways_is_a_pin_not_a_guard" },
+  designed_against = "CI must fail when DEBUG.md calls a pin a guard",
+  why = "prints the table but never fails on a wrong citation",
 }
 
 mutant {
@@ -163,6 +163,16 @@ mutant {
   guards = { "test_a_commit_with_no_test_to_infer_is_refused_saying_what_to_do" },
   designed_against = "a commit with no test to run is refused at once, saying how to name one",
   why = "builds the fix before finding out there is nothing to run",
+}
+
+mutant {
+  name = "reproduce-before-is-the-fix",
+  file = "harness/reproduce.c",
+  find = "err = build_state(&ok, r, c, info->parent, info->id, 0);",
+  replace = "err = build_state(&ok, r, c, info->id, NULL, 0);",
+  guards = { "test_a_guard_fails_before_the_fix_and_passes_after" },
+  designed_against = "the pre-fix state must differ from the fix",
+  why = "builds the fix itself as the before state",
 }
 
 mutant {
