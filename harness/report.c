@@ -72,7 +72,8 @@ static int tally_build_failed(char ***keys, size_t **counts, const td_mutants *m
 		*keys = NULL;
 		return err;
 	}
-	qsort(*keys, n, sizeof **keys, by_name);
+	if (n) /* qsort's array must not be NULL, even for no element */
+		qsort(*keys, n, sizeof **keys, by_name);
 	for (size_t i = 0; i < m->n; i++)
 		if (m->v[i].generated && res[i].outcome == TD_BUILD_FAILED)
 			(*counts)[td_strv_find(*keys, by_file ? m->v[i].file : m->v[i].op)]++;
