@@ -766,8 +766,10 @@ static int visit_body(struct gen *g, size_t open, size_t close)
 }
 
 /*
- * Walks the file scope: a `{` after `NAME(...)` opens a function body; any
- * other `{` (a struct, an initialiser) is stepped over.
+ * Walks the file scope: a `{` after `NAME(...)` opens a function body; the
+ * `{` of a linkage block (`extern "C" {`, a header's C++ guard) is walked
+ * into, since what it holds is at file scope; any other `{` (a struct, an
+ * initialiser) is stepped over.
  */
 static int visit_file(struct gen *g)
 {
@@ -788,6 +790,10 @@ static int visit_file(struct gen *g)
 		g->open = 0;
 		if ((err = hold_ops(g, from, i, 0, scope)))
 			return err;
+		if (i >= 2 && kind_is(g, i - 1, TD_CTOK_STRING) && is(g, i - 2, "extern")) {
+			from = i + 1; /* its closing } is no operator: walked over as file scope */
+			continue;
+		}
 		if (o != NONE && o > 0 && kind_is(g, o - 1, TD_CTOK_IDENT)) {
 			name = tok(g, o - 1);
 			snprintf(g->func_name, sizeof g->func_name, "%.*s", (int)name->len,

@@ -6,6 +6,8 @@
  *   and --list --file harness/ctok.c
  *
  * Edits seen breaking these tests:
+ *   - visit_file() stepping over an extern "C" block like a struct (the old
+ *     code) -> functions_inside_an_extern_c_block_get_mutants
  *   - td_gen_file() not calling visit_directives() (macros never mutated)
  *       -> operators_in_macro_bodies_are_mutants_of_their_own_class
  *   - walk_macro() starting after the name of a function-like macro (its
@@ -254,6 +256,20 @@ static void test_operators_in_macro_bodies_are_mutants_of_their_own_class(void *
 	assert_string_equal(pairs(src, TD_GEN_RELATIONAL), ""); /* the class filter applies */
 }
 
+/* A header's C++ guard, extern "C" { ... }, holds functions at file scope: they get mutants. */
+static void test_functions_inside_an_extern_c_block_get_mutants(void **state)
+{
+	static const char src[] = "#ifdef __cplusplus\nextern \"C\" {\n#endif\n"
+				  "static const int k[2] = {1 + 1, 2};\n"
+				  "int f(int a)\n{\n\treturn a + 1;\n}\n"
+				  "#ifdef __cplusplus\n}\n#endif\n"
+				  "int g(int a)\n{\n\treturn a - 1;\n}\n";
+
+	(void)state;
+	assert_string_equal(pairs(src, TD_GEN_ARITHMETIC), "+>- ->+");
+	assert_string_equal(ids(src, TD_GEN_ARITHMETIC), "t.c:f:arithmetic:+:1:- t.c:g:arithmetic:-:1:+");
+}
+
 static void test_a_skip_comment_suppresses_its_line_and_is_counted_by_reason(void **state)
 {
 	static const char src[] = "int f(int a, int b)\n"
@@ -479,6 +495,7 @@ static void test_every_mutant_of_the_core_applies_and_has_a_unique_id(void **sta
 }
 
 static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_functions_inside_an_extern_c_block_get_mutants),
     cmocka_unit_test(test_relational_operators_swap_with_their_neighbours),
     cmocka_unit_test(test_unary_minus_and_pointer_derefs_are_not_arithmetic),
     cmocka_unit_test(test_binary_arithmetic_operators_swap),
