@@ -41,11 +41,10 @@ mutant {
   why = "\"{\\\"a\\\": 1\" parses as complete",
 }
 
--- Operator mutants. generate { } makes none in jsmn.h: its functions sit
--- inside the extern "C" { } of a C++ guard, which the generator takes for
--- file scope. So this loop makes the relational and logical swaps itself,
--- one mutant per operator on each code line of the function bodies
--- (comments, strings and preprocessor lines left alone).
+-- Operator mutants of two classes only: this loop makes the relational
+-- and logical swaps itself (generate { files = { "jsmn.h" } } would make
+-- every class), one mutant per operator on each code line of the function
+-- bodies (comments, strings and preprocessor lines left alone).
 local swap = { ["=="] = "!=", ["!="] = "==", ["<="] = "<", [">="] = ">",
                ["<"] = "<=", [">"] = ">=", ["&&"] = "||", ["||"] = "&&" }
 local word = { ["=="] = "eq", ["!="] = "ne", ["<="] = "le", [">="] = "ge",
