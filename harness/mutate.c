@@ -582,23 +582,6 @@ static int locate_in_copy(td_mutant *m, const char *text, size_t len)
 	return 0;
 }
 
-/*
- * Whether file is compiled code (C, C++, CUDA, Objective-C sources and
- * headers): a build that then writes no file never compiled the mutant. A
- * script the tests read as it is needs no build, so the check is not made.
- */
-static int compiled(const char *file)
-{
-	static const char *const ext[] = {"c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp",
-					  "hxx", "h++", "inl", "ipp", "cu", "cuh", "m", "mm", NULL};
-	const char *dot = strrchr(file, '.');
-
-	for (int i = 0; dot && !strchr(dot, '/') && ext[i]; i++)
-		if (!strcmp(dot + 1, ext[i]))
-			return 1;
-	return 0;
-}
-
 static int source_files(const run_t *r, char ***files);
 
 /*
@@ -665,7 +648,7 @@ static int try_mutant(run_t *r, worker_t *w, td_mutant *m, td_mutation_result *r
 		res->outcome = TD_BUILD_FAILED;
 		td_proc_describe(&pr, res->detail, sizeof res->detail);
 		get_tail(res->tail, sizeof res->tail, w->log);
-	} else if (!err && before == after && compiled(m->file)) { /* nothing compiled: the tests would see no mutant */
+	} else if (!err && before == after && td_testrun_compiled(m->file)) { /* nothing compiled: the tests would see no mutant */
 		res->outcome = TD_NOT_REBUILT;
 		snprintf(res->detail, sizeof res->detail, "the build wrote no file after %s changed",
 			 m->file);

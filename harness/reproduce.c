@@ -311,6 +311,33 @@ static int write_at_head(size_t *n, rp_run *r, const char *fix, int after)
  * --at-head see write_at_head, overlay being the fix) into the scratch
  * tree and builds it. *ok = 1 when it built.
  */
+static int kind_of(const rp_run *r, const char *path);
+
+/* The first compiled file the before state reverts (a source the fix changed), or NULL. */
+static const char *reverted_code(const rp_run *r)
+{
+	for (size_t i = 0; r->changed && r->changed[i]; i++)
+		if (kind_of(r, r->changed[i]) == 1 && td_testrun_compiled(r->changed[i]))
+			return r->changed[i];
+	return NULL;
+}
+
+/*
+ * The before state's build, just run, wrote no file (stamps s0 and s1 of
+ * the tree before and after it are equal) though the state reverts the
+ * compiled file code: its tests would run the fix's build. TD_ESTATE.
+ */
+static int not_rebuilt(const rp_run *r, const char *code)
+{
+	printf("  before: the build wrote no file\n");
+	return TD_FAIL(TD_ESTATE, "the build wrote no file after %s was reverted, so the tests "
+				  "before the fix would run what was built with it: the build does "
+				  "not notice the change (a header no rule names as a dependency: name "
+				  "it, or make the build a clean one, make -B) or does not compile "
+				  "that file at all (a variant that does: --variant); see %s",
+		       code, r->blog[0]);
+}
+
 static int build_state(int *ok, rp_run *r, rp_commit *c, const char *base, const char *overlay,
 		       int after)
 {
@@ -318,11 +345,15 @@ static int build_state(int *ok, rp_run *r, rp_commit *c, const char *base, const
 	td_proc_result pr;
 	size_t n = 0;
 	char d[64];
+	const char *code = after ? NULL : reverted_code(r);
+	uint64_t s0 = 0, s1 = 0;
 	int fb;
 	int err = r->head.id[0] ? write_at_head(&n, r, overlay, after)
 				: td_repo_materialise(&n, r->repo, base, overlay,
 						      r->keep ? r->keep : r->proj->tests, r->tree, r->manifest);
 
+	if (!err && code)
+		err = td_testrun_tree_stamp(&s0, r->tree);
 	if (err)
 		return err;
 	printf("  %s: %zu file%s written; building ... ", after ? "after " : "before", n,
@@ -330,6 +361,11 @@ static int build_state(int *ok, rp_run *r, rp_commit *c, const char *base, const
 	fflush(stdout);
 	p->active = c->variant;
 	err = td_testrun_build(ok, &pr, p, r->tree, r->blog[after]);
+	if (!err && *ok && code && n && (err = td_testrun_tree_stamp(&s1, r->tree)) == 0 &&
+	    s0 == s1) {
+		printf("ok\n");
+		return not_rebuilt(r, code);
+	}
 	if (!err)
 		printf("%s\n", *ok ? "ok" : "FAILED");
 	if (!err && !*ok)

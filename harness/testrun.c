@@ -367,6 +367,18 @@ static int stamp_dir(uint64_t *sum, const char *dir, const char *rel, int depth)
 	return err;
 }
 
+int td_testrun_compiled(const char *file)
+{
+	static const char *const ext[] = {"c", "h", "cc", "cpp", "cxx", "c++", "hh", "hpp",
+					  "hxx", "h++", "inl", "ipp", "cu", "cuh", "m", "mm", NULL};
+	const char *dot = strrchr(file, '.');
+
+	for (int i = 0; dot && !strchr(dot, '/') && ext[i]; i++)
+		if (!strcmp(dot + 1, ext[i]))
+			return 1;
+	return 0;
+}
+
 int td_testrun_tree_stamp(uint64_t *out, const char *tree)
 {
 	*out = 0;

@@ -129,6 +129,13 @@ int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_proje
  */
 int td_testrun_tree_stamp(uint64_t *out, const char *tree);
 
+/*
+ * Whether file is one a build compiles (by its extension: C, C++, CUDA,
+ * Objective-C sources and headers): a change to it must make the build
+ * write something.
+ */
+int td_testrun_compiled(const char *file);
+
 /* What a confined run's td_proc_opts point to (td_testrun_jail). */
 typedef struct {
 	const char *dirs[3];

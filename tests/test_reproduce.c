@@ -17,6 +17,8 @@
  *   and --list --file ledger/debugmd.c
  *
  * Edits seen breaking these tests that the catalogue may not hold:
+ *   - build_state() without the not-rebuilt check (the old code)
+ *     -> a_before_state_the_build_did_not_rebuild_is_no_verdict (a pin)
  *   - td_reproduce() not calling record() -> a_guard_fails_... (the ledger)
  *   - choose_tests() not looking at DEBUG.md's findings
  *     -> guards_and_pins_come_from_debug_md
@@ -972,8 +974,55 @@ static void test_a_test_named_on_a_wrapped_guarded_by_line_is_reported(void **st
 	}
 }
 
+/*
+ * A Makefile that does not name calc.h: reverting the fix to calc.h makes
+ * make do nothing, and the before state's tests would run the fix's
+ * program. That is an error, never a verdict.
+ */
+static void test_a_before_state_the_build_did_not_rebuild_is_no_verdict(void **state)
+{
+	static const char t0[] = "int main(int argc, char **argv) { (void)argv; return argc > 2; }\n";
+	static const char t1[] =
+		"#include <stdio.h>\n#include <string.h>\nint zero(void);\n"
+		"int main(int argc, char **argv)\n{\n"
+		"\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(\"test_zero\"); return 0; }\n"
+		"\tif (argc > 1 && !strcmp(argv[1], \"test_zero\")) {\n"
+		"\t\tprintf(\"test_zero %s\\n\", zero() == 0 ? \"ok\" : \"FAILED\");\n"
+		"\t\treturn zero() != 0;\n\t}\n\treturn 2;\n}\n";
+	static const char stale_config[] =
+		"build { \"make\", \"-s\" }\n"
+		"runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+		"sources { \"calc.c\", \"calc.h\" }\ntests { \"t.c\", \"Makefile\" }\n";
+	char fix[41];
+	const char *args[] = {"reproduce", fix, NULL};
+
+	(void)state;
+	fx_write("stale", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
+	fx_write("stale", "calc.c", "#include \"calc.h\"\nint zero(void)\n{\n\treturn ZERO;\n}\n");
+	fx_write("stale", "calc.h", "#define ZERO 1\n");
+	fx_write("stale", "t.c", t0);
+	fx_write("stale", "tdaudit.lua", stale_config);
+	fx_git_commit_all("stale", "C0");
+	fx_write("stale", "calc.h", "#define ZERO 0\n");
+	fx_write("stale", "t.c", t1);
+	fx_git_commit_all("stale", "C1 zero is 0");
+	snprintf(fix, sizeof fix, "%s", fx_git_rev("stale", "HEAD"));
+	if (fx_tdaudit("stale", "stale.log", args) != 2)
+		fail_msg("a stale before state gave a verdict:\n%s", fx_slurp("stale.log"));
+	assert_non_null(strstr(fx_slurp("stale.log"), "the build wrote no file after calc.h was reverted"));
+	assert_null(strstr(fx_slurp("stale.log"), " pin"));
+	/* the control: a clean build (make -B) rebuilds it, and the test is a guard */
+	fx_write("stale", "tdaudit.lua", "build { \"make\", \"-s\", \"-B\" }\n"
+					 "runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+					 "sources { \"calc.c\", \"calc.h\" }\ntests { \"t.c\", \"Makefile\" }\n");
+	if (fx_tdaudit("stale", "stale.log", args) != 0)
+		fail_msg("with make -B: %s", fx_slurp("stale.log"));
+	assert_non_null(strstr(fx_slurp("stale.log"), "guard"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_guard_fails_before_the_fix_and_passes_after),
+	cmocka_unit_test(test_a_before_state_the_build_did_not_rebuild_is_no_verdict),
 	cmocka_unit_test(test_a_test_that_passes_both_ways_is_a_pin_not_a_guard),
 	cmocka_unit_test(test_a_fail_and_a_timeout_before_the_fix_make_a_guard),
 	cmocka_unit_test(test_a_guard_no_runner_lists_is_refused),
