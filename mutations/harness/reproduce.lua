@@ -76,6 +76,16 @@ mutant {
 }
 
 mutant {
+  name = "reproduce-stale-before-state-judged",
+  file = "harness/reproduce.c",
+  find = "if (!err && *ok && code && n && (err = td_testrun_tree_stamp(&s1, r->tree)) == 0 &&",
+  replace = "if (!err && *ok && code && !n && (err = td_testrun_tree_stamp(&s1, r->tree)) == 0 &&",
+  guards = { "test_a_before_state_the_build_did_not_rebuild_is_no_verdict" },
+  finding = 88,
+  why = "judges a before state the build never rebuilt: a guard reads as a pin",
+}
+
+mutant {
   name = "reproduce-variant-fallback-never-tried",
   file = "harness/reproduce.c",
   find = "if (err || *ok || fb < 0)",
