@@ -293,7 +293,7 @@ static int l_timeout(lua_State *L)
 static long long date_field(lua_State *L, const char *what)
 {
 	const char *s = lua_tostring(L, -1);
-	int y, m, d, n = 0;
+	int y = 0, m = 0, d = 0, n = 0; /* set: clang cannot see that fail_at does not return */
 	struct tm tm = {0};
 
 	if (lua_type(L, -1) != LUA_TSTRING || sscanf(s, "%4d-%2d-%2d%n", &y, &m, &d, &n) != 3 ||
