@@ -195,7 +195,8 @@ static void test_one_test_file_built_into_two_programs_guards_under_one(void **s
 		 "\t\tprintf(\"FAILED: negative (at line %d)\\n\", __LINE__);\n" /* exit 0 */
 		 "\treturn parse(1) != 1;\n}\n");
 	fx_git_commit_all("repo", "C1 parse with links");
-	assert_int_equal(td("r.log", repro), 0);
+	if (td("r.log", repro) != 0)
+		fail_msg("reproduce: %s", fx_slurp("r.log"));
 	assert_true(has_row("r.log", "test_default pass 2/2 pass 2/2 pin"));
 	assert_true(has_row("r.log", "test_links fail 2/2 pass 2/2 guard"));
 	assert_int_equal(td("m.log", mutate), 0);
