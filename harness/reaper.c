@@ -331,8 +331,27 @@ static int ours(const char *pid)
 	return !strcmp(a, b);
 }
 
-/* SIGKILLs every process of ours whose innermost token names dead; returns how many. */
-static int kill_orphans_of(long dead)
+/*
+ * Whether process pid has dead among its ancestors. A pid that was dead
+ * when the sweep began may have been given to a new process since (pid_max
+ * can be 32768): its children carry the same token, and are not orphans.
+ */
+static int under(const char *pid, long dead)
+{
+	char buf[300];
+	kid k;
+	pid_t ppid = 0;
+
+	snprintf(buf, sizeof buf, "%s", pid);
+	for (int depth = 0; depth < 256 && read_stat(buf, &k, &ppid) == 0 && ppid > 1; depth++) {
+		if ((long)ppid == dead)
+			return 1;
+		snprintf(buf, sizeof buf, "%ld", (long)ppid);
+	}
+	return 0;
+}
+
+int td_reaper_kill_orphans_of(long dead)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *e;
@@ -342,10 +361,36 @@ static int kill_orphans_of(long dead)
 		return 0;
 	while ((e = readdir(d)))
 		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && token_owner(e->d_name) == dead &&
-		    ours(e->d_name) && kill((pid_t)atol(e->d_name), SIGKILL) == 0)
+		    ours(e->d_name) && !under(e->d_name, dead) &&
+		    kill((pid_t)atol(e->d_name), SIGKILL) == 0)
 			killed++;
 	closedir(d);
 	return killed;
+}
+
+/* The pid files this process left (td_reaper_claim), removed when it exits normally. */
+static char claimed[8][4500];
+
+static void forget_claims(void)
+{
+	for (int i = 0; i < 8; i++)
+		if (claimed[i][0])
+			unlink(claimed[i]);
+}
+
+/* Records path to be removed at exit; a run that is killed leaves it for the next. */
+static void remember_claim(const char *path)
+{
+	static int registered;
+	int i;
+
+	for (i = 0; i < 8 && claimed[i][0] && strcmp(claimed[i], path); i++)
+		;
+	if (i == 8 || claimed[i][0])
+		return;
+	snprintf(claimed[i], sizeof claimed[i], "%s", path);
+	if (!registered)
+		registered = atexit(forget_claims) == 0;
 }
 
 int td_reaper_claim(int *killed, long *dead_pid, const char *state)
@@ -369,7 +414,7 @@ int td_reaper_claim(int *killed, long *dead_pid, const char *state)
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
 			continue; /* still running (or its pid was taken again): not ours to judge */
-		if ((k = kill_orphans_of(pid)) > 0)
+		if ((k = td_reaper_kill_orphans_of(pid)) > 0)
 			*killed += k, *dead_pid = pid;
 		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		unlink(path);
@@ -380,5 +425,6 @@ int td_reaper_claim(int *killed, long *dead_pid, const char *state)
 	if (fd < 0)
 		return TD_FAIL(TD_EIO, "cannot create %s: %s", path, strerror(errno));
 	close(fd);
+	remember_claim(path);
 	return 0;
 }

@@ -77,10 +77,19 @@ void td_reaper_sweep_all(void);
  * registers this process. Each run leaves state/pids/PID; a PID that no
  * longer exists is a run that ended, and every process whose innermost
  * token names it is killed (*killed counts them, *dead_pid gets one such
- * PID) before its file is removed. A PID taken again by another process is
- * left for later: its orphans live on a while, never the reverse. Runs of
- * other state directories are not touched.
+ * PID) before its file is removed; a process that exits normally removes
+ * its own file (atexit), so only killed runs leave one. A PID taken again
+ * by another process is left for later: its orphans live on a while, never
+ * the reverse. Runs of other state directories are not touched.
  */
 int td_reaper_claim(int *killed, long *dead_pid, const char *state);
+
+/*
+ * SIGKILLs every process of our user and pid namespace whose innermost
+ * token names dead, a pid found to exist no more, except those that have
+ * a process of that pid among their ancestors: the pid was given to a new
+ * process since, and they are its children, not orphans. Returns how many.
+ */
+int td_reaper_kill_orphans_of(long dead);
 
 #endif

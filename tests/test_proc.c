@@ -7,6 +7,8 @@
  *
  * Edits seen breaking these tests that the catalogue may not hold:
  *   - td_proc_run() not checking the program exists -> a_missing_program_is_an_error
+ *   - td_reaper_kill_orphans_of() without its ancestor check (the old code)
+ *     -> the_sweep_of_a_dead_pid_spares_the_children_of_its_new_owner
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
@@ -23,6 +25,7 @@
 #include "../base/error.h"
 #include "../harness/capture.h"
 #include "../harness/proc.h"
+#include "../harness/reaper.h"
 #include "fixture.h"
 
 /* The pid the shell wrote to file, or -1. */
@@ -171,6 +174,74 @@ static void test_a_child_does_not_outlive_a_killed_harness(void **state)
 		kill(child, SIGKILL);
 		fail_msg("the child %ld outlived its SIGKILLed parent", (long)child);
 	}
+}
+
+/*
+ * A dead run's pid may be given to a new process before the sweep of its
+ * orphans reaches them (pid_max can be 32768): the new process's children
+ * carry the same token but are not orphans, and must live. An orphan of a
+ * pid that is really gone dies.
+ */
+static void test_the_sweep_of_a_dead_pid_spares_the_children_of_its_new_owner(void **state)
+{
+	pid_t owner, gone, orphan_parent;
+	char token[64];
+	int st, orphan_gone, child_gone;
+
+	(void)state;
+	owner = fork(); /* stands for a new process given the dead run's pid */
+	assert_true(owner >= 0);
+	if (owner == 0) {
+		snprintf(token, sizeof token, "%ld:1", (long)getpid());
+		setenv("TDAUDIT_PROC", token, 1);
+		if (fork() == 0) {
+			FILE *f = fopen("child.pid", "w");
+
+			fprintf(f, "%ld\n", (long)getpid());
+			fclose(f);
+			execlp("sleep", "sleep", "600", (char *)NULL);
+			_exit(127);
+		}
+		sleep(60); /* never pause(): a failed test must not leave it behind for long */
+		_exit(0);
+	}
+	gone = fork(); /* a pid that will be gone, and an orphan that carries it */
+	assert_true(gone >= 0);
+	if (gone == 0)
+		_exit(0);
+	assert_int_equal(waitpid(gone, &st, 0), gone);
+	orphan_parent = fork();
+	assert_true(orphan_parent >= 0);
+	if (orphan_parent == 0) {
+		snprintf(token, sizeof token, "%ld:1", (long)gone);
+		setenv("TDAUDIT_PROC", token, 1);
+		if (fork() == 0) {
+			FILE *f = fopen("orphan.pid", "w");
+
+			fprintf(f, "%ld\n", (long)getpid());
+			fclose(f);
+			execlp("sleep", "sleep", "600", (char *)NULL);
+			_exit(127);
+		}
+		_exit(0); /* its child is an orphan now */
+	}
+	assert_int_equal(waitpid(orphan_parent, &st, 0), orphan_parent);
+	for (int i = 0; i < 500 && (read_pid("child.pid") <= 0 || read_pid("orphan.pid") <= 0); i++)
+		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+	nanosleep(&(struct timespec){0, 100 * 1000 * 1000}, NULL); /* both exec'd sleep */
+	/* the sweep as if owner's pid had been found dead a moment before */
+	td_reaper_kill_orphans_of((long)owner);
+	td_reaper_kill_orphans_of((long)gone);
+	orphan_gone = fx_gone(read_pid("orphan.pid"));
+	child_gone = fx_gone(read_pid("child.pid"));
+	kill(read_pid("orphan.pid"), SIGKILL);
+	kill(read_pid("child.pid"), SIGKILL);
+	kill(owner, SIGKILL);
+	waitpid(owner, &st, 0);
+	if (!orphan_gone)
+		fail_msg("the orphan of a gone pid lived");
+	if (child_gone)
+		fail_msg("the child of the pid's new owner was killed");
 }
 
 /* tdaudit blocks the stop signals for its signal thread; its children must not inherit that. */
@@ -438,6 +509,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_timeout_kills_a_grandchild_that_left_the_group),
 	cmocka_unit_test(test_a_grandchild_that_left_the_group_does_not_outlive_the_run),
 	cmocka_unit_test(test_a_child_does_not_outlive_a_killed_harness),
+	cmocka_unit_test(test_the_sweep_of_a_dead_pid_spares_the_children_of_its_new_owner),
 	cmocka_unit_test(test_a_child_starts_with_no_signal_blocked),
 	cmocka_unit_test(test_output_past_the_limit_is_cut_counted_and_its_tail_kept),
 	cmocka_unit_test(test_a_small_output_limit_is_honoured),
