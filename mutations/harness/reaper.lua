@@ -18,6 +18,17 @@ mutant {
 }
 
 mutant {
+  name = "reaper-orphans-not-killed",
+  file = "harness/reaper.c",
+  find = "} else if (all || doomed(k.pid, serial)) {",
+  replace = "} else if (all || (0 && doomed(k.pid, serial))) {",
+  guards = { "test_a_timeout_kills_a_grandchild_that_left_the_group",
+             "test_a_grandchild_that_left_the_group_does_not_outlive_the_run" },
+  designed_against = "a grandchild that calls setsid() must not escape to init and outlive the run",
+  why = "reaps the run's orphans only when they exit by themselves",
+}
+
+mutant {
   name = "reaper-group-not-killed-after-a-run",
   file = "harness/reaper.c",
   find = "if (run->pid > 0) /* what is left of its group, marked or not */",
@@ -28,14 +39,13 @@ mutant {
 }
 
 mutant {
-  name = "reaper-orphans-not-killed",
+  name = "reaper-sweep-kills-the-new-owners-children",
   file = "harness/reaper.c",
-  find = "} else if (all || doomed(k.pid, serial)) {",
-  replace = "} else if (all || (0 && doomed(k.pid, serial))) {",
-  guards = { "test_a_timeout_kills_a_grandchild_that_left_the_group",
-             "test_a_grandchild_that_left_the_group_does_not_outlive_the_run" },
-  designed_against = "a grandchild that calls setsid() must not escape to init and outlive the run",
-  why = "reaps the run's orphans only when they exit by themselves",
+  find = "ours(e->d_name) && !under(e->d_name, dead) &&",
+  replace = "ours(e->d_name) &&",
+  guards = { "test_the_sweep_of_a_dead_pid_spares_the_children_of_its_new_owner" },
+  finding = 89,
+  why = "kills the children of a process that was given a dead run's pid again",
 }
 
 mutant {
