@@ -176,3 +176,36 @@ int fx_gone(pid_t pid)
 	}
 	return 0;
 }
+
+/* Copies line into out with runs of blanks made one space, trimmed. */
+static void squeeze(char *out, size_t size, const char *line, size_t len)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < len && k + 1 < size; i++) {
+		if (line[i] != ' ' && line[i] != '\t')
+			out[k++] = line[i];
+		else if (k && out[k - 1] != ' ')
+			out[k++] = ' ';
+	}
+	while (k && out[k - 1] == ' ')
+		k--;
+	out[k] = '\0';
+}
+
+int fx_has_row(const char *log, const char *want)
+{
+	const char *text = fx_slurp(log);
+	char got[512];
+
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		squeeze(got, sizeof got, p, len);
+		if (!strcmp(got, want))
+			return 1;
+		p += len + (p[len] == '\n');
+	}
+	print_message("no row '%s' in:\n%s\n", want, text);
+	return 0;
+}

@@ -41,4 +41,11 @@ int fx_gone(pid_t pid);
 /* The contents of a file (static buffer, 1 MiB max). */
 const char *fx_slurp(const char *path);
 
+/*
+ * Whether the file log has a line equal to want once runs of blanks are
+ * made one space and the ends trimmed (a table row: "test_x fail 2/2 pass
+ * 2/2 guard"); prints want and the log when not.
+ */
+int fx_has_row(const char *log, const char *want);
+
 #endif

@@ -34,40 +34,6 @@ static int td(const char *log, const char *const *args)
 	return fx_tdaudit("repo", log, args);
 }
 
-/* Copies line into out with runs of blanks made one space, trimmed. */
-static void squeeze(char *out, size_t size, const char *line, size_t len)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < len && k + 1 < size; i++) {
-		if (line[i] != ' ' && line[i] != '\t')
-			out[k++] = line[i];
-		else if (k && out[k - 1] != ' ')
-			out[k++] = ' ';
-	}
-	while (k && out[k - 1] == ' ')
-		k--;
-	out[k] = '\0';
-}
-
-/* Whether the log has the table row want ("test before after verdict [variant]"). */
-static int has_row(const char *log, const char *want)
-{
-	const char *text = fx_slurp(log);
-	char got[512];
-
-	for (const char *p = text; *p;) {
-		size_t len = strcspn(p, "\n");
-
-		squeeze(got, sizeof got, p, len);
-		if (!strcmp(got, want))
-			return 1;
-		p += len + (p[len] == '\n');
-	}
-	print_message("no row '%s' in:\n%s\n", want, text);
-	return 0;
-}
-
 /* Whether the program name runs here (sh -c 'command -v NAME'). */
 static int have(const char *name)
 {
@@ -133,7 +99,7 @@ static void test_a_cmake_ctest_project_reproduces_its_fix_and_kills_its_mutant(v
 	fx_git_commit_all("repo", "C1 clamp clamps");
 	assert_int_equal(td("r.log", repro), 0);
 	assert_non_null(strstr(fx_slurp("r.log"), "check_clamp: a test file of that name changed"));
-	assert_true(has_row("r.log", "check_clamp fail 2/2 pass 2/2 guard"));
+	assert_true(fx_has_row("r.log", "check_clamp fail 2/2 pass 2/2 guard"));
 	assert_null(strstr(fx_slurp("r.log"), "check_zero")); /* not changed by C1 */
 	assert_int_equal(td("m.log", mutate), 0);
 	assert_non_null(strstr(fx_slurp("m.log"), "killed by check_clamp"));
@@ -197,8 +163,8 @@ static void test_one_test_file_built_into_two_programs_guards_under_one(void **s
 	fx_git_commit_all("repo", "C1 parse with links");
 	if (td("r.log", repro) != 0)
 		fail_msg("reproduce: %s", fx_slurp("r.log"));
-	assert_true(has_row("r.log", "test_default pass 2/2 pass 2/2 pin"));
-	assert_true(has_row("r.log", "test_links fail 2/2 pass 2/2 guard"));
+	assert_true(fx_has_row("r.log", "test_default pass 2/2 pass 2/2 pin"));
+	assert_true(fx_has_row("r.log", "test_links fail 2/2 pass 2/2 guard"));
 	assert_int_equal(td("m.log", mutate), 0);
 	assert_non_null(strstr(fx_slurp("m.log"), "killed by test_links"));
 }
@@ -241,8 +207,8 @@ static void test_a_golden_output_fix_that_shows_under_one_variant_is_a_guard_the
 	fx_write("repo", "tests/test1.ans", "1 0\n");
 	fx_git_commit_all("repo", "C1 clamp with BLOOM");
 	assert_int_equal(td("r.log", repro), 0);
-	assert_true(has_row("r.log", "test1 pass 2/2 pass 2/2 pin default"));
-	assert_true(has_row("r.log", "test1 fail 2/2 pass 2/2 guard bloom"));
+	assert_true(fx_has_row("r.log", "test1 pass 2/2 pass 2/2 pin default"));
+	assert_true(fx_has_row("r.log", "test1 fail 2/2 pass 2/2 guard bloom"));
 	assert_non_null(strstr(fx_slurp("r.log"), "test1: pin under default, guard under bloom"));
 }
 

@@ -186,40 +186,14 @@ static int td(const char *log, const char *const *args)
 	return fx_tdaudit("repo", log, args);
 }
 
-/* Copies line into out with runs of blanks made one space, trimmed. */
-static void squeeze(char *out, size_t size, const char *line, size_t len)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < len && k + 1 < size; i++) {
-		if (line[i] != ' ' && line[i] != '\t')
-			out[k++] = line[i];
-		else if (k && out[k - 1] != ' ')
-			out[k++] = ' ';
-	}
-	while (k && out[k - 1] == ' ')
-		k--;
-	out[k] = '\0';
-}
-
 /* Whether the log has the table row "test before after verdict" (blanks squeezed). */
 static int has_row(const char *log, const char *test, const char *before, const char *after,
 		   const char *verdict)
 {
-	const char *text = fx_slurp(log);
-	char want[512], got[512];
+	char want[512];
 
 	snprintf(want, sizeof want, "%s %s %s %s", test, before, after, verdict);
-	for (const char *p = text; *p;) {
-		size_t len = strcspn(p, "\n");
-
-		squeeze(got, sizeof got, p, len);
-		if (!strcmp(got, want))
-			return 1;
-		p += len + (p[len] == '\n');
-	}
-	print_message("no row '%s' in:\n%s\n", want, text);
-	return 0;
+	return fx_has_row(log, want);
 }
 
 static void test_a_guard_fails_before_the_fix_and_passes_after(void **state)
