@@ -69,13 +69,27 @@ static int same_name(const char *entry, const char *other)
 }
 
 /*
- * Whether environ entry e is replaced by the run's token or one of the
- * extra entries. (The token's text is filled in later, by td_reaper_begin.)
+ * The variables by which a make passes its flags and level to the makes
+ * of its recipes. When tdaudit itself runs in a recipe (make audit) they
+ * describe that make, not the project's build: -n, -i or -k would reach
+ * every build, and a nested make would print its directory into a
+ * recipe's output. A variant's env may still set them.
+ */
+static const char *const outer_make[] = {"MAKEFLAGS=", "MFLAGS=", "MAKELEVEL=", "MAKEOVERRIDES=",
+					 "GNUMAKEFLAGS=", NULL};
+
+/*
+ * Whether environ entry e is left out: replaced by the run's token or one
+ * of the extra entries, or a variable of the make tdaudit runs under.
+ * (The token's text is filled in later, by td_reaper_begin.)
  */
 static int replaced(const char *e, const char *const *extra)
 {
 	if (same_name(TD_REAPER_ENV "=", e))
 		return 1;
+	for (size_t i = 0; outer_make[i]; i++)
+		if (same_name(outer_make[i], e))
+			return 1;
 	for (size_t i = 0; extra && extra[i]; i++)
 		if (same_name(extra[i], e))
 			return 1;

@@ -472,6 +472,43 @@ static void test_an_extra_entry_replaces_the_variable_of_its_name(void **state)
 }
 
 /*
+ * The variables by which a make hands its flags and level to the makes
+ * below it do not reach a child: a tdaudit started from a recipe (make
+ * audit) would otherwise build the project under that make's -n, -i or -k,
+ * and a nested make would print "make[2]: Entering directory" into a
+ * recipe's output. A variant's own entry of such a name still does.
+ */
+static const char *const make_vars[] = {"MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES",
+					 "GNUMAKEFLAGS", NULL};
+
+static void test_the_flags_of_a_make_that_runs_tdaudit_do_not_reach_a_child(void **state)
+{
+	const char *argv[] = {"sh", "-c", "test -z \"${MAKEFLAGS+x}${MFLAGS+x}${MAKELEVEL+x}"
+					  "${MAKEOVERRIDES+x}${GNUMAKEFLAGS+x}\"", NULL};
+	const char *kept[] = {"sh", "-c", "test \"$MAKEFLAGS\" = k && test -z \"${MAKELEVEL+x}\"",
+			      NULL};
+	const char *env[] = {"MAKEFLAGS=k", NULL};
+	td_proc_opts o = {0};
+	td_proc_result r, rk;
+	int err, errk;
+
+	(void)state;
+	for (int i = 0; make_vars[i]; i++)
+		setenv(make_vars[i], "n", 1);
+	o.argv = argv;
+	err = td_proc_run(&r, &o);
+	o.argv = kept;
+	o.env = env;
+	errk = td_proc_run(&rk, &o);
+	for (int i = 0; make_vars[i]; i++)
+		unsetenv(make_vars[i]);
+	assert_int_equal(err, 0);
+	assert_true(r.exited && r.status == 0);
+	assert_int_equal(errk, 0);
+	assert_true(rk.exited && rk.status == 0);
+}
+
+/*
  * A grandchild that left the group is killed when the harness itself runs
  * under a tdaudit (a mutant's test): the mark is one variable holding both
  * tokens, since a shell passes on only one of two variables of a name.
@@ -520,6 +557,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_missing_program_is_an_error),
 	cmocka_unit_test(test_extra_environment_entries_reach_the_child),
 	cmocka_unit_test(test_an_extra_entry_replaces_the_variable_of_its_name),
+	cmocka_unit_test(test_the_flags_of_a_make_that_runs_tdaudit_do_not_reach_a_child),
 	cmocka_unit_test(test_a_grandchild_is_killed_when_the_harness_runs_under_another),
 };
 TD_TEST_GROUP(proc, tests);

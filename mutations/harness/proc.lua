@@ -6,6 +6,16 @@
 -- harness/catalogue.h; layout, naming and listing: mutations/README.md.
 
 mutant {
+  name = "proc-outer-make-flags-reach-the-build",
+  file = "harness/proc.c",
+  find = "outer_make[] = {\"MAKEFLAGS=\", \"MFLAGS=\", \"MAKELEVEL=\", \"MAKEOVERRIDES=\",\n\t\t\t\t\t \"GNUMAKEFLAGS=\", NULL};",
+  replace = "outer_make[] = {NULL};",
+  guards = { "test_the_flags_of_a_make_that_runs_tdaudit_do_not_reach_a_child" },
+  designed_against = "make audit built the fixture projects under its own MAKELEVEL, so their make printed its directory into a recipe",
+  why = "passes the make that runs tdaudit its flags (-n, -i, -k) and level on to every build",
+}
+
+mutant {
   name = "proc-timeout-kills-the-child-only",
   file = "harness/proc.c",
   find = "kill(-pid, SIGKILL);\n\t\t\twhile (waitpid(pid, &st, 0)",
