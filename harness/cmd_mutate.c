@@ -104,6 +104,10 @@ static const td_opt opts[] = {
 	 .help = "build with tdaudit.lua's variant \"sanitize\" (or --variant's) and run under "
 		 "ASAN_OPTIONS/UBSAN_OPTIONS that make every AddressSanitizer, LeakSanitizer or "
 		 "UBSan report fail the test: a kill, with the report's first lines"},
+	{.name = "--schemata", .type = TD_OPT_FLAG, .at = offsetof(args, o.schemata),
+	 .help = "judge the generated mutants of each .c file in one build of the file's mutant "
+		 "schema, each mutant chosen at run time (what a schema cannot hold, or a schema "
+		 "that does not build or pass the suite unmutated, is built one by one, counted)"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{.name = "--shard", .arg = "K/N", .type = TD_OPT_CALL, .call = parse_shard,

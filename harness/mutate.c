@@ -43,6 +43,7 @@
 #include "repo.h"
 #include "report.h"
 #include "sanitize.h"
+#include "schema.h"
 #include "scratch.h"
 #include "survivors.h"
 #include "testrun.h"
@@ -66,6 +67,19 @@ typedef struct {
 	double baseline_s; /* unmutated run time */
 } test_t;
 
+/* --schemata: the mutants of one .c file judged in one schema build (schema.h). */
+typedef struct {
+	const char *file; /* borrowed from its first mutant */
+	size_t *idx;      /* indices into the run's mutants, in order */
+	size_t n;
+} group_t;
+
+/* How many generated mutants were built alone for one reason (static text). */
+typedef struct {
+	const char *why;
+	size_t n;
+} alone_t;
+
 /* A guard "audit:NAME" names the audit audits/NAME.lua (tdaudit audit). */
 #define AUDIT_PREFIX "audit:"
 
@@ -87,6 +101,11 @@ typedef struct {
 	pthread_mutex_t mu;
 	double t0;
 	char logs[4400];     /* this run's directory of logs (td_testrun_run_logs) */
+	group_t *groups;     /* --schemata: one per .c file with mutants in a schema */
+	size_t n_groups, next_group;
+	size_t schema_judged, schema_builds; /* mutants judged in schema builds; those builds */
+	alone_t alone[24];   /* --schemata: generated mutants built alone, by reason */
+	size_t n_alone;
 } run_t;
 
 typedef struct {
@@ -98,6 +117,7 @@ typedef struct {
 	size_t mlog_len; /* bytes in it so far */
 	int err;
 	char msg[1024];  /* err's message: td_error_last() is per thread */
+	char env[48];    /* "TDAUDIT_MUTANT=N" while a schema's mutant runs; "" otherwise */
 } worker_t;
 
 static double now(void)
@@ -251,16 +271,17 @@ static int run_audit(const run_t *r, const test_t *t, const char *tree, const ch
  * when it failed (non-zero exit, signal, fail_text or timeout), *timed_out
  * when it ran out of time; res gets the details.
  */
-static int run_test(const run_t *r, const test_t *t, const char *tree, const char *log,
-		    double limit, td_proc_result *res, int *failed, int *timed_out)
+static int run_test(const run_t *r, const test_t *t, const worker_t *w, double limit,
+		    td_proc_result *res, int *failed, int *timed_out)
 {
 	enum td_test_result out = TD_TEST_FAIL;
 	int skipped = 0, err;
 
 	*timed_out = 0;
 	if (t->runner < 0)
-		return run_audit(r, t, tree, log, res, failed, &skipped, NULL, 0);
-	err = td_testrun_one(&out, res, r->proj, t->runner, t->name, tree, log, limit);
+		return run_audit(r, t, w->tree, w->log, res, failed, &skipped, NULL, 0);
+	err = td_testrun_one_env(&out, res, r->proj, t->runner, t->name, w->tree, w->log, limit,
+				 w->env[0] ? w->env : NULL);
 
 	*failed = !err && out != TD_TEST_PASS;
 	*timed_out = !err && out == TD_TEST_TIMEOUT;
@@ -386,7 +407,7 @@ static int negative_control(const run_t *r, int k, const worker_t *w, int *works
 	if (find_test(r, NO_SUCH_TEST))
 		return TD_FAIL(TD_EINVAL, "a runner lists a test named '%s'; rename it: tdaudit "
 					  "runs that name as a negative control", NO_SUCH_TEST);
-	err = run_test(r, &t, w->tree, w->log, r->proj->timeout_floor, &pr, &failed, &timed_out);
+	err = run_test(r, &t, w, r->proj->timeout_floor, &pr, &failed, &timed_out);
 	snprintf(keep, sizeof keep, "%s/logs/control-%d.log", r->dir, k + 1);
 	rename(w->log, keep); /* best effort: kept to show what the control printed */
 	*works = !err && failed;
@@ -415,8 +436,8 @@ static int baseline(run_t *r, worker_t *w)
 			err = run_audit(r, &r->tests[i], w->tree, w->log, &pr, &failed, &skipped, NULL,
 					0);
 		else
-			err = run_test(r, &r->tests[i], w->tree, w->log, r->proj->timeout_build, &pr,
-				       &failed, &timed_out);
+			err = run_test(r, &r->tests[i], w, r->proj->timeout_build, &pr, &failed,
+				       &timed_out);
 		failed |= skipped;
 		r->tests[i].baseline_s = pr.seconds;
 		if (!err && failed) {
@@ -479,14 +500,14 @@ static int probe(run_t *r, worker_t *w, test_t *t, td_mutation_result *res, int 
 			snprintf(res->detail, sizeof res->detail, "%s", audit_detail);
 		return td_strv_push(&res->killers, t->name);
 	}
-	err = run_test(r, t, w->tree, w->log, test_limit(r, t), &pr, failed, timed_out);
+	err = run_test(r, t, w, test_limit(r, t), &pr, failed, timed_out);
 	snprintf(what, sizeof what, "test %s", t->name);
 	keep_log(w, what);
 	if (!err && *timed_out) { /* once more with twice the time: a loaded machine is no kill */
 		pthread_mutex_lock(&r->mu);
 		r->reruns++;
 		pthread_mutex_unlock(&r->mu);
-		err = run_test(r, t, w->tree, w->log, 2 * test_limit(r, t), &pr, failed, timed_out);
+		err = run_test(r, t, w, 2 * test_limit(r, t), &pr, failed, timed_out);
 		snprintf(what, sizeof what, "test %s, again with twice the time", t->name);
 		keep_log(w, what);
 	}
@@ -816,6 +837,419 @@ static int run_threads(worker_t *ws, int n, void *(*fn)(void *))
 		if (ws[i].err)
 			return TD_FAIL(ws[i].err, "%s", ws[i].msg);
 	return 0;
+}
+
+/* ---- schemata (--schemata) --------------------------------------------------- */
+
+/*
+ * A schema falls back to builds one by one when its build runs the
+ * unmutated suite more than this many times slower than the plain build's
+ * baseline, and at least SCHEMA_SLACK_S seconds slower (below that the
+ * figures are noise).
+ */
+#define SCHEMA_SLOWDOWN 2.0
+#define SCHEMA_SLACK_S 1.0
+
+/* Counts n generated mutants built alone for reason why (static text). Holds no lock. */
+static void count_alone(run_t *r, const char *why, size_t n)
+{
+	size_t k = 0;
+
+	while (k < r->n_alone && strcmp(r->alone[k].why, why) != 0)
+		k++;
+	if (k == r->n_alone && k < sizeof r->alone / sizeof r->alone[0])
+		r->alone[r->n_alone++] = (alone_t){why, 0};
+	if (k < r->n_alone)
+		r->alone[k].n += n;
+}
+
+/* Prints ": N REASON; M REASON" for the generated mutants built alone, if any. */
+static void print_alone(const run_t *r)
+{
+	for (size_t a = 0; a < r->n_alone; a++)
+		printf("%s %zu %s", a ? ";" : ":", r->alone[a].n, r->alone[a].why);
+}
+
+/* Whether mutant i may go in a schema: generated, still to run, of a .c file. */
+static int schema_candidate(const run_t *r, size_t i)
+{
+	const td_mutant *m = &r->muts.v[i];
+	size_t n = strlen(m->file);
+
+	return m->generated && !r->res[i].settled && n > 2 && strcmp(m->file + n - 2, ".c") == 0;
+}
+
+/* The points of group g, each numbered by its mutant's index plus 1; NULL when out of memory. */
+static td_schema_point *group_points(const run_t *r, const group_t *g)
+{
+	td_schema_point *p = calloc(g->n + 1, sizeof *p);
+
+	for (size_t k = 0; p && k < g->n; k++) {
+		const td_mutant *m = &r->muts.v[g->idx[k]];
+
+		p[k].cls = m->op;
+		p[k].off = m->offset;
+		p[k].len = strlen(m->find);
+		p[k].repl = m->replace;
+		p[k].number = (unsigned)g->idx[k] + 1;
+	}
+	return p;
+}
+
+/* Adds mutant i to the group of its file. */
+static int add_to_group(run_t *r, size_t i)
+{
+	const char *file = r->muts.v[i].file;
+	size_t k = 0, cap = r->n_groups;
+	group_t *g;
+	int err = 0;
+
+	while (k < r->n_groups && strcmp(r->groups[k].file, file) != 0)
+		k++;
+	if (k == r->n_groups) {
+		err = td_grow(&r->groups, &cap, r->n_groups + 1, sizeof *r->groups);
+		if (err)
+			return err;
+		r->groups[r->n_groups++] = (group_t){file, NULL, 0};
+	}
+	g = &r->groups[k];
+	cap = g->n;
+	err = td_grow(&g->idx, &cap, g->n + 1, sizeof *g->idx);
+	if (!err)
+		g->idx[g->n++] = i;
+	return err;
+}
+
+/*
+ * Keeps in group g the mutants its schema can hold, read from the source;
+ * the others stay in the queue, to be built one by one, counted by reason.
+ */
+static int fit_group(run_t *r, group_t *g)
+{
+	char path[8400], *text = NULL, *schema = NULL;
+	size_t len, slen, n_in, k = 0;
+	td_schema_point *p = group_points(r, g);
+	int err;
+
+	snprintf(path, sizeof path, "%s/%s", r->src, g->file);
+	err = p ? td_file_read(path, &text, &len) : TD_FAIL(TD_ENOMEM, "out of memory");
+	if (!err)
+		err = td_schema_write(&schema, &slen, &n_in, g->file, text, len, p, g->n);
+	for (size_t j = 0; !err && j < g->n; j++) {
+		if (p[j].why_not)
+			count_alone(r, p[j].why_not, 1);
+		else
+			g->idx[k++] = g->idx[j];
+	}
+	if (!err)
+		g->n = k;
+	free(schema);
+	free(text);
+	free(p);
+	return err;
+}
+
+/* Groups the generated mutants still to run by .c file, and says what goes where. */
+static int plan_schemata(run_t *r)
+{
+	size_t in = 0, alone = 0, others = 0, k = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < r->muts.n && !err; i++) {
+		if (schema_candidate(r, i))
+			err = add_to_group(r, i);
+		else if (!r->res[i].settled && r->muts.v[i].generated)
+			count_alone(r, "not in a .c file", 1);
+		else if (!r->res[i].settled)
+			others++;
+	}
+	for (size_t g = 0; g < r->n_groups && !err; g++)
+		err = fit_group(r, &r->groups[g]);
+	for (size_t g = 0; g < r->n_groups && !err; g++) {
+		in += r->groups[g].n;
+		if (r->groups[g].n)
+			r->groups[k++] = r->groups[g];
+		else
+			free(r->groups[g].idx);
+	}
+	r->n_groups = err ? r->n_groups : k;
+	for (size_t a = 0; a < r->n_alone; a++)
+		alone += r->alone[a].n;
+	if (err)
+		return err;
+	printf("tdaudit mutate: schemata: %zu generated mutant%s of %zu file%s in schema builds, "
+	       "%zu built one by one", in, in == 1 ? "" : "s", r->n_groups, r->n_groups == 1 ? "" : "s",
+	       alone);
+	print_alone(r);
+	if (others)
+		printf("; and %zu catalogue entr%s, one by one", others, others == 1 ? "y" : "ies");
+	printf("\n");
+	fflush(stdout);
+	return 0;
+}
+
+/* Keeps w's latest log as the run's LOGS/schema-FILE.log, for a schema that fell back; *kept gets its path. */
+static void keep_schema_log(const run_t *r, const worker_t *w, const char *file, char *kept,
+			    size_t size)
+{
+	char name[64];
+
+	td_testrun_file_name(name, sizeof name, file);
+	snprintf(kept, size, "%s/schema-%s.log", r->logs[0] ? r->logs : r->dir, name);
+	if (rename(w->log, kept) != 0)
+		snprintf(kept, size, "%s", w->log);
+}
+
+/* What one schema build of a group tries: the functions it holds. */
+typedef struct {
+	run_t *r;
+	worker_t *w;
+	const group_t *g;
+	td_schema_point *p;
+	const char *orig;
+	size_t len;
+	char **funcs;          /* the group's functions, in order */
+	size_t *func_of;       /* per point: its index in funcs */
+	unsigned char *good;   /* per function: built in a schema with the good ones */
+	unsigned char *broken; /* per function: its schema does not build */
+	int built;             /* the latest build was of exactly the good functions, and built */
+	uint64_t before, after; /* the tree's stamps around the latest build that built */
+} schema_try;
+
+/* Writes and builds the schema of the functions in good or in [lo, hi); *ok says it built. */
+static int try_schema(schema_try *t, size_t lo, size_t hi, int *ok)
+{
+	char *text = NULL;
+	size_t len, n_in;
+	td_proc_result pr;
+	int err = 0;
+
+	for (size_t k = 0; k < t->g->n; k++) {
+		size_t f = t->func_of[k];
+
+		t->p[k].leave_out = !(t->good[f] || (f >= lo && f < hi));
+	}
+	err = td_schema_write(&text, &len, &n_in, t->g->file, t->orig, t->len, t->p, t->g->n);
+	if (!err)
+		err = td_scratch_put(t->w->tree, t->g->file, text, len);
+	free(text);
+	if (!err)
+		err = td_testrun_tree_stamp(&t->before, t->w->tree);
+	if (!err)
+		err = td_testrun_build(ok, &pr, t->r->proj, t->w->tree, t->w->log);
+	if (!err && *ok)
+		err = td_testrun_tree_stamp(&t->after, t->w->tree);
+	pthread_mutex_lock(&t->r->mu);
+	t->r->schema_builds++;
+	pthread_mutex_unlock(&t->r->mu);
+	return err;
+}
+
+/*
+ * Finds the functions whose schema builds with the good ones, halving
+ * [lo, hi) while it does not; a single function that does not is broken.
+ */
+static int split(schema_try *t, size_t lo, size_t hi)
+{
+	int ok = 0, err = try_schema(t, lo, hi, &ok);
+
+	t->built = ok && !err;
+	if (err || ok) {
+		for (size_t f = lo; !err && f < hi; f++)
+			t->good[f] = 1;
+		return err;
+	}
+	if (hi - lo == 1) {
+		t->broken[lo] = 1;
+		return 0;
+	}
+	err = split(t, lo, lo + (hi - lo) / 2);
+	return err ? err : split(t, lo + (hi - lo) / 2, hi);
+}
+
+/*
+ * Builds group g's schema in w's tree, split by function until what is
+ * left builds. Sets the points of functions that do not build to fall
+ * back; *why (a buffer of size bytes) says why the whole file falls back,
+ * or is left empty.
+ */
+static int build_schema(schema_try *t, char *why, size_t size)
+{
+	size_t nf = 0, n_broken = 0, n_good = 0;
+	int err = 0, ok = 0;
+
+	for (size_t k = 0; k < t->g->n && !err; k++) {
+		const char *f = t->r->muts.v[t->g->idx[k]].func;
+		long at = td_strv_find(t->funcs, f ? f : "");
+
+		if (at < 0)
+			err = td_strv_push(&t->funcs, f ? f : ""), at = (long)nf++;
+		t->func_of[k] = (size_t)at;
+	}
+	if (!err && !(t->good = calloc(nf + 1, 1)))
+		err = TD_FAIL(TD_ENOMEM, "out of memory");
+	if (!err && !(t->broken = calloc(nf + 1, 1)))
+		err = TD_FAIL(TD_ENOMEM, "out of memory");
+	if (!err)
+		err = split(t, 0, nf);
+	for (size_t f = 0; f < nf; f++)
+		n_broken += t->broken[f], n_good += t->good[f];
+	if (!err && n_broken) {
+		char kept[4500];
+
+		keep_schema_log(t->r, t->w, t->g->file, kept, sizeof kept);
+		pthread_mutex_lock(&t->r->mu);
+		for (size_t f = 0; f < nf; f++)
+			if (t->broken[f])
+				printf("tdaudit mutate: the schema of %s does not build with function %s's "
+				       "mutants in it (see %s): they are built one by one\n",
+				       t->g->file, t->funcs[f], kept);
+		fflush(stdout);
+		pthread_mutex_unlock(&t->r->mu);
+	}
+	if (!err && n_good && !t->built) /* the last try held a broken function: build the good ones */
+		err = try_schema(t, 0, 0, &ok), t->built = ok;
+	if (!err && !n_good)
+		snprintf(why, size, "no function's mutants build in a schema");
+	else if (!err && !t->built)
+		snprintf(why, size, "its functions build in a schema one by one but not together");
+	else if (!err && t->before == t->after)
+		snprintf(why, size, "its build wrote no file after the schema was written");
+	return err;
+}
+
+/*
+ * Runs the whole suite on w's schema build with no mutant on: every test
+ * must pass, and not too much slower than on the plain build. *why (size
+ * bytes) says why the file falls back, or is left empty.
+ */
+static int schema_baseline(run_t *r, worker_t *w, char *why, size_t size)
+{
+	double plain = 0, schema = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < r->n_tests && !err && !why[0]; i++) {
+		const test_t *t = &r->tests[i];
+		td_proc_result pr = {0};
+		int failed = 0, timed_out = 0;
+
+		if (t->runner < 0) /* an audit runs only for the mutants that name it */
+			continue;
+		err = run_test(r, t, w, test_limit(r, t), &pr, &failed, &timed_out);
+		if (!err && failed)
+			snprintf(why, size, "with no mutant on, %s %s in the schema build", t->name,
+				 timed_out ? "runs out of time" : "fails");
+		plain += t->baseline_s;
+		schema += pr.seconds;
+	}
+	if (!err && !why[0] && schema > SCHEMA_SLOWDOWN * plain && schema > plain + SCHEMA_SLACK_S)
+		snprintf(why, size, "with no mutant on, the suite takes %.1fs in the schema build "
+				    "against %.1fs (more than %.0fx slower)",
+			 schema, plain, SCHEMA_SLOWDOWN);
+	return err;
+}
+
+/* Judges each mutant of g in the schema built in w's tree: one process environment each. */
+static int judge_group(run_t *r, worker_t *w, const group_t *g, const td_schema_point *p)
+{
+	int err = 0;
+
+	for (size_t k = 0; k < g->n && !err; k++) {
+		size_t i = g->idx[k];
+		double t = now();
+
+		if (p[k].leave_out || p[k].why_not)
+			continue;
+		start_mutant_log(r, w, i, &r->res[i]);
+		snprintf(w->env, sizeof w->env, TD_SCHEMA_ENV "=%u", p[k].number);
+		err = judge(r, w, &r->muts.v[i], &r->res[i]);
+		w->env[0] = '\0';
+		r->res[i].seconds = now() - t;
+		w->mlog = NULL;
+		pthread_mutex_lock(&r->mu);
+		r->res[i].settled = 1;
+		r->done++;
+		r->schema_judged++;
+		if (!err)
+			progress(r, i);
+		pthread_mutex_unlock(&r->mu);
+	}
+	return err;
+}
+
+/*
+ * One group: its schema built (split where it must be), the suite green on
+ * it with no mutant on, then each mutant judged without a build; the file
+ * restored. What falls back stays in the queue, to be built one by one.
+ */
+static int run_group(run_t *r, worker_t *w, const group_t *g)
+{
+	char path[8400], why[512] = "", *orig = NULL;
+	size_t len = 0, n_alone = 0;
+	schema_try t = {r, w, g, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
+	uint64_t synced;
+	int err, changed;
+
+	snprintf(path, sizeof path, "%s/%s", w->tree, g->file);
+	err = td_file_read(path, &orig, &len);
+	t.orig = orig, t.len = len;
+	if (!err && (!(t.p = group_points(r, g)) || !(t.func_of = calloc(g->n + 1, sizeof *t.func_of))))
+		err = TD_FAIL(TD_ENOMEM, "out of memory");
+	if (!err)
+		err = build_schema(&t, why, sizeof why);
+	synced = err ? 0 : stamp(r, w);
+	if (!err && !why[0])
+		err = schema_baseline(r, w, why, sizeof why);
+	if (!err && !why[0])
+		err = judge_group(r, w, g, t.p);
+	for (size_t k = 0; !err && k < g->n; k++)
+		n_alone += why[0] || t.p[k].leave_out || t.p[k].why_not;
+	pthread_mutex_lock(&r->mu);
+	if (!err && why[0]) {
+		count_alone(r, "its file's schema fell back", n_alone);
+		printf("tdaudit mutate: the schema of %s falls back: %s; %zu mutant%s to build one "
+		       "by one\n", g->file, why, n_alone, n_alone == 1 ? "" : "s");
+	} else if (!err && n_alone) {
+		count_alone(r, "its function's schema does not build", n_alone);
+	}
+	fflush(stdout);
+	pthread_mutex_unlock(&r->mu);
+	changed = !err && stamp(r, w) != synced;
+	if (orig && td_scratch_put(w->tree, g->file, orig, len) != 0 && !err)
+		err = TD_FAIL(TD_EIO, "could not restore %s in %s", g->file, w->tree);
+	if (!err && changed) {
+		td_mutant m = {.id = (char *)g->file};
+
+		err = resync(r, w, &m);
+	}
+	free(orig);
+	free(t.p);
+	free(t.func_of);
+	free(t.good);
+	free(t.broken);
+	td_strv_free(t.funcs);
+	return err;
+}
+
+static void *worker_schemata(void *arg)
+{
+	worker_t *w = arg;
+	run_t *r = w->run;
+
+	for (;;) {
+		const group_t *g = NULL;
+
+		pthread_mutex_lock(&r->mu);
+		if (r->next_group < r->n_groups)
+			g = &r->groups[r->next_group++];
+		pthread_mutex_unlock(&r->mu);
+		if (!g || w->err)
+			break;
+		w->err = run_group(r, w, g);
+	}
+	if (w->err)
+		snprintf(w->msg, sizeof w->msg, "%s", td_error_last());
+	return NULL;
 }
 
 /* ---- preparation ------------------------------------------------------------ */
@@ -1174,7 +1608,24 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 	printf("tdaudit mutate: baseline green: %zu tests\n", r->n_tests);
 	fflush(stdout);
 	r->t0 = now();
-	return run_threads(ws, jobs, worker_main);
+	if (r->opts->schemata)
+		err = plan_schemata(r);
+	if (!err && r->n_groups)
+		err = run_threads(ws, jobs, worker_schemata);
+	if (!err && r->opts->schemata) {
+		size_t alone = 0;
+
+		for (size_t a = 0; a < r->n_alone; a++)
+			alone += r->alone[a].n;
+		printf("tdaudit mutate: schemata: %zu mutant%s judged in %zu schema build%s, %zu "
+		       "generated mutant%s to build one by one", r->schema_judged,
+		       r->schema_judged == 1 ? "" : "s", r->schema_builds,
+		       r->schema_builds == 1 ? "" : "s", alone, alone == 1 ? "" : "s");
+		print_alone(r);
+		printf("\n");
+		fflush(stdout);
+	}
+	return err ? err : run_threads(ws, jobs, worker_main);
 }
 
 /* Writes the finished run to the ledger (record.h), with its shard, fingerprint and tests. */
@@ -1341,6 +1792,9 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	if (!err && !(r.res = calloc(r.muts.n + 1, sizeof *r.res)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
 	snprintf(r.src, sizeof r.src, "%s", r.proj ? r.proj->root : "");
+	if (!err && opts->schemata && opts->cold)
+		err = TD_FAIL(TD_EINVAL, "--schemata and --cold do not combine: --cold builds every "
+					 "mutant from a fresh copy; give one of them");
 	if (!err && opts->rev && opts->diff)
 		err = TD_FAIL(TD_EINVAL, "--rev and --diff do not combine: --diff compares the working "
 					 "tree with a revision; give one of them");
@@ -1396,6 +1850,9 @@ done:
 	for (size_t i = 0; i < r.n_tests; i++)
 		free(r.tests[i].name), free(r.tests[i].script);
 	free(r.tests);
+	for (size_t g = 0; g < r.n_groups; g++)
+		free(r.groups[g].idx);
+	free(r.groups);
 	td_mutants_free(&r.muts);
 	td_project_free(r.proj);
 	return status;

@@ -71,6 +71,8 @@ typedef struct {
 				(survivors.h) */
 	int sanitize;        /* build with the variant "sanitize" (or variant) under the
 				sanitizers' options (sanitize.h) */
+	int schemata;        /* generated mutants of .c files judged in one schema build per
+				file (schema.h), the rest built one by one */
 } td_mutate_opts;
 
 /*

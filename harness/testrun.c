@@ -62,7 +62,7 @@ int td_testrun_jail(td_jail *j, td_proc_opts *po, const td_project *p, const cha
 		char *const *venv = p->variants[p->active].env;
 		size_t n = 1;
 
-		for (size_t i = 0; venv && venv[i] && n + 1 < sizeof j->env / sizeof *j->env; i++)
+		for (size_t i = 0; venv && venv[i] && n + 2 < sizeof j->env / sizeof *j->env; i++)
 			j->env[n++] = venv[i];
 		j->env[n] = NULL;
 	}
@@ -397,11 +397,25 @@ int td_testrun_log_mentions(const char *path, const char *text)
 int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_project *p, int k,
 		   const char *test, const char *tree, const char *log, double limit)
 {
+	return td_testrun_one_env(out, res, p, k, test, tree, log, limit, NULL);
+}
+
+int td_testrun_one_env(enum td_test_result *out, td_proc_result *res, const td_project *p, int k,
+		       const char *test, const char *tree, const char *log, double limit,
+		       const char *extra)
+{
 	td_proc_opts po = {0};
 	char **argv = NULL;
 	td_jail j;
 	int err = td_testrun_jail(&j, &po, p, tree);
 
+	if (!err && extra) { /* the jail leaves room for it */
+		size_t n = 0;
+
+		while (j.env[n])
+			n++;
+		j.env[n] = extra, j.env[n + 1] = NULL;
+	}
 	if (!err)
 		err = td_strv_subst(&argv, p->runners[k].run, "{test}", test);
 	if (err)

@@ -119,6 +119,14 @@ int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_proje
 		   const char *test, const char *tree, const char *log, double limit);
 
 /*
+ * td_testrun_one with one more environment entry, "NAME=VALUE", after the
+ * variant's (a schema's mutant number, schema.h); NULL adds none.
+ */
+int td_testrun_one_env(enum td_test_result *out, td_proc_result *res, const td_project *p, int k,
+		       const char *test, const char *tree, const char *log, double limit,
+		       const char *extra);
+
+/*
  * A fingerprint of every file a build could have written in tree: the
  * path, size, modification time and inode of each file and link below it
  * (directories named .git skipped), summed so that the order the
@@ -139,7 +147,8 @@ int td_testrun_compiled(const char *file);
 /* What a confined run's td_proc_opts point to (td_testrun_jail). */
 typedef struct {
 	const char *dirs[3];
-	const char *env[TD_VARIANT_ENV_MAX + 2]; /* TMPDIR, the active variant's environment, NULL */
+	const char *env[TD_VARIANT_ENV_MAX + 3]; /* TMPDIR, the active variant's environment,
+						    one more entry, NULL */
 	char tmp[4400];     /* TREE.tmp, beside the tree: the private TMPDIR */
 	char tmp_env[4420]; /* "TMPDIR=" tmp */
 } td_jail;

@@ -3,11 +3,12 @@
  * repositories built in the test's temporary directory: running again only
  * the previous run's survivors (--survivors), generated mutants declared
  * equivalent by id in a catalogue (equivalent { }), mutants built and run
- * under the sanitizers (--sanitize), and the generated mutants that do not
- * build counted by operator and by file.
+ * under the sanitizers (--sanitize), the generated mutants that do not
+ * build counted by operator and by file, and mutant schemata (--schemata).
  *
  * What these tests guard: tdaudit mutate --list --file harness/survivors.c
  *   and --list --file harness/sanitize.c
+ *   and --list --only 'mutate-schema-*'
  *
  * Edits seen breaking these tests:
  *   - td_ledger_survivors() taking sharded runs too (no "shard_n IS NULL")
@@ -325,6 +326,125 @@ static void test_generated_mutants_that_do_not_build_are_counted_by_operator_and
 				     "\"relational\": 1}, \"by_file\": {\"calc.c\": 3, \"lib.c\": 1}}"));
 }
 
+/* ---- --schemata ------------------------------------------------------------------ */
+
+static const char schema_calc_c[] =
+	"int add(int a, int b)\n{\n\treturn a + b;\n}\n\n"
+	"int clamp(int x)\n{\n\tif (x < 0)\n\t\treturn 0;\n\tif (x > 100)\n\t\treturn 100;\n"
+	"\treturn x;\n}\n\n"
+	"long span(const char *p, const char *q)\n{\n\treturn q - p;\n}\n\n"
+	"int unused(void)\n{\n\treturn 7;\n}\n";
+
+static const char schema_t_c[] =
+	"#include <stdio.h>\n#include <string.h>\n"
+	"int add(int, int); int clamp(int); long span(const char *, const char *); int unused(void);\n"
+	"static const char s[] = \"abc\";\n"
+	"static int test_add(void) { return add(2, 3) == 5; }\n"
+	"static int test_clamp(void) { return clamp(-4) == 0 && clamp(3) == 3; }\n"
+	"static int test_span(void) { return span(s, s + 2) == 2; }\n"
+	"static int test_unused(void) { return unused() > 0; }\n"
+	"static const struct { const char *name; int (*fn)(void); } tests[] = {\n"
+	"\t{\"test_add\", test_add}, {\"test_clamp\", test_clamp}, {\"test_span\", test_span},\n"
+	"\t{\"test_unused\", test_unused}};\n"
+	"int main(int argc, char **argv)\n{\n"
+	"\tfor (int i = 0; i < 4; i++) {\n"
+	"\t\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(tests[i].name); continue; }\n"
+	"\t\tif (argc > 1 && !strcmp(argv[1], tests[i].name)) {\n"
+	"\t\t\tint ok = tests[i].fn();\n"
+	"\t\t\tprintf(\"%s %s\\n\", tests[i].name, ok ? \"ok\" : \"FAILED\");\n"
+	"\t\t\treturn !ok;\n\t\t}\n\t}\n"
+	"\treturn argc > 1 && strcmp(argv[1], \"--list\") ? 2 : 0;\n}\n";
+
+/* How many mutants of each outcome the JSON report holds, as "killed 3 survived 2 ...". */
+static int count_outcome(const char *json, const char *outcome)
+{
+	char key[64];
+	int n = 0;
+
+	snprintf(key, sizeof key, "\"outcome\": \"%s\"", outcome);
+	for (const char *p = strstr(json, key); p; p = strstr(p + 1, key))
+		n++;
+	return n;
+}
+
+/*
+ * Parity: every generated mutant of a file gets the same outcome in one
+ * schema build as in a build of its own: killed, survived and, for the
+ * function whose schema does not build (a pointer sum), build-failed
+ * after the schema is split and that function falls back.
+ */
+static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
+{
+	const char *one[] = {"mutate", "-j", "2", "--json", "../one.json", NULL};
+	const char *sch[] = {"mutate", "-j", "2", "--schemata", "--json", "../schema.json", NULL};
+	char one_json[1 << 16];
+	const char *log;
+	int n = 0;
+
+	(void)state;
+	make_fixture("generate { files = { \"calc.c\" } }\n");
+	fx_write("repo", "calc.c", schema_calc_c);
+	fx_write("repo", "t.c", schema_t_c);
+	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
+	fx_git_commit_all("repo", "schema fixture");
+	assert_int_equal(fx_tdaudit("repo", "one.log", one), 1);
+	assert_int_equal(fx_tdaudit("repo", "schema.log", sch), 1);
+	snprintf(one_json, sizeof one_json, "%s", fx_slurp("one.json"));
+	for (const char *p = strstr(one_json, "{\"id\": \""); p; p = strstr(p + 1, "{\"id\": \"")) {
+		char id[256], want[64];
+
+		sscanf(p + 8, "%255[^\"]", id);
+		snprintf(want, sizeof want, "%s", outcome_of(one_json, id));
+		if (strcmp(outcome_of(fx_slurp("schema.json"), id), want) != 0)
+			fail_msg("%s: %s built alone, %s in the schema", id, want,
+				 outcome_of(fx_slurp("schema.json"), id));
+		n++;
+	}
+	assert_int_equal(n, 11);
+	assert_true(count_outcome(one_json, "killed") > 0 && count_outcome(one_json, "survived") > 0 &&
+		    count_outcome(one_json, "build-failed") > 0);
+	log = fx_slurp("schema.log");
+	if (!strstr(log, "the schema of calc.c does not build with function span's mutants in it") ||
+	    !strstr(log, "10 mutants judged in 5 schema builds, 1 generated mutant to build one by "
+			 "one: 1 its function's schema does not build\n") || strstr(log, "re-synced from the source"))
+		fail_msg("the schemata lines are missing:\n%s", strstr(log, "schema") ? strstr(log, "schema") : log);
+}
+
+/*
+ * A schema build on which the suite is not green with no mutant on (here a
+ * test that reads the source, as a lint test does) is not trusted: the
+ * file falls back to builds one by one, said so with the test's name, and
+ * every mutant still gets its outcome. And --schemata with --cold is refused.
+ */
+static void test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one(void **state)
+{
+	const char *sch[] = {"mutate", "-j", "1", "--schemata", "--json", "../schema.json", NULL};
+	const char *cold[] = {"mutate", "--schemata", "--cold", NULL};
+	const char *log, *json;
+
+	(void)state;
+	make_fixture("generate { files = { \"calc.c\" }, operators = { \"arithmetic\" } }\n");
+	fx_write("repo", "tdaudit.lua",
+		 "build { \"make\", \"-s\" }\n"
+		 "runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+		 "runner { list = { \"echo\", \"test_lint\" },\n"
+		 "         run = { \"sh\", \"-c\", \"echo {test}; ! grep -q td_schema calc.c\" } }\n"
+		 "sources { \"*.c\" }\ntests { \"t.c\", \"Makefile\" }\ncatalogues { \"cat.lua\" }\n"
+		 "timeout { factor = 5, floor = 5 }\n");
+	fx_git_commit_all("repo", "a lint test");
+	assert_int_equal(fx_tdaudit("repo", "schema.log", sch), 0);
+	log = fx_slurp("schema.log");
+	if (!strstr(log, "the schema of calc.c falls back: with no mutant on, test_lint fails in the "
+			 "schema build; 1 mutant to build one by one") ||
+	    !strstr(log, "0 mutants judged in 1 schema build, 1 generated mutant to build one by one: "
+			 "1 its file's schema fell back\n"))
+		fail_msg("no fall back:\n%s", strstr(log, "schema") ? strstr(log, "schema") : log);
+	json = fx_slurp("schema.json");
+	assert_string_equal(outcome_of(json, "calc.c:add:arithmetic:+:1:-"), "killed");
+	assert_int_equal(fx_tdaudit("repo", "cold.log", cold), 2);
+	assert_non_null(strstr(fx_slurp("cold.log"), "--schemata and --cold do not combine"));
+}
+
 /* ---- --sanitize ------------------------------------------------------------------ */
 
 static const char buf_c[] =
@@ -460,5 +580,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_generated_mutants_that_do_not_build_are_counted_by_operator_and_file),
 	cmocka_unit_test(test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses),
 	cmocka_unit_test(test_sanitize_without_a_sanitize_variant_is_refused_with_an_example),
+	cmocka_unit_test(test_schemata_judge_every_mutant_as_its_own_build_does),
+	cmocka_unit_test(test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one),
 };
 TD_TEST_GROUP(mutate_scale, tests);

@@ -248,3 +248,33 @@ mutant {
   designed_against = "--survivors with nothing to run again builds nothing and records no run",
   why = "builds and runs the baseline for no mutant, and records an empty run as the previous one",
 }
+
+mutant {
+  name = "mutate-schema-mutant-never-turned-on",
+  file = "harness/mutate.c",
+  find = "snprintf(w->env, sizeof w->env, TD_SCHEMA_ENV \"=%u\", p[k].number);",
+  replace = "snprintf(w->env, sizeof w->env, TD_SCHEMA_ENV \"=%u\", 0u);",
+  guards = { "test_schemata_judge_every_mutant_as_its_own_build_does" },
+  designed_against = "a schema's tests must run with their mutant's number, or the schema judges the original code",
+  why = "runs every mutant's tests on the unmutated schema, so every one survives",
+}
+
+mutant {
+  name = "mutate-schema-split-gives-up",
+  file = "harness/mutate.c",
+  find = "err = split(t, lo, lo + (hi - lo) / 2);\n\treturn err ? err : split(t, lo + (hi - lo) / 2, hi);",
+  replace = "return 0;",
+  guards = { "test_schemata_judge_every_mutant_as_its_own_build_does" },
+  designed_against = "one function that does not build in a schema must not send the whole file back to builds one by one",
+  why = "never splits a schema that does not build: every mutant of the file is built alone",
+}
+
+mutant {
+  name = "mutate-schema-unmutated-suite-not-run",
+  file = "harness/mutate.c",
+  find = "if (!err && !why[0])\n\t\terr = schema_baseline(r, w, why, sizeof why);",
+  replace = "",
+  guards = { "test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one" },
+  designed_against = "a schema build the suite fails on unmutated cannot judge a mutant",
+  why = "judges mutants in a schema build without first seeing the suite pass on it",
+}
