@@ -108,6 +108,9 @@ static const td_opt opts[] = {
 	 .help = "judge the generated mutants of each .c file in one build of the file's mutant "
 		 "schema, each mutant chosen at run time (what a schema cannot hold, or a schema "
 		 "that does not build or pass the suite unmutated, is built one by one, counted)"},
+	{.name = "--keep-werror", .type = TD_OPT_FLAG, .at = offsetof(args, o.keep_werror),
+	 .help = "build mutants with the project's -Werror (by default -Wno-error follows the flags "
+		 "of every cc, gcc, clang, c++, g++ and clang++ a build runs by name)"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{.name = "--shard", .arg = "K/N", .type = TD_OPT_CALL, .call = parse_shard,

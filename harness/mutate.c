@@ -1564,6 +1564,70 @@ static void list_mutants(const run_t *r)
 	}
 }
 
+/* The compilers whose -Werror a mutation run turns off, where a build runs them by name. */
+static const char *const compilers[] = {"cc", "gcc", "clang", "c++", "g++", "clang++", NULL};
+
+/* The first executable dir/name of the PATH list path, other than in skip; 0 if none. */
+static int on_path(char *out, size_t size, const char *path, const char *name, const char *skip)
+{
+	size_t n;
+
+	for (const char *p = path; p && *p; p += n + (p[n] == ':')) {
+		n = strcspn(p, ":");
+		if (n == 0 || (strlen(skip) == n && strncmp(p, skip, n) == 0))
+			continue;
+		snprintf(out, size, "%.*s/%s", (int)n, p, name);
+		if (access(out, X_OK) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Mutants build without -Werror: a warning a mutant provokes makes it no
+ * less a mutant. For each compiler on PATH, a shim in STATE/nowerror/ runs
+ * it with -Wno-error last, and that directory goes first on PATH (the old
+ * one is kept in *old_path, which the caller restores and frees). A build
+ * that runs its compiler by path keeps its flags.
+ */
+static int no_werror(run_t *r, char **old_path)
+{
+	char dir[4400], shim[4500], real[4500], script[4700], names[128] = "", *path;
+	const char *old = getenv("PATH");
+	int err;
+
+	snprintf(dir, sizeof dir, "%s/nowerror", r->dir);
+	if ((err = td_mkdirs(dir)))
+		return err;
+	for (size_t i = 0; compilers[i] && !err; i++) {
+		if (!on_path(real, sizeof real, old, compilers[i], dir) || strchr(real, '\''))
+			continue;
+		snprintf(shim, sizeof shim, "%s/%s", dir, compilers[i]);
+		snprintf(script, sizeof script, "#!/bin/sh\n# tdaudit mutate: mutants build without "
+						 "-Werror (docs/mutate.md)\nexec '%s' \"$@\" -Wno-error\n",
+			 real);
+		err = td_file_write_atomic(shim, script, strlen(script), 0755);
+		snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+			 names[0] ? ", " : "", compilers[i]);
+	}
+	if (err)
+		return err;
+	*old_path = strdup(old ? old : "");
+	path = malloc(strlen(dir) + strlen(old ? old : "") + 2);
+	if (!*old_path || !path) {
+		free(path);
+		return TD_FAIL(TD_ENOMEM, "out of memory");
+	}
+	sprintf(path, "%s%s%s", dir, old && *old ? ":" : "", old ? old : "");
+	err = setenv("PATH", path, 1) ? TD_FAIL(TD_EIO, "cannot set PATH: %s", strerror(errno)) : 0;
+	free(path);
+	if (!err)
+		printf("tdaudit mutate: mutants build without -Werror: -Wno-error follows the flags of "
+		       "every %s the build runs by name (--keep-werror keeps them)\n",
+		       names[0] ? names : "(no compiler found on PATH)");
+	return err;
+}
+
 /* The reports and the ledger can be written: checked before any build. */
 static int preflight(const run_t *r)
 {
@@ -1769,6 +1833,7 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 {
 	run_t r = {.opts = opts, .mu = PTHREAD_MUTEX_INITIALIZER};
 	worker_t ws[64] = {{0}};
+	char *old_path = NULL;
 	int err, lock_fd = -1, status = 2, jobs;
 
 	err = td_project_load(&r.proj, root);
@@ -1819,6 +1884,8 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		err = claim_dir(&r, &lock_fd);
 	if (!err)
 		err = choose_variant(&r);
+	if (!err && !opts->keep_werror)
+		err = no_werror(&r, &old_path);
 	if (!err) /* what the end of the run writes, checked before the run */
 		err = preflight(&r);
 	jobs = err ? 0 : n_jobs(&r);
@@ -1844,6 +1911,9 @@ done:
 		fprintf(stderr, "tdaudit mutate: %s\n", td_error_last());
 	if (lock_fd >= 0)
 		close(lock_fd);
+	if (old_path) /* the shims of no_werror() off PATH again */
+		setenv("PATH", old_path, 1);
+	free(old_path);
 	for (size_t i = 0; r.res && i < r.muts.n; i++)
 		td_strv_free(r.res[i].killers);
 	free(r.res);

@@ -73,6 +73,8 @@ typedef struct {
 				sanitizers' options (sanitize.h) */
 	int schemata;        /* generated mutants of .c files judged in one schema build per
 				file (schema.h), the rest built one by one */
+	int keep_werror;     /* build mutants with the project's -Werror; 0: a shim per compiler
+				on PATH appends -Wno-error */
 } td_mutate_opts;
 
 /*

@@ -445,6 +445,45 @@ static void test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_
 	assert_non_null(strstr(fx_slurp("cold.log"), "--schemata and --cold do not combine"));
 }
 
+/* ---- -Werror ------------------------------------------------------------------------ */
+
+/*
+ * A mutant that only provokes a warning is a mutant: with the project's
+ * -Werror (here u > 0 to u >= 0 on an unsigned, "always true" under
+ * -Wextra) it would be build-failed. By default mutants build with
+ * -Wno-error after the project's flags, said in the header, and the
+ * mutant is killed; --keep-werror keeps the project's flags.
+ */
+static void test_mutants_build_without_werror_unless_told_to_keep_it(void **state)
+{
+	const char *plain[] = {"mutate", "--only", "calc.c:pos:*", "--json", "../plain.json", NULL};
+	const char *keep[] = {"mutate", "--only", "calc.c:pos:*", "--keep-werror", "--json",
+			      "../keep.json", NULL};
+	const char *id = "calc.c:pos:relational:>:1:>=";
+
+	(void)state;
+	make_fixture("generate { files = { \"calc.c\" }, operators = { \"relational\" } }\n");
+	fx_write("repo", "calc.c", "unsigned pos(unsigned u)\n{\n\treturn u > 0 ? u : 1;\n}\n"
+				   "int add(int a, int b)\n{\n\treturn a + b;\n}\n"
+				   "int clamp(int x)\n{\n\treturn x;\n}\nint unused(void)\n{\n\treturn 7;\n}\n");
+	fx_write("repo", "t.c", "#include <stdio.h>\n#include <string.h>\nunsigned pos(unsigned);\n"
+				"int main(int argc, char **argv)\n{\n"
+				"\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(\"test_pos\"); return 0; }\n"
+				"\tif (argc > 1 && !strcmp(argv[1], \"test_pos\")) {\n"
+				"\t\tint ok = pos(0) == 1 && pos(3) == 3;\n\n"
+				"\t\tprintf(\"test_pos %s\\n\", ok ? \"ok\" : \"FAILED\");\n\t\treturn !ok;\n\t}\n"
+				"\treturn 2;\n}\n");
+	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -Wall -Wextra -Werror -o t t.c calc.c\n");
+	fx_git_commit_all("repo", "an unsigned");
+	assert_int_equal(fx_tdaudit("repo", "plain.log", plain), 0);
+	assert_non_null(strstr(fx_slurp("plain.log"), "tdaudit mutate: mutants build without -Werror: "
+						      "-Wno-error follows the flags of every cc"));
+	assert_string_equal(outcome_of(fx_slurp("plain.json"), id), "killed");
+	fx_tdaudit("repo", "keep.log", keep);
+	assert_null(strstr(fx_slurp("keep.log"), "without -Werror"));
+	assert_string_equal(outcome_of(fx_slurp("keep.json"), id), "build-failed");
+}
+
 /* ---- --sanitize ------------------------------------------------------------------ */
 
 static const char buf_c[] =
@@ -582,5 +621,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_sanitize_without_a_sanitize_variant_is_refused_with_an_example),
 	cmocka_unit_test(test_schemata_judge_every_mutant_as_its_own_build_does),
 	cmocka_unit_test(test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one),
+	cmocka_unit_test(test_mutants_build_without_werror_unless_told_to_keep_it),
 };
 TD_TEST_GROUP(mutate_scale, tests);

@@ -278,3 +278,13 @@ mutant {
   designed_against = "a schema build the suite fails on unmutated cannot judge a mutant",
   why = "judges mutants in a schema build without first seeing the suite pass on it",
 }
+
+mutant {
+  name = "mutate-werror-shim-keeps-werror",
+  file = "harness/mutate.c",
+  find = "exec '%s' \\\"$@\\\" -Wno-error\\n\",",
+  replace = "exec '%s' \\\"$@\\\"\\n\",",
+  guards = { "test_mutants_build_without_werror_unless_told_to_keep_it" },
+  designed_against = "a mutant that only provokes a warning is a mutant, not a build failure",
+  why = "the compiler shims run the compiler with the project's -Werror, so warned mutants are build-failed",
+}
