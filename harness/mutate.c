@@ -104,6 +104,7 @@ typedef struct {
 	group_t *groups;     /* --schemata: one per .c file with mutants in a schema */
 	size_t n_groups, next_group;
 	size_t schema_judged, schema_builds; /* mutants judged in schema builds; those builds */
+	size_t schema_unreached; /* of those, mutants no test reached unmutated */
 	alone_t alone[24];   /* --schemata: generated mutants built alone, by reason */
 	size_t n_alone;
 } run_t;
@@ -117,7 +118,9 @@ typedef struct {
 	size_t mlog_len; /* bytes in it so far */
 	int err;
 	char msg[1024];  /* err's message: td_error_last() is per thread */
-	char env[48];    /* "TDAUDIT_MUTANT=N" while a schema's mutant runs; "" otherwise */
+	char env[4600];  /* while a schema's suite runs: "TDAUDIT_MUTANT=N", or the coverage
+			    file's "TDAUDIT_COVERAGE=PATH" (schema.h); "" otherwise */
+	const size_t *order; /* the order judge() runs the suite in; NULL: the list's */
 } worker_t;
 
 static double now(void)
@@ -573,7 +576,9 @@ static int judge(run_t *r, worker_t *w, const td_mutant *m, td_mutation_result *
 			return err;
 		}
 	}
-	for (size_t i = 0; i < r->n_tests; i++) {
+	for (size_t x = 0; x < r->n_tests; x++) {
+		size_t i = w->order ? w->order[x] : x;
+
 		if (m->guards && td_strv_find(m->guards, r->tests[i].name) >= 0)
 			continue;
 		if (r->tests[i].runner < 0) /* an audit runs only for the mutants that name it */
@@ -1118,16 +1123,50 @@ static int build_schema(schema_try *t, char *why, size_t size)
 	return err;
 }
 
+/* Marks in reach (row k per point of g, a byte per test) the points test i reached, read from file. */
+static void read_coverage(const group_t *g, unsigned char *reach, size_t n_tests, size_t i,
+			  const char *file)
+{
+	char *text = NULL;
+
+	if (td_file_read(file, &text, NULL) != 0)
+		return; /* the test reached no point: no process of it wrote the file */
+	for (char *p = text; *p;) {
+		unsigned long n = strtoul(p, &p, 10);
+		size_t lo = 0, hi = g->n;
+
+		while (lo < hi) { /* g->idx is in ascending order; number = index + 1 */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (g->idx[mid] + 1 < n)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < g->n && g->idx[lo] + 1 == n)
+			reach[lo * n_tests + i] = 1;
+		p += strspn(p, "\n");
+		if (*p && (*p < '0' || *p > '9'))
+			break;
+	}
+	free(text);
+}
+
 /*
  * Runs the whole suite on w's schema build with no mutant on: every test
- * must pass, and not too much slower than on the plain build. *why (size
- * bytes) says why the file falls back, or is left empty.
+ * must pass, and not too much slower than on the plain build. Each test
+ * records the points it reaches (the schema's coverage file, in its
+ * private TMPDIR) into reach. *why (size bytes) says why the file falls
+ * back, or is left empty.
  */
-static int schema_baseline(run_t *r, worker_t *w, char *why, size_t size)
+static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned char *reach,
+			   char *why, size_t size)
 {
+	char file[4500];
 	double plain = 0, schema = 0;
 	int err = 0;
 
+	snprintf(file, sizeof file, "%s.tmp/tdaudit-coverage", w->tree);
 	for (size_t i = 0; i < r->n_tests && !err && !why[0]; i++) {
 		const test_t *t = &r->tests[i];
 		td_proc_result pr = {0};
@@ -1135,13 +1174,19 @@ static int schema_baseline(run_t *r, worker_t *w, char *why, size_t size)
 
 		if (t->runner < 0) /* an audit runs only for the mutants that name it */
 			continue;
+		unlink(file);
+		if (file[0] == '/') /* the test runs in the tree: only an absolute path reaches it */
+			snprintf(w->env, sizeof w->env, TD_SCHEMA_COVERAGE_ENV "=%s", file);
 		err = run_test(r, t, w, test_limit(r, t), &pr, &failed, &timed_out);
+		w->env[0] = '\0';
+		read_coverage(g, reach, r->n_tests, i, file);
 		if (!err && failed)
 			snprintf(why, size, "with no mutant on, %s %s in the schema build", t->name,
 				 timed_out ? "runs out of time" : "fails");
 		plain += t->baseline_s;
 		schema += pr.seconds;
 	}
+	unlink(file);
 	if (!err && !why[0] && schema > SCHEMA_SLOWDOWN * plain && schema > plain + SCHEMA_SLACK_S)
 		snprintf(why, size, "with no mutant on, the suite takes %.1fs in the schema build "
 				    "against %.1fs (more than %.0fx slower)",
@@ -1149,31 +1194,50 @@ static int schema_baseline(run_t *r, worker_t *w, char *why, size_t size)
 	return err;
 }
 
-/* Judges each mutant of g in the schema built in w's tree: one process environment each. */
-static int judge_group(run_t *r, worker_t *w, const group_t *g, const td_schema_point *p)
+/*
+ * Judges each mutant of g in the schema built in w's tree, its number in
+ * the tests' environment, from an empty TMPDIR; the tests that reached it
+ * unmutated (reach) run first, so a kill comes sooner.
+ */
+static int judge_group(run_t *r, worker_t *w, const group_t *g, const td_schema_point *p,
+		       const unsigned char *reach)
 {
-	int err = 0;
+	size_t *order = calloc(r->n_tests + 1, sizeof *order);
+	int err = order ? 0 : TD_FAIL(TD_ENOMEM, "out of memory");
 
 	for (size_t k = 0; k < g->n && !err; k++) {
-		size_t i = g->idx[k];
+		size_t i = g->idx[k], n = 0, reached;
 		double t = now();
 
 		if (p[k].leave_out || p[k].why_not)
 			continue;
+		for (size_t x = 0; x < r->n_tests; x++) /* first the tests that reach it */
+			if (reach[k * r->n_tests + x])
+				order[n++] = x;
+		reached = n;
+		for (size_t x = 0; x < r->n_tests; x++)
+			if (!reach[k * r->n_tests + x])
+				order[n++] = x;
 		start_mutant_log(r, w, i, &r->res[i]);
+		err = td_testrun_empty_tmp(w->tree);
 		snprintf(w->env, sizeof w->env, TD_SCHEMA_ENV "=%u", p[k].number);
-		err = judge(r, w, &r->muts.v[i], &r->res[i]);
+		w->order = order;
+		if (!err)
+			err = judge(r, w, &r->muts.v[i], &r->res[i]);
 		w->env[0] = '\0';
+		w->order = NULL;
 		r->res[i].seconds = now() - t;
 		w->mlog = NULL;
 		pthread_mutex_lock(&r->mu);
 		r->res[i].settled = 1;
 		r->done++;
 		r->schema_judged++;
+		r->schema_unreached += reached == 0;
 		if (!err)
 			progress(r, i);
 		pthread_mutex_unlock(&r->mu);
 	}
+	free(order);
 	return err;
 }
 
@@ -1185,6 +1249,7 @@ static int judge_group(run_t *r, worker_t *w, const group_t *g, const td_schema_
 static int run_group(run_t *r, worker_t *w, const group_t *g)
 {
 	char path[8400], why[512] = "", *orig = NULL;
+	unsigned char *reach = NULL; /* per point, a byte per test: reached unmutated */
 	size_t len = 0, n_alone = 0;
 	schema_try t = {r, w, g, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
 	uint64_t synced;
@@ -1195,13 +1260,15 @@ static int run_group(run_t *r, worker_t *w, const group_t *g)
 	t.orig = orig, t.len = len;
 	if (!err && (!(t.p = group_points(r, g)) || !(t.func_of = calloc(g->n + 1, sizeof *t.func_of))))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
+	if (!err && !(reach = calloc(g->n * r->n_tests + 1, 1)))
+		err = TD_FAIL(TD_ENOMEM, "out of memory");
 	if (!err)
 		err = build_schema(&t, why, sizeof why);
 	synced = err ? 0 : stamp(r, w);
 	if (!err && !why[0])
-		err = schema_baseline(r, w, why, sizeof why);
+		err = schema_baseline(r, w, g, reach, why, sizeof why);
 	if (!err && !why[0])
-		err = judge_group(r, w, g, t.p);
+		err = judge_group(r, w, g, t.p, reach);
 	for (size_t k = 0; !err && k < g->n; k++)
 		n_alone += why[0] || t.p[k].leave_out || t.p[k].why_not;
 	pthread_mutex_lock(&r->mu);
@@ -1223,6 +1290,7 @@ static int run_group(run_t *r, worker_t *w, const group_t *g)
 		err = resync(r, w, &m);
 	}
 	free(orig);
+	free(reach);
 	free(t.p);
 	free(t.func_of);
 	free(t.good);
@@ -1681,10 +1749,11 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 
 		for (size_t a = 0; a < r->n_alone; a++)
 			alone += r->alone[a].n;
-		printf("tdaudit mutate: schemata: %zu mutant%s judged in %zu schema build%s, %zu "
-		       "generated mutant%s to build one by one", r->schema_judged,
-		       r->schema_judged == 1 ? "" : "s", r->schema_builds,
-		       r->schema_builds == 1 ? "" : "s", alone, alone == 1 ? "" : "s");
+		printf("tdaudit mutate: schemata: %zu mutant%s judged in %zu schema build%s (%zu "
+		       "reached by no test unmutated), %zu generated mutant%s to build one by one",
+		       r->schema_judged, r->schema_judged == 1 ? "" : "s", r->schema_builds,
+		       r->schema_builds == 1 ? "" : "s", r->schema_unreached, alone,
+		       alone == 1 ? "" : "s");
 		print_alone(r);
 		printf("\n");
 		fflush(stdout);

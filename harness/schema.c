@@ -12,6 +12,7 @@
  */
 #include "schema.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -466,52 +467,75 @@ static void put_copy(struct out *o, const struct sch *s, const struct span *sp)
 	}
 }
 
-static void put_open(struct out *o, const struct sch *s, const struct span *sp)
+/*
+ * "(td_schema_hit_HASH[k] || td_schema_mark_(...))": the point is reached,
+ * written once to the coverage file (the first time only: a load and a
+ * branch after that).
+ */
+static void put_hit(struct out *o, const char *tag, size_t k, unsigned number)
+{
+	char text[160];
+
+	snprintf(text, sizeof text, "(void)(td_schema_hit_%s[%zu] || td_schema_mark_(&td_schema_hit_%s[%zu], %uu))",
+		 tag, k, tag, k, number);
+	puts_(o, text);
+}
+
+static void put_open(struct out *o, const struct sch *s, const struct span *sp, const char *tag,
+		     size_t k)
 {
 	char head[80];
 
 	if (strcmp(sp->p->cls, "removed-call") == 0) {
-		snprintf(head, sizeof head, "{ if (td_schema_on_ != %u) ", sp->p->number);
+		snprintf(head, sizeof head, "{ if (td_schema_on_ != %u) { ", sp->p->number);
 		puts_(o, head);
+		put_hit(o, tag, k, sp->p->number);
+		puts_(o, "; ");
 		return;
 	}
 	snprintf(head, sizeof head, "(td_schema_on_ == %u ? ", sp->p->number);
 	puts_(o, head);
-	if (strcmp(sp->p->cls, "negated-condition") == 0) {
+	if (strcmp(sp->p->cls, "negated-condition") == 0)
 		puts_(o, "!(");
-		put_copy(o, s, sp);
-		puts_(o, ") : (");
-	} else {
-		put_copy(o, s, sp);
-		puts_(o, " : ");
-	}
+	put_copy(o, s, sp);
+	puts_(o, strcmp(sp->p->cls, "negated-condition") == 0 ? ") : (" : " : (");
+	put_hit(o, tag, k, sp->p->number);
+	puts_(o, strcmp(sp->p->cls, "negated-condition") == 0 ? ", (" : ", ");
 }
 
 static void put_close(struct out *o, const struct span *sp)
 {
 	if (strcmp(sp->p->cls, "removed-call") == 0)
-		puts_(o, " }");
+		puts_(o, " } }");
 	else if (strcmp(sp->p->cls, "negated-condition") == 0)
-		puts_(o, "))");
+		puts_(o, ")))");
 	else
-		puts_(o, ")");
+		puts_(o, "))");
 }
 
 /*
- * Declares getenv without a header (a header here would come before the
- * file's own feature macros), and reads the number once, before main. The
- * guard lets a file that includes another schema's file hold one copy.
+ * Declares getenv, open and write without a header (a header here would
+ * come before the file's own feature macros); reads the mutant number
+ * and opens the coverage file once, before main. The guard lets a file
+ * that includes another schema's file hold one copy; each file's reached
+ * points have an array of their own (its tag, from its path).
  */
 static const char prologue[] =
 	"#ifndef TD_SCHEMA_PROLOGUE_\n"
 	"#define TD_SCHEMA_PROLOGUE_ /* tdaudit mutate: a mutant schema (docs/mutate.md) */\n"
 	"extern char *getenv(const char *);\n"
+	"extern int open(const char *, int, ...);\n"
+	"extern long write(int, const void *, unsigned long);\n"
 	"static unsigned td_schema_on_;\n"
+	"static int td_schema_fd_ = -1;\n"
 	"__attribute__((constructor, used)) static void td_schema_init_(void)\n"
-	"{ const char *s = getenv(\"" TD_SCHEMA_ENV "\");\n"
-	"  for (; s && *s >= '0' && *s <= '9'; s++) td_schema_on_ = td_schema_on_ * 10u + (unsigned)(*s - '0'); }\n"
-	"#endif\n"
-	"#line 1\n";
+	"{ const char *s = getenv(\"" TD_SCHEMA_ENV "\"), *c = getenv(\"" TD_SCHEMA_COVERAGE_ENV "\");\n"
+	"  for (; s && *s >= '0' && *s <= '9'; s++) td_schema_on_ = td_schema_on_ * 10u + (unsigned)(*s - '0');\n"
+	"  if (c && *c) td_schema_fd_ = open(c, 02002101 /* O_WRONLY|O_CREAT|O_APPEND|O_CLOEXEC */, 0644); }\n"
+	"__attribute__((unused)) static int td_schema_mark_(unsigned char *hit, unsigned n)\n"
+	"{ char b[12]; int i = 11; b[11] = '\\n'; do b[--i] = (char)('0' + n % 10u); while (n /= 10u);\n"
+	"  *hit = 1; if (td_schema_fd_ >= 0) (void)!write(td_schema_fd_, b + i, (unsigned long)(12 - i)); return 1; }\n"
+	"#endif\n";
 
 static int index_code(struct sch *s)
 {
@@ -572,6 +596,7 @@ int td_schema_write(char **out, size_t *out_len, size_t *n_in, const char *path,
 	struct span *sp = NULL;
 	struct out o = {0};
 	size_t ns = 0, k = 0, at = 0;
+	char tag[17] = "";
 	int err;
 
 	*out = NULL;
@@ -595,8 +620,18 @@ int td_schema_write(char **out, size_t *out_len, size_t *n_in, const char *path,
 		if (ns == (size_t)-1)
 			err = TD_FAIL(TD_ENOMEM, "out of memory for a schema of %s", path);
 	}
-	if (!err)
+	if (!err) {
+		char decl[160];
+		uint64_t h = 1469598103934665603ull;
+
+		for (const char *c = path; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		snprintf(tag, sizeof tag, "%016llx", (unsigned long long)h);
+		snprintf(decl, sizeof decl, "static unsigned char td_schema_hit_%s[%zu];\n#line 1\n", tag,
+			 ns ? ns : 1);
 		puts_(&o, prologue);
+		puts_(&o, decl);
+	}
 	/*
 	 * Token by token: the source before it, the opens that start there,
 	 * the token, then the closes that end there, innermost first: the
@@ -610,7 +645,7 @@ int td_schema_write(char **out, size_t *out_len, size_t *n_in, const char *path,
 
 		put(&o, src + at, t->off - at);
 		for (; k < ns && sp[k].first == i; k++) {
-			put_open(&o, &s, &sp[k]);
+			put_open(&o, &s, &sp[k], tag, k);
 			open[depth++] = k;
 		}
 		put(&o, src + t->off, t->len);

@@ -11,10 +11,13 @@
  * it. The rewritten forms, with N the point's number and X' the original
  * text with the points inside it rewritten in turn:
  *
- *   binary operator   L op R    -> (td_schema_on_ == N ? L new R : L' op R')
- *   integer literal   0         -> (td_schema_on_ == N ? 1 : 0)
- *   negated condition if (c)    -> if ((td_schema_on_ == N ? !(c) : (c')))
- *   removed call      f(x);     -> { if (td_schema_on_ != N) f(x'); }
+ *   binary operator   L op R    -> (td_schema_on_ == N ? L new R : (HIT, L' op R'))
+ *   integer literal   0         -> (td_schema_on_ == N ? 1 : (HIT, 0))
+ *   negated condition if (c)    -> if ((td_schema_on_ == N ? !(c) : (HIT, (c'))))
+ *   removed call      f(x);     -> { if (td_schema_on_ != N) { HIT; f(x'); } }
+ *
+ * where HIT records, the first time the point is reached in the process,
+ * its number in the coverage file (TD_SCHEMA_COVERAGE_ENV).
  *
  * The mutated branch holds the original tokens of the expression, one
  * space apart, so that only one mutant is ever on and no line is added:
@@ -38,6 +41,13 @@
 
 /* The environment variable a schema build reads its mutant number from. */
 #define TD_SCHEMA_ENV "TDAUDIT_MUTANT"
+
+/*
+ * The file a schema build appends the number of each point it reaches to,
+ * once per process and point ("N\n"), while its mutant is off: which
+ * tests reach which mutants. Unset: nothing is written.
+ */
+#define TD_SCHEMA_COVERAGE_ENV "TDAUDIT_COVERAGE"
 
 /* One generated mutant offered to a schema. */
 typedef struct td_schema_point {

@@ -235,7 +235,7 @@ int td_testrun_reset_if_cut(const char *who, const char *tree, const char *manif
  * (each mutant, each state of a fix) starts with an empty one: what one
  * mutant's tests left there must not decide the next one's.
  */
-static int empty_tmp(const char *tree)
+int td_testrun_empty_tmp(const char *tree)
 {
 	char tmp[4400];
 
@@ -252,7 +252,7 @@ int td_testrun_build(int *ok, td_proc_result *res, const td_project *p, const ch
 	td_proc_opts po = {0};
 	char mark[4400], **argv = NULL;
 	td_jail j;
-	int err = empty_tmp(tree);
+	int err = td_testrun_empty_tmp(tree);
 
 	if (!err)
 		err = td_testrun_jail(&j, &po, p, tree);

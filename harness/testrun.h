@@ -119,6 +119,13 @@ int td_testrun_one(enum td_test_result *out, td_proc_result *res, const td_proje
 		   const char *test, const char *tree, const char *log, double limit);
 
 /*
+ * Removes tree.tmp, the private TMPDIR of tree's runs (td_testrun_jail), so
+ * that what one mutant's tests left there cannot decide the next one's.
+ * td_testrun_build does it before each build.
+ */
+int td_testrun_empty_tmp(const char *tree);
+
+/*
  * td_testrun_one with one more environment entry, "NAME=VALUE", after the
  * variant's (a schema's mutant number, schema.h); NULL adds none.
  */

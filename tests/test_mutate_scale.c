@@ -371,14 +371,16 @@ static int count_outcome(const char *json, const char *outcome)
  * Parity: every generated mutant of a file gets the same outcome in one
  * schema build as in a build of its own: killed, survived and, for the
  * function whose schema does not build (a pointer sum), build-failed
- * after the schema is split and that function falls back.
+ * after the schema is split and that function falls back. The tests that
+ * reached a mutant unmutated run first, and `return 100`, which no test
+ * reaches, is counted.
  */
 static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 {
 	const char *one[] = {"mutate", "-j", "2", "--json", "../one.json", NULL};
 	const char *sch[] = {"mutate", "-j", "2", "--schemata", "--json", "../schema.json", NULL};
-	char one_json[1 << 16];
-	const char *log;
+	char one_json[1 << 16], path[4096];
+	const char *log, *kept;
 	int n = 0;
 
 	(void)state;
@@ -405,9 +407,16 @@ static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 		    count_outcome(one_json, "build-failed") > 0);
 	log = fx_slurp("schema.log");
 	if (!strstr(log, "the schema of calc.c does not build with function span's mutants in it") ||
-	    !strstr(log, "10 mutants judged in 5 schema builds, 1 generated mutant to build one by "
-			 "one: 1 its function's schema does not build\n") || strstr(log, "re-synced from the source"))
+	    !strstr(log, "10 mutants judged in 5 schema builds (1 reached by no test unmutated), 1 "
+			 "generated mutant to build one by one: 1 its function's schema does not "
+			 "build\n") || strstr(log, "re-synced from the source"))
 		fail_msg("the schemata lines are missing:\n%s", strstr(log, "schema") ? strstr(log, "schema") : log);
+	/* the test that reached it unmutated ran first: test_add, listed first, never ran */
+	kept = strstr(fx_slurp("schema.json"), "{\"id\": \"calc.c:clamp:negated-condition:if:1:!\"");
+	kept = kept ? strstr(kept, "\"log\": \"") : NULL;
+	assert_non_null(kept);
+	snprintf(path, sizeof path, "%.*s", (int)strcspn(kept + 8, "\""), kept + 8);
+	assert_string_equal(fx_slurp(path), "== test test_clamp\ntest_clamp FAILED\n");
 }
 
 /*
@@ -436,8 +445,8 @@ static void test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_
 	log = fx_slurp("schema.log");
 	if (!strstr(log, "the schema of calc.c falls back: with no mutant on, test_lint fails in the "
 			 "schema build; 1 mutant to build one by one") ||
-	    !strstr(log, "0 mutants judged in 1 schema build, 1 generated mutant to build one by one: "
-			 "1 its file's schema fell back\n"))
+	    !strstr(log, "0 mutants judged in 1 schema build (0 reached by no test unmutated), 1 "
+			 "generated mutant to build one by one: 1 its file's schema fell back\n"))
 		fail_msg("no fall back:\n%s", strstr(log, "schema") ? strstr(log, "schema") : log);
 	json = fx_slurp("schema.json");
 	assert_string_equal(outcome_of(json, "calc.c:add:arithmetic:+:1:-"), "killed");

@@ -66,6 +66,9 @@ static const char program[] =
 	"\t\t\tn++;\n"
 	"\treturn n;\n}\n"
 	"\n"
+	"static int never(int a)\n{\n\treturn a < 3;\n}\n"
+	"int (*keep)(int) = never;\n"
+	"\n"
 	"int main(void)\n{\n"
 	"\tstruct pt p = {2, 0};\n"
 	"\n"
@@ -108,7 +111,7 @@ static int compile(const char *name, const char *src, size_t len)
 	return fx_run(".", "cc.log", argv);
 }
 
-/* The output of ./prog with TDAUDIT_MUTANT=number (0: unset); static buffer. */
+/* The output of ./prog with TDAUDIT_MUTANT=number (0: unset, and the coverage to cov.txt); static buffer. */
 static const char *output_of(const char *prog, unsigned number)
 {
 	static char text[1 << 16];
@@ -118,7 +121,8 @@ static const char *output_of(const char *prog, unsigned number)
 	if (number)
 		snprintf(cmd, sizeof cmd, TD_SCHEMA_ENV "=%u ./%s > out.txt", number, prog);
 	else
-		snprintf(cmd, sizeof cmd, "./%s > out.txt", prog);
+		snprintf(cmd, sizeof cmd, "rm -f cov.txt; " TD_SCHEMA_COVERAGE_ENV "=cov.txt ./%s > out.txt",
+			 prog);
 	snprintf(text, sizeof text, "exit %d\n", fx_run(".", "run.log", argv));
 	strncat(text, fx_slurp("out.txt"), sizeof text - strlen(text) - 1);
 	return text;
@@ -128,7 +132,9 @@ static const char *output_of(const char *prog, unsigned number)
  * Every generated mutant of a program: the schema's program with its
  * number set prints what the program with that mutant alone prints, and
  * with no number what the original prints (its __LINE__ included: the
- * schema keeps the lines). Only the `(int)-ratio(a, b) * 2` operators, where
+ * schema keeps the lines). A point the unmutated run never reached (it
+ * wrote the coverage file) is one whose mutant changes nothing; never()'s
+ * are not reached. Only the `(int)-ratio(a, b) * 2` operators, where
  * a cast cannot be told from a parenthesised name, are left out: read as
  * `(int)-(ratio(a, b) * 2)`, the schema would print other figures.
  */
@@ -136,8 +142,10 @@ static void test_every_mutant_of_the_schema_behaves_as_its_own_build(void **stat
 {
 	td_gen_result *r;
 	td_schema_point *p;
-	char *schema, want[1 << 16];
-	size_t len, n_in, out = 0;
+	static char want[1 << 16], orig[1 << 16], cov[1 << 16];
+	char *schema, line[32];
+	const char *reached;
+	size_t len, n_in, out = 0, n_reached = 0;
 
 	(void)state;
 	assert_int_equal(td_gen_file(&r, "t.c", program, strlen(program), NULL), 0);
@@ -148,7 +156,10 @@ static void test_every_mutant_of_the_schema_behaves_as_its_own_build(void **stat
 	if (compile("schema", schema, len) != 0)
 		fail_msg("the schema does not compile: %s\n%s", fx_slurp("cc.log"), schema);
 	snprintf(want, sizeof want, "%s", output_of("orig", 0));
+	snprintf(orig, sizeof orig, "%s", want);
 	assert_string_equal(output_of("schema", 0), want);
+	reached = fx_slurp("cov.txt"); /* written by that run */
+	snprintf(cov, sizeof cov, "\n%s", reached);
 	for (size_t i = 0; i < r->n_mutants; i++) {
 		char *text;
 		size_t tlen;
@@ -167,7 +178,16 @@ static void test_every_mutant_of_the_schema_behaves_as_its_own_build(void **stat
 		if (strcmp(output_of("schema", p[i].number), want) != 0)
 			fail_msg("%s: the schema printed\n%s\nits own build\n%s", r->mutants[i].id,
 				 output_of("schema", p[i].number), want);
+		snprintf(line, sizeof line, "\n%u\n", p[i].number);
+		if (strstr(r->mutants[i].id, ":never:"))
+			assert_null(strstr(cov, line));
+		else if (!strstr(cov, line) && strcmp(want, orig) != 0)
+			fail_msg("%s changes the output, yet its point was never reached:\n%s",
+				 r->mutants[i].id, cov);
+		n_reached += strstr(cov, line) != NULL;
+		assert_true(!strstr(cov, line) || !strstr(strstr(cov, line) + 1, line)); /* once */
 	}
+	assert_true(n_reached >= 40);
 	assert_int_equal(out, 2);
 	assert_int_equal(n_in, r->n_mutants - 2);
 	assert_true(n_in >= 50);

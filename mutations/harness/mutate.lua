@@ -272,11 +272,11 @@ mutant {
 mutant {
   name = "mutate-schema-unmutated-suite-not-run",
   file = "harness/mutate.c",
-  find = "if (!err && !why[0])\n\t\terr = schema_baseline(r, w, why, sizeof why);",
-  replace = "",
+  find = "if (!err && !why[0])\n\t\terr = schema_baseline(r, w, g, reach, why, sizeof why);",
+  replace = "if (0)\n\t\terr = schema_baseline(r, w, g, reach, why, sizeof why);",
   guards = { "test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one" },
   designed_against = "a schema build the suite fails on unmutated cannot judge a mutant",
-  why = "judges mutants in a schema build without first seeing the suite pass on it",
+  why = "judges mutants in a schema build without first seeing the suite pass on it (and with no coverage to order the tests by)",
 }
 
 mutant {
@@ -287,4 +287,14 @@ mutant {
   guards = { "test_mutants_build_without_werror_unless_told_to_keep_it" },
   designed_against = "a mutant that only provokes a warning is a mutant, not a build failure",
   why = "the compiler shims run the compiler with the project's -Werror, so warned mutants are build-failed",
+}
+
+mutant {
+  name = "mutate-schema-tests-in-list-order",
+  file = "harness/mutate.c",
+  find = "\t\tw->order = order;\n",
+  replace = "\t\tw->order = NULL;\n",
+  guards = { "test_schemata_judge_every_mutant_as_its_own_build_does" },
+  designed_against = "the tests that reach a mutant should run first, so that a kill comes sooner",
+  why = "runs a schema's mutant's tests in list order, ignoring what the unmutated run reached",
 }
