@@ -57,7 +57,7 @@ score() { # JSON report -> "N mutants, S% score, B build-failed"
            j ? 100 * c["killed"] / j : 0, c["killed"], j, c["build-failed"] }'
 }
 
-first=$($td mutate --list | awk -F'\t' '$3 != "catalogue" { print $1; exit }')
+first=$($td mutate --list 2>/dev/null | awk -F'\t' 'NF >= 4 && $3 != "catalogue" && !f { print $1; f = 1 }')
 timed $td mutate -j 2 --schemata --only "$first" >/dev/null
 one=$(timed $td mutate -j 2 --json "$work/one.json")
 sch=$(timed $td mutate -j 2 --schemata --json "$work/schema.json")

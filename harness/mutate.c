@@ -855,7 +855,10 @@ static int run_threads(worker_t *ws, int n, void *(*fn)(void *))
 #define SCHEMA_SLOWDOWN 2.0
 #define SCHEMA_SLACK_S 1.0
 
-/* Counts n generated mutants built alone for reason why (static text). Holds no lock. */
+/*
+ * Counts n generated mutants built alone for reason why (static text);
+ * workers call it holding r->mu.
+ */
 static void count_alone(run_t *r, const char *why, size_t n)
 {
 	size_t k = 0;
@@ -993,7 +996,10 @@ static int plan_schemata(run_t *r)
 	return 0;
 }
 
-/* Keeps w's latest log as the run's LOGS/schema-FILE.log, for a schema that fell back; *kept gets its path. */
+/*
+ * Keeps w's latest log as the run's LOGS/schema-FILE.log, for a schema that
+ * fell back; *kept gets its path.
+ */
 static void keep_schema_log(const run_t *r, const worker_t *w, const char *file, char *kept,
 			    size_t size)
 {
@@ -1123,7 +1129,10 @@ static int build_schema(schema_try *t, char *why, size_t size)
 	return err;
 }
 
-/* Marks in reach (row k per point of g, a byte per test) the points test i reached, read from file. */
+/*
+ * Marks in reach (row k per point of g, a byte per test) the points test i
+ * reached, read from file.
+ */
 static void read_coverage(const group_t *g, unsigned char *reach, size_t n_tests, size_t i,
 			  const char *file)
 {

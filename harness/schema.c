@@ -476,8 +476,9 @@ static void put_hit(struct out *o, const char *tag, size_t k, unsigned number)
 {
 	char text[160];
 
-	snprintf(text, sizeof text, "(void)(td_schema_hit_%s[%zu] || td_schema_mark_(&td_schema_hit_%s[%zu], %uu))",
-		 tag, k, tag, k, number);
+	snprintf(text, sizeof text,
+		 "(void)(td_schema_hit_%s[%zu] || td_schema_mark_(&td_schema_hit_%s[%zu], %uu))", tag,
+		 k, tag, k, number);
 	puts_(o, text);
 }
 

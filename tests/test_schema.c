@@ -111,7 +111,10 @@ static int compile(const char *name, const char *src, size_t len)
 	return fx_run(".", "cc.log", argv);
 }
 
-/* The output of ./prog with TDAUDIT_MUTANT=number (0: unset, and the coverage to cov.txt); static buffer. */
+/*
+ * The output of ./prog with TDAUDIT_MUTANT=number (0: unset, and the
+ * coverage written to cov.txt); static buffer.
+ */
 static const char *output_of(const char *prog, unsigned number)
 {
 	static char text[1 << 16];
