@@ -1661,18 +1661,32 @@ static int on_path(char *out, size_t size, const char *path, const char *name, c
 }
 
 /*
+ * The variable that tells every shim (below) on PATH to keep -Werror: a
+ * mutate run with --keep-werror sets it to "keep", one without unsets it,
+ * for the builds and tests it runs, which may run tdaudit in turn.
+ */
+#define WERROR_ENV "TDAUDIT_WERROR"
+
+/*
  * Mutants build without -Werror: a warning a mutant provokes makes it no
  * less a mutant. For each compiler on PATH, a shim in STATE/nowerror/ runs
  * it with -Wno-error last, and that directory goes first on PATH (the old
  * one is kept in *old_path, which the caller restores and frees). A build
- * that runs its compiler by path keeps its flags.
+ * that runs its compiler by path keeps its flags. With --keep-werror, no
+ * shim, and TDAUDIT_WERROR=keep makes those of a run this one runs under
+ * pass the flags through.
  */
 static int no_werror(run_t *r, char **old_path)
 {
-	char dir[4400], shim[4500], real[4500], script[4700], names[128] = "", *path;
+	char dir[4400], shim[4500], real[4500], script[9300], names[128] = "", *path;
 	const char *old = getenv("PATH");
 	int err;
 
+	if (r->opts->keep_werror)
+		return setenv(WERROR_ENV, "keep", 1) ? TD_FAIL(TD_EIO, "cannot set %s: %s",
+							       WERROR_ENV, strerror(errno))
+						      : 0;
+	unsetenv(WERROR_ENV);
 	snprintf(dir, sizeof dir, "%s/nowerror", r->dir);
 	if ((err = td_mkdirs(dir)))
 		return err;
@@ -1681,8 +1695,10 @@ static int no_werror(run_t *r, char **old_path)
 			continue;
 		snprintf(shim, sizeof shim, "%s/%s", dir, compilers[i]);
 		snprintf(script, sizeof script, "#!/bin/sh\n# tdaudit mutate: mutants build without "
-						 "-Werror (docs/mutate.md)\nexec '%s' \"$@\" -Wno-error\n",
-			 real);
+						 "-Werror (docs/mutate.md)\n"
+						 "[ \"$" WERROR_ENV "\" = keep ] && exec '%s' \"$@\"\n"
+						 "exec '%s' \"$@\" -Wno-error\n",
+			 real, real);
 		err = td_file_write_atomic(shim, script, strlen(script), 0755);
 		snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
 			 names[0] ? ", " : "", compilers[i]);
@@ -1911,7 +1927,7 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 {
 	run_t r = {.opts = opts, .mu = PTHREAD_MUTEX_INITIALIZER};
 	worker_t ws[64] = {{0}};
-	char *old_path = NULL;
+	char *old_path = NULL, *old_werror = NULL;
 	int err, lock_fd = -1, status = 2, jobs;
 
 	err = td_project_load(&r.proj, root);
@@ -1962,8 +1978,12 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		err = claim_dir(&r, &lock_fd);
 	if (!err)
 		err = choose_variant(&r);
-	if (!err && !opts->keep_werror)
+	if (!err) {
+		const char *w = getenv(WERROR_ENV);
+
+		old_werror = w ? strdup(w) : NULL;
 		err = no_werror(&r, &old_path);
+	}
 	if (!err) /* what the end of the run writes, checked before the run */
 		err = preflight(&r);
 	jobs = err ? 0 : n_jobs(&r);
@@ -1991,7 +2011,12 @@ done:
 		close(lock_fd);
 	if (old_path) /* the shims of no_werror() off PATH again */
 		setenv("PATH", old_path, 1);
+	if (old_werror)
+		setenv(WERROR_ENV, old_werror, 1);
+	else
+		unsetenv(WERROR_ENV);
 	free(old_path);
+	free(old_werror);
 	for (size_t i = 0; r.res && i < r.muts.n; i++)
 		td_strv_free(r.res[i].killers);
 	free(r.res);

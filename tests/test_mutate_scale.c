@@ -38,6 +38,7 @@
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
 
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -456,6 +457,24 @@ static void test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_
 
 /* ---- -Werror ------------------------------------------------------------------------ */
 
+/* calc.c's pos(): u > 0 ? u : 1, built with -Wall -Wextra -Werror; test_pos checks pos(0). */
+static void make_werror_fixture(void)
+{
+	make_fixture("generate { files = { \"calc.c\" }, operators = { \"relational\" } }\n");
+	fx_write("repo", "calc.c", "unsigned pos(unsigned u)\n{\n\treturn u > 0 ? u : 1;\n}\n"
+				   "int add(int a, int b)\n{\n\treturn a + b;\n}\n"
+				   "int clamp(int x)\n{\n\treturn x;\n}\nint unused(void)\n{\n\treturn 7;\n}\n");
+	fx_write("repo", "t.c", "#include <stdio.h>\n#include <string.h>\nunsigned pos(unsigned);\n"
+				"int main(int argc, char **argv)\n{\n"
+				"\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(\"test_pos\"); return 0; }\n"
+				"\tif (argc > 1 && !strcmp(argv[1], \"test_pos\")) {\n"
+				"\t\tint ok = pos(0) == 1 && pos(3) == 3;\n\n"
+				"\t\tprintf(\"test_pos %s\\n\", ok ? \"ok\" : \"FAILED\");\n\t\treturn !ok;\n\t}\n"
+				"\treturn 2;\n}\n");
+	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -Wall -Wextra -Werror -o t t.c calc.c\n");
+	fx_git_commit_all("repo", "an unsigned");
+}
+
 /*
  * A mutant that only provokes a warning is a mutant: with the project's
  * -Werror (here u > 0 to u >= 0 on an unsigned, "always true" under
@@ -471,19 +490,7 @@ static void test_mutants_build_without_werror_unless_told_to_keep_it(void **stat
 	const char *id = "calc.c:pos:relational:>:1:>=";
 
 	(void)state;
-	make_fixture("generate { files = { \"calc.c\" }, operators = { \"relational\" } }\n");
-	fx_write("repo", "calc.c", "unsigned pos(unsigned u)\n{\n\treturn u > 0 ? u : 1;\n}\n"
-				   "int add(int a, int b)\n{\n\treturn a + b;\n}\n"
-				   "int clamp(int x)\n{\n\treturn x;\n}\nint unused(void)\n{\n\treturn 7;\n}\n");
-	fx_write("repo", "t.c", "#include <stdio.h>\n#include <string.h>\nunsigned pos(unsigned);\n"
-				"int main(int argc, char **argv)\n{\n"
-				"\tif (argc > 1 && !strcmp(argv[1], \"--list\")) { puts(\"test_pos\"); return 0; }\n"
-				"\tif (argc > 1 && !strcmp(argv[1], \"test_pos\")) {\n"
-				"\t\tint ok = pos(0) == 1 && pos(3) == 3;\n\n"
-				"\t\tprintf(\"test_pos %s\\n\", ok ? \"ok\" : \"FAILED\");\n\t\treturn !ok;\n\t}\n"
-				"\treturn 2;\n}\n");
-	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -Wall -Wextra -Werror -o t t.c calc.c\n");
-	fx_git_commit_all("repo", "an unsigned");
+	make_werror_fixture();
 	assert_int_equal(fx_tdaudit("repo", "plain.log", plain), 0);
 	assert_non_null(strstr(fx_slurp("plain.log"), "tdaudit mutate: mutants build without -Werror: "
 						      "-Wno-error follows the flags of every cc"));
@@ -491,6 +498,35 @@ static void test_mutants_build_without_werror_unless_told_to_keep_it(void **stat
 	fx_tdaudit("repo", "keep.log", keep);
 	assert_null(strstr(fx_slurp("keep.log"), "without -Werror"));
 	assert_string_equal(outcome_of(fx_slurp("keep.json"), id), "build-failed");
+}
+
+/*
+ * --keep-werror holds when tdaudit runs under a mutate that dropped
+ * -Werror (this suite's own tests, run by make audit): the outer run's
+ * shims are first on the PATH it hands down, and must let the inner run's
+ * compilers keep the project's flags.
+ */
+static void test_keep_werror_holds_under_a_mutate_that_dropped_it(void **state)
+{
+	const char *plain[] = {"mutate", "--only", "calc.c:pos:*", NULL};
+	const char *keep[] = {"mutate", "--only", "calc.c:pos:*", "--keep-werror", "--json",
+			      "../keep.json", NULL};
+	char *old = strdup(getenv("PATH")), path[8192], cwd[4096];
+	glob_t g;
+
+	(void)state;
+	make_werror_fixture();
+	assert_int_equal(fx_tdaudit("repo", "plain.log", plain), 0); /* writes its shims */
+	assert_int_equal(glob(".state/*/nowerror", 0, NULL, &g), 0);
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(path, sizeof path, "%s/%s:%s", cwd, g.gl_pathv[0], old);
+	globfree(&g);
+	setenv("PATH", path, 1); /* as the outer run's tests see it */
+	fx_tdaudit("repo", "keep.log", keep);
+	setenv("PATH", old, 1);
+	free(old);
+	assert_string_equal(outcome_of(fx_slurp("keep.json"), "calc.c:pos:relational:>:1:>="),
+			    "build-failed");
 }
 
 /* ---- --sanitize ------------------------------------------------------------------ */
@@ -631,5 +667,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_schemata_judge_every_mutant_as_its_own_build_does),
 	cmocka_unit_test(test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one),
 	cmocka_unit_test(test_mutants_build_without_werror_unless_told_to_keep_it),
+	cmocka_unit_test(test_keep_werror_holds_under_a_mutate_that_dropped_it),
 };
 TD_TEST_GROUP(mutate_scale, tests);

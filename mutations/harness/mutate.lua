@@ -298,3 +298,13 @@ mutant {
   designed_against = "the tests that reach a mutant should run first, so that a kill comes sooner",
   why = "runs a schema's mutant's tests in list order, ignoring what the unmutated run reached",
 }
+
+mutant {
+  name = "mutate-werror-shim-ignores-keep",
+  file = "harness/mutate.c",
+  find = "\"[ \\\"$\" WERROR_ENV \"\\\" = keep ] && exec '%s' \\\"$@\\\"\\n\"",
+  replace = "\"[ \\\"$\" WERROR_ENV \"\\\" = never ] && exec '%s' \\\"$@\\\"\\n\"",
+  guards = { "test_keep_werror_holds_under_a_mutate_that_dropped_it" },
+  designed_against = "a --keep-werror run under a mutate that dropped -Werror built with -Wno-error through the outer run's shims",
+  why = "the shims append -Wno-error even where the run they serve asked to keep -Werror",
+}
