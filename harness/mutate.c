@@ -1645,13 +1645,22 @@ static void list_mutants(const run_t *r)
 static const char *const compilers[] = {"cc", "gcc", "clang", "c++", "g++", "clang++", NULL};
 
 /* The first executable dir/name of the PATH list path, other than in skip; 0 if none. */
-static int on_path(char *out, size_t size, const char *path, const char *name, const char *skip)
+/* The file that marks a directory of no_werror()'s shims. */
+#define SHIM_MARK ".tdaudit-nowerror"
+
+/*
+ * The first executable dir/name of the PATH list path, in no directory of
+ * shims (one of a run this one runs under, say: the real compiler is what
+ * a shim must run); 0 if none.
+ */
+static int on_path(char *out, size_t size, const char *path, const char *name)
 {
 	size_t n;
 
 	for (const char *p = path; p && *p; p += n + (p[n] == ':')) {
 		n = strcspn(p, ":");
-		if (n == 0 || (strlen(skip) == n && strncmp(p, skip, n) == 0))
+		snprintf(out, size, "%.*s/" SHIM_MARK, (int)n, p);
+		if (n == 0 || access(out, F_OK) == 0)
 			continue;
 		snprintf(out, size, "%.*s/%s", (int)n, p, name);
 		if (access(out, X_OK) == 0)
@@ -1672,9 +1681,10 @@ static int on_path(char *out, size_t size, const char *path, const char *name, c
  * less a mutant. For each compiler on PATH, a shim in STATE/nowerror/ runs
  * it with -Wno-error last, and that directory goes first on PATH (the old
  * one is kept in *old_path, which the caller restores and frees). A build
- * that runs its compiler by path keeps its flags. With --keep-werror, no
- * shim, and TDAUDIT_WERROR=keep makes those of a run this one runs under
- * pass the flags through.
+ * that runs its compiler by path keeps its flags. Each shim runs the real
+ * compiler, never another run's shim. With --keep-werror, no shim, and
+ * TDAUDIT_WERROR=keep makes those of a run this one runs under pass the
+ * flags through.
  */
 static int no_werror(run_t *r, char **old_path)
 {
@@ -1688,10 +1698,11 @@ static int no_werror(run_t *r, char **old_path)
 						      : 0;
 	unsetenv(WERROR_ENV);
 	snprintf(dir, sizeof dir, "%s/nowerror", r->dir);
-	if ((err = td_mkdirs(dir)))
-		return err;
+	snprintf(shim, sizeof shim, "%s/" SHIM_MARK, dir);
+	if (!(err = td_mkdirs(dir)))
+		err = td_file_write_atomic(shim, "", 0, 0644);
 	for (size_t i = 0; compilers[i] && !err; i++) {
-		if (!on_path(real, sizeof real, old, compilers[i], dir) || strchr(real, '\''))
+		if (!on_path(real, sizeof real, old, compilers[i]) || strchr(real, '\''))
 			continue;
 		snprintf(shim, sizeof shim, "%s/%s", dir, compilers[i]);
 		snprintf(script, sizeof script, "#!/bin/sh\n# tdaudit mutate: mutants build without "

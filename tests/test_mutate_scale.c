@@ -529,6 +529,34 @@ static void test_keep_werror_holds_under_a_mutate_that_dropped_it(void **state)
 			    "build-failed");
 }
 
+/*
+ * A run under another mutate run (make audit runs this suite so) finds
+ * that run's shims first on PATH; its own must run the real compiler, or
+ * what they do would be the outer run's doing (a broken shim of its own
+ * would go unseen). Here a directory marked as shims, first on PATH.
+ */
+static void test_a_shim_runs_the_real_compiler_not_another_runs_shim(void **state)
+{
+	const char *plain[] = {"mutate", "--only", "calc.c:pos:*", NULL};
+	char *old = strdup(getenv("PATH")), path[8192], cwd[4096];
+	glob_t g;
+
+	(void)state;
+	make_werror_fixture();
+	fx_write("outer", ".tdaudit-nowerror", "");
+	fx_write("outer", "cc", "#!/bin/sh\nexec /usr/bin/cc \"$@\" -Wno-error\n");
+	assert_int_equal(chmod("outer/cc", 0755), 0);
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(path, sizeof path, "%s/outer:%s", cwd, old);
+	setenv("PATH", path, 1);
+	fx_tdaudit("repo", "plain.log", plain);
+	setenv("PATH", old, 1);
+	free(old);
+	assert_int_equal(glob(".state/*/nowerror/cc", 0, NULL, &g), 0);
+	assert_null(strstr(fx_slurp(g.gl_pathv[0]), "/outer/"));
+	globfree(&g);
+}
+
 /* ---- --sanitize ------------------------------------------------------------------ */
 
 static const char buf_c[] =
@@ -668,5 +696,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one),
 	cmocka_unit_test(test_mutants_build_without_werror_unless_told_to_keep_it),
 	cmocka_unit_test(test_keep_werror_holds_under_a_mutate_that_dropped_it),
+	cmocka_unit_test(test_a_shim_runs_the_real_compiler_not_another_runs_shim),
 };
 TD_TEST_GROUP(mutate_scale, tests);
