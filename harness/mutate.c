@@ -997,15 +997,15 @@ static int plan_schemata(run_t *r)
 }
 
 /*
- * Keeps w's latest log as the run's LOGS/schema-FILE.log, for a schema that
- * fell back; *kept gets its path.
+ * Keeps w's latest log (a schema's failed build) as the run's
+ * LOGS/schema-WHAT.log, WHAT made a file name; *kept gets its path.
  */
-static void keep_schema_log(const run_t *r, const worker_t *w, const char *file, char *kept,
+static void keep_schema_log(const run_t *r, const worker_t *w, const char *what, char *kept,
 			    size_t size)
 {
 	char name[64];
 
-	td_testrun_file_name(name, sizeof name, file);
+	td_testrun_file_name(name, sizeof name, what);
 	snprintf(kept, size, "%s/schema-%s.log", r->logs[0] ? r->logs : r->dir, name);
 	if (rename(w->log, kept) != 0)
 		snprintf(kept, size, "%s", w->log);
@@ -1070,8 +1070,17 @@ static int split(schema_try *t, size_t lo, size_t hi)
 			t->good[f] = 1;
 		return err;
 	}
-	if (hi - lo == 1) {
+	if (hi - lo == 1) { /* its build's log kept, and said */
+		char what[600], kept[4500];
+
 		t->broken[lo] = 1;
+		snprintf(what, sizeof what, "%s:%s", t->g->file, t->funcs[lo]);
+		keep_schema_log(t->r, t->w, what, kept, sizeof kept);
+		pthread_mutex_lock(&t->r->mu);
+		printf("tdaudit mutate: the schema of %s does not build with function %s's mutants in "
+		       "it (see %s): they are built one by one\n", t->g->file, t->funcs[lo], kept);
+		fflush(stdout);
+		pthread_mutex_unlock(&t->r->mu);
 		return 0;
 	}
 	err = split(t, lo, lo + (hi - lo) / 2);
@@ -1086,7 +1095,7 @@ static int split(schema_try *t, size_t lo, size_t hi)
  */
 static int build_schema(schema_try *t, char *why, size_t size)
 {
-	size_t nf = 0, n_broken = 0, n_good = 0;
+	size_t nf = 0, n_good = 0;
 	int err = 0, ok = 0;
 
 	for (size_t k = 0; k < t->g->n && !err; k++) {
@@ -1104,20 +1113,7 @@ static int build_schema(schema_try *t, char *why, size_t size)
 	if (!err)
 		err = split(t, 0, nf);
 	for (size_t f = 0; f < nf; f++)
-		n_broken += t->broken[f], n_good += t->good[f];
-	if (!err && n_broken) {
-		char kept[4500];
-
-		keep_schema_log(t->r, t->w, t->g->file, kept, sizeof kept);
-		pthread_mutex_lock(&t->r->mu);
-		for (size_t f = 0; f < nf; f++)
-			if (t->broken[f])
-				printf("tdaudit mutate: the schema of %s does not build with function %s's "
-				       "mutants in it (see %s): they are built one by one\n",
-				       t->g->file, t->funcs[f], kept);
-		fflush(stdout);
-		pthread_mutex_unlock(&t->r->mu);
-	}
+		n_good += t->good[f];
 	if (!err && n_good && !t->built) /* the last try held a broken function: build the good ones */
 		err = try_schema(t, 0, 0, &ok), t->built = ok;
 	if (!err && !n_good)

@@ -412,6 +412,10 @@ static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 			 "generated mutant to build one by one: 1 its function's schema does not "
 			 "build\n") || strstr(log, "re-synced from the source"))
 		fail_msg("the schemata lines are missing:\n%s", strstr(log, "schema") ? strstr(log, "schema") : log);
+	kept = strstr(log, "span's mutants in it (see ");
+	assert_non_null(kept);
+	snprintf(path, sizeof path, "%.*s", (int)strcspn(kept + 26, ")"), kept + 26);
+	assert_non_null(strstr(fx_slurp(path), "error")); /* the failed build's log, not a later one */
 	/* the test that reached it unmutated ran first: test_add, listed first, never ran */
 	kept = strstr(fx_slurp("schema.json"), "{\"id\": \"calc.c:clamp:negated-condition:if:1:!\"");
 	kept = kept ? strstr(kept, "\"log\": \"") : NULL;
