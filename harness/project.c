@@ -112,12 +112,19 @@ static void only_fields(lua_State *L, int idx, const char *what, const char *con
 		for (int i = 0; allowed[i] && lua_type(L, -1) == LUA_TSTRING; i++)
 			ok |= strcmp(lua_tostring(L, -1), allowed[i]) == 0;
 		if (!ok) {
-			char where[256];
+			char where[256], names[512] = "";
 
 			td_lua_where(L, where, sizeof where);
-			lua_pushfstring(L, "%s: %s has no field '%s'", where, what,
-					lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
-								       : "(non-string key)");
+			for (int i = 0; allowed[i]; i++)
+				snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s",
+					 i ? ", " : "", allowed[i]);
+			if (lua_type(L, -1) == LUA_TSTRING)
+				lua_pushfstring(L, "%s: %s has no field '%s' (its fields: %s)", where,
+						what, lua_tostring(L, -1), names);
+			else
+				lua_pushfstring(L, "%s: %s takes named fields (%s); a value was given "
+						   "without a name: write NAME = VALUE",
+						where, what, names);
 			lua_error(L); /* the position is in the message already */
 		}
 	}

@@ -745,6 +745,12 @@ static void test_a_malformed_config_is_refused_with_its_line(void **state)
 	fx_write("repo", "tdaudit.lua", "build { \"make\" }\nrunner { list = { \"./t\" }, run = { \"./t\" }, colour = 1 }\n");
 	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
 	assert_non_null(strstr(fx_slurp("mutate.log"), "tdaudit.lua:2: runner has no field 'colour'"));
+	/* a value without a name: the message says so, and names the fields */
+	fx_write("repo", "tdaudit.lua", "build { \"make\" }\nrunner { \"./t {test}\" }\n");
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 2);
+	assert_non_null(strstr(fx_slurp("mutate.log"), "tdaudit.lua:2: runner takes named fields "
+						       "(list, run, fail_text"));
+	assert_non_null(strstr(fx_slurp("mutate.log"), "write NAME = VALUE"));
 }
 
 static void test_fail_text_marks_a_zero_exit_as_a_failure(void **state)
