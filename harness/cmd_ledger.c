@@ -73,9 +73,9 @@ static const char about_check[] =
 static const char about_export[] =
 	"export  the ledger's findings: md is DEBUG.md's summary table, json the\n"
 	"        documented format of ledger/ledger.h, sarif a SARIF 2.1.0 log (survivors,\n"
-	"        stale entries, killed-elsewhere mutants, unverified guards, failed audits)\n"
-	"        for code scanning, junit the latest mutate and audit runs as JUnit XML;\n"
-	"        to stdout or atomically to FILE\n";
+	"        mutants no test reaches, stale entries, killed-elsewhere and not-rebuilt\n"
+	"        mutants, unverified guards, failed audits) for code scanning, junit the\n"
+	"        latest mutate and audit runs as JUnit XML; to stdout or atomically to FILE\n";
 static const char about_merge[] =
 	"merge   shard ledgers into OUT (created if missing); merging the same ledger\n"
 	"        twice adds nothing; shards of different commits or catalogues are\n"

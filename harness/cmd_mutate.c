@@ -111,6 +111,9 @@ static const td_opt opts[] = {
 	{.name = "--keep-werror", .type = TD_OPT_FLAG, .at = offsetof(args, o.keep_werror),
 	 .help = "build mutants with the project's -Werror (by default -Wno-error follows the flags "
 		 "of every cc, gcc, clang, c++, g++ and clang++ a build runs by name)"},
+	{.name = "--run-unreached", .type = TD_OPT_FLAG, .at = offsetof(args, o.run_unreached),
+	 .help = "with --schemata, run the suite for a mutant that no test reached with no mutant "
+		 "on (by default it is no-coverage, counted as a survivor, and nothing runs)"},
 	{.name = "--root", .arg = "DIR", .type = TD_OPT_STRING, .at = offsetof(args, root),
 	 .help = "the repository (default: the one holding the current directory)"},
 	{.name = "--shard", .arg = "K/N", .type = TD_OPT_CALL, .call = parse_shard,
@@ -118,7 +121,7 @@ static const td_opt opts[] = {
 		 "baseline runs in every shard; merge the shards' ledgers with tdaudit ledger merge)"},
 	{.name = "--fail-under", .arg = "SCORE", .type = TD_OPT_CALL, .call = parse_score,
 	 .help = "exit 1 when the mutation score, killed / (killed + killed-elsewhere + survived + "
-		 "timeout) in percent, is below SCORE (0 to 100)"},
+		 "no-coverage + timeout) in percent, is below SCORE (0 to 100)"},
 	{.name = "--cold", .type = TD_OPT_FLAG, .at = offsetof(args, o.cold),
 	 .help = "the naive way, for benchmarks: a fresh copy, a clean build and the whole suite "
 		 "for every mutant (same outcomes, much slower)"},
@@ -134,7 +137,8 @@ static const td_opt_cmd cmd = {
 		 "outside the repository (the working tree, index and HEAD are never touched):\n"
 		 "build, run the guards, then the rest of the suite.\n",
 	.after = "exit status: 0 every mutant caught; 1 a mutant survived, was stale, was\n"
-		 "killed only by a test not named as its guard, or is a catalogue entry that\n"
+		 "killed only by a test not named as its guard, was not rebuilt, was reached\n"
+		 "by no test (no-coverage), or is a catalogue entry that\n"
 		 "does not build, or the score is below --fail-under; 2 usage or environment\n"
 		 "error (a red baseline included).\n",
 };

@@ -16,12 +16,14 @@
 #include <linux/landlock.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "schema.h"
 #include "../base/error.h"
 
 #ifndef LANDLOCK_ACCESS_FS_TRUNCATE /* ABI 3; older headers stop at ABI 2 */
@@ -128,6 +130,7 @@ static int add_rule(int rs, const char *path, unsigned long long rights, int mus
 
 int td_confine_rules(int *fd, const char *const *dirs)
 {
+	const char *cov = getenv(TD_SCHEMA_COVERAGE_ENV);
 	int v = td_confine_abi(NULL), err = 0;
 
 	*fd = -1;
@@ -142,6 +145,8 @@ int td_confine_rules(int *fd, const char *const *dirs)
 		err = add_rule(*fd, dev_dirs[i], dir_rights(v), 0);
 	for (int i = 0; !err && dev_files[i]; i++) /* a file's rule takes only file rights */
 		err = add_rule(*fd, dev_files[i], file_rights(v), 0);
+	if (!err && cov && cov[0] == '/') /* under a schema run: its children record coverage too */
+		err = add_rule(*fd, cov, file_rights(v), 0);
 	if (err) {
 		close(*fd);
 		*fd = -1;

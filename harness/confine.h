@@ -23,7 +23,10 @@ int td_confine_abi(const char **why);
 
 /*
  * Makes the rules of a run, before the fork: writes only beneath the dirs
- * (NULL-terminated; each must exist) and to the usual device files. *fd
+ * (NULL-terminated; each must exist) and to the usual device files, and to
+ * the file TDAUDIT_COVERAGE names in tdaudit's own environment when it
+ * exists (tdaudit run by a test of a schema run, mutate.h: a child that
+ * reaches a mutation point records it there as the test itself would). *fd
  * gets the ruleset (close-on-exec; the caller closes it after the fork).
  * TD_EIO, naming the directory, when a rule cannot be made; TD_ESTATE
  * when there is no Landlock (td_confine_abi is 0).

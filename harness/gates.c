@@ -31,7 +31,8 @@ static int outcome_of(const char *s)
 /* Whether a mutant with this outcome was judged by the suite. */
 static int judged(int o)
 {
-	return o == TD_KILLED || o == TD_KILLED_ELSEWHERE || o == TD_SURVIVED || o == TD_TIMEOUT;
+	return o == TD_KILLED || o == TD_KILLED_ELSEWHERE || o == TD_SURVIVED ||
+	       o == TD_NO_COVERAGE || o == TD_TIMEOUT;
 }
 
 /* Every test named by the matrix: the run's list, plus any killer it lacks; sorted. */
@@ -132,7 +133,7 @@ static int all_survived(size_t *n, const td_ledger_matrix *m, const char *file, 
 		if (!judged(o) || strcmp(x->file, file) ||
 		    (function && (!x->function || strcmp(x->function, function))))
 			continue;
-		if (o != TD_SURVIVED)
+		if (o != TD_SURVIVED && o != TD_NO_COVERAGE)
 			return 0;
 		++*n;
 	}
@@ -304,7 +305,7 @@ static void print_header(const td_gates *g)
 	putchar('\n');
 	if (td_report_score(&score, c) == 0)
 		printf("mutation score: %.1f%% (%zu killed of %zu judged)\n", score, c[TD_KILLED],
-		       c[TD_KILLED] + c[TD_KILLED_ELSEWHERE] + c[TD_SURVIVED] + c[TD_TIMEOUT]);
+		       td_report_judged(c));
 	else
 		printf("mutation score: n/a (no mutant was killed, survived or timed out)\n");
 	if (!g->run.full)

@@ -136,28 +136,24 @@ static void score_text(char *out, size_t size, const size_t count[TD_N_OUTCOMES]
 		snprintf(out, size, "%.1f", s);
 }
 
-static size_t judged(const size_t count[TD_N_OUTCOMES])
-{
-	return count[TD_KILLED] + count[TD_KILLED_ELSEWHERE] + count[TD_SURVIVED] +
-	       count[TD_TIMEOUT];
-}
-
 /* The score card, the outcome counts and a bar of them. */
 static void key_figures(buf *b, const td_gates *g, size_t n_findings, long audits_failed)
 {
 	char score[32];
+	size_t holes = g->count[TD_SURVIVED] + g->count[TD_NO_COVERAGE];
 
 	score_text(score, sizeof score, g->count);
 	raw(b, "<section class=\"cards\">");
 	fmt(b, "<div class=\"card big %s\"><div class=\"label\">mutation score</div>"
 	       "<div id=\"score\" class=\"figure\" data-score=\"%s\">%s%s</div>"
 	       "<div class=\"sub\">%zu killed of %zu judged</div></div>",
-	    g->count[TD_SURVIVED] ? "warn" : "good", score, score, strcmp(score, "n/a") ? "%" : "",
-	    g->count[TD_KILLED], judged(g->count));
+	    holes ? "warn" : "good", score, score, strcmp(score, "n/a") ? "%" : "",
+	    g->count[TD_KILLED], td_report_judged(g->count));
 	fmt(b, "<div class=\"card %s\"><div class=\"label\">survived</div>"
 	       "<div class=\"figure\">%zu</div><div class=\"sub\"><a href=\"#survivors\">"
-	       "holes in the suite</a></div></div>",
-	    g->count[TD_SURVIVED] ? "bad" : "good", g->count[TD_SURVIVED]);
+	       "holes in the suite</a>%s</div></div>",
+	    holes ? "bad" : "good", holes,
+	    g->count[TD_NO_COVERAGE] ? ", no-coverage included" : "");
 	fmt(b, "<div class=\"card\"><div class=\"label\">mutants</div><div class=\"figure\">%zu"
 	       "</div><div class=\"sub\">%zu tests listed</div></div>",
 	    g->n_mutants, g->n_tests);
@@ -187,7 +183,7 @@ static void key_figures(buf *b, const td_gates *g, size_t n_findings, long audit
 		    g->count[i]);
 	raw(b, "</ul></div>");
 	fmt(b, "<p class=\"note\">The score is killed / (killed + killed-elsewhere + survived "
-	       "+ timeout); build-failed, stale and equivalent mutants judged nothing. Kill "
+	       "+ no-coverage + timeout); build-failed, stale and equivalent mutants judged nothing. Kill "
 	       "matrix: %s.</p></section>",
 	    g->run.full ? "full (every failing test recorded)"
 			: "first-kill (the first failing test of each mutant)");
@@ -277,6 +273,8 @@ static void survivor_row(buf *b, sqlite3_stmt *st, const td_ledger_matrix_mutant
 		esc(b, mm->function);
 		raw(b, "()</div>");
 	}
+	if (!strcmp(mm->outcome, "no-coverage"))
+		raw(b, "<div class=\"sub\">no-coverage: no test reaches it</div>");
 	raw(b, "</td><td><code>");
 	esc(b, mm->file);
 	fmt(b, ":%d</code></td><td>", line);
@@ -309,8 +307,8 @@ static int survivors(buf *b, sqlite3 *db, const td_ledger_matrix *m, const edits
 		sqlite3_finalize(st);
 		return 0;
 	}
-	raw(b, "<p class=\"note\">Each survivor is an edit that every test passed: a place "
-	       "where the suite would not notice the bug.");
+	raw(b, "<p class=\"note\">Each survivor is an edit that every test passed, or that no "
+	       "test reached (no-coverage): a place where the suite would not notice the bug.");
 	if (!e->loaded) {
 		raw(b, " Edits not shown: ");
 		esc(b, e->why);
@@ -319,7 +317,7 @@ static int survivors(buf *b, sqlite3 *db, const td_ledger_matrix *m, const edits
 	raw(b, "</p><table class=\"survivors\"><thead><tr><th>mutant</th><th>where</th>"
 	       "<th>edit</th><th>why it matters</th></tr></thead><tbody>");
 	for (size_t i = 0; i < m->n; i++)
-		if (!strcmp(m->v[i].outcome, "survived"))
+		if (!strcmp(m->v[i].outcome, "survived") || !strcmp(m->v[i].outcome, "no-coverage"))
 			survivor_row(b, st, &m->v[i], e);
 	raw(b, "</tbody></table></section>");
 	sqlite3_finalize(st);
@@ -1033,7 +1031,7 @@ static int mutation_sections(buf *b, sqlite3 *db, td_ledger *lg, const td_html_o
 	if (!err) {
 		page_head(b, o->ledger, &m->run);
 		key_figures(b, g, fs->n, failed);
-		err = survivors(b, db, m, &e, g->count[TD_SURVIVED]);
+		err = survivors(b, db, m, &e, g->count[TD_SURVIVED] + g->count[TD_NO_COVERAGE]);
 	}
 	if (!err)
 		err = score_history(b, db);

@@ -58,7 +58,7 @@ const char td_html_css[] =
 	"vertical-align:baseline}"
 	".o-killed{background:#10b981}.o-killed-elsewhere{background:#84cc16}"
 	".o-survived{background:#ef4444}.o-timeout{background:#f59e0b}"
-	".o-build-failed{background:#9ca3af}.o-not-rebuilt{background:#f97316}.o-stale{background:#a78bfa}"
+	".o-build-failed{background:#9ca3af}.o-not-rebuilt{background:#f97316}.o-no-coverage{background:#fca5a5}.o-stale{background:#a78bfa}"
 	".o-equivalent{background:#d1d5db}"
 	".verdict{font-weight:600;font-size:13px}.v-good{color:var(--good)}"
 	".v-bad{color:var(--bad)}.v-none{color:var(--muted)}"

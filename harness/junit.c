@@ -37,7 +37,7 @@ static int mutant_verdict(const td_ledger_outcome_row *x)
 	const char *o = x->outcome;
 
 	if (!strcmp(o, "survived") || !strcmp(o, "stale") || !strcmp(o, "killed-elsewhere") ||
-	    !strcmp(o, "not-rebuilt"))
+	    !strcmp(o, "not-rebuilt") || !strcmp(o, "no-coverage"))
 		return 'f';
 	if (!strcmp(o, "build-failed"))
 		return x->function ? 's' : 'f'; /* a catalogue entry that does not build tests nothing */

@@ -52,7 +52,7 @@
 
 static const char *const outcome_names[TD_N_OUTCOMES] = {
 	"killed", "killed-elsewhere", "survived", "timeout", "build-failed", "stale", "equivalent",
-	"not-rebuilt",
+	"not-rebuilt", "no-coverage",
 };
 
 const char *td_outcome_name(enum td_outcome o)
@@ -1169,7 +1169,7 @@ static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned cha
 {
 	char file[4500];
 	double plain = 0, schema = 0;
-	int err = 0;
+	int err = 0, fd;
 
 	snprintf(file, sizeof file, "%s.tmp/tdaudit-coverage", w->tree);
 	for (size_t i = 0; i < r->n_tests && !err && !why[0]; i++) {
@@ -1179,7 +1179,8 @@ static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned cha
 
 		if (t->runner < 0) /* an audit runs only for the mutants that name it */
 			continue;
-		unlink(file);
+		if ((fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0)
+			close(fd); /* made empty before, so a confinement inside a test can allow it */
 		if (file[0] == '/') /* the test runs in the tree: only an absolute path reaches it */
 			snprintf(w->env, sizeof w->env, TD_SCHEMA_COVERAGE_ENV "=%s", file);
 		err = run_test(r, t, w, test_limit(r, t), &pr, &failed, &timed_out);
@@ -1197,6 +1198,24 @@ static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned cha
 				    "against %.1fs (more than %.0fx slower)",
 			 schema, plain, SCHEMA_SLOWDOWN);
 	return err;
+}
+
+/*
+ * Settles mutant i, whose point no test reached with no mutant on: the run
+ * of every test is the unmutated one, so it is judged without running them.
+ */
+static void no_coverage(run_t *r, size_t i)
+{
+	td_mutation_result *res = &r->res[i];
+
+	pthread_mutex_lock(&r->mu);
+	res->outcome = TD_NO_COVERAGE, res->exit_status = -1, res->settled = 1;
+	snprintf(res->detail, sizeof res->detail, "no test reached it with no mutant on");
+	r->done++;
+	r->schema_judged++;
+	r->schema_unreached++;
+	progress(r, i);
+	pthread_mutex_unlock(&r->mu);
 }
 
 /*
@@ -1223,6 +1242,10 @@ static int judge_group(run_t *r, worker_t *w, const group_t *g, const td_schema_
 		for (size_t x = 0; x < r->n_tests; x++)
 			if (!reach[k * r->n_tests + x])
 				order[n++] = x;
+		if (!reached && !r->opts->run_unreached) { /* nothing can notice it: run nothing */
+			no_coverage(r, i);
+			continue;
+		}
 		start_mutant_log(r, w, i, &r->res[i]);
 		err = td_testrun_empty_tmp(w->tree);
 		snprintf(w->env, sizeof w->env, TD_SCHEMA_ENV "=%u", p[k].number);
@@ -1782,10 +1805,11 @@ static int execute(run_t *r, worker_t *ws, int jobs)
 		for (size_t a = 0; a < r->n_alone; a++)
 			alone += r->alone[a].n;
 		printf("tdaudit mutate: schemata: %zu mutant%s judged in %zu schema build%s (%zu "
-		       "reached by no test unmutated), %zu generated mutant%s to build one by one",
+		       "reached by no test unmutated%s), %zu generated mutant%s to build one by one",
 		       r->schema_judged, r->schema_judged == 1 ? "" : "s", r->schema_builds,
-		       r->schema_builds == 1 ? "" : "s", r->schema_unreached, alone,
-		       alone == 1 ? "" : "s");
+		       r->schema_builds == 1 ? "" : "s", r->schema_unreached,
+		       r->opts->run_unreached ? ", run all the same" : ": no-coverage, nothing run",
+		       alone, alone == 1 ? "" : "s");
 		print_alone(r);
 		printf("\n");
 		fflush(stdout);
@@ -1961,6 +1985,9 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	if (!err && opts->schemata && opts->cold)
 		err = TD_FAIL(TD_EINVAL, "--schemata and --cold do not combine: --cold builds every "
 					 "mutant from a fresh copy; give one of them");
+	if (!err && opts->run_unreached && !opts->schemata)
+		err = TD_FAIL(TD_EINVAL, "--run-unreached needs --schemata: only a schema build "
+					 "records which tests reach a mutant");
 	if (!err && opts->rev && opts->diff)
 		err = TD_FAIL(TD_EINVAL, "--rev and --diff do not combine: --diff compares the working "
 					 "tree with a revision; give one of them");

@@ -14,10 +14,13 @@
  *   not-rebuilt       the build wrote no file, so the tests ran the
  *                     unmutated code: the build misses a dependency;
  *                     never a kill, never a survivor
+ *   no-coverage       (--schemata) no test reached its point with no
+ *                     mutant on, so no test can notice it; judged without
+ *                     running anything, counted as a survivor
  * Every completed run is written to the project's ledger as one
  * transaction (see ledger/ledger.h); a run that stops early writes nothing.
  * Exit status: 0 all caught (or, with survivors, nothing to run again), 1 a mutant survived, was stale, was killed
- * only elsewhere, was not rebuilt, or is a catalogue entry that does not build (a generated
+ * only elsewhere, was not rebuilt, was reached by no test, or is a catalogue entry that does not build (a generated
  * mutant that does not build is only counted), 2 usage or environment error
  * (red baseline included; with survivors, no previous run in the ledger).
  */
@@ -35,6 +38,7 @@ enum td_outcome {
 	TD_STALE,
 	TD_EQUIVALENT,
 	TD_NOT_REBUILT,
+	TD_NO_COVERAGE,
 	TD_N_OUTCOMES
 };
 
@@ -75,6 +79,8 @@ typedef struct {
 				file (schema.h), the rest built one by one */
 	int keep_werror;     /* build mutants with the project's -Werror; 0: a shim per compiler
 				on PATH appends -Wno-error */
+	int run_unreached;   /* with schemata: run the suite for a mutant no test reached
+				unmutated; 0: its outcome is no-coverage, nothing run */
 } td_mutate_opts;
 
 /*

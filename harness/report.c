@@ -21,22 +21,23 @@ const char *td_report_color(int color, int outcome)
 {
 	static const char *const c[TD_N_OUTCOMES + 1] = {
 		"\033[32m", "\033[33m", "\033[31;1m", "\033[36m", "\033[35m", "\033[31m", "\033[2m",
-		"\033[35;1m", "\033[0m",
+		"\033[35;1m", "\033[31;2m", "\033[0m",
 	};
 
 	return color && outcome >= 0 && outcome <= TD_N_OUTCOMES ? c[outcome] : "";
 }
 
 /*
- * What fails a run: a survivor, a stale entry, a mutant the build never
- * compiled (it was not tested), a kill only elsewhere, and a
+ * What fails a run: a survivor (no-coverage included), a stale entry, a
+ * mutant the build never compiled (it was not tested), a kill only elsewhere, and a
  * hand-written catalogue entry that does not build (the entry is invalid:
  * it tests nothing). A generated mutant that does not build is expected and
  * only counted.
  */
 static int bad(const td_mutant *m, const td_mutation_result *r)
 {
-	return r->outcome == TD_SURVIVED || r->outcome == TD_STALE || r->outcome == TD_NOT_REBUILT ||
+	return r->outcome == TD_SURVIVED || r->outcome == TD_NO_COVERAGE || r->outcome == TD_STALE ||
+	       r->outcome == TD_NOT_REBUILT ||
 	       r->outcome == TD_KILLED_ELSEWHERE || (r->outcome == TD_BUILD_FAILED && !m->generated);
 }
 
@@ -288,6 +289,11 @@ static void print_details(const td_mutants *m, const td_mutation_result *res, in
 			printf("  %s: the tests ran the unmutated code; fix the build's dependencies "
 			       "(a Makefile that lists every header a file includes, or -MMD) or make "
 			       "the build command a clean build\n", res[i].detail);
+		if (res[i].outcome == TD_NO_COVERAGE)
+			printf("  %s: no test runs this code; write one that does (a test that "
+			       "reaches it only through a process that cannot write its TMPDIR is "
+			       "not seen: --run-unreached runs the suite all the same)\n",
+			       res[i].detail);
 	}
 }
 
@@ -305,10 +311,15 @@ static int write_report(const char *path, int err, char *text)
 	return err;
 }
 
+size_t td_report_judged(const size_t count[TD_N_OUTCOMES])
+{
+	return count[TD_KILLED] + count[TD_KILLED_ELSEWHERE] + count[TD_SURVIVED] +
+	       count[TD_NO_COVERAGE] + count[TD_TIMEOUT];
+}
+
 int td_report_score(double *score, const size_t count[TD_N_OUTCOMES])
 {
-	size_t judged = count[TD_KILLED] + count[TD_KILLED_ELSEWHERE] + count[TD_SURVIVED] +
-			count[TD_TIMEOUT];
+	size_t judged = td_report_judged(count);
 
 	*score = judged ? 100.0 * (double)count[TD_KILLED] / (double)judged : 0;
 	return judged ? 0 : 1;
@@ -332,8 +343,7 @@ static void print_score(const size_t count[TD_N_OUTCOMES])
 		printf("mutation score: n/a (no mutant was killed, survived or timed out)\n");
 	else
 		printf("mutation score: %.1f%% (%zu killed of %zu judged)\n", score, count[TD_KILLED],
-		       count[TD_KILLED] + count[TD_KILLED_ELSEWHERE] + count[TD_SURVIVED] +
-			       count[TD_TIMEOUT]);
+		       td_report_judged(count));
 }
 
 /* The isolation lines of the summary; the unconfined count is loud. */

@@ -50,8 +50,15 @@ typedef struct {
 const char *td_report_color(int color, int outcome);
 
 /*
- * The mutation score, in percent: killed / (killed + killed-elsewhere +
- * survived + timeout), count indexed by enum td_outcome. A kill elsewhere
+ * How many mutants were judged by the suite: killed, killed-elsewhere,
+ * survived, no-coverage (a survivor no test reaches) and timeout; count is
+ * indexed by enum td_outcome.
+ */
+size_t td_report_judged(const size_t count[TD_N_OUTCOMES]);
+
+/*
+ * The mutation score, in percent: killed / td_report_judged, count indexed
+ * by enum td_outcome. A kill elsewhere
  * is not the named guard's catch, and a timeout is noticed by a clock, not
  * by an assertion, so neither counts as killed; build-failed, stale and
  * equivalent mutants judged nothing and are left out. Returns 0, or 1 (and

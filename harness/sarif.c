@@ -65,6 +65,12 @@ static const rule rules[TD_SARIF_RULES] = {
 	 "the unmutated code and judged nothing. The build's dependencies miss this file (a header "
 	 "no rule names): fix them, or make the build a clean one, then run tdaudit mutate again.",
 	 "docs/mutate.md#outcomes"},
+	{"tdaudit/uncovered-mutant", "UncoveredMutant", "error",
+	 "No test runs the code a mutant changed.",
+	 "tdaudit mutate --schemata recorded which tests reach each mutation point with no mutant "
+	 "on, and none reached this one, so no test can notice a bug there: it counts as a "
+	 "survivor. Write a test that runs this code, then run tdaudit mutate again.",
+	 "docs/mutate.md#outcomes"},
 };
 
 const char *td_sarif_rule_id(enum td_sarif_rule r)
@@ -127,7 +133,10 @@ static const char *against(char *buf, size_t size, const td_ledger_outcome_row *
 	return buf;
 }
 
-/* The message for a survivor, stale entry, killed-elsewhere or not-rebuilt mutant into buf. */
+/*
+ * The message for a survivor, stale entry, killed-elsewhere, not-rebuilt or
+ * no-coverage mutant into buf.
+ */
 static enum td_sarif_rule mutant_message(char *buf, size_t size, const td_ledger_outcome_row *x)
 {
 	char what[256];
@@ -147,6 +156,13 @@ static enum td_sarif_rule mutant_message(char *buf, size_t size, const td_ledger
 				    "dependencies, then run tdaudit mutate.",
 			 x->id, entry, x->name, x->catalogue, x->file, what);
 		return TD_SARIF_NOT_REBUILT;
+	}
+	if (!strcmp(x->outcome, "no-coverage")) {
+		snprintf(buf, size, "Mutant %s (%s '%s' of %s) was reached by no test: no test runs "
+				    "the code it changes in %s, so %s would go unnoticed there. Write a "
+				    "test that runs it, then run tdaudit mutate.",
+			 x->id, entry, x->name, x->catalogue, x->file, what);
+		return TD_SARIF_NO_COVERAGE;
 	}
 	if (!strcmp(x->outcome, "killed-elsewhere")) {
 		snprintf(buf, size, "Mutant %s (%s '%s' of %s) was killed only by %s, which the entry "
@@ -173,7 +189,8 @@ static void mutant_results(FILE *f, int *n, const td_ledger_outcomes *o)
 		result r = {.key = x->id, .uri = x->file, .line = x->line, .text = text, .props = props};
 
 		if (strcmp(x->outcome, "survived") && strcmp(x->outcome, "stale") &&
-		    strcmp(x->outcome, "killed-elsewhere") && strcmp(x->outcome, "not-rebuilt"))
+		    strcmp(x->outcome, "killed-elsewhere") && strcmp(x->outcome, "not-rebuilt") &&
+		    strcmp(x->outcome, "no-coverage"))
 			continue;
 		r.rule = mutant_message(text, sizeof text, x);
 		put_result(f, n, &r);

@@ -31,6 +31,7 @@ enum td_sarif_rule {
 	TD_SARIF_UNVERIFIED_GUARD, /* tdaudit/unverified-guard */
 	TD_SARIF_FAILED_AUDIT,     /* tdaudit/failed-audit */
 	TD_SARIF_NOT_REBUILT,      /* tdaudit/not-rebuilt-mutant */
+	TD_SARIF_NO_COVERAGE,      /* tdaudit/uncovered-mutant */
 	TD_SARIF_RULES
 };
 

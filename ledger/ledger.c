@@ -263,6 +263,40 @@ static const char schema_v7[] =
 	"CREATE INDEX reproductions_by_test ON reproductions(test);\n"
 	"PRAGMA user_version = 7;\n";
 
+/*
+ * Version 8: mutant_outcomes admits 'no-coverage' (a mutant of a schema
+ * build that no test reached with no mutant on). Made again with its rows,
+ * kills set aside and made again around it, as in version 5.
+ */
+static const char schema_v8[] =
+	"CREATE TABLE mutant_outcomes_v8 (\n"
+	"  run TEXT NOT NULL REFERENCES runs(id),\n"
+	"  mutant TEXT NOT NULL REFERENCES mutants(id),\n"
+	"  outcome TEXT NOT NULL CHECK (outcome IN\n"
+	"    ('killed', 'killed-elsewhere', 'survived', 'timeout', 'build-failed', 'stale',\n"
+	"     'equivalent', 'not-rebuilt', 'no-coverage')),\n"
+	"  killing_test TEXT,\n"
+	"  exit_status INTEGER,\n"
+	"  signal INTEGER,\n"
+	"  duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),\n"
+	"  log TEXT,\n"
+	"  PRIMARY KEY (run, mutant));\n"
+	"INSERT INTO mutant_outcomes_v8 SELECT run, mutant, outcome, killing_test, exit_status,\n"
+	"  signal, duration_ms, log FROM mutant_outcomes;\n"
+	"CREATE TABLE kills_v7 AS SELECT run, mutant, test FROM kills;\n"
+	"DROP TABLE kills;\n"
+	"DROP TABLE mutant_outcomes;\n"
+	"ALTER TABLE mutant_outcomes_v8 RENAME TO mutant_outcomes;\n"
+	"CREATE TABLE kills (\n"
+	"  run TEXT NOT NULL,\n"
+	"  mutant TEXT NOT NULL,\n"
+	"  test TEXT NOT NULL,\n"
+	"  PRIMARY KEY (run, mutant, test),\n"
+	"  FOREIGN KEY (run, mutant) REFERENCES mutant_outcomes(run, mutant));\n"
+	"INSERT INTO kills SELECT run, mutant, test FROM kills_v7;\n"
+	"DROP TABLE kills_v7;\n"
+	"PRAGMA user_version = 8;\n";
+
 /* Step i takes a ledger from version migrations[i].version - 1 to .version. */
 static const struct {
 	int version;
@@ -275,6 +309,7 @@ static const struct {
 	{5, schema_v5},
 	{6, schema_v6},
 	{7, schema_v7},
+	{8, schema_v8},
 };
 
 /* --- SQLite plumbing ------------------------------------------------------------ */
@@ -1094,7 +1129,8 @@ int td_ledger_survivors(td_ledger_mutation_run *out, char ***ids, td_ledger *lg)
 	if (!out->found)
 		return 0;
 	err = prepare(&st, lg, "reading the survivors of a mutation run",
-		      "SELECT mutant FROM mutant_outcomes WHERE run = ?1 AND outcome = 'survived'"
+		      "SELECT mutant FROM mutant_outcomes WHERE run = ?1"
+		      " AND outcome IN ('survived', 'no-coverage')"
 		      " ORDER BY mutant", "t", out->run);
 	while (!err && (rc = sqlite3_step(st)) == SQLITE_ROW)
 		err = td_strv_push(ids, (const char *)sqlite3_column_text(st, 0));

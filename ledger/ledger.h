@@ -23,12 +23,13 @@
  * is constant. Enumerated columns are enforced by CHECK constraints, so a bad
  * value is refused with TD_EINVAL naming it.
  *
- * Schema (version 5; version 1 lacked reproductions.at_head and bisects,
+ * Schema (version 8; version 1 lacked reproductions.at_head and bisects,
  * version 2 the audit tables, version 3 the shard, catalogue and
  * kill_matrix columns of runs, mutants.function and run_tests, and each is
  * migrated forward by adding them; version 4 did not admit the outcome
  * not-rebuilt, and its mutant_outcomes is made again with its rows;
- * version 5 lacked mutant_outcomes.log); "commit" and "where" are SQL
+ * version 5 lacked mutant_outcomes.log, version 6 the variant columns,
+ * version 7 did not admit the outcome no-coverage); "commit" and "where" are SQL
  * keywords, so the columns
  * are named head_commit, fix_commit and location:
  *   runs(id, command, started, ended, head_commit, dirty, tool_version, status,
@@ -59,7 +60,7 @@
  *       catalogue entry naming a finding that does not exist
  *   mutant_outcomes(run, mutant, outcome, killing_test, exit_status, signal,
  *       duration_ms, log)
- *       outcome: killed | killed-elsewhere | survived | timeout | build-failed | stale | equivalent | not-rebuilt
+ *       outcome: killed | killed-elsewhere | survived | timeout | build-failed | stale | equivalent | not-rebuilt | no-coverage
  *   kills(run, mutant, test)      the kill matrix
  *   audit_runs(run, trainer, config, audits, passed, failed, skipped)
  *       one per `tdaudit audit` run: the trainer block's tdaudit.lua:LINE
@@ -79,7 +80,7 @@
 
 #include <stdio.h>
 
-#define TD_LEDGER_SCHEMA_VERSION 7
+#define TD_LEDGER_SCHEMA_VERSION 8
 #define TD_LEDGER_MAGIC 0x54444C47 /* "TDLG" in PRAGMA application_id */
 #define TD_LEDGER_BUSY_MS 5000     /* how long a write waits for another writer */
 #define TD_LEDGER_RUN_ID_LEN 36    /* xxxxxxxx-xxxx-4xxx-yxxx-xxxxxxxxxxxx */
@@ -220,7 +221,7 @@ int td_ledger_put_mutant(td_ledger *lg, const td_ledger_mutant *m);
 
 typedef struct {
 	const char *mutant;       /* a mutant id already put */
-	const char *outcome;      /* killed | killed-elsewhere | survived | timeout | build-failed | stale | equivalent | not-rebuilt */
+	const char *outcome;      /* killed | killed-elsewhere | survived | timeout | build-failed | stale | equivalent | not-rebuilt | no-coverage */
 	const char *killing_test; /* the first test that failed, or NULL */
 	int exit_status;          /* the killing test's exit status, or -1 */
 	int signal;               /* the signal that ended it, or 0 */

@@ -16,6 +16,8 @@
  *     tests (the header claims landlock, or tdaudit fails)
  *   - td_testrun_build() not emptying TREE.tmp first
  *       -> each_mutant_starts_with_an_empty_private_tmpdir
+ *   - confine.c leaving out the rule for TDAUDIT_COVERAGE's file
+ *       -> a_confined_child_of_a_schema_run_can_record_its_coverage
  *   - try_mutant() not calling resync()
  *       -> a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant
  *         (the next mutant reads build-failed)
@@ -37,6 +39,8 @@
 #include <unistd.h>
 
 #include "../harness/confine.h"
+#include "../harness/proc.h"
+#include "../harness/schema.h"
 #include "fixture.h"
 
 /* The baseline test needs a writable, private $TMPDIR; prints its name. */
@@ -296,6 +300,52 @@ static void test_each_mutant_starts_with_an_empty_private_tmpdir(void **state)
 	assert_string_equal(outcome_of(fx_slurp("r.json"), "data-harmless"), "survived");
 }
 
+/* Runs sh -c script confined to box/, with F=PATH in its environment; its exit status. */
+static int confined_sh(const char *script, const char *path)
+{
+	char f[4200], box[4200], cwd[4096];
+	const char *argv[] = {"sh", "-c", script, NULL}, *env[] = {f, NULL}, *dirs[] = {box, NULL};
+	td_proc_opts o = {.argv = argv, .env = env, .write_dirs = dirs, .timeout_s = 30};
+	td_proc_result r = {0};
+
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(f, sizeof f, "F=%s", path);
+	snprintf(box, sizeof box, "%s/box", cwd);
+	fx_write("box", "x", "");
+	assert_int_equal(td_proc_run(&r, &o), 0);
+	return r.exited ? r.status : 128 + r.status;
+}
+
+/*
+ * A tdaudit that a test of a schema run starts (test_audit's nested runs)
+ * confines its own children; the coverage file of the outer run is outside
+ * their tree, so a point they reach went unrecorded and the mutant read as
+ * no-coverage. The rules allow that one file when TDAUDIT_COVERAGE names it
+ * and it exists; without the variable the same write is refused (the
+ * negative control), and nothing else outside the tree becomes writable.
+ */
+static void test_a_confined_child_of_a_schema_run_can_record_its_coverage(void **state)
+{
+	char cov[4200], other[4200], cwd[4096];
+
+	(void)state;
+	skip_without_landlock();
+	assert_non_null(getcwd(cwd, sizeof cwd));
+	snprintf(cov, sizeof cov, "%s/coverage", cwd);
+	snprintf(other, sizeof other, "%s/other", cwd);
+	fx_write(".", "coverage", "");
+	fx_write(".", "other", "");
+	unsetenv(TD_SCHEMA_COVERAGE_ENV);
+	assert_int_not_equal(confined_sh("echo 7 >> \"$F\"", cov), 0);
+	assert_string_equal(fx_slurp("coverage"), "");
+	setenv(TD_SCHEMA_COVERAGE_ENV, cov, 1);
+	assert_int_equal(confined_sh("echo 7 >> \"$F\"", cov), 0);
+	assert_int_not_equal(confined_sh("echo 8 >> \"$F\"", other), 0);
+	unsetenv(TD_SCHEMA_COVERAGE_ENV);
+	assert_string_equal(fx_slurp("coverage"), "7\n");
+	assert_string_equal(fx_slurp("other"), "");
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_mutant_s_test_cannot_write_or_delete_outside_its_tree),
 	cmocka_unit_test(test_turned_off_the_same_mutant_escapes_and_the_header_warns),
@@ -304,5 +354,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_bad_confine_setting_is_refused),
 	cmocka_unit_test(test_a_test_that_deletes_a_file_of_its_tree_does_not_break_the_next_mutant),
 	cmocka_unit_test(test_each_mutant_starts_with_an_empty_private_tmpdir),
+	cmocka_unit_test(test_a_confined_child_of_a_schema_run_can_record_its_coverage),
 };
 TD_TEST_GROUP(confine, tests);

@@ -233,7 +233,19 @@ static void test_a_version_1_ledger_is_migrated_forward_keeping_its_rows(void **
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM kills JOIN mutant_outcomes"
 					  " USING (run, mutant)"), 1);
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM sqlite_schema"
-					  " WHERE name IN ('mutant_outcomes_v5', 'kills_v4')"), 0);
+					  " WHERE name IN ('mutant_outcomes_v5', 'kills_v4',"
+					  " 'mutant_outcomes_v8', 'kills_v7')"), 0);
+	/* version 8 admits no-coverage, and keeps a row's log when it makes the table again */
+	raw_exec("v1.db", "INSERT INTO mutants VALUES ('m2', 'c.lua', 'n', 'a.c', 4, 1, NULL, 'w', NULL);"
+			  "INSERT INTO mutant_outcomes VALUES ('r1', 'm2', 'no-coverage', NULL, -1, 0, 0,"
+			  " 'logs/m2.log');"
+			  "PRAGMA user_version = 7;");
+	td_ledger_free(lg);
+	assert_int_equal(td_ledger_open(&lg, "v1.db", 0), 0);
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM mutant_outcomes WHERE mutant = 'm2'"
+					  " AND outcome = 'no-coverage' AND log = 'logs/m2.log'"), 1);
+	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM kills JOIN mutant_outcomes"
+					  " USING (run, mutant)"), 1);
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM audit_results"), 0); /* version 3 */
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM run_tests"), 0);     /* version 4 */
 	assert_int_equal(raw_int("v1.db", "SELECT count(*) FROM runs WHERE shard_n IS NOT NULL"), 0);

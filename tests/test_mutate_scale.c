@@ -373,13 +373,20 @@ static int count_outcome(const char *json, const char *outcome)
  * schema build as in a build of its own: killed, survived and, for the
  * function whose schema does not build (a pointer sum), build-failed
  * after the schema is split and that function falls back. The tests that
- * reached a mutant unmutated run first, and `return 100`, which no test
- * reaches, is counted.
+ * reached a mutant unmutated run first. `return 100`, which no test
+ * reaches, survives built alone; in the schema it is no-coverage, judged
+ * without running a test, and with --run-unreached it survives there too.
  */
 static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 {
 	const char *one[] = {"mutate", "-j", "2", "--json", "../one.json", NULL};
 	const char *sch[] = {"mutate", "-j", "2", "--schemata", "--json", "../schema.json", NULL};
+	const char *all[] = {"mutate", "-j", "2", "--schemata", "--run-unreached", "--json",
+			     "../all.json", NULL};
+	const char *gates[] = {"gates", "--json", "../g.json", NULL};
+	const char *sarif[] = {"ledger", "export", "--format", "sarif", "-o", "../r.sarif", NULL};
+	const char *junit[] = {"ledger", "export", "--format", "junit", "-o", "../r.xml", NULL};
+	const char *unreached = "calc.c:clamp:constant:100:2:101";
 	char one_json[1 << 16], path[4096];
 	const char *log, *kept;
 	int n = 0;
@@ -391,6 +398,7 @@ static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
 	fx_git_commit_all("repo", "schema fixture");
 	assert_int_equal(fx_tdaudit("repo", "one.log", one), 1);
+	assert_int_equal(fx_tdaudit("repo", "all.log", all), 1);
 	assert_int_equal(fx_tdaudit("repo", "schema.log", sch), 1);
 	snprintf(one_json, sizeof one_json, "%s", fx_slurp("one.json"));
 	for (const char *p = strstr(one_json, "{\"id\": \""); p; p = strstr(p + 1, "{\"id\": \"")) {
@@ -398,17 +406,33 @@ static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 
 		sscanf(p + 8, "%255[^\"]", id);
 		snprintf(want, sizeof want, "%s", outcome_of(one_json, id));
+		if (strcmp(outcome_of(fx_slurp("all.json"), id), want) != 0)
+			fail_msg("%s: %s built alone, %s in the schema with --run-unreached", id, want,
+				 outcome_of(fx_slurp("all.json"), id));
+		if (!strcmp(id, unreached))
+			snprintf(want, sizeof want, "no-coverage");
 		if (strcmp(outcome_of(fx_slurp("schema.json"), id), want) != 0)
 			fail_msg("%s: %s built alone, %s in the schema", id, want,
 				 outcome_of(fx_slurp("schema.json"), id));
 		n++;
 	}
 	assert_int_equal(n, 11);
+	assert_string_equal(outcome_of(one_json, unreached), "survived");
+	assert_int_equal(count_outcome(fx_slurp("schema.json"), "no-coverage"), 1);
+	assert_non_null(strstr(fx_slurp("all.log"), "(1 reached by no test unmutated, run all the same)"));
+	/* the ledger keeps it: gates count it as judged, SARIF and JUnit report it */
+	assert_int_not_equal(fx_tdaudit("repo", "gates.log", gates), 2);
+	assert_non_null(strstr(fx_slurp("g.json"), "\"no-coverage\": 1"));
+	assert_int_equal(fx_tdaudit("repo", "export.log", sarif), 0);
+	assert_non_null(strstr(fx_slurp("r.sarif"), "\"ruleId\": \"tdaudit/uncovered-mutant\""));
+	assert_int_equal(fx_tdaudit("repo", "export.log", junit), 0);
+	assert_non_null(strstr(fx_slurp("r.xml"), "type=\"no-coverage\""));
 	assert_true(count_outcome(one_json, "killed") > 0 && count_outcome(one_json, "survived") > 0 &&
 		    count_outcome(one_json, "build-failed") > 0);
 	log = fx_slurp("schema.log");
 	if (!strstr(log, "the schema of calc.c does not build with function span's mutants in it") ||
-	    !strstr(log, "10 mutants judged in 5 schema builds (1 reached by no test unmutated), 1 "
+	    !strstr(log, "10 mutants judged in 5 schema builds (1 reached by no test unmutated: "
+			 "no-coverage, nothing run), 1 "
 			 "generated mutant to build one by one: 1 its function's schema does not "
 			 "build\n") || strstr(log, "re-synced from the source"))
 		fail_msg("the schemata lines are missing:\n%s", strstr(log, "schema") ? strstr(log, "schema") : log);
@@ -434,6 +458,7 @@ static void test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_
 {
 	const char *sch[] = {"mutate", "-j", "1", "--schemata", "--json", "../schema.json", NULL};
 	const char *cold[] = {"mutate", "--schemata", "--cold", NULL};
+	const char *unreached[] = {"mutate", "--run-unreached", NULL};
 	const char *log, *json;
 
 	(void)state;
@@ -450,13 +475,16 @@ static void test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_
 	log = fx_slurp("schema.log");
 	if (!strstr(log, "the schema of calc.c falls back: with no mutant on, test_lint fails in the "
 			 "schema build; 1 mutant to build one by one") ||
-	    !strstr(log, "0 mutants judged in 1 schema build (0 reached by no test unmutated), 1 "
+	    !strstr(log, "0 mutants judged in 1 schema build (0 reached by no test unmutated: "
+			 "no-coverage, nothing run), 1 "
 			 "generated mutant to build one by one: 1 its file's schema fell back\n"))
 		fail_msg("no fall back:\n%s", strstr(log, "schema") ? strstr(log, "schema") : log);
 	json = fx_slurp("schema.json");
 	assert_string_equal(outcome_of(json, "calc.c:add:arithmetic:+:1:-"), "killed");
 	assert_int_equal(fx_tdaudit("repo", "cold.log", cold), 2);
 	assert_non_null(strstr(fx_slurp("cold.log"), "--schemata and --cold do not combine"));
+	assert_int_equal(fx_tdaudit("repo", "unreached.log", unreached), 2);
+	assert_non_null(strstr(fx_slurp("unreached.log"), "--run-unreached needs --schemata"));
 }
 
 /* ---- -Werror ------------------------------------------------------------------------ */

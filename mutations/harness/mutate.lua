@@ -308,3 +308,23 @@ mutant {
   designed_against = "a --keep-werror run under a mutate that dropped -Werror built with -Wno-error through the outer run's shims",
   why = "the shims append -Wno-error even where the run they serve asked to keep -Werror",
 }
+
+mutant {
+  name = "mutate-schema-unreached-mutant-run",
+  file = "harness/mutate.c",
+  find = "if (!reached && !r->opts->run_unreached) {",
+  replace = "if (0) {",
+  guards = { "test_schemata_judge_every_mutant_as_its_own_build_does" },
+  designed_against = "a mutant no test reaches is no-coverage, judged without running the suite",
+  why = "runs the whole suite for a mutant no test reaches and calls it survived, hiding that nothing even runs its code",
+}
+
+mutant {
+  name = "mutate-schema-run-unreached-ignored",
+  file = "harness/mutate.c",
+  find = "if (!reached && !r->opts->run_unreached) {",
+  replace = "if (!reached) {",
+  guards = { "test_schemata_judge_every_mutant_as_its_own_build_does" },
+  designed_against = "--run-unreached must run the suite for mutants the coverage says no test reaches",
+  why = "ignores --run-unreached, so a reach the coverage file missed can never be checked",
+}

@@ -144,3 +144,13 @@ mutant {
   designed_against = "--survivors reads the latest unsharded run: a shard's survivors are only part of the run's",
   why = "takes the survivors of a later shard, which held only part of the mutants",
 }
+
+mutant {
+  name = "ledger-no-coverage-not-admitted",
+  file = "ledger/ledger.c",
+  find = "\"     'equivalent', 'not-rebuilt', 'no-coverage')),\\n\"",
+  replace = "\"     'equivalent', 'not-rebuilt')),\\n\"",
+  guards = { "test_a_version_1_ledger_is_migrated_forward_keeping_its_rows" },
+  designed_against = "the ledger must store a no-coverage mutant as no-coverage",
+  why = "refuses every no-coverage outcome, so a schema run with a mutant no test reaches cannot be recorded",
+}
