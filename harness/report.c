@@ -290,10 +290,9 @@ static void print_details(const td_mutants *m, const td_mutation_result *res, in
 			       "(a Makefile that lists every header a file includes, or -MMD) or make "
 			       "the build command a clean build\n", res[i].detail);
 		if (res[i].outcome == TD_NO_COVERAGE)
-			printf("  %s: no test runs this code; write one that does (a test that "
-			       "reaches it only through a process that cannot write its TMPDIR is "
-			       "not seen: --run-unreached runs the suite all the same)\n",
-			       res[i].detail);
+			printf("  %s: no test runs this code; write one that does (a process "
+			       "whose environment drops TDAUDIT_COVERAGE is not seen: "
+			       "--run-unreached runs the suite all the same)\n", res[i].detail);
 	}
 }
 
