@@ -1161,17 +1161,18 @@ static void read_coverage(const group_t *g, unsigned char *reach, size_t n_tests
  * Runs the whole suite on w's schema build with no mutant on: every test
  * must pass, and not too much slower than on the plain build. Each test
  * records the points it reaches (the schema's coverage file, in its
- * private TMPDIR) into reach. *why (size bytes) says why the file falls
- * back, or is left empty.
+ * private TMPDIR) into reach; *known is 1 when every test could record
+ * them. *why (size bytes) says why the file falls back, or is left empty.
  */
 static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned char *reach,
-			   char *why, size_t size)
+			   int *known, char *why, size_t size)
 {
 	char file[4500];
 	double plain = 0, schema = 0;
 	int err = 0, fd;
 
 	snprintf(file, sizeof file, "%s.tmp/tdaudit-coverage", w->tree);
+	*known = file[0] == '/'; /* the test runs in the tree: only an absolute path reaches it */
 	for (size_t i = 0; i < r->n_tests && !err && !why[0]; i++) {
 		const test_t *t = &r->tests[i];
 		td_proc_result pr = {0};
@@ -1179,9 +1180,12 @@ static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned cha
 
 		if (t->runner < 0) /* an audit runs only for the mutants that name it */
 			continue;
+		/* made empty before, so a confinement inside a test can allow it */
 		if ((fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0)
-			close(fd); /* made empty before, so a confinement inside a test can allow it */
-		if (file[0] == '/') /* the test runs in the tree: only an absolute path reaches it */
+			close(fd);
+		else
+			*known = 0;
+		if (*known)
 			snprintf(w->env, sizeof w->env, TD_SCHEMA_COVERAGE_ENV "=%s", file);
 		err = run_test(r, t, w, test_limit(r, t), &pr, &failed, &timed_out);
 		w->env[0] = '\0';
@@ -1221,10 +1225,12 @@ static void no_coverage(run_t *r, size_t i)
 /*
  * Judges each mutant of g in the schema built in w's tree, its number in
  * the tests' environment, from an empty TMPDIR; the tests that reached it
- * unmutated (reach) run first, so a kill comes sooner.
+ * unmutated (reach) run first, so a kill comes sooner. With known (the
+ * coverage of every test recorded), a mutant no test reached is
+ * no-coverage unless --run-unreached.
  */
 static int judge_group(run_t *r, worker_t *w, const group_t *g, const td_schema_point *p,
-		       const unsigned char *reach)
+		       const unsigned char *reach, int known)
 {
 	size_t *order = calloc(r->n_tests + 1, sizeof *order);
 	int err = order ? 0 : TD_FAIL(TD_ENOMEM, "out of memory");
@@ -1242,7 +1248,7 @@ static int judge_group(run_t *r, worker_t *w, const group_t *g, const td_schema_
 		for (size_t x = 0; x < r->n_tests; x++)
 			if (!reach[k * r->n_tests + x])
 				order[n++] = x;
-		if (!reached && !r->opts->run_unreached) { /* nothing can notice it: run nothing */
+		if (!reached && known && !r->opts->run_unreached) { /* nothing can notice it */
 			no_coverage(r, i);
 			continue;
 		}
@@ -1281,7 +1287,7 @@ static int run_group(run_t *r, worker_t *w, const group_t *g)
 	size_t len = 0, n_alone = 0;
 	schema_try t = {r, w, g, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
 	uint64_t synced;
-	int err, changed;
+	int err, changed, known = 0;
 
 	snprintf(path, sizeof path, "%s/%s", w->tree, g->file);
 	err = td_file_read(path, &orig, &len);
@@ -1294,9 +1300,9 @@ static int run_group(run_t *r, worker_t *w, const group_t *g)
 		err = build_schema(&t, why, sizeof why);
 	synced = err ? 0 : stamp(r, w);
 	if (!err && !why[0])
-		err = schema_baseline(r, w, g, reach, why, sizeof why);
+		err = schema_baseline(r, w, g, reach, &known, why, sizeof why);
 	if (!err && !why[0])
-		err = judge_group(r, w, g, t.p, reach);
+		err = judge_group(r, w, g, t.p, reach, known);
 	for (size_t k = 0; !err && k < g->n; k++)
 		n_alone += why[0] || t.p[k].leave_out || t.p[k].why_not;
 	pthread_mutex_lock(&r->mu);

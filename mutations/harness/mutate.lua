@@ -312,7 +312,7 @@ mutant {
 mutant {
   name = "mutate-schema-unreached-mutant-run",
   file = "harness/mutate.c",
-  find = "if (!reached && !r->opts->run_unreached) {",
+  find = "if (!reached && known && !r->opts->run_unreached) {",
   replace = "if (0) {",
   guards = { "test_schemata_judge_every_mutant_as_its_own_build_does" },
   designed_against = "a mutant no test reaches is no-coverage, judged without running the suite",
@@ -322,8 +322,8 @@ mutant {
 mutant {
   name = "mutate-schema-run-unreached-ignored",
   file = "harness/mutate.c",
-  find = "if (!reached && !r->opts->run_unreached) {",
-  replace = "if (!reached) {",
+  find = "if (!reached && known && !r->opts->run_unreached) {",
+  replace = "if (!reached && known) {",
   guards = { "test_schemata_judge_every_mutant_as_its_own_build_does" },
   designed_against = "--run-unreached must run the suite for mutants the coverage says no test reaches",
   why = "ignores --run-unreached, so a reach the coverage file missed can never be checked",
