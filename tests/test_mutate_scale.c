@@ -420,6 +420,8 @@ static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 	assert_string_equal(outcome_of(one_json, unreached), "survived");
 	assert_int_equal(count_outcome(fx_slurp("schema.json"), "no-coverage"), 1);
 	assert_non_null(strstr(fx_slurp("all.log"), "(1 reached by no test unmutated, run all the same)"));
+	assert_non_null(strstr(fx_slurp("all.log"), "the schema of calc.c passes the suite with no "
+						     "mutant on in "));
 	/* the ledger keeps it: gates count it as judged, SARIF and JUnit report it */
 	assert_int_not_equal(fx_tdaudit("repo", "gates.log", gates), 2);
 	assert_non_null(strstr(fx_slurp("g.json"), "\"no-coverage\": 1"));
