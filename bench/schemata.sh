@@ -12,8 +12,8 @@
 # the baseline run once first (one schema mutant), so both timed runs start
 # warm. mull is not a dependency; see bench/README.md.
 #
-# Usage: [GROUPS="rng gemm"] bench/schemata.sh [FILE...]
-#   FILE: default core/plan.c core/lattice.c; GROUPS: the test groups that
+# Usage: [BENCH_GROUPS="rng gemm"] bench/schemata.sh [FILE...]
+#   FILE: default core/plan.c core/lattice.c; BENCH_GROUPS: the test groups that
 #   are the suite (default: the seven that call those two files)
 # Needs build/tdaudit (make). Prints figures; asserts nothing about speed.
 set -euo pipefail
@@ -21,7 +21,7 @@ cd "$(dirname "$0")/.."
 td=$PWD/build/tdaudit
 files=("$@")
 [ ${#files[@]} -gt 0 ] || files=(core/plan.c core/lattice.c)
-groups=${GROUPS:-"axial check costs lattice model plan synth"}
+groups=${BENCH_GROUPS:-"axial check costs lattice model plan synth"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
