@@ -33,9 +33,12 @@
 #include "../base/fileio.h"
 #include "../base/grow.h"
 #include "../base/hash.h"
+#include "../base/json.h"
 #include "audit.h"
 #include "catalogue.h"
+#include "commands.h"
 #include "confine.h"
+#include "covcache.h"
 #include "diffrange.h"
 #include "proc.h"
 #include "project.h"
@@ -1127,17 +1130,14 @@ static int build_schema(schema_try *t, char *why, size_t size)
 
 /*
  * Marks in reach (row k per point of g, a byte per test) the points test i
- * reached, read from file.
+ * reached: the numbers in text, one per line or space-separated.
  */
-static void read_coverage(const group_t *g, unsigned char *reach, size_t n_tests, size_t i,
-			  const char *file)
+static void mark_reached(const group_t *g, unsigned char *reach, size_t n_tests, size_t i,
+			 const char *text)
 {
-	char *text = NULL;
-
-	if (td_file_read(file, &text, NULL) != 0)
-		return; /* the test reached no point: no process of it wrote the file */
-	for (char *p = text; *p;) {
-		unsigned long n = strtoul(p, &p, 10);
+	for (const char *p = text; *p;) {
+		char *end;
+		unsigned long n = strtoul(p, &end, 10);
 		size_t lo = 0, hi = g->n;
 
 		while (lo < hi) { /* g->idx is in ascending order; number = index + 1 */
@@ -1148,13 +1148,71 @@ static void read_coverage(const group_t *g, unsigned char *reach, size_t n_tests
 			else
 				hi = mid;
 		}
+		if (end == p)
+			break;
 		if (lo < g->n && g->idx[lo] + 1 == n)
 			reach[lo * n_tests + i] = 1;
-		p += strspn(p, "\n");
-		if (*p && (*p < '0' || *p > '9'))
+		p = end;
+	}
+}
+
+/*
+ * The key of the coverage cache (covcache.h) for w's tree as it is now,
+ * schema written: its files' bytes, the build, the options that change a
+ * test's run and the tests. 0 when the tree's files cannot be listed.
+ */
+static uint64_t coverage_key(const run_t *r, const worker_t *w)
+{
+	char manifest[4300], build[2048];
+	int flags[3] = {r->opts->keep_werror, r->opts->sanitize, r->proj->confine};
+	uint64_t h = TD_FNV1A64_OFFSET;
+
+	snprintf(manifest, sizeof manifest, "%s/work/%d.manifest", r->dir, w->id);
+	if (td_scratch_content_hash(&h, w->tree, manifest) != 0)
+		return 0;
+	td_variant_describe(build, sizeof build, r->proj, r->proj->active);
+	h = td_fnv1a64(h, TDAUDIT_VERSION, sizeof TDAUDIT_VERSION);
+	h = td_fnv1a64(h, build, strlen(build) + 1);
+	h = td_fnv1a64(h, flags, sizeof flags);
+	for (size_t i = 0; i < r->n_tests; i++) {
+		h = td_fnv1a64(h, r->tests[i].name, strlen(r->tests[i].name) + 1);
+		h = td_fnv1a64(h, &r->tests[i].runner, sizeof r->tests[i].runner);
+	}
+	return h ? h : 1;
+}
+
+/*
+ * Reads the kept record of key (lines "TEST SECONDS POINT..."): the points
+ * each test reached into reach, the suite's time on the schema build into
+ * *schema_s. Returns 1 when there is a whole record, else 0.
+ */
+static int cached_coverage(const run_t *r, const group_t *g, uint64_t key, unsigned char *reach,
+			   double *schema_s)
+{
+	char dir[4300], *text = NULL;
+	size_t lines = 0;
+
+	snprintf(dir, sizeof dir, "%s/coverage", r->dir);
+	if (!key || td_covcache_get(&text, dir, key) != 0)
+		return 0;
+	*schema_s = 0;
+	for (char *line = text, *next; line && *line; line = next) {
+		char *end;
+		unsigned long i = strtoul(line, &end, 10);
+		double t = strtod(end, &end);
+
+		if ((next = strchr(line, '\n')))
+			*next++ = '\0';
+		if (i >= r->n_tests)
 			break;
+		mark_reached(g, reach, r->n_tests, i, end);
+		*schema_s += t;
+		lines++;
 	}
 	free(text);
+	if (lines < r->n_tests) /* cut short: measure again */
+		memset(reach, 0, g->n * r->n_tests);
+	return lines == r->n_tests;
 }
 
 /*
@@ -1167,9 +1225,9 @@ static void read_coverage(const group_t *g, unsigned char *reach, size_t n_tests
  * left empty.
  */
 static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned char *reach,
-			   int *known, double secs[2], char *why, size_t size)
+			   int *known, double secs[2], td_json_buf *record, char *why, size_t size)
 {
-	char file[4500];
+	char file[4500], head[64];
 	double plain = 0, schema = 0;
 	int err = 0, fd;
 
@@ -1179,9 +1237,13 @@ static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned cha
 		const test_t *t = &r->tests[i];
 		td_proc_result pr = {0};
 		int failed = 0, timed_out = 0;
+		char *text = NULL;
 
-		if (t->runner < 0) /* an audit runs only for the mutants that name it */
+		if (t->runner < 0) { /* an audit runs only for the mutants that name it */
+			snprintf(head, sizeof head, "%zu 0\n", i);
+			td_json_put_raw(record, head);
 			continue;
+		}
 		/* made empty before, so a confinement inside a test can allow it */
 		if ((fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) >= 0)
 			close(fd);
@@ -1191,7 +1253,16 @@ static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned cha
 			snprintf(w->env, sizeof w->env, TD_SCHEMA_COVERAGE_ENV "=%s", file);
 		err = run_test(r, t, w, test_limit(r, t), &pr, &failed, &timed_out);
 		w->env[0] = '\0';
-		read_coverage(g, reach, r->n_tests, i, file);
+		if (td_file_read(file, &text, NULL) == 0) { /* none: no process reached a point */
+			mark_reached(g, reach, r->n_tests, i, text);
+			for (char *c = text; *c; c++)
+				*c = *c == '\n' ? ' ' : *c;
+		}
+		snprintf(head, sizeof head, "%zu %.3f ", i, pr.seconds);
+		td_json_put_raw(record, head);
+		td_json_put_raw(record, text ? text : "");
+		td_json_put_raw(record, "\n");
+		free(text);
 		if (!err && failed)
 			snprintf(why, size, "with no mutant on, %s %s in the schema build", t->name,
 				 timed_out ? "runs out of time" : "fails");
@@ -1290,10 +1361,14 @@ static int run_group(run_t *r, worker_t *w, const group_t *g)
 	size_t len = 0, n_alone = 0;
 	schema_try t = {r, w, g, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, 0, 0};
 	uint64_t synced;
-	int err, changed, known = 0;
+	char cdir[4300];
+	int err, changed, known = 0, cached = 0;
 	double secs[2] = {0, 0}; /* the suite unmutated: plain build, schema build */
+	uint64_t key = 0;
+	td_json_buf record = TD_JSON_BUF_INIT; /* what the coverage cache keeps of the run */
 
 	snprintf(path, sizeof path, "%s/%s", w->tree, g->file);
+	snprintf(cdir, sizeof cdir, "%s/coverage", r->dir);
 	err = td_file_read(path, &orig, &len);
 	t.orig = orig, t.len = len;
 	if (!err && (!(t.p = group_points(r, g)) || !(t.func_of = calloc(g->n + 1, sizeof *t.func_of))))
@@ -1303,8 +1378,22 @@ static int run_group(run_t *r, worker_t *w, const group_t *g)
 	if (!err)
 		err = build_schema(&t, why, sizeof why);
 	synced = err ? 0 : stamp(r, w);
-	if (!err && !why[0])
-		err = schema_baseline(r, w, g, reach, &known, secs, why, sizeof why);
+	if (!err && !why[0]) {
+		key = coverage_key(r, w);
+		cached = cached_coverage(r, g, key, reach, &secs[1]);
+		for (size_t i = 0; cached && i < r->n_tests; i++)
+			secs[0] += r->tests[i].runner < 0 ? 0 : r->tests[i].baseline_s;
+		known |= cached;
+	}
+	if (!err && !why[0] && !cached)
+		err = schema_baseline(r, w, g, reach, &known, secs, &record, why, sizeof why);
+	if (!err && !why[0] && !cached && known && key && !record.err &&
+	    td_covcache_put(cdir, key, record.s ? record.s : "", record.len) != 0) {
+		pthread_mutex_lock(&r->mu);
+		printf("tdaudit mutate: WARNING: the coverage of %s's schema is not kept for the next "
+		       "run: %s\n", g->file, td_error_last());
+		pthread_mutex_unlock(&r->mu);
+	}
 	if (!err && !why[0]) { /* what the run-time choice costs this file's code */
 		char ratio[64] = "too short to compare";
 
@@ -1313,7 +1402,9 @@ static int run_group(run_t *r, worker_t *w, const group_t *g)
 		pthread_mutex_lock(&r->mu);
 		printf("tdaudit mutate: the schema of %s passes the suite with no mutant on in "
 		       "%.2fs, against %.2fs built plain (%s)%s\n", g->file, secs[1], secs[0], ratio,
-		       known ? "" : "; its coverage could not be recorded: every mutant runs the suite");
+		       cached  ? "; coverage kept from a run of the same files, build and tests"
+		       : known ? ""
+			       : "; its coverage could not be recorded: every mutant runs the suite");
 		fflush(stdout);
 		pthread_mutex_unlock(&r->mu);
 		err = judge_group(r, w, g, t.p, reach, known);
@@ -1340,6 +1431,7 @@ static int run_group(run_t *r, worker_t *w, const group_t *g)
 	}
 	free(orig);
 	free(reach);
+	td_json_buf_free(&record);
 	free(t.p);
 	free(t.func_of);
 	free(t.good);

@@ -156,6 +156,28 @@ static int write_manifest(const char *manifest, char *const *files)
 	return err;
 }
 
+int td_scratch_content_hash(uint64_t *h, const char *dst, const char *manifest)
+{
+	char *list = NULL, *save = NULL, path[PATH_MAX];
+	int err = td_file_read(manifest, &list, NULL);
+
+	for (char *line = err ? NULL : strtok_r(list, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *text = NULL;
+		size_t len = 0;
+		int missing = path_join(path, sizeof path, dst, line) != 0 ||
+			      td_file_read(path, &text, &len) != 0;
+
+		*h = td_fnv1a64(*h, line, strlen(line) + 1);
+		*h = td_fnv1a64(*h, &missing, sizeof missing);
+		*h = td_fnv1a64(*h, &len, sizeof len);
+		*h = td_fnv1a64(*h, text ? text : "", len);
+		free(text);
+	}
+	free(list);
+	return err;
+}
+
 int td_scratch_stamp(uint64_t *out, const char *dst, const char *manifest)
 {
 	char *list = NULL, *save = NULL, path[PATH_MAX];

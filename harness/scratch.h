@@ -32,6 +32,15 @@ int td_scratch_sync(const char *src_root, char *const *files, const char *dst,
 int td_scratch_stamp(uint64_t *out, const char *dst, const char *manifest);
 
 /*
+ * A hash of the contents of the files of dst that the last sync copied:
+ * each one's path and bytes (FNV-1a 64, continuing *h), a missing one
+ * hashed as missing. Unlike td_scratch_stamp it is the same for the same
+ * bytes in another tree or after a rewrite. TD_EIO when the manifest
+ * cannot be read.
+ */
+int td_scratch_content_hash(uint64_t *h, const char *dst, const char *manifest);
+
+/*
  * Writes len bytes to dst/rel, replacing it (not atomically: scratch trees
  * are ours). Keeps the file's mode.
  */

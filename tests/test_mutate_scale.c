@@ -451,6 +451,52 @@ static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 }
 
 /*
+ * The coverage of a schema's unmutated suite is kept by content: a second
+ * run of the same tree reads it instead of running the suite, with the same
+ * outcomes; once a test changes (it now reaches `return 100`), the suite
+ * runs again and the mutant that was no-coverage is killed. A key blind to
+ * the tests would have kept it no-coverage.
+ */
+static void test_the_coverage_of_an_unchanged_schema_is_kept_and_a_changed_test_measures_it_again(void **state)
+{
+	const char *sch[] = {"mutate", "-j", "1", "--schemata", "--json", "../s.json", NULL};
+	const char *unreached = "calc.c:clamp:constant:100:2:101", *kept = "coverage kept from a run";
+	char first[1 << 16], reaching[sizeof schema_t_c + 64];
+	const char *at = strstr(schema_t_c, "clamp(3) == 3;");
+
+	(void)state;
+	make_fixture("generate { files = { \"calc.c\" } }\n");
+	fx_write("repo", "calc.c", schema_calc_c);
+	fx_write("repo", "t.c", schema_t_c);
+	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
+	fx_git_commit_all("repo", "schema fixture");
+	assert_int_equal(fx_tdaudit("repo", "s1.log", sch), 1);
+	assert_null(strstr(fx_slurp("s1.log"), kept));
+	snprintf(first, sizeof first, "%s", fx_slurp("s.json"));
+	assert_string_equal(outcome_of(first, unreached), "no-coverage");
+	assert_int_equal(fx_tdaudit("repo", "s2.log", sch), 1);
+	if (!strstr(fx_slurp("s2.log"), kept))
+		fail_msg("not kept:\n%s", fx_slurp("s2.log"));
+	for (const char *p = strstr(first, "{\"id\": \""); p; p = strstr(p + 1, "{\"id\": \"")) {
+		char id[256], want[64];
+
+		sscanf(p + 8, "%255[^\"]", id);
+		snprintf(want, sizeof want, "%s", outcome_of(first, id));
+		if (strcmp(outcome_of(fx_slurp("s.json"), id), want) != 0)
+			fail_msg("%s: %s measured, %s from the kept coverage", id, want,
+				 outcome_of(fx_slurp("s.json"), id));
+	}
+	assert_non_null(at);
+	snprintf(reaching, sizeof reaching, "%.*sclamp(3) == 3 && clamp(200) == 100;%s",
+		 (int)(at - schema_t_c), schema_t_c, at + strlen("clamp(3) == 3;"));
+	fx_write("repo", "t.c", reaching);
+	fx_git_commit_all("repo", "a test reaches the top clamp");
+	fx_tdaudit("repo", "s3.log", sch);
+	assert_null(strstr(fx_slurp("s3.log"), kept));
+	assert_string_equal(outcome_of(fx_slurp("s.json"), unreached), "killed");
+}
+
+/*
  * A schema build on which the suite is not green with no mutant on (here a
  * test that reads the source, as a lint test does) is not trusted: the
  * file falls back to builds one by one, said so with the test's name, and
@@ -727,6 +773,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses),
 	cmocka_unit_test(test_sanitize_without_a_sanitize_variant_is_refused_with_an_example),
 	cmocka_unit_test(test_schemata_judge_every_mutant_as_its_own_build_does),
+	cmocka_unit_test(test_the_coverage_of_an_unchanged_schema_is_kept_and_a_changed_test_measures_it_again),
 	cmocka_unit_test(test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one),
 	cmocka_unit_test(test_mutants_build_without_werror_unless_told_to_keep_it),
 	cmocka_unit_test(test_keep_werror_holds_under_a_mutate_that_dropped_it),
