@@ -328,3 +328,13 @@ mutant {
   designed_against = "--run-unreached must run the suite for mutants the coverage says no test reaches",
   why = "ignores --run-unreached, so a reach the coverage file missed can never be checked",
 }
+
+mutant {
+  name = "mutate-coverage-key-ignores-the-tree",
+  file = "harness/mutate.c",
+  find = "if (td_scratch_content_hash(&h, w->tree, manifest) != 0)",
+  replace = "if (0 && td_scratch_content_hash(&h, w->tree, manifest) != 0)",
+  guards = { "test_the_coverage_of_an_unchanged_schema_is_kept_and_a_changed_test_measures_it_again" },
+  designed_against = "kept coverage must be keyed by the bytes of the tree it was measured on",
+  why = "reuses the coverage of an older tree after a test changed, so a mutant the new test reaches stays no-coverage",
+}
