@@ -67,7 +67,7 @@ first=$($td mutate --list 2>/dev/null | awk -F'\t' 'NF >= 4 && $3 != "catalogue"
 timed $td mutate -j 2 --schemata --only "$first" >/dev/null
 one=$(timed $td mutate -j 2 --json "$work/one.json")
 sch=$(timed $td mutate -j 2 --schemata --json "$work/schema.json")
-grep '^tdaudit mutate: schemata' "$work/log" || true
+grep -E '^tdaudit mutate: (schemata|the schema of)' "$work/log" || true
 n=$(outcomes "$work/one.json" | wc -l)
 
 echo "machine:   $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(sed -n 's/^model name\t: //p' /proc/cpuinfo | head -1)"
