@@ -355,6 +355,68 @@ static const char *statement_rules_out(const struct sch *s, size_t i)
 	return "in a case label (a constant expression)";
 }
 
+/* Words a declaration's type may end with, before its declarator's name. */
+static const char *const type_words[] = {
+	"void",	    "char",    "short",	   "int",   "long",	"float", "double", "signed",
+	"unsigned", "_Bool",   "_Complex", "const", "volatile", "restrict", "_Atomic", NULL,
+};
+
+/*
+ * Whether the statement that holds token k (before it, groups and
+ * initialisers skipped) starts as a declaration: a type word, struct, union or enum, or a name
+ * followed by a name or a `*`.
+ */
+static int starts_declaration(const struct sch *s, size_t k)
+{
+	static const char *const starts[] = {"struct", "union", "enum", "register", NULL};
+
+	while (k > 0 && !is(s, k - 1, ";") && !is(s, k - 1, "{")) {
+		size_t m = s->match[k - 1];
+
+		if (is(s, k - 1, "}") && (m == NONE || m == 0 || !is(s, m - 1, "=")))
+			break; /* a block's end; an initialiser's is skipped */
+		if ((is(s, k - 1, ")") || is(s, k - 1, "]") || is(s, k - 1, "}")) && m != NONE)
+			k = m;
+		else
+			k--;
+	}
+	return is_any(s, k, type_words) || is_any(s, k, starts) ||
+	       (kind_is(s, k, TD_CTOK_IDENT) && (kind_is(s, k + 1, TD_CTOK_IDENT) || is(s, k + 1, "*")));
+}
+
+/*
+ * Whether token i lies in the size of an array declarator: `T name[...]`,
+ * `T *name[...]` or a later dimension, `T name[2][...]`, where T ends in a
+ * name or a type word, or a later declarator of a declaration, `T a, b[...]`. A run-time choice there makes a variable-length
+ * array, which may not be initialised, and a size is a constant the type
+ * may need elsewhere. The statement must start as a declaration does, so
+ * that `return a * b[2]` is an expression; `x * b[2];` alone would read as
+ * a declaration, which only sends it to be built one by one.
+ */
+static int in_array_size(const struct sch *s, size_t i)
+{
+	for (size_t k = i; k-- > 0;) {
+		if ((is(s, k, ")") || is(s, k, "]")) && s->match[k] != NONE && s->match[k] < k) {
+			k = s->match[k]; /* a whole group before i */
+			continue;
+		}
+		if (is(s, k, ";") || is(s, k, "{") || is(s, k, "}"))
+			return 0;
+		if (!is(s, k, "["))
+			continue;
+		while (k > 0 && is(s, k - 1, "]") && s->match[k - 1] != NONE)
+			k = s->match[k - 1]; /* back over the earlier dimensions */
+		if (k < 2 || !kind_is(s, k - 1, TD_CTOK_IDENT))
+			return 0;
+		k -= 2; /* the token before the name */
+		if (is(s, k, "*") && k > 0)
+			k--;
+		return (is(s, k, ",") || kind_is(s, k, TD_CTOK_IDENT) || is_any(s, k, type_words)) &&
+		       starts_declaration(s, k);
+	}
+	return 0;
+}
+
 /* Whether the source between code tokens a and b holds a directive or a line break in a token. */
 static int unsafe_between(const struct sch *s, size_t a, size_t b)
 {
@@ -407,6 +469,8 @@ static int place(const struct sch *s, td_schema_point *p, struct span *sp, const
 		p->why_not = "its operands cannot be read from the tokens with certainty";
 	else if ((why = statement_rules_out(s, sp->first)))
 		p->why_not = why;
+	else if (in_array_size(s, sp->first))
+		p->why_not = "in an array size of a declaration (a constant the type may need)";
 	else if (unsafe_between(s, sp->first, sp->last))
 		p->why_not = "a directive or a multi-line token inside its expression";
 	else
