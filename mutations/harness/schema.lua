@@ -44,3 +44,14 @@ mutant {
   designed_against = "TDAUDIT_MUTANT must turn its mutant on",
   why = "leaves every mutant off whatever the environment says",
 }
+
+mutant {
+  name = "schema-array-size-rewritten",
+  file = "harness/schema.c",
+  find = "\telse if (in_array_size(s, sp->first))",
+  replace = "\telse if (0 && in_array_size(s, sp->first))",
+  guards = { "test_what_a_schema_cannot_rewrite_is_left_out_with_its_reason",
+             "test_every_mutant_of_the_schema_behaves_as_its_own_build" },
+  designed_against = "a run-time choice in a declared array's size makes a variable-length array that may not be initialised",
+  why = "rewrites the size of an initialised local array, so the schema does not build and its whole function is built one by one",
+}
