@@ -1238,6 +1238,7 @@ static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned cha
 		td_proc_result pr = {0};
 		int failed = 0, timed_out = 0;
 		char *text = NULL;
+		struct stat st;
 
 		if (t->runner < 0) { /* an audit runs only for the mutants that name it */
 			snprintf(head, sizeof head, "%zu 0\n", i);
@@ -1253,7 +1254,9 @@ static int schema_baseline(run_t *r, worker_t *w, const group_t *g, unsigned cha
 			snprintf(w->env, sizeof w->env, TD_SCHEMA_COVERAGE_ENV "=%s", file);
 		err = run_test(r, t, w, test_limit(r, t), &pr, &failed, &timed_out);
 		w->env[0] = '\0';
-		if (td_file_read(file, &text, NULL) == 0) { /* none: no process reached a point */
+		if (lstat(file, &st) != 0 || !S_ISREG(st.st_mode))
+			*known = 0; /* the test removed it (a TMPDIR cleaned): what it reached is lost */
+		if (*known && td_file_read(file, &text, NULL) == 0) {
 			mark_reached(g, reach, r->n_tests, i, text);
 			for (char *c = text; *c; c++)
 				*c = *c == '\n' ? ' ' : *c;

@@ -451,6 +451,36 @@ static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 }
 
 /*
+ * A test that empties its TMPDIR when it is done (a clean-up many suites
+ * do) takes the coverage file with it: what it reached was read as
+ * nothing, so every mutant of the file was no-coverage, test_add's kill
+ * included. A coverage file gone after a test means the coverage is not
+ * known: every mutant runs the suite, and the schema's line says why.
+ */
+static void test_a_test_that_empties_its_tmpdir_never_makes_a_mutant_no_coverage(void **state)
+{
+	const char *sch[] = {"mutate", "-j", "1", "--schemata", "--json", "../s.json", NULL};
+
+	(void)state;
+	make_fixture("generate { files = { \"calc.c\" } }\n");
+	fx_write("repo", "calc.c", schema_calc_c);
+	fx_write("repo", "t.c", schema_t_c);
+	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
+	fx_write("repo", "tdaudit.lua",
+		 "build { \"make\", \"-s\" }\n"
+		 "runner { list = { \"./t\", \"--list\" },\n"
+		 "         run = { \"sh\", \"-c\", \"./t {test}; s=$?; rm -rf \\\"$TMPDIR\\\"/*; exit $s\" } }\n"
+		 "sources { \"*.c\" }\ntests { \"t.c\", \"Makefile\" }\ncatalogues { \"cat.lua\" }\n"
+		 "timeout { factor = 5, floor = 5 }\n");
+	fx_git_commit_all("repo", "tests that clean their TMPDIR");
+	assert_int_equal(fx_tdaudit("repo", "s.log", sch), 1);
+	assert_string_equal(outcome_of(fx_slurp("s.json"), "calc.c:add:arithmetic:+:1:-"), "killed");
+	assert_int_equal(count_outcome(fx_slurp("s.json"), "no-coverage"), 0);
+	if (!strstr(fx_slurp("s.log"), "its coverage could not be recorded: every mutant runs the suite"))
+		fail_msg("%s", fx_slurp("s.log"));
+}
+
+/*
  * The coverage of a schema's unmutated suite is kept by content: a second
  * run of the same tree reads it instead of running the suite, with the same
  * outcomes; once a test changes (it now reaches `return 100`), the suite
@@ -774,6 +804,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_sanitize_without_a_sanitize_variant_is_refused_with_an_example),
 	cmocka_unit_test(test_schemata_judge_every_mutant_as_its_own_build_does),
 	cmocka_unit_test(test_the_coverage_of_an_unchanged_schema_is_kept_and_a_changed_test_measures_it_again),
+	cmocka_unit_test(test_a_test_that_empties_its_tmpdir_never_makes_a_mutant_no_coverage),
 	cmocka_unit_test(test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one),
 	cmocka_unit_test(test_mutants_build_without_werror_unless_told_to_keep_it),
 	cmocka_unit_test(test_keep_werror_holds_under_a_mutate_that_dropped_it),
