@@ -338,3 +338,13 @@ mutant {
   designed_against = "kept coverage must be keyed by the bytes of the tree it was measured on",
   why = "reuses the coverage of an older tree after a test changed, so a mutant the new test reaches stays no-coverage",
 }
+
+mutant {
+  name = "mutate-coverage-lost-read-as-reached-nothing",
+  file = "harness/mutate.c",
+  find = "if (lstat(file, &st) != 0 || !S_ISREG(st.st_mode))",
+  replace = "if (0)",
+  guards = { "test_a_test_that_empties_its_tmpdir_never_makes_a_mutant_no_coverage" },
+  finding = 94,
+  why = "reads a test that cleaned its TMPDIR as reaching no point, so every mutant is no-coverage",
+}
