@@ -183,8 +183,8 @@ static void key_figures(buf *b, const td_gates *g, size_t n_findings, long audit
 		    g->count[i]);
 	raw(b, "</ul></div>");
 	fmt(b, "<p class=\"note\">The score is killed / (killed + killed-elsewhere + survived "
-	       "+ no-coverage + timeout); build-failed, stale and equivalent mutants judged nothing. Kill "
-	       "matrix: %s.</p></section>",
+	       "+ no-coverage + timeout); build-failed, stale and equivalent mutants judged "
+	       "nothing. Kill matrix: %s.</p></section>",
 	    g->run.full ? "full (every failing test recorded)"
 			: "first-kill (the first failing test of each mutant)");
 }

@@ -363,8 +363,8 @@ static const char *const type_words[] = {
 
 /*
  * Whether the statement that holds token k (before it, groups and
- * initialisers skipped) starts as a declaration: a type word, struct, union or enum, or a name
- * followed by a name or a `*`.
+ * initialisers skipped) starts as a declaration: a type word, struct,
+ * union or enum, or a name followed by a name or a `*`.
  */
 static int starts_declaration(const struct sch *s, size_t k)
 {
@@ -381,15 +381,17 @@ static int starts_declaration(const struct sch *s, size_t k)
 			k--;
 	}
 	return is_any(s, k, type_words) || is_any(s, k, starts) ||
-	       (kind_is(s, k, TD_CTOK_IDENT) && (kind_is(s, k + 1, TD_CTOK_IDENT) || is(s, k + 1, "*")));
+	       (kind_is(s, k, TD_CTOK_IDENT) &&
+		(kind_is(s, k + 1, TD_CTOK_IDENT) || is(s, k + 1, "*")));
 }
 
 /*
  * Whether token i lies in the size of an array declarator: `T name[...]`,
  * `T *name[...]` or a later dimension, `T name[2][...]`, where T ends in a
- * name or a type word, or a later declarator of a declaration, `T a, b[...]`. A run-time choice there makes a variable-length
- * array, which may not be initialised, and a size is a constant the type
- * may need elsewhere. The statement must start as a declaration does, so
+ * name or a type word, or a later declarator of a declaration, `T a,
+ * b[...]`. A run-time choice there makes a variable-length array, which
+ * may not be initialised, and a size is a constant the type may need
+ * elsewhere. The statement must start as a declaration does, so
  * that `return a * b[2]` is an expression; `x * b[2];` alone would read as
  * a declaration, which only sends it to be built one by one.
  */
