@@ -8,7 +8,7 @@
 mutant {
   name = "gates-unjudged-mutants-count",
   file = "harness/gates.c",
-  find = "return o == TD_KILLED || o == TD_KILLED_ELSEWHERE || o == TD_SURVIVED || o == TD_TIMEOUT;",
+  find = "return o == TD_KILLED || o == TD_KILLED_ELSEWHERE || o == TD_SURVIVED ||\n\t       o == TD_NO_COVERAGE || o == TD_TIMEOUT;",
   replace = "return o != TD_STALE && o != TD_EQUIVALENT;",
   guards = { "test_a_kill_of_an_unjudged_mutant_does_not_count" },
   designed_against = "a mutant that did not build judged nothing: a kill recorded for it must not make a test look useful",
@@ -28,7 +28,7 @@ mutant {
 mutant {
   name = "gates-no-gate-ignores-kills",
   file = "harness/gates.c",
-  find = "if (o != TD_SURVIVED)\n\t\t\treturn 0;",
+  find = "if (o != TD_SURVIVED && o != TD_NO_COVERAGE)\n\t\t\treturn 0;",
   replace = "(void)o;",
   guards = { "test_every_gate_is_read_off_the_kill_matrix" },
   designed_against = "a place with no gate is one where every judged mutant survived, not one with any survivor",
