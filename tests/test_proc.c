@@ -91,10 +91,18 @@ static void test_a_timeout_kills_the_whole_process_group(void **state)
 	assert_true(fx_gone(grandchild));
 }
 
-/* env -i: no run mark to find it by, so only the group kill reaches it. */
+/*
+ * env -i: no run mark to find it by, so only the group kill reaches it.
+ * The child exits only once the grandchild is sleep, its environment
+ * empty: until env has run sleep it still carries the mark, and a sweep
+ * that came first killed it by the mark (on a loaded machine, with the
+ * group kill gone, the test still passed).
+ */
 static void test_grandchildren_do_not_outlive_a_finished_run(void **state)
 {
-	const char *argv[] = {"sh", "-c", "env -i sleep 600 & echo $! > grandchild.pid; exit 0",
+	const char *argv[] = {"sh", "-c",
+			      "env -i sleep 600 & p=$!; echo $p > grandchild.pid; "
+			      "until [ \"$(cat /proc/$p/comm)\" = sleep ]; do sleep 0.01; done; exit 0",
 			      NULL};
 	td_proc_opts o = {0};
 	td_proc_result r;
