@@ -34,8 +34,8 @@ mutant {
   find = "if (run->pid > 0) /* what is left of its group, marked or not */",
   replace = "if (0)",
   guards = { "test_grandchildren_do_not_outlive_a_finished_run" },
-  designed_against = "a background process a test leaves behind would outlive the harness",
-  why = "leaves a grandchild that emptied its environment running after a normal exit",
+  finding = 95,
+  why = "leaves a grandchild that emptied its environment running after a normal exit (a background process a test leaves behind would outlive the harness)",
 }
 
 mutant {
