@@ -369,6 +369,40 @@ static int count_outcome(const char *json, const char *outcome)
 }
 
 /*
+ * Checks that each mutant of the JSON report base has the same outcome in
+ * the report at path (what: how that run differs), save unreached (NULL:
+ * none), which must be no-coverage there. Returns how many were compared.
+ */
+static int same_outcomes(const char *base, const char *path, const char *unreached,
+			 const char *what)
+{
+	int n = 0;
+
+	for (const char *p = strstr(base, "{\"id\": \""); p; p = strstr(p + 1, "{\"id\": \"")) {
+		char id[256], want[64];
+
+		sscanf(p + 8, "%255[^\"]", id);
+		snprintf(want, sizeof want, "%s", outcome_of(base, id));
+		if (unreached && !strcmp(id, unreached))
+			snprintf(want, sizeof want, "no-coverage");
+		if (strcmp(outcome_of(fx_slurp(path), id), want) != 0)
+			fail_msg("%s: %s first, %s %s", id, want, outcome_of(fx_slurp(path), id), what);
+		n++;
+	}
+	return n;
+}
+
+/* The schema fixture: calc.c and t.c above, generated mutants of calc.c, committed. */
+static void make_schema_fixture(void)
+{
+	make_fixture("generate { files = { \"calc.c\" } }\n");
+	fx_write("repo", "calc.c", schema_calc_c);
+	fx_write("repo", "t.c", schema_t_c);
+	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
+	fx_git_commit_all("repo", "schema fixture");
+}
+
+/*
  * Parity: every generated mutant of a file gets the same outcome in one
  * schema build as in a build of its own: killed, survived and, for the
  * function whose schema does not build (a pointer sum), build-failed
@@ -389,34 +423,16 @@ static void test_schemata_judge_every_mutant_as_its_own_build_does(void **state)
 	const char *unreached = "calc.c:clamp:constant:100:2:101";
 	char one_json[1 << 16], path[4096];
 	const char *log, *kept;
-	int n = 0;
 
 	(void)state;
-	make_fixture("generate { files = { \"calc.c\" } }\n");
-	fx_write("repo", "calc.c", schema_calc_c);
-	fx_write("repo", "t.c", schema_t_c);
-	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
-	fx_git_commit_all("repo", "schema fixture");
+	make_schema_fixture();
 	assert_int_equal(fx_tdaudit("repo", "one.log", one), 1);
 	assert_int_equal(fx_tdaudit("repo", "all.log", all), 1);
 	assert_int_equal(fx_tdaudit("repo", "schema.log", sch), 1);
 	snprintf(one_json, sizeof one_json, "%s", fx_slurp("one.json"));
-	for (const char *p = strstr(one_json, "{\"id\": \""); p; p = strstr(p + 1, "{\"id\": \"")) {
-		char id[256], want[64];
-
-		sscanf(p + 8, "%255[^\"]", id);
-		snprintf(want, sizeof want, "%s", outcome_of(one_json, id));
-		if (strcmp(outcome_of(fx_slurp("all.json"), id), want) != 0)
-			fail_msg("%s: %s built alone, %s in the schema with --run-unreached", id, want,
-				 outcome_of(fx_slurp("all.json"), id));
-		if (!strcmp(id, unreached))
-			snprintf(want, sizeof want, "no-coverage");
-		if (strcmp(outcome_of(fx_slurp("schema.json"), id), want) != 0)
-			fail_msg("%s: %s built alone, %s in the schema", id, want,
-				 outcome_of(fx_slurp("schema.json"), id));
-		n++;
-	}
-	assert_int_equal(n, 11);
+	assert_int_equal(same_outcomes(one_json, "all.json", NULL, "in the schema with --run-unreached"),
+			 11);
+	assert_int_equal(same_outcomes(one_json, "schema.json", unreached, "in the schema"), 11);
 	assert_string_equal(outcome_of(one_json, unreached), "survived");
 	assert_int_equal(count_outcome(fx_slurp("schema.json"), "no-coverage"), 1);
 	assert_non_null(strstr(fx_slurp("all.log"), "(1 reached by no test unmutated, run all the same)"));
@@ -495,11 +511,7 @@ static void test_the_coverage_of_an_unchanged_schema_is_kept_and_a_changed_test_
 	const char *at = strstr(schema_t_c, "clamp(3) == 3;");
 
 	(void)state;
-	make_fixture("generate { files = { \"calc.c\" } }\n");
-	fx_write("repo", "calc.c", schema_calc_c);
-	fx_write("repo", "t.c", schema_t_c);
-	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
-	fx_git_commit_all("repo", "schema fixture");
+	make_schema_fixture();
 	assert_int_equal(fx_tdaudit("repo", "s1.log", sch), 1);
 	assert_null(strstr(fx_slurp("s1.log"), kept));
 	snprintf(first, sizeof first, "%s", fx_slurp("s.json"));
@@ -507,15 +519,7 @@ static void test_the_coverage_of_an_unchanged_schema_is_kept_and_a_changed_test_
 	assert_int_equal(fx_tdaudit("repo", "s2.log", sch), 1);
 	if (!strstr(fx_slurp("s2.log"), kept))
 		fail_msg("not kept:\n%s", fx_slurp("s2.log"));
-	for (const char *p = strstr(first, "{\"id\": \""); p; p = strstr(p + 1, "{\"id\": \"")) {
-		char id[256], want[64];
-
-		sscanf(p + 8, "%255[^\"]", id);
-		snprintf(want, sizeof want, "%s", outcome_of(first, id));
-		if (strcmp(outcome_of(fx_slurp("s.json"), id), want) != 0)
-			fail_msg("%s: %s measured, %s from the kept coverage", id, want,
-				 outcome_of(fx_slurp("s.json"), id));
-	}
+	same_outcomes(first, "s.json", NULL, "from the kept coverage");
 	assert_non_null(at);
 	snprintf(reaching, sizeof reaching, "%.*sclamp(3) == 3 && clamp(200) == 100;%s",
 		 (int)(at - schema_t_c), schema_t_c, at + strlen("clamp(3) == 3;"));
