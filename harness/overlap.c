@@ -10,7 +10,9 @@
  * merged in line order; of several errors the one on the lowest line
  * wins. Nothing here may depend on the number of jobs.
  *
- * Never: print, exit, or read a file but through one read-only mmap.
+ * Never: print, exit, or write a file. The sides are read with pread
+ * into a small buffer reused line after line, not mapped: on a virtual
+ * machine each page of a mapping costs a fault that dwarfs reading it.
  */
 #define _GNU_SOURCE
 #include "overlap.h"
@@ -843,9 +845,11 @@ bad:
 
 typedef struct {
 	const char *path;
-	const char *data; /* the mmap */
+	int fd;
 	size_t len;
 	uint32_t n_lines;
+	uint64_t *split;  /* jobs + 1: where each job's lines begin (bytes), and the end */
+	uint32_t *split_line; /* jobs + 1: the number of each job's first line */
 	uint32_t n_records;
 	uint64_t *exact;  /* per line: its exact key (0: no words, or not a record) */
 	uint64_t *id;     /* per line: its id key (0: none) */
@@ -857,47 +861,130 @@ static int side_open(side *sd, const char *path, int is_a)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	void *m;
 
 	memset(sd, 0, sizeof *sd);
 	sd->path = path;
 	sd->is_a = is_a;
+	sd->fd = fd;
 	if (fd < 0)
 		return TD_FAIL(TD_EIO, "%s: cannot open: %s", path, strerror(errno));
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
 		return TD_FAIL(TD_EIO, "%s: not a regular file", path);
-	}
-	if (st.st_size == 0) {
-		close(fd);
+	if (st.st_size == 0)
 		return TD_FAIL(TD_EINVAL, "%s: empty: no records to compare; give a file with one "
 				"record per line", path);
-	}
-	m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return TD_FAIL(TD_EIO, "%s: cannot map: %s", path, strerror(errno));
-	madvise(m, (size_t)st.st_size, MADV_SEQUENTIAL | MADV_WILLNEED);
-	sd->data = m;
+	posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	sd->len = (size_t)st.st_size;
 	return 0;
 }
 
-/* Counts the lines and allocates the per-line keys. */
-static int side_count(side *sd)
-{
-	const char *p = sd->data, *e = sd->data + sd->len;
-	uint64_t n = 0;
+/* ---- reading lines -------------------------------------------------------- */
 
-	while (p < e && (p = memchr(p, '\n', (size_t)(e - p)))) {
-		n++;
-		p++;
+#define READ_BLOCK (256u << 10) /* read at a time: what was read is still in L2 when split */
+#define CHANGED "the file changed while it was read: compare files that nothing writes"
+
+/* The lines of bytes [off, end) of a file, through one buffer that grows only for a longer line. */
+typedef struct {
+	const char *path;
+	int fd;
+	uint64_t off, end; /* the next byte to read; one past the last */
+	char *buf;
+	size_t cap, at, len; /* buf[at, len): read, not yet returned */
+} reader;
+
+static void reader_init(reader *r, const side *sd, uint64_t begin, uint64_t end)
+{
+	*r = (reader){.path = sd->path, .fd = sd->fd, .off = begin, .end = end};
+}
+
+/*
+ * The next line (without its newline) at *line, *n: returns 1, 0 after
+ * the last, or an error (TD_EIO, TD_ENOMEM) after writing it to why. A
+ * last line without a newline is a line.
+ */
+static int reader_line(reader *r, const char **line, size_t *n, char *why, size_t why_size)
+{
+	for (;;) {
+		char *nl = r->at < r->len ? memchr(r->buf + r->at, '\n', r->len - r->at) : NULL;
+
+		if (nl || (r->off == r->end && r->at < r->len)) {
+			char *e = nl ? nl : r->buf + r->len;
+
+			*line = r->buf + r->at;
+			*n = (size_t)(e - *line);
+			r->at = (size_t)(e - r->buf) + (nl != NULL);
+			return 1;
+		}
+		if (r->off == r->end)
+			return 0;
+		if (r->at) { /* keep the start of a line read in part */
+			memmove(r->buf, r->buf + r->at, r->len - r->at);
+			r->len -= r->at;
+			r->at = 0;
+		}
+		if (r->cap - r->len < READ_BLOCK / 2 &&
+		    td_grow(&r->buf, &r->cap, r->len + READ_BLOCK, 1)) {
+			snprintf(why, why_size, "no memory for a line of more than %zu bytes", r->len);
+			return TD_ENOMEM;
+		}
+		size_t want = r->cap - r->len;
+		ssize_t got = pread(r->fd, r->buf + r->len, want < r->end - r->off ? want : (size_t)(r->end - r->off),
+				    (off_t)r->off);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			snprintf(why, why_size, "%s", got < 0 ? strerror(errno) : CHANGED);
+			return TD_EIO;
+		}
+		r->len += (size_t)got;
+		r->off += (uint64_t)got;
 	}
-	if (sd->data[sd->len - 1] != '\n')
-		n++;
-	if (n >= UINT32_MAX)
-		return TD_FAIL(TD_EINVAL, "%s: %llu lines: more than this tool counts", sd->path,
-			       (unsigned long long)n);
+}
+
+static void reader_free(reader *r)
+{
+	free(r->buf);
+}
+
+/*
+ * Counts the lines, splits them among jobs (job i's lines begin at the
+ * first line that begins at or after byte i * len / jobs) and allocates
+ * the per-line keys.
+ */
+static int side_count(side *sd, int jobs)
+{
+	reader r;
+	const char *line;
+	size_t len;
+	uint64_t n = 0, at = 0;
+	int i = 0, rc;
+	char why[MSG];
+
+	sd->split = calloc((size_t)jobs + 1, sizeof *sd->split);
+	sd->split_line = calloc((size_t)jobs + 1, sizeof *sd->split_line);
+	if (!sd->split || !sd->split_line)
+		return TD_FAIL(TD_ENOMEM, "%s: no memory", sd->path);
+	reader_init(&r, sd, 0, sd->len);
+	while ((rc = reader_line(&r, &line, &len, why, sizeof why)) == 1) {
+		for (; i < jobs && at >= (uint64_t)i * sd->len / (uint64_t)jobs; i++) {
+			sd->split[i] = at;
+			sd->split_line[i] = (uint32_t)(n + 1);
+		}
+		at += len + 1;
+		if (++n >= UINT32_MAX) {
+			reader_free(&r);
+			return TD_FAIL(TD_EINVAL, "%s: %llu lines: more than this tool counts", sd->path,
+				       (unsigned long long)n);
+		}
+	}
+	reader_free(&r);
+	if (rc < 0)
+		return TD_FAIL(rc, "%s: %s", sd->path, why);
+	for (; i <= jobs; i++) { /* jobs past the last line have none */
+		sd->split[i] = sd->len;
+		sd->split_line[i] = (uint32_t)(n + 1);
+	}
 	sd->n_lines = (uint32_t)n;
 	sd->exact = calloc(n, sizeof *sd->exact);
 	sd->id = calloc(n, sizeof *sd->id);
@@ -908,8 +995,10 @@ static int side_count(side *sd)
 
 static void side_close(side *sd)
 {
-	if (sd->data)
-		munmap((void *)sd->data, sd->len);
+	if (sd->fd >= 0)
+		close(sd->fd);
+	free(sd->split);
+	free(sd->split_line);
 	free(sd->exact);
 	free(sd->id);
 	free(sd->n_words);
@@ -1621,7 +1710,7 @@ done:
 typedef struct {
 	engine *en;
 	side *sd;
-	const char *begin, *end;
+	uint64_t begin, end;    /* the chunk's bytes */
 	uint32_t first_line, end_line; /* end_line: one past the chunk's last line */
 	int measure;           /* 1: B records, measured; 0: A records, marked in B's index */
 	int from_lines;        /* B indexed, read already: measure from its per-line keys and,
@@ -1860,10 +1949,14 @@ static void *chunk_run(void *arg)
 {
 	chunk *c = arg;
 	scratch s = {0};
-	const char *p = c->begin;
+	reader rd;
+	const char *p;
+	size_t n;
 	uint32_t line = c->first_line;
 	char why[MSG];
+	int got = 0;
 
+	reader_init(&rd, c->sd, c->begin, c->end);
 	for (; c->from_lines && line < c->end_line; line++) {
 		const engine *en = c->en;
 		record r = {.exact = c->sd->exact[line - 1], .id = c->sd->id[line - 1],
@@ -1885,13 +1978,12 @@ static void *chunk_run(void *arg)
 			c->hits[c->n_hits++] = h;
 		}
 	}
-	for (; !c->from_lines && p < c->end && !c->err; line++) {
-		const char *nl = memchr(p, '\n', (size_t)(c->end - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(c->end - p);
+	for (; !c->from_lines && !c->err && (got = reader_line(&rd, &p, &n, why, sizeof why)) == 1; line++) {
 		record r;
-		int rc = read_record(c->en, &s, &r, p, n, why, sizeof why);
+		int rc = line < c->end_line ? read_record(c->en, &s, &r, p, n, why, sizeof why) : -1;
 
-		p += n + 1;
+		if (line >= c->end_line)
+			snprintf(why, sizeof why, CHANGED);
 		if (rc < 0) {
 			chunk_fail(c, TD_EINVAL, line, why);
 			break;
@@ -1919,6 +2011,9 @@ static void *chunk_run(void *arg)
 		if (m > 0)
 			c->hits[c->n_hits++] = h;
 	}
+	if (got < 0)
+		chunk_fail(c, got, line, why);
+	reader_free(&rd);
 	if (!c->measure && !c->err && mark_flush(c->en, &s))
 		chunk_fail(c, TD_ENOMEM, line, "no memory");
 	c->cand_keys = s.cand_keys; /* the chunk's now: stream_side gathers them */
@@ -1940,8 +2035,6 @@ static int stream_side(engine *en, side *sd, int measure, int from_lines, int jo
 {
 	chunk *c = calloc((size_t)jobs, sizeof *c);
 	pthread_t *th = calloc((size_t)jobs, sizeof *th);
-	const char *p = sd->data, *e = sd->data + sd->len;
-	uint32_t line = 1;
 	size_t cap = 0;
 	int err = 0, started = 0;
 
@@ -1949,22 +2042,10 @@ static int stream_side(engine *en, side *sd, int measure, int from_lines, int jo
 		err = TD_FAIL(TD_ENOMEM, "no memory for %d jobs", jobs);
 		goto done;
 	}
-	for (int i = 0; i < jobs; i++) {
-		const char *end = i == jobs - 1 ? e : p + (size_t)(e - p) / (size_t)(jobs - i);
-
-		if (end < e && end > p && end[-1] != '\n') {
-			const char *nl = memchr(end, '\n', (size_t)(e - end));
-
-			end = nl ? nl + 1 : e;
-		}
-		c[i] = (chunk){.en = en, .sd = sd, .begin = p, .end = end, .first_line = line,
+	for (int i = 0; i < jobs; i++) /* side_count split the lines */
+		c[i] = (chunk){.en = en, .sd = sd, .begin = sd->split[i], .end = sd->split[i + 1],
+			       .first_line = sd->split_line[i], .end_line = sd->split_line[i + 1],
 			       .measure = measure, .from_lines = from_lines};
-		for (const char *q = p; i < jobs - 1 && q < end && (q = memchr(q, '\n', (size_t)(end - q))); q++)
-			line++;
-		p = end;
-		/* a last line without its newline counts; the last chunk ends where the side does */
-		c[i].end_line = i == jobs - 1 ? sd->n_lines + 1 : line;
-	}
 	for (; started < jobs; started++)
 		if (pthread_create(&th[started], NULL, chunk_run, &c[started])) {
 			err = TD_FAIL(TD_EIO, "cannot start thread %d of %d", started + 1, jobs);
@@ -2014,11 +2095,13 @@ done:
 /* Builds the index from the indexed side, one line at a time, in order. */
 static int build_index(engine *en, side *sd)
 {
-	const char *p = sd->data, *e = sd->data + sd->len;
+	const char *p;
+	size_t n;
 	uint32_t line = 1;
 	scratch s = {0};
+	reader rd;
 	char why[MSG];
-	int err = 0;
+	int err = 0, got;
 
 	en->pos_ok = en->indexed_b && en->ngram > 0 && table_cap(&en->grams) <= UINT32_MAX &&
 		     (en->pos_first = malloc(((size_t)sd->n_lines + 1) * sizeof *en->pos_first));
@@ -2036,13 +2119,13 @@ static int build_index(engine *en, side *sd)
 	/* as many codes as keys at most: the whole array at once (pages touched as used), never copied */
 	if (en->gather && (en->pos_slot = malloc(en->cap_gkeys * sizeof *en->pos_slot)))
 		en->cap_pos = en->cap_gkeys;
-	for (; p < e; line++) {
-		const char *nl = memchr(p, '\n', (size_t)(e - p));
-		size_t n = nl ? (size_t)(nl - p) : (size_t)(e - p);
+	reader_init(&rd, sd, 0, sd->len);
+	for (; (got = reader_line(&rd, &p, &n, why, sizeof why)) == 1; line++) {
 		record r;
-		int rc = read_record(en, &s, &r, p, n, why, sizeof why);
+		int rc = line <= sd->n_lines ? read_record(en, &s, &r, p, n, why, sizeof why) : -1;
 
-		p += n + 1;
+		if (line > sd->n_lines)
+			snprintf(why, sizeof why, CHANGED);
 		if (en->pos_ok)
 			en->pos_first[line - 1] = en->n_pos + en->n_batch;
 		if (rc < 0) {
@@ -2058,6 +2141,9 @@ static int build_index(engine *en, side *sd)
 		if ((err = index_record(en, &s, &r, line, sd->is_a)))
 			break;
 	}
+	if (got < 0 && !err)
+		err = TD_FAIL(got, "%s:%u: %s", sd->path, line, why);
+	reader_free(&rd);
 	if (!err)
 		err = en->gather ? gather_build(en) : batch_flush(en);
 	if (en->pos_ok)
@@ -2166,7 +2252,7 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 		   const td_overlap_opts *o)
 {
 	engine en = {0};
-	side a = {0}, b = {0};
+	side a = {.fd = -1}, b = {.fd = -1};
 	td_overlap_result *res = NULL;
 	int jobs, err;
 
@@ -2174,7 +2260,7 @@ int td_overlap_run(td_overlap_result **out, const char *path_a, const char *path
 	if ((err = check_opts(&en, o, &jobs)))
 		return err;
 	if ((err = side_open(&a, path_a, 1)) || (err = side_open(&b, path_b, 0)) ||
-	    (err = side_count(&a)) || (err = side_count(&b)))
+	    (err = side_count(&a, jobs)) || (err = side_count(&b, jobs)))
 		goto done;
 	en.indexed_b = b.len < a.len;
 	side *small = en.indexed_b ? &b : &a, *big = en.indexed_b ? &a : &b;

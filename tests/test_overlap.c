@@ -539,6 +539,67 @@ static void test_the_j_setting_never_changes_the_output(void **state)
 	free(x);
 }
 
+/*
+ * long.txt: a short line, one line of 120,000 words (about 900 KB, more
+ * than three of the engine's read blocks, so its buffer must grow) and a
+ * last line without its newline; other.txt: 30 words from the middle of
+ * the long line among 10 of its own, then long.txt's last line, then
+ * filler lines. With few fillers other.txt is indexed and long.txt read
+ * in chunks; with many, long.txt is indexed.
+ */
+static void write_long_line_sides(int fillers)
+{
+	static char tail[512];
+	char *mid = malloc(1 << 12);
+	FILE *lf = fopen("long.txt", "w"), *of = fopen("other.txt", "w");
+
+	assert_non_null(mid);
+	assert_non_null(lf);
+	assert_non_null(of);
+	lcg = 77;
+	mid[0] = tail[0] = '\0';
+	words(lf, NULL, 0, 12, "s");
+	fputc('\n', lf);
+	words(lf, NULL, 0, 60000, "l");
+	words(NULL, mid, 1 << 12, 30, "m");
+	fprintf(lf, " %s ", mid);
+	words(lf, NULL, 0, 60000, "l");
+	fputc('\n', lf);
+	words(NULL, tail, sizeof tail, 15, "t");
+	fputs(tail, lf);
+	words(of, NULL, 0, 10, "o");
+	fprintf(of, " %s\n%s\n", mid, tail);
+	for (int i = 0; i < fillers; i++) {
+		words(of, NULL, 0, 12, "f");
+		fputc('\n', of);
+	}
+	assert_int_equal(fclose(lf), 0);
+	assert_int_equal(fclose(of), 0);
+	free(mid);
+}
+
+static void test_a_line_longer_than_the_read_buffer_is_one_record(void **state)
+{
+	(void)state;
+	for (int fillers = 0; fillers <= 15000; fillers += 15000) {
+		write_long_line_sides(fillers);
+		for (int jobs = 1; jobs <= 3; jobs += 2) {
+			td_overlap_opts o = {.jobs = jobs};
+			td_overlap_result *r = run("long.txt", "other.txt", &o);
+			const td_overlap_hit *h1 = hit_at(r, 1), *h2 = hit_at(r, 2);
+
+			assert_int_equal(r->indexed_b, fillers == 0);
+			assert_int_equal(r->a.lines, 3);
+			assert_int_equal(r->b.lines, 2 + (uint32_t)fillers);
+			if (!h1 || h1->a_ngram != 2 || h1->n_matched != 30 - 13 + 1 || h1->run != 30 ||
+			    !h2 || h2->a_exact != 3 || r->n_hits != 2)
+				fail_msg("fillers %d, jobs %d: %zu hits; B:1 %s, B:2 %s", fillers, jobs,
+					 r->n_hits, h1 ? "found" : "missed", h2 ? "found" : "missed");
+			td_overlap_result_free(r);
+		}
+	}
+}
+
 /* Runs overlap on a and b; expects exit 2 and every needle in the message. */
 static void refused(const char *a, const char *b, const char *field, const char *n1,
 		    const char *n2)
@@ -891,6 +952,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_disjoint_sides_report_nothing_and_exit_0),
     cmocka_unit_test(test_a_record_planted_in_a_large_corpus_is_found_and_its_line_named),
     cmocka_unit_test(test_the_j_setting_never_changes_the_output),
+    cmocka_unit_test(test_a_line_longer_than_the_read_buffer_is_one_record),
     cmocka_unit_test(test_bad_input_is_refused_naming_file_and_line),
     cmocka_unit_test(test_every_ngram_figure_matches_a_naive_reference_on_random_data),
     cmocka_unit_test(test_a_large_indexed_side_matches_the_naive_reference),
