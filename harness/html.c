@@ -715,6 +715,51 @@ static void gates(buf *b, const td_gates *g)
 	raw(b, "</ul></div></div></section>");
 }
 
+/* --- the score by file ------------------------------------------------------------- */
+
+/* Each file's score, worst first, from the matrix's outcomes. */
+static int scores_by_file(buf *b, const td_ledger_matrix *m)
+{
+	const char **files = calloc(m->n + 1, sizeof *files);
+	int *outcomes = calloc(m->n + 1, sizeof *outcomes);
+	td_report_file *v = NULL;
+	size_t n = 0, nv = 0;
+	int err = 0;
+
+	if (!files || !outcomes)
+		err = TD_FAIL(TD_ENOMEM, "out of memory for the scores by file");
+	for (size_t i = 0; !err && i < m->n; i++) {
+		int o = outcome_index(m->v[i].outcome);
+
+		if (o >= 0) { /* an outcome this version does not know is in no count */
+			files[n] = m->v[i].file;
+			outcomes[n++] = o;
+		}
+	}
+	if (!err)
+		err = td_report_by_file(&v, &nv, files, outcomes, n);
+	if (!err) {
+		fmt(b, "<section id=\"by-file\"><h2>Score by file <span class=\"pill\">%zu</span></h2>"
+		       "%s<table class=\"by-file\"><thead><tr><th>file</th><th>killed</th><th>judged</th>"
+		       "<th>score</th></tr></thead><tbody>",
+		    nv, nv > LONG_LIST ? "<details><summary>show them</summary>" : "");
+		for (size_t i = 0; i < nv; i++) {
+			char score[32];
+
+			score_text(score, sizeof score, v[i].count);
+			raw(b, "<tr><td><code>");
+			esc(b, v[i].file);
+			fmt(b, "</code></td><td>%zu</td><td>%zu</td><td>%s%s</td></tr>", v[i].count[TD_KILLED],
+			    td_report_judged(v[i].count), score, strcmp(score, "n/a") ? "%" : "");
+		}
+		fmt(b, "</tbody></table>%s</section>", nv > LONG_LIST ? "</details>" : "");
+	}
+	free(v);
+	free(files);
+	free(outcomes);
+	return err;
+}
+
 /* --- the kill matrix --------------------------------------------------------------- */
 
 static int has(char *const *v, const char *s)
@@ -1041,6 +1086,8 @@ static int mutation_sections(buf *b, sqlite3 *db, td_ledger *lg, const td_html_o
 		gates(b, g);
 		raw(b, tail.s ? tail.s : "");
 	}
+	if (!err)
+		err = scores_by_file(b, m);
 	if (!err && o->log)
 		err = training(b, o->log);
 	if (!err)

@@ -116,6 +116,114 @@ static int put_build_failed(FILE *f, const td_mutants *m, const td_mutation_resu
 	return 0;
 }
 
+/* The score for sorting: undefined (nothing judged) above every defined one. */
+static double sort_score(const td_report_file *f)
+{
+	double s;
+
+	return td_report_score(&s, f->count) ? 1000.0 : s;
+}
+
+static int worst_first(const void *a, const void *b)
+{
+	const td_report_file *x = a, *y = b;
+	double sx = sort_score(x), sy = sort_score(y);
+
+	return sx < sy ? -1 : sx > sy ? 1 : strcmp(x->file, y->file);
+}
+
+int td_report_by_file(td_report_file **out, size_t *n_out, const char *const *files,
+		      const int *outcomes, size_t n)
+{
+	td_report_file *v = NULL;
+	size_t nv = 0;
+
+	*out = NULL;
+	*n_out = 0;
+	if (n && !(v = calloc(n, sizeof *v)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for the scores of %zu mutants' files", n);
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+
+		while (k < nv && strcmp(v[k].file, files[i]))
+			k++;
+		if (k == nv)
+			v[nv++].file = files[i];
+		v[k].count[outcomes[i]]++;
+	}
+	if (nv)
+		qsort(v, nv, sizeof *v, worst_first);
+	*out = v;
+	*n_out = nv;
+	return 0;
+}
+
+/* td_report_by_file over a run's mutants and results. */
+static int files_of_run(td_report_file **out, size_t *n_out, const td_mutants *m,
+			const td_mutation_result *res)
+{
+	const char **files = calloc(m->n + 1, sizeof *files);
+	int *outcomes = calloc(m->n + 1, sizeof *outcomes);
+	int err;
+
+	if (!files || !outcomes) {
+		free(files);
+		free(outcomes);
+		return TD_FAIL(TD_ENOMEM, "out of memory for the scores of %zu mutants' files", m->n);
+	}
+	for (size_t i = 0; i < m->n; i++) {
+		files[i] = m->v[i].file;
+		outcomes[i] = res[i].outcome;
+	}
+	err = td_report_by_file(out, n_out, files, outcomes, m->n);
+	free(files);
+	free(outcomes);
+	return err;
+}
+
+/*
+ * The score of each file: as a JSON array (json 1), or, when the run's
+ * mutants are in more than one file, the summary's lines for the files
+ * below 100% (json 0).
+ */
+static int put_by_file(FILE *f, const td_mutants *m, const td_mutation_result *res, int json)
+{
+	td_report_file *v;
+	size_t n, full = 0;
+	double s;
+	int err = files_of_run(&v, &n, m, res);
+
+	if (err)
+		return err;
+	for (size_t i = 0; i < n; i++)
+		full += !td_report_score(&s, v[i].count) && s == 100.0;
+	if (!json && n > 1)
+		fprintf(f, "mutation score by file, worst first (%zu of %zu at 100%% not listed):\n",
+			full, n);
+	for (size_t i = 0; i < n; i++) {
+		int undefined = td_report_score(&s, v[i].count);
+
+		if (json) {
+			fputs(i ? ", {\"file\": " : "{\"file\": ", f);
+			td_json_fput_string(f, v[i].file);
+			fprintf(f, ", \"killed\": %zu, \"judged\": %zu, \"score\": ", v[i].count[TD_KILLED],
+				td_report_judged(v[i].count));
+			if (undefined)
+				fputs("null}", f);
+			else
+				fprintf(f, "%.1f}", s);
+		} else if (n > 1 && !(!undefined && s == 100.0)) {
+			if (undefined)
+				fprintf(f, "  %s  n/a (nothing judged)\n", v[i].file);
+			else
+				fprintf(f, "  %s  %.1f%% (%zu killed of %zu judged)\n", v[i].file, s,
+					v[i].count[TD_KILLED], td_report_judged(v[i].count));
+		}
+	}
+	free(v);
+	return 0;
+}
+
 static void json_strv(FILE *f, char *const *v)
 {
 	fputc('[', f);
@@ -181,7 +289,12 @@ int td_report_json(char **out, const td_mutants *m, const td_mutation_result *re
 		fclose(f), free(*out), *out = NULL;
 		return td_error_code();
 	}
-	fputs(",\n", f);
+	fputs(",\n  \"score_by_file\": [", f);
+	if (put_by_file(f, m, res, 1) != 0) {
+		fclose(f), free(*out), *out = NULL;
+		return td_error_code();
+	}
+	fputs("],\n", f);
 	if (iso)
 		fprintf(f, "  \"isolation\": {\"confinement\": \"%s\", \"unconfined_runs\": %zu, "
 			   "\"resynced_trees\": %zu},\n",
@@ -376,6 +489,10 @@ int td_report_all(const td_mutants *m, const td_mutation_result *res, const char
 		return 2;
 	}
 	print_score(count);
+	if (put_by_file(stdout, m, res, 0) != 0) {
+		fprintf(stderr, "tdaudit: %s\n", td_error_last());
+		return 2;
+	}
 	if (iso)
 		print_isolation(iso);
 	print_equivalents(m, res);

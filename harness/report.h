@@ -2,7 +2,8 @@
  * report.h - what a mutation run tells people and machines.
  *
  * Human output: a summary grouped by outcome (the generated mutants that
- * did not build also counted by operator and by file), each equivalent
+ * did not build also counted by operator and by file), the score of each
+ * file below 100% when there are several files, each equivalent
  * mutant with its reason, then each survivor, stale and killed-elsewhere
  * mutant with its file, line, edit and why. Machine
  * output on request, each written atomically:
@@ -16,6 +17,8 @@
  *     "build_failed_generated": {                  -- generated mutants that did not build
  *         "by_operator": { "<class>": N, ... },    -- by operator class, sorted
  *         "by_file": { "<file>": N, ... } },       -- by file, sorted
+ *     "score_by_file": [ { "file", "killed", "judged",   -- every file with a mutant,
+ *                          "score": percent | null } ],  -- worst first
  *     "mutants": [ { "id", "name", "catalogue", "where", "file", "line",
  *                    "operator", "find", "replace", "guards": [...],
  *                    "finding": N | null, "designed_against": s | null,
@@ -71,6 +74,21 @@ int td_report_score(double *score, const size_t count[TD_N_OUTCOMES]);
  * An undefined score is never below: a shard may hold no judged mutant.
  */
 int td_report_below(const size_t count[TD_N_OUTCOMES], double fail_under);
+
+/* One file's outcome counts (td_report_by_file). */
+typedef struct {
+	const char *file;               /* borrowed from the caller's array */
+	size_t count[TD_N_OUTCOMES];
+} td_report_file;
+
+/*
+ * Tallies n mutants' outcomes (outcomes[i], enum td_outcome, of a mutant
+ * in files[i]) by file into *out (*n_out files; caller frees *out), worst
+ * score first: a file whose score is undefined (nothing judged) last, ties
+ * by name. Returns 0 or TD_ENOMEM.
+ */
+int td_report_by_file(td_report_file **out, size_t *n_out, const char *const *files,
+		      const int *outcomes, size_t n);
 
 /* How a run's builds and tests were kept from the user's files (mutate.c). */
 typedef struct {

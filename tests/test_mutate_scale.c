@@ -8,7 +8,7 @@
  *
  * What these tests guard: tdaudit mutate --list --file harness/survivors.c
  *   and --list --file harness/sanitize.c
- *   and --list --only 'mutate-schema-*'
+ *   and --list --only 'mutate-schema-*' and --list --only 'report-files-*'
  *
  * Edits seen breaking these tests:
  *   - td_ledger_survivors() taking sharded runs too (no "shard_n IS NULL")
@@ -28,6 +28,8 @@
  *   - tally_build_failed() counting hand-written entries too, or
  *     td_report_json() leaving put_build_failed() out
  *     -> generated_mutants_that_do_not_build_are_counted_by_operator_and_file
+ *   - worst_first() ordering the files by name, or put_by_file() listing
+ *     the files at 100% -> the_score_of_each_file_is_reported_worst_first
  *   - td_sanitize_env() setting detect_leaks=0
  *     -> sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses
  *   - probe() not calling td_sanitize_report() (the detail reads "exit 86")
@@ -325,6 +327,40 @@ static void test_generated_mutants_that_do_not_build_are_counted_by_operator_and
 	json = fx_slurp("r.json");
 	assert_non_null(strstr(json, "\"build_failed_generated\": {\"by_operator\": {\"constant\": 3, "
 				     "\"relational\": 1}, \"by_file\": {\"calc.c\": 3, \"lib.c\": 1}}"));
+}
+
+/*
+ * The score of each file, in the summary (the files below 100% only, when
+ * there are several), the JSON (every file, worst first) and the HTML
+ * report, so that a run over many files shows where its holes are.
+ */
+static void test_the_score_of_each_file_is_reported_worst_first(void **state)
+{
+	const char *args[] = {"mutate", "--json", "../r.json", NULL};
+	const char *html[] = {"report", "--html", "../r.html", NULL};
+	const char *log;
+
+	(void)state;
+	/* calc.c 100%, t.c 0%: worst first is not the order of the names */
+	make_fixture("mutant { name = \"calc-killed\", file = \"calc.c\", find = \"a + b\", replace = \"a - b\",\n"
+		     "  guards = { \"test_add\" }, designed_against = \"x\", why = \"adds wrong\" }\n"
+		     "mutant { name = \"t-survived\", file = \"t.c\", find = \"? \\\"ok\\\"\",\n"
+		     "  replace = \"? \\\"fine\\\"\", guards = { \"test_add\" }, designed_against = \"x\",\n"
+		     "  why = \"only the exit status is read\" }\n");
+	assert_int_equal(fx_tdaudit("repo", "run.log", args), 1);
+	log = fx_slurp("run.log");
+	if (!strstr(log, "mutation score by file, worst first (1 of 2 at 100% not listed):\n"
+			 "  t.c  0.0% (0 killed of 1 judged)\n") || strstr(log, "  calc.c  "))
+		fail_msg("no score by file, or calc.c listed at 100%%:\n%s", log);
+	assert_non_null(strstr(fx_slurp("r.json"),
+			       "\"score_by_file\": [{\"file\": \"t.c\", \"killed\": 0, \"judged\": 1, "
+			       "\"score\": 0.0}, {\"file\": \"calc.c\", \"killed\": 1, \"judged\": 1, "
+			       "\"score\": 100.0}]"));
+	assert_int_equal(fx_tdaudit("repo", "html.log", html), 0);
+	log = fx_slurp("r.html");
+	if (!strstr(log, "<tr><td><code>t.c</code></td><td>0</td><td>1</td><td>0.0%</td></tr>"
+			 "<tr><td><code>calc.c</code></td><td>1</td><td>1</td><td>100.0%</td></tr>"))
+		fail_msg("the HTML has no score by file:\n%s", strstr(log, "by-file") ? strstr(log, "by-file") : "");
 }
 
 /* ---- --schemata ------------------------------------------------------------------ */
@@ -804,6 +840,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_generated_mutant_declared_equivalent_is_reported_with_its_reason),
 	cmocka_unit_test(test_an_equivalent_declaration_that_matches_nothing_is_refused),
 	cmocka_unit_test(test_generated_mutants_that_do_not_build_are_counted_by_operator_and_file),
+	cmocka_unit_test(test_the_score_of_each_file_is_reported_worst_first),
 	cmocka_unit_test(test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses),
 	cmocka_unit_test(test_sanitize_without_a_sanitize_variant_is_refused_with_an_example),
 	cmocka_unit_test(test_schemata_judge_every_mutant_as_its_own_build_does),
