@@ -885,16 +885,16 @@ static int side_open(side *sd, const char *path, int is_a)
 
 /* The lines of bytes [off, end) of a file, through one buffer that grows only for a longer line. */
 typedef struct {
-	const char *path;
 	int fd;
 	uint64_t off, end; /* the next byte to read; one past the last */
 	char *buf;
 	size_t cap, at, len; /* buf[at, len): read, not yet returned */
+	size_t seen;         /* buf[at, seen) holds no newline: a long line is searched once */
 } reader;
 
 static void reader_init(reader *r, const side *sd, uint64_t begin, uint64_t end)
 {
-	*r = (reader){.path = sd->path, .fd = sd->fd, .off = begin, .end = end};
+	*r = (reader){.fd = sd->fd, .off = begin, .end = end};
 }
 
 /*
@@ -905,7 +905,8 @@ static void reader_init(reader *r, const side *sd, uint64_t begin, uint64_t end)
 static int reader_line(reader *r, const char **line, size_t *n, char *why, size_t why_size)
 {
 	for (;;) {
-		char *nl = r->at < r->len ? memchr(r->buf + r->at, '\n', r->len - r->at) : NULL;
+		size_t from = r->seen > r->at ? r->seen : r->at;
+		char *nl = from < r->len ? memchr(r->buf + from, '\n', r->len - from) : NULL;
 
 		if (nl || (r->off == r->end && r->at < r->len)) {
 			char *e = nl ? nl : r->buf + r->len;
@@ -917,6 +918,7 @@ static int reader_line(reader *r, const char **line, size_t *n, char *why, size_
 		}
 		if (r->off == r->end)
 			return 0;
+		r->seen = r->len - r->at; /* where the search goes on, once moved */
 		if (r->at) { /* keep the start of a line read in part */
 			memmove(r->buf, r->buf + r->at, r->len - r->at);
 			r->len -= r->at;
