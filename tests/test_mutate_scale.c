@@ -30,6 +30,8 @@
  *     -> generated_mutants_that_do_not_build_are_counted_by_operator_and_file
  *   - worst_first() ordering the files by name, or put_by_file() listing
  *     the files at 100% -> the_score_of_each_file_is_reported_worst_first
+ *   - ci/weekly's merge adding up the uncaught outcomes without no-coverage
+ *     -> a_weekly_merge_fails_on_a_no_coverage_mutant
  *   - td_sanitize_env() setting detect_leaks=0
  *     -> sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses
  *   - probe() not calling td_sanitize_report() (the detail reads "exit 86")
@@ -439,6 +441,30 @@ static void make_schema_fixture(void)
 }
 
 /*
+ * A no-coverage mutant is a survivor, and ci/weekly's merge of shard
+ * ledgers made with --schemata must fail on it: the merge added up the
+ * other uncaught outcomes only, so a week whose only hole was code no test
+ * reaches passed (exit 0, "0 mutant(s) not caught").
+ */
+static void test_a_weekly_merge_fails_on_a_no_coverage_mutant(void **state)
+{
+	/* add's mutant is killed; `return 100` no test reaches */
+	const char *shard[] = {"mutate", "--schemata", "--only", "calc.c:add:*", "--only",
+			       "calc.c:clamp:constant:100:2:101", "--shard", "1/1", "--ledger", "../s1.db",
+			       "-j", "2", NULL};
+	const char *merge[] = {"env", "TDAUDIT=" TD_BUILD_DIR "/tdaudit", TD_SOURCE_DIR "/ci/weekly",
+			       "--merge", "--out", "../weekly", "../s1.db", NULL};
+
+	(void)state;
+	make_schema_fixture();
+	assert_int_equal(fx_tdaudit("repo", "shard.log", shard), 1);
+	assert_non_null(strstr(fx_slurp("shard.log"), "  no-coverage       1\n"));
+	if (fx_run("repo", "merge.log", merge) != 1 ||
+	    !strstr(fx_slurp("merge.log"), "ci/weekly: 1 mutant(s) not caught"))
+		fail_msg("the merge passes a no-coverage mutant:\n%s", fx_slurp("merge.log"));
+}
+
+/*
  * Parity: every generated mutant of a file gets the same outcome in one
  * schema build as in a build of its own: killed, survived and, for the
  * function whose schema does not build (a pointer sum), build-failed
@@ -844,6 +870,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses),
 	cmocka_unit_test(test_sanitize_without_a_sanitize_variant_is_refused_with_an_example),
 	cmocka_unit_test(test_schemata_judge_every_mutant_as_its_own_build_does),
+	cmocka_unit_test(test_a_weekly_merge_fails_on_a_no_coverage_mutant),
 	cmocka_unit_test(test_the_coverage_of_an_unchanged_schema_is_kept_and_a_changed_test_measures_it_again),
 	cmocka_unit_test(test_a_test_that_empties_its_tmpdir_never_makes_a_mutant_no_coverage),
 	cmocka_unit_test(test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one),
