@@ -1,0 +1,15 @@
+-- mutations/ci/weekly.lua: the mutants of ci/weekly, the weekly mutation job.
+--
+-- Each entry re-introduces one bug class into the script and names the tests
+-- that must notice; every name starts with "weekly-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "weekly-no-coverage-not-counted",
+  file = "ci/weekly",
+  find = "survived\\|no-coverage\\|stale",
+  replace = "survived\\|stale",
+  guards = { "test_a_weekly_merge_fails_on_a_no_coverage_mutant" },
+  finding = 96,
+  why = "leaves no-coverage out of the merge's count of mutants not caught",
+}
