@@ -22,6 +22,7 @@
 typedef struct {
 	td_mutate_opts o;
 	char **only;      /* the --only patterns (a td_strv) */
+	char **catalogues; /* the --catalogue globs (a td_strv) */
 	char **variants;  /* the --variant names (a td_strv) */
 	const char *which; /* --variants */
 	const char *root; /* --root DIR */
@@ -57,6 +58,12 @@ static int parse_score(const td_opt *opt, void *a, const char *v, char *why, siz
 }
 
 static const td_opt opts[] = {
+	{.name = "--catalogue", .arg = "GLOB", .repeatable = 1, .type = TD_OPT_STRINGS,
+	 .at = offsetof(args, catalogues),
+	 .help = "run the catalogues matching GLOB (relative to the repository, as tdaudit.lua's "
+		 "globs) instead of those tdaudit.lua names: a generate { } over a whole tree for a "
+		 "weekly job, kept out of every other run (repeatable; a glob that matches none is "
+		 "refused)"},
 	{.name = "--only", .arg = "PATTERN", .repeatable = 1, .type = TD_OPT_STRINGS,
 	 .at = offsetof(args, only),
 	 .help = "only mutants whose id matches the shell pattern (repeatable: those matching any; "
@@ -198,6 +205,7 @@ int td_cmd_mutate(int argc, char **argv)
 	rc = td_find_root(root, sizeof root, a.root);
 	if (rc)
 		goto done;
+	a.o.catalogues = a.catalogues;
 	a.o.only = (const char *const *)a.only;
 	a.o.n_only = td_strv_len(a.only);
 	a.o.color = isatty(1) && !getenv("NO_COLOR");
@@ -205,6 +213,7 @@ int td_cmd_mutate(int argc, char **argv)
 	rc = run_variants(root, &a);
 done:
 	td_strv_free(a.only);
+	td_strv_free(a.catalogues);
 	td_strv_free(a.variants);
 	return rc;
 }

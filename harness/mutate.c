@@ -2081,7 +2081,8 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	if (!err && opts->ledger)
 		err = use_ledger(r.proj, opts->ledger);
 	if (!err)
-		err = td_catalogue_load(&r.muts, r.proj->root, r.proj->catalogues);
+		err = td_catalogue_load(&r.muts, r.proj->root,
+					opts->catalogues ? opts->catalogues : r.proj->catalogues);
 	if (!err && opts->survivors)
 		err = td_survivors_keep(&r.muts, r.proj);
 	if (!err && opts->survivors && r.muts.n == 0) { /* said why; nothing to run, nothing to record */

@@ -47,6 +47,8 @@ const char *td_outcome_name(enum td_outcome o);
 /* Zero is every default: td_mutate_opts o = {0}, or {.jobs = 2, .list = 1}. */
 typedef struct {
 	int jobs;            /* scratch workers; 0: number of cores */
+	char *const *catalogues; /* catalogue globs (relative to the root) used instead of
+				    tdaudit.lua's catalogues { }; NULL: those */
 	const char *const *only; /* fnmatch(3) patterns on mutant ids, any may match */
 	size_t n_only;           /* how many; 0: every mutant */
 	int list;            /* print the mutants with their ids; run nothing */

@@ -30,8 +30,12 @@
  *     -> generated_mutants_that_do_not_build_are_counted_by_operator_and_file
  *   - worst_first() ordering the files by name, or put_by_file() listing
  *     the files at 100% -> the_score_of_each_file_is_reported_worst_first
+ *   - td_mutate() loading tdaudit.lua's catalogues whatever --catalogue says
+ *     -> catalogue_runs_the_named_catalogues_instead_of_the_configured_ones
  *   - ci/weekly's merge adding up the uncaught outcomes without no-coverage
  *     -> a_weekly_merge_fails_on_a_no_coverage_mutant
+ *   - ci/weekly dropping --catalogue and --schemata on the way to mutate
+ *     -> the_weekly_job_runs_a_named_catalogue_in_schemata
  *   - td_sanitize_env() setting detect_leaks=0
  *     -> sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses
  *   - probe() not calling td_sanitize_report() (the detail reads "exit 86")
@@ -365,6 +369,28 @@ static void test_the_score_of_each_file_is_reported_worst_first(void **state)
 		fail_msg("the HTML has no score by file:\n%s", strstr(log, "by-file") ? strstr(log, "by-file") : "");
 }
 
+/*
+ * --catalogue runs the catalogues it names instead of tdaudit.lua's (a
+ * generated catalogue over a whole tree, for a weekly job only); one that
+ * matches no file is refused.
+ */
+static void test_catalogue_runs_the_named_catalogues_instead_of_the_configured_ones(void **state)
+{
+	const char *list[] = {"mutate", "--catalogue", "weekly/*.lua", "--list", NULL};
+	const char *none[] = {"mutate", "--catalogue", "nothere.lua", "--list", NULL};
+	const char *log;
+
+	(void)state;
+	make_fixture(two_mutants);
+	fx_write("repo", "weekly/gen.lua", "generate { files = { \"calc.c\" }, operators = { \"relational\" } }\n");
+	assert_int_equal(fx_tdaudit("repo", "list.log", list), 0);
+	log = fx_slurp("list.log");
+	if (!strstr(log, CLAMP_LT "\t") || strstr(log, "calc-killed"))
+		fail_msg("not the named catalogue alone:\n%s", log);
+	assert_int_equal(fx_tdaudit("repo", "none.log", none), 2);
+	assert_non_null(strstr(fx_slurp("none.log"), "catalogue glob 'nothere.lua' matches no file"));
+}
+
 /* ---- --schemata ------------------------------------------------------------------ */
 
 static const char schema_calc_c[] =
@@ -438,6 +464,42 @@ static void make_schema_fixture(void)
 	fx_write("repo", "t.c", schema_t_c);
 	fx_write("repo", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
 	fx_git_commit_all("repo", "schema fixture");
+}
+
+/*
+ * ci/weekly passes --catalogue and --schemata to each shard, and its merge
+ * counts what they leave uncaught, no-coverage included.
+ */
+static void test_the_weekly_job_runs_a_named_catalogue_in_schemata(void **state)
+{
+	const char *shard[] = {"env", "TDAUDIT=" TD_BUILD_DIR "/tdaudit", TD_SOURCE_DIR "/ci/weekly",
+			       "--shard", "1/1", "--catalogue", "weekly/gen.lua", "--schemata", "-j", "2",
+			       "--out", "../weekly", NULL};
+	const char *merge[] = {"env", "TDAUDIT=" TD_BUILD_DIR "/tdaudit", TD_SOURCE_DIR "/ci/weekly",
+			       "--merge", "--out", "../weekly", "../weekly/shard-1.db", NULL};
+	const char *json, *p;
+	char want[64];
+	int survived = -1, unreached = -1;
+
+	(void)state;
+	make_schema_fixture();
+	/* the constants of clamp: `return 100` no test reaches, `x < 0` to `x < 1` survives */
+	fx_write("repo", "weekly/gen.lua", "generate { files = { \"calc.c\" }, operators = { \"constant\" } }\n");
+	assert_int_equal(fx_run("repo", "shard.log", shard), 1);
+	json = fx_slurp("weekly/shard-1.json");
+	if (count_outcome(json, "no-coverage") != 1 || strstr(json, ":relational:"))
+		fail_msg("not the named catalogue in schemata:\n%s", fx_slurp("shard.log"));
+	assert_int_equal(fx_run("repo", "merge.log", merge), 1);
+	json = fx_slurp("weekly/gates.json");
+	if ((p = strstr(json, "\"survived\": ")))
+		sscanf(p + 12, "%d", &survived);
+	if ((p = strstr(json, "\"no-coverage\": ")))
+		sscanf(p + 15, "%d", &unreached);
+	assert_int_equal(unreached, 1);
+	assert_true(survived >= 1);
+	snprintf(want, sizeof want, "ci/weekly: %d mutant(s) not caught", survived + unreached);
+	if (!strstr(fx_slurp("merge.log"), want))
+		fail_msg("the merge does not count the no-coverage mutant (%s):\n%s", want, fx_slurp("merge.log"));
 }
 
 /*
@@ -867,10 +929,12 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_an_equivalent_declaration_that_matches_nothing_is_refused),
 	cmocka_unit_test(test_generated_mutants_that_do_not_build_are_counted_by_operator_and_file),
 	cmocka_unit_test(test_the_score_of_each_file_is_reported_worst_first),
+	cmocka_unit_test(test_catalogue_runs_the_named_catalogues_instead_of_the_configured_ones),
 	cmocka_unit_test(test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses),
 	cmocka_unit_test(test_sanitize_without_a_sanitize_variant_is_refused_with_an_example),
 	cmocka_unit_test(test_schemata_judge_every_mutant_as_its_own_build_does),
 	cmocka_unit_test(test_a_weekly_merge_fails_on_a_no_coverage_mutant),
+	cmocka_unit_test(test_the_weekly_job_runs_a_named_catalogue_in_schemata),
 	cmocka_unit_test(test_the_coverage_of_an_unchanged_schema_is_kept_and_a_changed_test_measures_it_again),
 	cmocka_unit_test(test_a_test_that_empties_its_tmpdir_never_makes_a_mutant_no_coverage),
 	cmocka_unit_test(test_a_schema_the_unmutated_suite_fails_on_falls_back_to_builds_one_by_one),

@@ -13,3 +13,13 @@ mutant {
   finding = 96,
   why = "leaves no-coverage out of the merge's count of mutants not caught",
 }
+
+mutant {
+  name = "weekly-mutate-options-dropped",
+  file = "ci/weekly",
+  find = "\"${mutate_args[@]}\" --shard",
+  replace = "--shard",
+  guards = { "test_the_weekly_job_runs_a_named_catalogue_in_schemata" },
+  designed_against = "the weekly job's generated catalogue and --schemata reach each shard's mutate; dropped, the shards run the everyday catalogues under the generated job's name",
+  why = "runs each shard without the --catalogue and --schemata it was given",
+}

@@ -348,3 +348,13 @@ mutant {
   finding = 94,
   why = "reads a test that cleaned its TMPDIR as reaching no point, so every mutant is no-coverage",
 }
+
+mutant {
+  name = "mutate-catalogue-option-ignored",
+  file = "harness/mutate.c",
+  find = "opts->catalogues ? opts->catalogues : r.proj->catalogues);",
+  replace = "r.proj->catalogues);",
+  guards = { "test_catalogue_runs_the_named_catalogues_instead_of_the_configured_ones" },
+  designed_against = "a weekly job names a generated catalogue too big for every run; ignoring it runs the everyday catalogues and reports their score as the whole tree's",
+  why = "loads tdaudit.lua's catalogues whatever --catalogue says",
+}
