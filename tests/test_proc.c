@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -318,21 +319,27 @@ static void test_a_small_output_limit_is_honoured(void **state)
 	assert_non_null(strstr(fx_slurp("out.txt") + 100000, "bytes not kept"));
 }
 
-/* The number a shell's ulimit option prints for the child ("unlimited": -1). */
-static long child_ulimit(const char *option, double timeout_s)
+/* The number a shell's ulimit option prints for a child run with o ("unlimited": -1). */
+static long child_ulimit_with(const char *option, td_proc_opts o)
 {
 	char script[64];
 	const char *argv[] = {"sh", "-c", script, NULL};
-	td_proc_opts o = {.argv = argv, .timeout_s = timeout_s, .out_path = "ulimit.txt"};
 	td_proc_result r;
 	const char *text;
 
 	snprintf(script, sizeof script, "ulimit %s", option);
+	o.argv = argv;
+	o.out_path = "ulimit.txt";
 	unlink("ulimit.txt");
 	assert_int_equal(td_proc_run(&r, &o), 0);
 	assert_true(r.exited && r.status == 0);
 	text = fx_slurp("ulimit.txt");
 	return strncmp(text, "unlimited", 9) == 0 ? -1 : atol(text);
+}
+
+static long child_ulimit(const char *option, double timeout_s)
+{
+	return child_ulimit_with(option, (td_proc_opts){.timeout_s = timeout_s});
 }
 
 /* Tasks (threads) of this real user id now: what RLIMIT_NPROC counts. */
@@ -346,22 +353,61 @@ static long my_tasks(void)
 	return atol(fx_slurp("tasks.txt"));
 }
 
+#define NPROC_OPTION "-u 2>/dev/null || ulimit -p" /* bash, dash */
+
+/* The soft limit this process runs under for resource r, or -1 when there is none. */
+static long soft_limit(int r)
+{
+	struct rlimit l;
+
+	return getrlimit(r, &l) == 0 && l.rlim_cur != RLIM_INFINITY ? (long)l.rlim_cur : -1;
+}
+
+/* The smaller of a limit and the one this process runs under (-1: none). */
+static long tighter(long want, long mine)
+{
+	return mine >= 0 && mine < want ? mine : want;
+}
+
 /*
  * Every child runs under a CPU limit that only a process outliving its
  * deadline reaches (its timeout times the cores, plus 10 s), a 1 GiB file
- * size limit and a process limit 1024 above the user's count.
+ * size limit and a process limit 1024 above the user's count, each never
+ * looser than the limit the harness itself runs under (tdaudit mutate runs
+ * this test under limits of its own, which the test once took to be
+ * absent). Limits asked for below any a harness sets must then be set, not
+ * inherited; and a CPU limit of the test's own below the child's is kept.
  */
 static void test_a_child_runs_under_cpu_file_size_and_process_limits(void **state)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN), blocks = child_ulimit("-f", 30);
-	long tasks = my_tasks(), nproc = child_ulimit("-u 2>/dev/null || ulimit -p", 30); /* bash, dash */
+	long tasks = my_tasks(), nproc = child_ulimit(NPROC_OPTION, 30);
+	long fsize = tighter(1L << 30, soft_limit(RLIMIT_FSIZE)), lowered;
+	struct rlimit mine, lower;
 
 	(void)state;
-	assert_int_equal(child_ulimit("-t", 30), 30 * cores + 10);
-	if (blocks != (1L << 30) / 512 && blocks != (1L << 30) / 1024) /* dash counts 512 bytes, bash 1024 */
-		fail_msg("ulimit -f is %ld blocks, not 1 GiB", blocks);
+	assert_int_equal(child_ulimit("-t", 30), tighter(30 * cores + 10, soft_limit(RLIMIT_CPU)));
+	if (blocks != fsize / 512 && blocks != fsize / 1024) /* dash counts 512 bytes, bash 1024 */
+		fail_msg("ulimit -f is %ld blocks, not %ld bytes", blocks, fsize);
 	if (nproc < 0 || nproc > tasks + 1024 + 512) /* slack: other processes come and go */
 		fail_msg("ulimit -u is %ld with %ld tasks of this user", nproc, tasks);
+	/* tighter than what tdaudit mutate gives a test (at least 20 s, 1 GiB, 1024 tasks more) */
+	assert_int_equal(child_ulimit_with("-t", (td_proc_opts){.timeout_s = 30, .cpu_limit_s = 7}),
+			 tighter(7, soft_limit(RLIMIT_CPU)));
+	blocks = child_ulimit_with("-f", (td_proc_opts){.timeout_s = 30, .fsize_limit = 1 << 20});
+	if (blocks != (1L << 20) / 512 && blocks != (1L << 20) / 1024)
+		fail_msg("ulimit -f is %ld blocks, not 1 MiB", blocks);
+	tasks = my_tasks();
+	nproc = child_ulimit_with(NPROC_OPTION, (td_proc_opts){.timeout_s = 30, .nproc_extra = 16});
+	if (nproc < 0 || nproc > tasks + 16 + 256)
+		fail_msg("ulimit -u is %ld with %ld tasks of this user, not 16 more", nproc, tasks);
+	assert_int_equal(getrlimit(RLIMIT_CPU, &mine), 0);
+	lower = (struct rlimit){.rlim_cur = (rlim_t)tighter(20, soft_limit(RLIMIT_CPU)),
+				.rlim_max = mine.rlim_max}; /* below the child's 30 x cores + 10 */
+	assert_int_equal(setrlimit(RLIMIT_CPU, &lower), 0);
+	lowered = child_ulimit("-t", 30);
+	assert_int_equal(setrlimit(RLIMIT_CPU, &mine), 0);
+	assert_int_equal(lowered, (long)lower.rlim_cur);
 }
 
 /* A process that spins is stopped by its CPU limit, well before the deadline. */
