@@ -47,6 +47,16 @@ mutant {
 }
 
 mutant {
+  name = "proc-limits-looser-than-the-harness",
+  file = "harness/proc.c",
+  find = "soft = soft < r->rlim_cur ? soft : r->rlim_cur;",
+  replace = "(void)0;",
+  guards = { "test_a_child_runs_under_cpu_file_size_and_process_limits" },
+  finding = 97,
+  why = "gives a child the soft limits it asks for even above the harness's own",
+}
+
+mutant {
   name = "proc-no-cpu-limit",
   file = "harness/proc.c",
   find = "setrlimit(RLIMIT_CPU, &l->cpu);",
