@@ -197,7 +197,9 @@ static int put_by_file(FILE *f, const td_mutants *m, const td_mutation_result *r
 		return err;
 	for (size_t i = 0; i < n; i++)
 		full += !td_report_score(&s, v[i].count) && s == 100.0;
-	if (!json && n > 1)
+	if (!json && n > 1 && full == n)
+		fprintf(f, "mutation score by file: all %zu files at 100%%\n", n);
+	else if (!json && n > 1)
 		fprintf(f, "mutation score by file, worst first (%zu of %zu at 100%% not listed):\n",
 			full, n);
 	for (size_t i = 0; i < n; i++) {
