@@ -9,6 +9,7 @@
  * What these tests guard: tdaudit mutate --list --file harness/survivors.c
  *   and --list --file harness/sanitize.c
  *   and --list --only 'mutate-schema-*' and --list --only 'report-files-*'
+ *   and --list --only 'weekly-*' and --list --only mutate-catalogue-option-ignored
  *
  * Edits seen breaking these tests:
  *   - td_ledger_survivors() taking sharded runs too (no "shard_n IS NULL")
