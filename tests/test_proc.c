@@ -370,20 +370,49 @@ static long tighter(long want, long mine)
 }
 
 /*
+ * What `ulimit -t` prints for a child that a process with the soft CPU
+ * limit soft starts. In a fork: its CPU time starts at zero, where the
+ * suite's process may have used more than soft already.
+ */
+static long child_cpu_under(rlim_t soft)
+{
+	pid_t pid = fork();
+	int st;
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		const char *argv[] = {"sh", "-c", "ulimit -t", NULL};
+		td_proc_opts o = {.argv = argv, .timeout_s = 30, .out_path = "ulimit.txt"};
+		td_proc_result r;
+		struct rlimit l;
+
+		unlink("ulimit.txt");
+		if (getrlimit(RLIMIT_CPU, &l) != 0)
+			_exit(2);
+		l.rlim_cur = soft;
+		_exit(setrlimit(RLIMIT_CPU, &l) == 0 && td_proc_run(&r, &o) == 0 && r.exited &&
+		      r.status == 0 ? 0 : 1);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	return atol(fx_slurp("ulimit.txt"));
+}
+
+/*
  * Every child runs under a CPU limit that only a process outliving its
  * deadline reaches (its timeout times the cores, plus 10 s), a 1 GiB file
  * size limit and a process limit 1024 above the user's count, each never
  * looser than the limit the harness itself runs under (tdaudit mutate runs
  * this test under limits of its own, which the test once took to be
  * absent). Limits asked for below any a harness sets must then be set, not
- * inherited; and a CPU limit of the test's own below the child's is kept.
+ * inherited; and a parent's CPU limit below the child's is kept.
  */
 static void test_a_child_runs_under_cpu_file_size_and_process_limits(void **state)
 {
 	long cores = sysconf(_SC_NPROCESSORS_ONLN), blocks = child_ulimit("-f", 30);
 	long tasks = my_tasks(), nproc = child_ulimit(NPROC_OPTION, 30);
-	long fsize = tighter(1L << 30, soft_limit(RLIMIT_FSIZE)), lowered;
-	struct rlimit mine, lower;
+	long fsize = tighter(1L << 30, soft_limit(RLIMIT_FSIZE));
+	long lower = tighter(20, soft_limit(RLIMIT_CPU)); /* below the child's 30 x cores + 10 */
 
 	(void)state;
 	assert_int_equal(child_ulimit("-t", 30), tighter(30 * cores + 10, soft_limit(RLIMIT_CPU)));
@@ -401,13 +430,7 @@ static void test_a_child_runs_under_cpu_file_size_and_process_limits(void **stat
 	nproc = child_ulimit_with(NPROC_OPTION, (td_proc_opts){.timeout_s = 30, .nproc_extra = 16});
 	if (nproc < 0 || nproc > tasks + 16 + 256)
 		fail_msg("ulimit -u is %ld with %ld tasks of this user, not 16 more", nproc, tasks);
-	assert_int_equal(getrlimit(RLIMIT_CPU, &mine), 0);
-	lower = (struct rlimit){.rlim_cur = (rlim_t)tighter(20, soft_limit(RLIMIT_CPU)),
-				.rlim_max = mine.rlim_max}; /* below the child's 30 x cores + 10 */
-	assert_int_equal(setrlimit(RLIMIT_CPU, &lower), 0);
-	lowered = child_ulimit("-t", 30);
-	assert_int_equal(setrlimit(RLIMIT_CPU, &mine), 0);
-	assert_int_equal(lowered, (long)lower.rlim_cur);
+	assert_int_equal(child_cpu_under((rlim_t)lower), lower);
 }
 
 /* A process that spins is stopped by its CPU limit, well before the deadline. */
