@@ -23,6 +23,7 @@ typedef struct {
 	td_mutate_opts o;
 	char **only;      /* the --only patterns (a td_strv) */
 	char **catalogues; /* the --catalogue globs (a td_strv) */
+	char **files;     /* the --file globs (a td_strv) */
 	char **variants;  /* the --variant names (a td_strv) */
 	const char *which; /* --variants */
 	const char *root; /* --root DIR */
@@ -68,10 +69,11 @@ static const td_opt opts[] = {
 	 .at = offsetof(args, only),
 	 .help = "only mutants whose id matches the shell pattern (repeatable: those matching any; "
 		 "a pattern that matches none is refused)"},
-	{.name = "--file", .arg = "GLOB", .type = TD_OPT_STRING, .at = offsetof(args, o.file),
+	{.name = "--file", .arg = "GLOB", .repeatable = 1, .type = TD_OPT_STRINGS,
+	 .at = offsetof(args, files),
 	 .help = "only mutants of files matching GLOB, as tdaudit.lua's globs match ('*' does not "
 		 "cross '/'); with --list, also shows their guards: what breaks core/plan.c, and who "
-		 "guards it? (a glob that matches none is refused)"},
+		 "guards it? (repeatable: files matching any; a glob that matches none is refused)"},
 	{.name = "--diff", .arg = "REV", .type = TD_OPT_STRING, .at = offsetof(args, o.diff),
 	 .help = "only mutants on lines changed since REV (working tree included; not with --rev)"},
 	{.name = "--rev", .arg = "REV", .type = TD_OPT_STRING, .at = offsetof(args, o.rev),
@@ -206,6 +208,7 @@ int td_cmd_mutate(int argc, char **argv)
 	if (rc)
 		goto done;
 	a.o.catalogues = a.catalogues;
+	a.o.files = a.files;
 	a.o.only = (const char *const *)a.only;
 	a.o.n_only = td_strv_len(a.only);
 	a.o.color = isatty(1) && !getenv("NO_COLOR");
@@ -214,6 +217,7 @@ int td_cmd_mutate(int argc, char **argv)
 done:
 	td_strv_free(a.only);
 	td_strv_free(a.catalogues);
+	td_strv_free(a.files);
 	td_strv_free(a.variants);
 	return rc;
 }

@@ -1572,31 +1572,48 @@ static int guarded_by(const td_mutant *m, const char *pattern)
 	return 0;
 }
 
-/*
- * --file GLOB and --guard TEST: keeps the mutants whose file matches glob
- * (as tdaudit.lua's globs match: '*' does not cross '/') and, with test,
- * that name a guard matching it. Refuses a filter that keeps nothing, as
- * filter() does: an empty listing would read as "nothing breaks it".
- */
-static int filter_file_guard(td_mutants *m, const char *glob, const char *test)
+/* The first of globs that matches the file of none of the mutants, else NULL. */
+static const char *unmatched_glob(const td_mutants *m, char *const *globs)
 {
-	char *const globs[] = {(char *)glob, NULL};
+	for (size_t g = 0; globs[g]; g++) {
+		char *const one[] = {globs[g], NULL};
+		size_t i = 0;
+
+		while (i < m->n && !td_project_matches(one, m->v[i].file))
+			i++;
+		if (i == m->n)
+			return globs[g];
+	}
+	return NULL;
+}
+
+/*
+ * --file GLOB... and --guard TEST: keeps the mutants whose file matches one
+ * of globs (as tdaudit.lua's globs match: '*' does not cross '/') and, with
+ * test, that name a guard matching it. Refuses a glob that matches no
+ * mutant's file and a filter that keeps nothing, as filter() does: an empty
+ * listing would read as "nothing breaks it".
+ */
+static int filter_file_guard(td_mutants *m, char *const *globs, const char *test)
+{
+	const char *bad = globs ? unmatched_glob(m, globs) : NULL;
 	size_t k = 0, n = m->n;
 
+	if (bad)
+		return TD_FAIL(TD_EINVAL, "--file '%s' matches the file of none of the %zu mutants "
+					  "('*' does not cross '/': core/*.c, not *.c)", bad, n);
 	for (size_t i = 0; i < n; i++) {
-		if ((!glob || td_project_matches(globs, m->v[i].file)) &&
+		if ((!globs || td_project_matches(globs, m->v[i].file)) &&
 		    (!test || guarded_by(&m->v[i], test)))
 			m->v[k++] = m->v[i];
 		else
 			td_mutant_free(&m->v[i]);
 	}
 	m->n = k;
-	if (k == 0 && glob && test)
-		return TD_FAIL(TD_EINVAL, "no mutant of a file matching --file '%s' names a guard "
-					  "matching --guard '%s' (of %zu mutants)", glob, test, n);
-	if (k == 0 && glob)
-		return TD_FAIL(TD_EINVAL, "--file '%s' matches the file of none of the %zu mutants "
-					  "('*' does not cross '/': core/*.c, not *.c)", glob, n);
+	if (k == 0 && globs)
+		return TD_FAIL(TD_EINVAL, "no mutant of a file matching --file '%s'%s names a guard "
+					  "matching --guard '%s' (of %zu mutants)", globs[0],
+			       globs[1] ? " or the other --file globs" : "", test, n);
 	if (k == 0)
 		return TD_FAIL(TD_EINVAL, "--guard '%s' is a guard of none of the %zu mutants; "
 					  "--list --file GLOB shows each entry's guards", test, n);
@@ -1761,7 +1778,7 @@ static int n_jobs(run_t *r)
  */
 static void list_mutants(const run_t *r)
 {
-	int guards = r->opts->file || r->opts->guard;
+	int guards = r->opts->files || r->opts->guard;
 
 	for (size_t i = 0; i < r->muts.n; i++) {
 		const td_mutant *m = &r->muts.v[i];
@@ -2094,8 +2111,8 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	if (!err && opts->guard && !opts->list)
 		err = TD_FAIL(TD_EINVAL, "--guard only lists (with --list): to run what a test "
 					 "guards, give the ids --list --guard prints to --only");
-	if (!err && (opts->file || opts->guard))
-		err = filter_file_guard(&r.muts, opts->file, opts->guard);
+	if (!err && (opts->files || opts->guard))
+		err = filter_file_guard(&r.muts, opts->files, opts->guard);
 	if (!err && !(r.res = calloc(r.muts.n + 1, sizeof *r.res)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
 	snprintf(r.src, sizeof r.src, "%s", r.proj ? r.proj->root : "");

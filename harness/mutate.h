@@ -61,8 +61,9 @@ typedef struct {
 	const char *rev;     /* mutate this committed revision, not the working tree; NULL: the tree */
 	int cold;            /* the naive way, for benchmarks: a fresh copy and clean build per
 				mutant, the whole suite without fail-fast */
-	const char *file;    /* only mutants of files matching this glob (tdaudit.lua's
-				globs, pathglob.h: '*' does not cross '/'); NULL: all */
+	char *const *files;  /* only mutants of files matching one of these globs, NULL-ended
+				(tdaudit.lua's globs, pathglob.h: '*' does not cross '/');
+				NULL: all */
 	const char *guard;   /* with list only: the entries naming a guard matching this
 				shell pattern; NULL: all */
 	int shard_k, shard_n; /* only shard K of N (1 <= K <= N) of the selected mutants, by

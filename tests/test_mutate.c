@@ -515,6 +515,8 @@ static void test_list_file_shows_the_mutants_of_matching_files_and_their_guards(
 	const char *calc[] = {"mutate", "--list", "--file", "calc.c", NULL};
 	const char *any[] = {"mutate", "--list", "--file", "*.c", NULL};
 	const char *none[] = {"mutate", "--list", "--file", "core/*.c", NULL};
+	const char *both[] = {"mutate", "--list", "--file", "calc.c", "--file", "t.c", NULL};
+	const char *one_bad[] = {"mutate", "--list", "--file", "calc.c", "--file", "core/*.c", NULL};
 	const char *log;
 
 	(void)state;
@@ -531,6 +533,13 @@ static void test_list_file_shows_the_mutants_of_matching_files_and_their_guards(
 	assert_int_equal(fx_tdaudit("repo", "none.log", none), 2);
 	assert_non_null(strstr(fx_slurp("none.log"), "--file 'core/*.c' matches the file of none of "
 						      "the 8 mutants"));
+	/* repeated: the files matching any; one glob matching nothing is refused all the same */
+	assert_int_equal(fx_tdaudit("repo", "both.log", both), 0);
+	log = fx_slurp("both.log");
+	assert_non_null(strstr(log, "calc-killed\tcalc.c:3\t"));
+	assert_non_null(strstr(log, "t-add-expects-6\tt.c:4\t"));
+	assert_int_equal(fx_tdaudit("repo", "one_bad.log", one_bad), 2);
+	assert_non_null(strstr(fx_slurp("one_bad.log"), "--file 'core/*.c' matches the file of none"));
 }
 
 /* --file without --list filters the run too. */
