@@ -152,13 +152,15 @@ int td_plan_check(const td_plan *plan, const td_lattice *lat)
 
 int td_plan_format(const td_plan *plan, char **out)
 {
-	size_t cap = 32 + (size_t)plan->n_steps * (TD_AXIS_NAME_MAX + 32), len;
+	size_t cap, len;
 	int width = 4;
 	char *s;
 
 	for (int i = 0; i < plan->n_axes; i++)
 		if ((int)strlen(plan->axes[i]) > width)
 			width = (int)strlen(plan->axes[i]);
+	/* a line at most: 4 digits, 2 spaces, the axis column, 2 spaces, "direction", '\n' */
+	cap = ((size_t)plan->n_steps + 1) * ((size_t)width + 18) + 1;
 	*out = NULL;
 	s = malloc(cap);
 	if (!s)

@@ -117,6 +117,37 @@ static void test_paired_sweeps_each_axis_forward_then_backward(void **state)
 	td_plan_free(p);
 }
 
+/*
+ * The table whole for names of the longest length allowed: its buffer was
+ * sized for 63-character names plus 32 per step and 32 in all, while a
+ * line takes the name's column and 18 more, so a plan of 1 to 3 steps
+ * over such an axis lost the end of its last line.
+ */
+static void test_a_plans_table_is_whole_with_the_longest_axis_names(void **state)
+{
+	char name[TD_AXIS_NAME_MAX + 1], want[1024];
+	const char *names[] = {name};
+
+	(void)state;
+	memset(name, 'n', TD_AXIS_NAME_MAX);
+	name[TD_AXIS_NAME_MAX] = '\0';
+	for (int steps = 1; steps <= 4; steps++) {
+		td_plan *p;
+		char *table;
+		int len = snprintf(want, sizeof want, "step  %-*s  direction\n", TD_AXIS_NAME_MAX,
+				   "axis");
+
+		for (int i = 0; i < steps; i++)
+			len += snprintf(want + len, sizeof want - (size_t)len, "%4d  %s  %s\n", i, name,
+					i % 2 ? "backward" : "forward");
+		assert_int_equal(td_plan_cyclic(&p, names, 1, steps, names, 1), 0);
+		assert_int_equal(td_plan_format(p, &table), 0);
+		assert_string_equal(table, want);
+		free(table);
+		td_plan_free(p);
+	}
+}
+
 static void test_a_plan_copies_the_axis_names_it_is_given(void **state)
 {
 	char h[] = "height", w[] = "width";
@@ -175,6 +206,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_only_bidirectional_axes_are_reversed),
 	cmocka_unit_test(test_cyclic_builds_exactly_the_layers_asked_for),
 	cmocka_unit_test(test_paired_sweeps_each_axis_forward_then_backward),
+	cmocka_unit_test(test_a_plans_table_is_whole_with_the_longest_axis_names),
 	cmocka_unit_test(test_a_plan_copies_the_axis_names_it_is_given),
 	cmocka_unit_test(test_bad_plans_are_refused_with_a_message),
 	cmocka_unit_test(test_a_plan_over_an_axis_the_lattice_lacks_is_refused),
