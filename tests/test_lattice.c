@@ -203,12 +203,82 @@ static void test_gather_keeps_batches_apart(void **state)
 	td_lattice_free(lat);
 }
 
+/* The limits themselves are allowed, one past them refused; lookups past them find nothing. */
+static void test_a_lattice_takes_the_most_axes_and_longest_names_and_no_more(void **state)
+{
+	static const char *const names[] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+	static const size_t twos[] = {2, 2, 2, 2, 2, 2, 2, 2};
+	char long_name[TD_AXIS_NAME_MAX + 2];
+	const char *one[] = {long_name};
+	td_lattice_spec s = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat;
+
+	(void)state;
+	assert_int_equal((int)(sizeof names / sizeof *names), TD_LATTICE_MAX_RANK);
+	s.rank = TD_LATTICE_MAX_RANK, s.shape = twos, s.names = names;
+	assert_int_equal(td_lattice_new(&lat, &s), 0);
+	assert_int_equal(td_lattice_n_cells(lat), 256);
+	assert_int_equal(td_lattice_axis(lat, "h"), 7);
+	assert_int_equal(td_lattice_axis(lat, "z"), -1); /* every name read, none past them */
+	assert_int_equal(td_lattice_size(lat, TD_LATTICE_MAX_RANK), 0);
+	assert_int_equal(td_lattice_size(lat, -1), 0);
+	assert_null(td_lattice_axis_name(lat, TD_LATTICE_MAX_RANK));
+	assert_int_equal(td_lattice_is_present(lat, 255), 1);
+	assert_int_equal(td_lattice_is_present(lat, 256), 0); /* one past the last cell */
+	td_lattice_free(lat);
+	td_lattice_free(NULL); /* nothing to free, as free(NULL) */
+	memset(long_name, 'n', TD_AXIS_NAME_MAX + 1);
+	long_name[TD_AXIS_NAME_MAX + 1] = '\0';
+	s.rank = 1, s.names = one;
+	TD_ASSERT_REFUSED(td_lattice_new(&lat, &s), TD_EINVAL, "longer than 63 characters");
+	long_name[TD_AXIS_NAME_MAX] = '\0'; /* the longest allowed */
+	assert_int_equal(td_lattice_new(&lat, &s), 0);
+	assert_string_equal(td_lattice_axis_name(lat, 0), long_name);
+	td_lattice_free(lat);
+}
+
+/* Refusals the first test does not reach: half a spec, a count that overflows, the time axis's range. */
+static void test_a_half_given_or_overflowing_spec_is_refused(void **state)
+{
+	const size_t shape[] = {3, 4}, huge[] = {(size_t)1 << 31, (size_t)1 << 30};
+	td_lattice_spec s = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat;
+
+	(void)state;
+	s.rank = 2, s.shape = NULL, s.names = hw;
+	TD_ASSERT_REFUSED(td_lattice_new(&lat, &s), TD_EINVAL, "must both be given");
+	s.shape = shape, s.names = NULL;
+	TD_ASSERT_REFUSED(td_lattice_new(&lat, &s), TD_EINVAL, "must both be given");
+	/* 2^61 cells fit a size_t, but not 2^61 present indices of 8 bytes */
+	s.shape = huge, s.names = hw;
+	TD_ASSERT_REFUSED(td_lattice_new(&lat, &s), TD_ENOMEM, "the cell count overflows at axis 1");
+	s.shape = shape, s.time_axis = 2;
+	TD_ASSERT_REFUSED(td_lattice_new(&lat, &s), TD_EINVAL, "outside -1..1 (-1 means none)");
+}
+
+/* gather and scatter refuse a NULL buffer on either side. */
+static void test_gather_and_scatter_refuse_a_null_buffer(void **state)
+{
+	td_lattice *lat = make_3x4(NULL);
+	td_real dense[12] = {0}, packed[12] = {0};
+
+	(void)state;
+	TD_ASSERT_REFUSED(td_lattice_gather(lat, 1, 1, NULL, packed), TD_EINVAL, "NULL");
+	TD_ASSERT_REFUSED(td_lattice_gather(lat, 1, 1, dense, NULL), TD_EINVAL, "NULL");
+	TD_ASSERT_REFUSED(td_lattice_scatter(lat, 1, 1, NULL, dense), TD_EINVAL, "NULL");
+	TD_ASSERT_REFUSED(td_lattice_scatter(lat, 1, 1, packed, NULL), TD_EINVAL, "NULL");
+	td_lattice_free(lat);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_lattice_reports_what_it_was_built_with),
 	cmocka_unit_test(test_a_lattice_copies_the_mask_it_is_given),
 	cmocka_unit_test(test_a_mask_handed_out_is_a_fresh_copy),
 	cmocka_unit_test(test_a_lattice_copies_its_axis_names),
 	cmocka_unit_test(test_bad_lattice_specs_are_refused_with_a_message),
+	cmocka_unit_test(test_a_lattice_takes_the_most_axes_and_longest_names_and_no_more),
+	cmocka_unit_test(test_a_half_given_or_overflowing_spec_is_refused),
+	cmocka_unit_test(test_gather_and_scatter_refuse_a_null_buffer),
 	cmocka_unit_test(test_the_present_index_lists_present_cells_in_order),
 	cmocka_unit_test(test_gather_then_scatter_restores_present_cells),
 	cmocka_unit_test(test_scatter_zeroes_every_absent_cell),

@@ -50,13 +50,13 @@ static void test_bidirectional_cyclic_gives_every_axis_both_directions(void **st
 static void test_cyclic_cycles_axes_and_flips_once_per_cycle(void **state)
 {
 	static const char *const hw[] = {"h", "w"};
-	static const char *const want_axis = "hwhwhw";
-	static const int want_rev[] = {0, 0, 1, 1, 0, 0};
+	static const char *const want_axis = "hwhwhwhw";
+	static const int want_rev[] = {0, 0, 1, 1, 0, 0, 1, 1}; /* four cycles: odd ones flip */
 	td_plan *p;
 
 	(void)state;
-	assert_int_equal(td_plan_cyclic(&p, hw, 2, 6, hw, 2), 0);
-	for (int i = 0; i < 6; i++) {
+	assert_int_equal(td_plan_cyclic(&p, hw, 2, 8, hw, 2), 0);
+	for (int i = 0; i < 8; i++) {
 		td_plan_step s = td_plan_step_at(p, i);
 
 		assert_int_equal(s.axis[0], want_axis[i]);
@@ -91,6 +91,9 @@ static void test_cyclic_builds_exactly_the_layers_asked_for(void **state)
 		assert_int_equal(td_plan_cyclic(&p, axes4, 3, layers, NULL, 0), 0);
 		assert_int_equal(td_plan_n_steps(p), layers);
 		assert_null(td_plan_step_at(p, layers).axis);
+		assert_int_equal(td_plan_step_at(p, layers).reverse, 0);
+		assert_null(td_plan_step_at(p, -1).axis);
+		assert_int_equal(td_plan_step_at(p, -1).reverse, 0);
 		td_plan_free(p);
 	}
 }
@@ -178,12 +181,57 @@ static void test_bad_plans_are_refused_with_a_message(void **state)
 	TD_ASSERT_REFUSED(td_plan_cyclic(&p, empty, 1, 2, NULL, 0), TD_EINVAL, "empty");
 	TD_ASSERT_REFUSED(td_plan_paired(&p, axes4, 2, 0), TD_EINVAL, "repeats is 0");
 	assert_null(p);
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, NULL, 2, 2, NULL, 0), TD_EINVAL, "got 2");
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, axes4, 2, 2, NULL, 1), TD_EINVAL,
+			  "bidirectional axis '(null)'");
+	assert_int_equal(td_plan_paired(&p, axes4, 2, 1), 0); /* the fewest repeats */
+	assert_int_equal(td_plan_n_steps(p), 4);
+	td_plan_free(p);
+}
+
+/* The limits themselves are allowed, one past them refused, whichever way the steps are counted. */
+static void test_a_plan_takes_the_most_axes_and_steps_and_refuses_one_more(void **state)
+{
+	static const char *const names[] = {"a", "b", "c", "d", "e", "f", "g", "h", "i"};
+	static const char *const z[] = {"z"};
+	char long_name[TD_AXIS_NAME_MAX + 2], *table;
+	const char *too_long[] = {long_name};
+	td_plan *p;
+
+	(void)state;
+	assert_int_equal((int)(sizeof names / sizeof *names), TD_PLAN_MAX_AXES + 1);
+	assert_int_equal(td_plan_cyclic(&p, names, TD_PLAN_MAX_AXES, TD_PLAN_MAX_STEPS, NULL, 0), 0);
+	assert_int_equal(td_plan_n_steps(p), TD_PLAN_MAX_STEPS);
+	assert_string_equal(td_plan_step_at(p, TD_PLAN_MAX_AXES - 1).axis, "h");
+	assert_int_equal(td_plan_format(p, &table), 0); /* every axis's name read, none past them */
+	assert_non_null(strstr(table, "4095  h     forward\n"));
+	free(table);
+	td_plan_free(p);
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, names, TD_PLAN_MAX_AXES + 1, 2, NULL, 0), TD_EINVAL,
+			  "got 9");
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, names, 2, TD_PLAN_MAX_STEPS + 1, NULL, 0), TD_EINVAL,
+			  "would have 4097");
+	assert_int_equal(td_plan_paired(&p, names, TD_PLAN_MAX_AXES, 256), 0); /* 2 x 8 x 256 */
+	assert_int_equal(td_plan_n_steps(p), TD_PLAN_MAX_STEPS);
+	td_plan_free(p);
+	TD_ASSERT_REFUSED(td_plan_paired(&p, names, TD_PLAN_MAX_AXES, 257), TD_EINVAL,
+			  "would have 4112");
+	/* a bidirectional axis looked for among all of them, and not found */
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, names, TD_PLAN_MAX_AXES, 2, z, 1), TD_EINVAL,
+			  "'z' is not one of the plan's 8 axes");
+	memset(long_name, 'n', TD_AXIS_NAME_MAX + 1);
+	long_name[TD_AXIS_NAME_MAX + 1] = '\0';
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, too_long, 1, 1, NULL, 0), TD_EINVAL,
+			  "longer than 63 characters");
+	long_name[TD_AXIS_NAME_MAX] = '\0'; /* the longest allowed */
+	assert_int_equal(td_plan_cyclic(&p, too_long, 1, 1, NULL, 0), 0);
+	td_plan_free(p);
 }
 
 static void test_a_plan_over_an_axis_the_lattice_lacks_is_refused(void **state)
 {
 	static const size_t shape[] = {4, 4};
-	static const char *const hw[] = {"h", "w"}, *const hz[] = {"h", "z"};
+	static const char *const hw[] = {"h", "w"}, *const hz[] = {"h", "z"}, *const zw[] = {"z", "w"};
 	td_lattice_spec s = TD_LATTICE_SPEC_INIT;
 	td_lattice *lat;
 	td_plan *good, *bad;
@@ -194,6 +242,9 @@ static void test_a_plan_over_an_axis_the_lattice_lacks_is_refused(void **state)
 	assert_int_equal(td_plan_cyclic(&good, hw, 2, 2, NULL, 0), 0);
 	assert_int_equal(td_plan_cyclic(&bad, hz, 2, 2, NULL, 0), 0);
 	assert_int_equal(td_plan_check(good, lat), 0);
+	TD_ASSERT_REFUSED(td_plan_check(bad, lat), TD_EINVAL, "axis 'z'");
+	td_plan_free(bad);
+	assert_int_equal(td_plan_cyclic(&bad, zw, 2, 2, NULL, 0), 0); /* the first axis is checked too */
 	TD_ASSERT_REFUSED(td_plan_check(bad, lat), TD_EINVAL, "axis 'z'");
 	td_plan_free(good);
 	td_plan_free(bad);
@@ -209,6 +260,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_plans_table_is_whole_with_the_longest_axis_names),
 	cmocka_unit_test(test_a_plan_copies_the_axis_names_it_is_given),
 	cmocka_unit_test(test_bad_plans_are_refused_with_a_message),
+	cmocka_unit_test(test_a_plan_takes_the_most_axes_and_steps_and_refuses_one_more),
 	cmocka_unit_test(test_a_plan_over_an_axis_the_lattice_lacks_is_refused),
 };
 TD_TEST_GROUP(plan, tests);

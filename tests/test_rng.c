@@ -42,6 +42,37 @@ static void test_philox_matches_the_published_known_answer_vectors(void **state)
 	}
 }
 
+/*
+ * rng.h's layout of seed, stream and block in Philox's key and counter,
+ * spelled out here with every high half nonzero: a draw whose seed,
+ * stream or block lost a bit of its high half would still pass the tests
+ * that use small ones.
+ */
+static void test_every_bit_of_seed_stream_and_block_reaches_the_counter_and_key(void **state)
+{
+	const uint64_t seed = 0x299f31d0a4093822u, stream = 0x0370734413198a2eu;
+	const uint64_t blk = 0x05a308d3243f6a88u; /* below 2^62, so that 4 * blk is an index */
+	const uint32_t key[2] = {0xa4093822u, 0x299f31d0u};
+	const uint32_t ctr[4] = {0x243f6a88u, 0x05a308d3u, 0x13198a2eu, 0x03707344u};
+	uint32_t want[4];
+	td_real fill[4];
+
+	(void)state;
+	td_philox4x32_10(ctr, key, want);
+	td_rng_fill_uniform(seed, stream, 4 * blk, 4, 0, 1, fill);
+	for (unsigned i = 0; i < 4; i++) {
+		assert_true(td_rng_uniform(seed, stream, 4 * blk + i) == td_rng_unit(want[i]));
+		assert_true(fill[i] == (td_real)td_rng_unit(want[i]));
+	}
+	/* normals take two words a draw: blocks of 2 indices */
+	td_rng_fill_normal(seed, stream, 2 * blk, 2, 0, 1, fill);
+	for (unsigned i = 0; i < 2; i++)
+		assert_true(fill[i] == (td_real)td_rng_normal(seed, stream, 2 * blk + i));
+	assert_true(td_rng_normal(seed, stream, 2 * blk) ==
+		    sqrt(-2.0 * log(td_rng_unit(want[0]))) *
+			cos(6.283185307179586476925286766559 * td_rng_unit(want[1])));
+}
+
 static void test_a_draw_is_a_pure_function_of_seed_stream_and_index(void **state)
 {
 	(void)state;
@@ -125,6 +156,7 @@ static void test_normals_have_zero_mean_and_unit_variance(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_philox_matches_the_published_known_answer_vectors),
+	cmocka_unit_test(test_every_bit_of_seed_stream_and_block_reaches_the_counter_and_key),
 	cmocka_unit_test(test_a_draw_is_a_pure_function_of_seed_stream_and_index),
 	cmocka_unit_test(test_a_fill_matches_single_draws_at_any_offset),
 	cmocka_unit_test(test_different_seeds_streams_and_indices_give_different_draws),
