@@ -227,6 +227,15 @@ static void test_a_lattice_takes_the_most_axes_and_longest_names_and_no_more(voi
 	assert_int_equal(td_lattice_is_present(lat, 256), 0); /* one past the last cell */
 	td_lattice_free(lat);
 	td_lattice_free(NULL); /* nothing to free, as free(NULL) */
+	/*
+	 * A name spelled as the bytes that follow the last name in memory (the
+	 * cell count, 3 here, on a little-endian machine): a lookup that read
+	 * one name too many would find it there.
+	 */
+	s.shape = (const size_t[]){3, 1, 1, 1, 1, 1, 1, 1};
+	assert_int_equal(td_lattice_new(&lat, &s), 0);
+	assert_int_equal(td_lattice_axis(lat, "\x03"), -1);
+	td_lattice_free(lat);
 	memset(long_name, 'n', TD_AXIS_NAME_MAX + 1);
 	long_name[TD_AXIS_NAME_MAX + 1] = '\0';
 	s.rank = 1, s.names = one;

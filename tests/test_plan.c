@@ -219,6 +219,9 @@ static void test_a_plan_takes_the_most_axes_and_steps_and_refuses_one_more(void 
 	/* a bidirectional axis looked for among all of them, and not found */
 	TD_ASSERT_REFUSED(td_plan_cyclic(&p, names, TD_PLAN_MAX_AXES, 2, z, 1), TD_EINVAL,
 			  "'z' is not one of the plan's 8 axes");
+	/* spelled as the bytes after the last name (the step count, 2, on a little-endian machine) */
+	TD_ASSERT_REFUSED(td_plan_cyclic(&p, names, TD_PLAN_MAX_AXES, 2, (const char *const[]){"\x02"}, 1),
+			  TD_EINVAL, "is not one of the plan's 8 axes");
 	memset(long_name, 'n', TD_AXIS_NAME_MAX + 1);
 	long_name[TD_AXIS_NAME_MAX + 1] = '\0';
 	TD_ASSERT_REFUSED(td_plan_cyclic(&p, too_long, 1, 1, NULL, 0), TD_EINVAL,
