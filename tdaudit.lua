@@ -25,6 +25,11 @@ catalogues { "mutations/*.lua", "mutations/*/*.lua" }
 ledger     ".tdaudit/ledger.db"
 timeout    { factor = 20, floor = 10, build = 900 }
 
+-- tdaudit mutate --sanitize (the weekly run of ci/generated.lua): the
+-- Makefile's asan build (AddressSanitizer, UBSan, leaks) into build/, where
+-- the runner finds tdtest. Chosen only by name.
+variant { name = "sanitize", build = { "make", "-j2", "CUDA=0", "VARIANT=asan", "BUILD=build", "all" } }
+
 -- tdaudit audit: the audit scripts, and how to run tdtrain for them
 -- (docs/audit.md). The scripts know tdtrain only through this block.
 audits { "audits/*.lua" }

@@ -36,6 +36,7 @@
  *   - ci/weekly's merge adding up the uncaught outcomes without no-coverage
  *     -> a_weekly_merge_fails_on_a_no_coverage_mutant
  *   - ci/weekly dropping --catalogue and --schemata on the way to mutate
+ *   - ci/weekly dropping --sanitize -> the_weekly_job_passes_sanitize_to_its_shards
  *     -> the_weekly_job_runs_a_named_catalogue_in_schemata
  *   - td_sanitize_env() setting detect_leaks=0
  *     -> sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses
@@ -906,6 +907,30 @@ static void test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_ru
 		fail_msg("details: '%s' and '%s'", leak, past);
 }
 
+/* ci/weekly --sanitize: each shard's mutants built and run under the sanitizers. */
+static void test_the_weekly_job_passes_sanitize_to_its_shards(void **state)
+{
+	const char *plain[] = {"env", "TDAUDIT=" TD_BUILD_DIR "/tdaudit", TD_SOURCE_DIR "/ci/weekly",
+			       "--shard", "1/1", "-j", "1", "--out", "../plain", NULL};
+	const char *san[] = {"env", "TDAUDIT=" TD_BUILD_DIR "/tdaudit", TD_SOURCE_DIR "/ci/weekly",
+			     "--shard", "1/1", "--sanitize", "-j", "1", "--out", "../san", NULL};
+	const char *probe[] = {"sh", "-c", "printf 'int main(void){return 0;}' > p.c && "
+					   "cc -fsanitize=address,undefined -o p p.c && ./p", NULL};
+
+	(void)state;
+	mkdir("probe", 0755);
+	if (fx_run("probe", "probe.log", probe) != 0)
+		TD_SKIP("the compiler cannot build with -fsanitize=address,undefined here (libasan, "
+			"libubsan: Debian's gcc brings them)");
+	make_buf_fixture("variant { name = \"sanitize\", args = { \"CFLAGS=-fsanitize=address,"
+			 "undefined -fno-omit-frame-pointer -g\" } }\n");
+	assert_int_equal(fx_run("repo", "plain.log", plain), 1); /* the leak survives */
+	assert_string_equal(outcome_of(fx_slurp("plain/shard-1.json"), "buf-leak"), "survived");
+	if (fx_run("repo", "san.log", san) != 0)
+		fail_msg("a shard with --sanitize:\n%s", fx_slurp("san.log"));
+	assert_string_equal(outcome_of(fx_slurp("san/shard-1.json"), "buf-leak"), "killed");
+}
+
 /* --sanitize with no variant "sanitize" declared is refused, showing one. */
 static void test_sanitize_without_a_sanitize_variant_is_refused_with_an_example(void **state)
 {
@@ -933,6 +958,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_catalogue_runs_the_named_catalogues_instead_of_the_configured_ones),
 	cmocka_unit_test(test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_run_misses),
 	cmocka_unit_test(test_sanitize_without_a_sanitize_variant_is_refused_with_an_example),
+	cmocka_unit_test(test_the_weekly_job_passes_sanitize_to_its_shards),
 	cmocka_unit_test(test_schemata_judge_every_mutant_as_its_own_build_does),
 	cmocka_unit_test(test_a_weekly_merge_fails_on_a_no_coverage_mutant),
 	cmocka_unit_test(test_the_weekly_job_runs_a_named_catalogue_in_schemata),
