@@ -23,3 +23,13 @@ mutant {
   designed_against = "the weekly job's generated catalogue and --schemata reach each shard's mutate; dropped, the shards run the everyday catalogues under the generated job's name",
   why = "runs each shard without the --catalogue and --schemata it was given",
 }
+
+mutant {
+  name = "weekly-sanitize-dropped",
+  file = "ci/weekly",
+  find = "--sanitize) mutate_args+=(--sanitize); shift ;;",
+  replace = "--sanitize) shift ;;",
+  guards = { "test_the_weekly_job_passes_sanitize_to_its_shards" },
+  designed_against = "the generated job's mutants are judged under the sanitizers; dropped, a removed free() survives and the report blames the tests",
+  why = "accepts --sanitize and runs each shard without it",
+}

@@ -138,10 +138,20 @@ mutant {
 }
 
 mutant {
+  name = "mutate-one-unmatched-file-glob-accepted",
+  file = "harness/mutate.c",
+  find = "const char *bad = globs ? unmatched_glob(m, globs) : NULL;",
+  replace = "const char *bad = NULL;",
+  guards = { "test_list_file_shows_the_mutants_of_matching_files_and_their_guards" },
+  designed_against = "a mistyped --file beside a right one must not pass unnoticed",
+  why = "refuses a --file glob that matches nothing only when no other glob matches anything",
+}
+
+mutant {
   name = "mutate-file-and-guard-filters-ignored",
   file = "harness/mutate.c",
-  find = "if (!err && (opts->file || opts->guard))",
-  replace = "if (0 && !err && (opts->file || opts->guard))",
+  find = "if (!err && (opts->files || opts->guard))",
+  replace = "if (0 && !err && (opts->files || opts->guard))",
   guards = { "test_list_file_shows_the_mutants_of_matching_files_and_their_guards",
              "test_file_runs_only_the_mutants_of_matching_files",
              "test_list_guard_shows_the_entries_naming_the_test" },
