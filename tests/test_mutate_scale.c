@@ -865,6 +865,16 @@ static int starts(const char *s, const char *prefix)
 	return !strncmp(s, prefix, strlen(prefix));
 }
 
+/* Whether cc builds and runs a program with -fsanitize=address,undefined here. */
+static int sanitizers_build(void)
+{
+	const char *probe[] = {"sh", "-c", "printf 'int main(void){return 0;}' > p.c && "
+					   "cc -fsanitize=address,undefined -o p p.c && ./p", NULL};
+
+	mkdir("probe", 0755);
+	return fx_run("probe", "probe.log", probe) == 0;
+}
+
 /*
  * A leak (a free removed) and a read one past a heap buffer survive the
  * plain run, and under --sanitize are killed, the detail naming the
@@ -874,14 +884,11 @@ static void test_sanitize_kills_a_leak_and_a_read_past_the_end_that_the_plain_ru
 {
 	const char *plain[] = {"mutate", "-j", "1", "--json", "../plain.json", NULL};
 	const char *san[] = {"mutate", "-j", "1", "--sanitize", "--json", "../san.json", NULL};
-	const char *probe[] = {"sh", "-c", "printf 'int main(void){return 0;}' > p.c && "
-					   "cc -fsanitize=address,undefined -o p p.c && ./p", NULL};
 	const char *json;
 	char leak[512], past[512];
 
 	(void)state;
-	mkdir("probe", 0755);
-	if (fx_run("probe", "probe.log", probe) != 0)
+	if (!sanitizers_build())
 		TD_SKIP("the compiler cannot build with -fsanitize=address,undefined here (libasan, "
 			"libubsan: Debian's gcc brings them)");
 	make_buf_fixture("variant { name = \"sanitize\", args = { \"CFLAGS=-fsanitize=address,"
@@ -914,12 +921,9 @@ static void test_the_weekly_job_passes_sanitize_to_its_shards(void **state)
 			       "--shard", "1/1", "-j", "1", "--out", "../plain", NULL};
 	const char *san[] = {"env", "TDAUDIT=" TD_BUILD_DIR "/tdaudit", TD_SOURCE_DIR "/ci/weekly",
 			     "--shard", "1/1", "--sanitize", "-j", "1", "--out", "../san", NULL};
-	const char *probe[] = {"sh", "-c", "printf 'int main(void){return 0;}' > p.c && "
-					   "cc -fsanitize=address,undefined -o p p.c && ./p", NULL};
 
 	(void)state;
-	mkdir("probe", 0755);
-	if (fx_run("probe", "probe.log", probe) != 0)
+	if (!sanitizers_build())
 		TD_SKIP("the compiler cannot build with -fsanitize=address,undefined here (libasan, "
 			"libubsan: Debian's gcc brings them)");
 	make_buf_fixture("variant { name = \"sanitize\", args = { \"CFLAGS=-fsanitize=address,"
