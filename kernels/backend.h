@@ -76,5 +76,16 @@ int td_cuda_grad_norm(double *norm, const float *g, size_t n);
 struct td_op_adamw_step;
 int td_cuda_adamw(float *p, float *m, float *v, const float *g, size_t n,
 		  const struct td_op_adamw_step *s);
+/*
+ * The causal convolution (td_op_conv's shape s) over lines lines of
+ * [length][channels]: forward, y from x and the mixer's slab w ([taps]
+ * [channels] weights, then [channels] bias); backward, dx (written) and g
+ * (the slab's gradient, added to) from dy, the forward's x and w.
+ */
+struct td_op_conv;
+int td_cuda_conv_forward(float *y, const float *x, const float *w, size_t lines,
+			 const struct td_op_conv *s);
+int td_cuda_conv_backward(float *dx, float *g, const float *dy, const float *x, const float *w,
+			  size_t lines, const struct td_op_conv *s);
 
 #endif

@@ -117,6 +117,37 @@ __global__ static void adamw_kernel(float *p, float *m, float *v, const float *g
 		td_op_adamw(p, m, v, g, &s, i);
 }
 
+/* Thread (l, t, k) of lines x length x channels: the conv's forward at line l's position t, channel k. */
+__global__ static void conv_forward_kernel(float *y, const float *x, const float *w, size_t lines,
+					   td_op_conv s)
+{
+	const size_t i = tid(), per = s.length * s.channels;
+
+	if (i < lines * per)
+		td_op_conv_forward(y + i / per * per, x + i / per * per, w, w + s.taps * s.channels, &s,
+				   i % per / s.channels, i % s.channels);
+}
+
+__global__ static void conv_dx_kernel(float *dx, const float *dy, const float *w, size_t lines,
+				      td_op_conv s)
+{
+	const size_t i = tid(), per = s.length * s.channels;
+
+	if (i < lines * per)
+		td_op_conv_dx(dx + i / per * per, dy + i / per * per, w, &s, i % per / s.channels,
+			      i % s.channels);
+}
+
+/* Thread (row, k) of (taps + 1) x channels: one sum of the weight and bias gradients. */
+__global__ static void conv_grad_kernel(float *g, const float *dy, const float *x, size_t lines,
+					td_op_conv s)
+{
+	const size_t i = tid();
+
+	if (i < (s.taps + 1) * s.channels)
+		td_op_conv_grad(g, dy, x, &s, lines, i / s.channels, i % s.channels);
+}
+
 extern "C" int td_cuda_rmsnorm_forward(float *y, float *inv, const float *x, const float *gain,
 				       size_t rows, size_t width)
 {
@@ -268,5 +299,47 @@ extern "C" int td_cuda_adamw(float *p, float *m, float *v, const float *g, size_
 		err = td_cuda_download(v, dv, n * sizeof *v);
 done:
 	cudaFree(dg), cudaFree(dv), cudaFree(dm), cudaFree(dp);
+	return err;
+}
+
+extern "C" int td_cuda_conv_forward(float *y, const float *x, const float *w, size_t lines,
+				    const struct td_op_conv *s)
+{
+	const size_t n = lines * s->length * s->channels * sizeof *x;
+	float *dy = NULL, *dx = NULL, *dw = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&dx, x, n)) ||
+	    (err = td_cuda_upload(&dw, w, (s->taps + 1) * s->channels * sizeof *w)) ||
+	    (err = td_cuda_upload(&dy, NULL, n)))
+		goto done;
+	conv_forward_kernel<<<blocks(n / sizeof *x), THREADS>>>(dy, dx, dw, lines, *s);
+	CUDA_TRY(cudaGetLastError());
+	err = td_cuda_download(y, dy, n);
+done:
+	cudaFree(dy), cudaFree(dw), cudaFree(dx);
+	return err;
+}
+
+extern "C" int td_cuda_conv_backward(float *dx, float *g, const float *dy, const float *x,
+				     const float *w, size_t lines, const struct td_op_conv *s)
+{
+	const size_t n = lines * s->length * s->channels * sizeof *x;
+	const size_t nw = (s->taps + 1) * s->channels * sizeof *w;
+	float *ddx = NULL, *dg = NULL, *ddy = NULL, *dxx = NULL, *dw = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&ddy, dy, n)) || (err = td_cuda_upload(&dxx, x, n)) ||
+	    (err = td_cuda_upload(&dw, w, nw)) || (err = td_cuda_upload(&dg, g, nw)) ||
+	    (err = td_cuda_upload(&ddx, NULL, n)))
+		goto done;
+	conv_dx_kernel<<<blocks(n / sizeof *x), THREADS>>>(ddx, ddy, dw, lines, *s);
+	CUDA_TRY(cudaGetLastError());
+	conv_grad_kernel<<<blocks(nw / sizeof *w), THREADS>>>(dg, ddy, dxx, lines, *s);
+	CUDA_TRY(cudaGetLastError());
+	if (!(err = td_cuda_download(dx, ddx, n)))
+		err = td_cuda_download(g, dg, nw);
+done:
+	cudaFree(ddx), cudaFree(dw), cudaFree(dxx), cudaFree(ddy), cudaFree(dg);
 	return err;
 }

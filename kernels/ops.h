@@ -184,6 +184,85 @@ TD_HD double td_op_clip_scale(double norm, double clip)
 	return clip > 0 && norm > clip ? clip / norm : 1.0;
 }
 
+/* ---- the causal convolution (core/mixer_conv.c) ------------------------------ */
+
+/*
+ * One conv mixer's shape: taps K (kernel_size), dilation d, channels C,
+ * reverse, and the line's length. Lines are [length][C]; the weights w
+ * [K][C] tap-major, bias [C]; taps * dilation does not overflow (the
+ * mixer refuses it).
+ */
+typedef struct td_op_conv {
+	size_t taps, dilation, channels, length;
+	int reverse;
+} td_op_conv;
+
+/*
+ * Forward, position t and channel k of the line x: y = bias + w[0] x_t,
+ * then + w[i] x_(t -+ i d) for the taps i = 1, 2, ... on the line, in
+ * forward_lines' operations and order.
+ */
+TD_HD void td_op_conv_forward(td_real *TD_RESTRICT y, const td_real *TD_RESTRICT x,
+			      const td_real *TD_RESTRICT w, const td_real *TD_RESTRICT bias,
+			      const td_op_conv *s, size_t t, size_t k)
+{
+	const size_t c = s->channels;
+	td_real sum = bias[k] + w[k] * x[t * c + k];
+
+	for (size_t i = 1; i < s->taps; i++) {
+		const size_t off = i * s->dilation;
+
+		if (s->reverse ? off >= s->length - t : off > t)
+			break; /* later taps are further off */
+		sum += w[i * c + k] * x[(s->reverse ? t + off : t - off) * c + k];
+	}
+	y[t * c + k] = sum;
+}
+
+/*
+ * dx at position src and channel k of the line: from 0, w[i] dy_t over the
+ * positions t whose tap i reads src, in ascending t (dx_lines' order:
+ * ascending taps forward, descending in reverse).
+ */
+TD_HD void td_op_conv_dx(td_real *TD_RESTRICT dx, const td_real *TD_RESTRICT dy,
+			 const td_real *TD_RESTRICT w, const td_op_conv *s, size_t src, size_t k)
+{
+	const size_t c = s->channels, d = s->dilation;
+	const size_t room = s->reverse ? src : s->length - 1 - src;
+	const size_t n = room / d + 1 < s->taps ? room / d + 1 : s->taps;
+	td_real sum = 0;
+
+	for (size_t q = 0; q < n; q++) {
+		const size_t i = s->reverse ? n - 1 - q : q;
+
+		sum += w[i * c + k] * dy[(s->reverse ? src - i * d : src + i * d) * c + k];
+	}
+	dx[src * c + k] = sum;
+}
+
+/*
+ * Row i of the weight gradient (i < K: tap i's, i = K: the bias's),
+ * channel k: g[i][k] += the sum over lines, then positions ascending, of
+ * dy_t x_(t -+ i d) (dy_t alone for the bias), from 0 in one accumulator;
+ * grad_rows' order. dy and x hold lines lines of [length][C]; g is the
+ * slab's w [K][C] followed by bias [C].
+ */
+TD_HD void td_op_conv_grad(td_real *g, const td_real *dy, const td_real *x, const td_op_conv *s,
+			   size_t lines, size_t i, size_t k)
+{
+	const size_t c = s->channels, len = s->length, off = i < s->taps ? i * s->dilation : 0;
+	td_real acc = 0;
+
+	for (size_t l = 0; off < len && l < lines; l++) {
+		const td_real *dyl = dy + (l * len + (s->reverse ? 0 : off)) * c + k;
+		const td_real *xl = x + (l * len + (s->reverse ? off : 0)) * c + k;
+
+		for (size_t t = 0; t < len - off; t++)
+			acc += i < s->taps ? dyl[t * c] * xl[t * c] : dyl[t * c];
+	}
+	g[i * c + k] += acc;
+}
+
 /* ---- the fused AdamW step (core/adamw.c, update) ----------------------------- */
 
 /*

@@ -212,6 +212,52 @@ int td_devcheck_norm_and_adamw_kernels_give_their_bodies_bits(void)
 	return fails;
 }
 
+/*
+ * The causal convolution, forward and backward, over 1 to 64 channels, 1
+ * and 4 taps, dilations 1 and 3, both directions and lines shorter than the
+ * kernel's reach: the GPU gives the bodies' bits (one thread per output
+ * value, each sum in the body's order).
+ */
+int td_devcheck_conv_kernels_give_their_bodies_bits(void)
+{
+	static const size_t chans[] = {1, 37, 64}, lengths[] = {1, 5, 28};
+	const size_t lines = 301;
+	int fails = 0;
+
+	for (size_t ci = 0; ci < 3; ci++)
+		for (size_t li = 0; li < 3; li++)
+			for (int case_ = 0; case_ < 8; case_++) {
+				const size_t c = chans[ci], len = lengths[li], n = lines * len * c;
+				const td_op_conv s = {case_ & 1 ? 4 : 1, case_ & 2 ? 3 : 1, c, len, case_ >> 2};
+				const size_t nw = (s.taps + 1) * c;
+				float *x = dev_alloc(n), *y = dev_alloc(n), *y2 = dev_alloc(n);
+				float *dy = dev_alloc(n), *dx = dev_alloc(n), *dx2 = dev_alloc(n);
+				float *w = dev_alloc(nw), *g = dev_alloc(nw), *g2 = dev_alloc(nw);
+
+				dev_fill(x, n, 2), dev_fill(dy, n, 1), dev_fill(w, nw, 1);
+				dev_fill(g, nw, 0.5), memcpy(g2, g, nw * sizeof *g);
+				for (size_t l = 0; l < lines; l++)
+					for (size_t t = 0; t < len; t++)
+						for (size_t k = 0; k < c; k++) {
+							td_op_conv_forward(y + l * len * c, x + l * len * c, w,
+									   w + s.taps * c, &s, t, k);
+							td_op_conv_dx(dx + l * len * c, dy + l * len * c, w,
+								      &s, t, k);
+						}
+				for (size_t i = 0; i <= s.taps; i++)
+					for (size_t k = 0; k < c; k++)
+						td_op_conv_grad(g, dy, x, &s, lines, i, k);
+				CHECK((td_cuda_conv_forward(y2, x, w, lines, &s)) == 0);
+				CHECK((td_cuda_conv_backward(dx2, g2, dy, x, w, lines, &s)) == 0);
+				CHECK((dev_differ(y, y2, n) + dev_differ(dx, dx2, n) +
+				       dev_differ(g, g2, nw)) == 0);
+				free(x), free(y), free(y2), free(dy), free(dx), free(dx2), free(w);
+				free(g), free(g2);
+			}
+	printf("%s conv_kernels_give_their_bodies_bits\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
 #else /* the kernels are float: nothing to compare in a double build */
 
 int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
@@ -230,6 +276,11 @@ int td_devcheck_cross_entropy_kernel_agrees_with_its_body(void)
 }
 
 int td_devcheck_norm_and_adamw_kernels_give_their_bodies_bits(void)
+{
+	return -1;
+}
+
+int td_devcheck_conv_kernels_give_their_bodies_bits(void)
 {
 	return -1;
 }

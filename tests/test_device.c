@@ -44,6 +44,8 @@
 #define td_cuda_xent nocuda_xent
 #define td_cuda_grad_norm nocuda_grad_norm
 #define td_cuda_adamw nocuda_adamw
+#define td_cuda_conv_forward nocuda_conv_forward
+#define td_cuda_conv_backward nocuda_conv_backward
 #include "../kernels/nocuda.c"
 #undef td_cuda_compiled
 #undef td_cuda_device_count
@@ -56,6 +58,8 @@
 #undef td_cuda_xent
 #undef td_cuda_grad_norm
 #undef td_cuda_adamw
+#undef td_cuda_conv_forward
+#undef td_cuda_conv_backward
 
 #ifndef TD_BUILD_DIR
 #define TD_BUILD_DIR "build"

@@ -8,7 +8,8 @@
  *
  * The core's side: td_rmsnorm_forward and td_rmsnorm_backward (1 and 2
  * threads), td_attention_softmax_row (mixer_attention.c's own exp_sum),
- * td_train_xent, td_adamw_step and its td_adamw_last figures; the ReLU has
+ * td_train_xent, td_adamw_step and its td_adamw_last figures, the conv
+ * mixer's forward and backward (td_mixer_forward, td_mixer_backward); the ReLU has
  * no function of its own in the core, so its reference is model.c's two
  * expressions, copied (ffn_forward, ffn_backward).
  *
@@ -16,7 +17,9 @@
  * backward row's c with iv * iv; the softmax's lanes added 0..7 in a row;
  * td_op_relu `pre >= 0 ? pre : 0`; td_op_xent dividing by n_cells; the
  * norm's parts from i0 + 1; td_op_clip_scale without its clip > 0; the
- * dgain sum as dy (x inv); td_op_adamw's v with gi in place of gi * gi.
+ * dgain sum as dy (x inv); td_op_adamw's v with gi in place of gi * gi;
+ * td_op_conv_forward stopping a tap early (off >= t); td_op_conv_grad
+ * skipping each line's first position.
  */
 #include "tdtest.h"
 
@@ -412,6 +415,121 @@ static void test_the_norm_in_parts_stays_within_its_bound_of_adamws(void **state
 		    td_op_clip_scale(4, 1) == 0.25);
 }
 
+/* ---- the causal convolution --------------------------------------------------- */
+
+typedef void conv_fwd_fn(td_real *, const td_real *, const td_real *, const td_real *,
+			 const td_op_conv *, size_t, size_t);
+typedef void conv_dx_fn(td_real *, const td_real *, const td_real *, const td_op_conv *, size_t,
+			size_t);
+typedef void conv_grad_fn(td_real *, const td_real *, const td_real *, const td_op_conv *, size_t,
+			  size_t, size_t);
+
+/* The negative controls: the bias added last; dx's taps ascending in reverse too; dw per line. */
+static void conv_fwd_bias_last(td_real *y, const td_real *x, const td_real *w, const td_real *bias,
+			       const td_op_conv *s, size_t t, size_t k)
+{
+	td_op_conv_forward(y, x, w, (td_real[64]){0}, s, t, k);
+	y[t * s->channels + k] += bias[k];
+}
+
+static void conv_dx_ascending(td_real *dx, const td_real *dy, const td_real *w,
+			      const td_op_conv *s, size_t src, size_t k)
+{
+	const size_t c = s->channels, d = s->dilation;
+	const size_t room = s->reverse ? src : s->length - 1 - src;
+	td_real sum = 0;
+
+	for (size_t i = 0; i < s->taps && i <= room / d; i++)
+		sum += w[i * c + k] * dy[(s->reverse ? src - i * d : src + i * d) * c + k];
+	dx[src * c + k] = sum;
+}
+
+static void conv_grad_per_line(td_real *g, const td_real *dy, const td_real *x,
+			       const td_op_conv *s, size_t lines, size_t i, size_t k)
+{
+	const size_t per = s->length * s->channels;
+	td_real sum = 0;
+
+	for (size_t l = 0; l < lines; l++) {
+		td_real one[5 * 64] = {0}; /* rows i <= K <= 4 of at most 64 channels */
+
+		td_op_conv_grad(one, dy + l * per, x + l * per, s, 1, i, k);
+		sum += one[i * s->channels + k];
+	}
+	g[i * s->channels + k] += sum;
+}
+
+/*
+ * Values of y, dx and the weight and bias gradients where the bodies
+ * differ from the conv mixer's forward and backward (threads 1 and 2),
+ * over channels that take its vector paths and its scalar tail, 1 to 4
+ * taps, dilations 1 to 3, both directions, and lines shorter than the
+ * kernel's reach.
+ */
+static size_t conv_differ(conv_fwd_fn *fwd, conv_dx_fn *dxf, conv_grad_fn *grad)
+{
+	static const size_t chans[] = {1, 5, 8, 37, 40}, lengths[] = {1, 4, 11};
+	const size_t lines = 3;
+	size_t differ = 0;
+
+	rng_state = 9;
+	for (size_t ci = 0; ci < 5; ci++)
+		for (size_t li = 0; li < 3; li++)
+			for (int case_ = 0; case_ < 48; case_++) {
+				const size_t c = chans[ci], len = lengths[li], n = lines * len * c;
+				td_mixer_opts o = TD_MIXER_OPTS_INIT;
+				td_op_conv s;
+				td_mixer *m = NULL;
+				td_real *x, *y, *y2, *dy, *dx, *dx2, *ws, *g2;
+				size_t ws_len;
+
+				o.kind = TD_MIXER_CONV, o.channels = c, o.kernel_size = 1 + case_ % 4;
+				o.dilation = 1 + case_ / 4 % 3, o.reverse = case_ / 12 % 2;
+				o.threads = 1 + case_ / 24;
+				s = (td_op_conv){o.kernel_size, o.dilation, c, len, o.reverse};
+				assert_int_equal(td_mixer_new(&m, &o), 0);
+				td_mixer_init(m, 5, 0);
+				assert_int_equal(td_mixer_tensor_at(m, 1)->offset, o.kernel_size * c);
+				fill(td_mixer_params(m) + o.kernel_size * c, c, 0.5); /* a bias not 0 */
+				assert_int_equal(td_mixer_ws_size(&ws_len, m, lines, len), 0);
+				x = must(malloc(n * sizeof *x)), y = must(malloc(n * sizeof *x));
+				y2 = must(malloc(n * sizeof *x)), dy = must(malloc(n * sizeof *x));
+				dx = must(malloc(n * sizeof *x)), dx2 = must(malloc(n * sizeof *x));
+				ws = must(malloc(ws_len * sizeof *ws));
+				g2 = must(calloc(td_mixer_n_params(m), sizeof *g2));
+				fill(x, n, 2), fill(dy, n, 1);
+				assert_int_equal(td_mixer_forward(m, y, x, lines, len, ws, ws_len), 0);
+				assert_int_equal(td_mixer_backward(m, dx, dy, lines, len, ws, ws_len), 0);
+				for (size_t l = 0; l < lines; l++)
+					for (size_t t = 0; t < len; t++)
+						for (size_t k = 0; k < c; k++) {
+							fwd(y2 + l * len * c, x + l * len * c,
+							    td_mixer_params(m),
+							    td_mixer_params(m) + o.kernel_size * c, &s, t,
+							    k);
+							dxf(dx2 + l * len * c, dy + l * len * c,
+							    td_mixer_params(m), &s, t, k);
+						}
+				for (size_t i = 0; i <= o.kernel_size; i++)
+					for (size_t k = 0; k < c; k++)
+						grad(g2, dy, x, &s, lines, i, k);
+				differ += bits_differ(y, y2, n) + bits_differ(dx, dx2, n) +
+					  bits_differ(td_mixer_grads(m), g2, td_mixer_n_params(m));
+				td_mixer_free(m);
+				free(x), free(y), free(y2), free(dy), free(dx), free(dx2), free(ws), free(g2);
+			}
+	return differ;
+}
+
+static void test_the_conv_bodies_give_the_conv_mixers_bits(void **state)
+{
+	(void)state;
+	assert_int_equal(conv_differ(td_op_conv_forward, td_op_conv_dx, td_op_conv_grad), 0);
+	assert_true(conv_differ(conv_fwd_bias_last, td_op_conv_dx, td_op_conv_grad) > 0);
+	assert_true(conv_differ(td_op_conv_forward, conv_dx_ascending, td_op_conv_grad) > 0);
+	assert_true(conv_differ(td_op_conv_forward, td_op_conv_dx, conv_grad_per_line) > 0);
+}
+
 /* ---- AdamW ------------------------------------------------------------------------ */
 
 typedef void adamw_fn(td_real *, td_real *, td_real *, const td_real *, const td_op_adamw_step *,
@@ -489,5 +607,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_cross_entropy_body_gives_td_train_xents_bits),
 	cmocka_unit_test(test_the_norm_in_parts_stays_within_its_bound_of_adamws),
 	cmocka_unit_test(test_the_adamw_body_gives_td_adamw_steps_bits),
+	cmocka_unit_test(test_the_conv_bodies_give_the_conv_mixers_bits),
 };
 TD_TEST_GROUP(ops, tests);
