@@ -87,5 +87,15 @@ int td_cuda_conv_forward(float *y, const float *x, const float *w, size_t lines,
 			 const struct td_op_conv *s);
 int td_cuda_conv_backward(float *dx, float *g, const float *dy, const float *x, const float *w,
 			  size_t lines, const struct td_op_conv *s);
+/*
+ * The LRU's recurrences on lines lines of [length][n] states: h in place,
+ * td_op_lru_scan per (line, state), or with adjoint its adjoint. Then its
+ * sums: da [n] (td_op_lru_decay_grad over adjoints g and states h) and dd
+ * [c] (td_op_lru_skip_grad over dy and x, lines of [length][c]).
+ */
+int td_cuda_lru_scan(float *h, const float *a, size_t lines, size_t length, size_t n, int reverse,
+		     int adjoint);
+int td_cuda_lru_grads(float *da, float *dd, const float *g, const float *h, const float *dy,
+		      const float *x, size_t lines, size_t length, size_t n, size_t c, int reverse);
 
 #endif

@@ -100,3 +100,17 @@ int td_cuda_conv_backward(float *dx, float *g, const float *dy, const float *x, 
 	(void)dx, (void)g, (void)dy, (void)x, (void)w, (void)lines, (void)s;
 	return no_cuda();
 }
+
+int td_cuda_lru_scan(float *h, const float *a, size_t lines, size_t length, size_t n, int reverse,
+		     int adjoint)
+{
+	(void)h, (void)a, (void)lines, (void)length, (void)n, (void)reverse, (void)adjoint;
+	return no_cuda();
+}
+
+int td_cuda_lru_grads(float *da, float *dd, const float *g, const float *h, const float *dy,
+		      const float *x, size_t lines, size_t length, size_t n, size_t c, int reverse)
+{
+	(void)da, (void)dd, (void)g, (void)h, (void)dy, (void)x, (void)lines, (void)length, (void)n, (void)c, (void)reverse;
+	return no_cuda();
+}

@@ -148,6 +148,33 @@ __global__ static void conv_grad_kernel(float *g, const float *dy, const float *
 		td_op_conv_grad(g, dy, x, &s, lines, i / s.channels, i % s.channels);
 }
 
+/* Thread (l, k) of lines x n: state k of line l's recurrence, or of its adjoint. */
+__global__ static void lru_scan_kernel(float *h, const float *a, size_t lines, size_t length,
+				       size_t n, int reverse, int adjoint)
+{
+	const size_t i = tid();
+
+	if (i >= lines * n)
+		return;
+	if (adjoint)
+		td_op_lru_scan_adjoint(h + i / n * length * n, a, length, n, reverse, i % n);
+	else
+		td_op_lru_scan(h + i / n * length * n, a, length, n, reverse, i % n);
+}
+
+/* Thread q of n + c: dL/da for state q < n, else dL/dD for channel q - n. */
+__global__ static void lru_grads_kernel(float *da, float *dd, const float *g, const float *h,
+					const float *dy, const float *x, size_t lines,
+					size_t length, size_t n, size_t c, int reverse)
+{
+	const size_t q = tid();
+
+	if (q < n)
+		da[q] = td_op_lru_decay_grad(g, h, lines, length, n, reverse, q);
+	else if (q < n + c)
+		dd[q - n] = td_op_lru_skip_grad(dy, x, lines * length, c, q - n);
+}
+
 extern "C" int td_cuda_rmsnorm_forward(float *y, float *inv, const float *x, const float *gain,
 				       size_t rows, size_t width)
 {
@@ -341,5 +368,45 @@ extern "C" int td_cuda_conv_backward(float *dx, float *g, const float *dy, const
 		err = td_cuda_download(g, dg, nw);
 done:
 	cudaFree(ddx), cudaFree(dw), cudaFree(dxx), cudaFree(ddy), cudaFree(dg);
+	return err;
+}
+
+extern "C" int td_cuda_lru_scan(float *h, const float *a, size_t lines, size_t length, size_t n,
+				int reverse, int adjoint)
+{
+	const size_t bytes = lines * length * n * sizeof *h;
+	float *dh = NULL, *dav = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&dh, h, bytes)) || (err = td_cuda_upload(&dav, a, n * sizeof *a)))
+		goto done;
+	lru_scan_kernel<<<blocks(lines * n), THREADS>>>(dh, dav, lines, length, n, reverse, adjoint);
+	CUDA_TRY(cudaGetLastError());
+	err = td_cuda_download(h, dh, bytes);
+done:
+	cudaFree(dav), cudaFree(dh);
+	return err;
+}
+
+extern "C" int td_cuda_lru_grads(float *da, float *dd, const float *g, const float *h,
+				 const float *dy, const float *x, size_t lines, size_t length,
+				 size_t n, size_t c, int reverse)
+{
+	const size_t pn = lines * length * n * sizeof *g, pc = lines * length * c * sizeof *x;
+	float *dda = NULL, *ddd = NULL, *dg = NULL, *dh = NULL, *ddy = NULL, *dx = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&dg, g, pn)) || (err = td_cuda_upload(&dh, h, pn)) ||
+	    (err = td_cuda_upload(&ddy, dy, pc)) || (err = td_cuda_upload(&dx, x, pc)) ||
+	    (err = td_cuda_upload(&dda, NULL, n * sizeof *da)) ||
+	    (err = td_cuda_upload(&ddd, NULL, c * sizeof *dd)))
+		goto done;
+	lru_grads_kernel<<<blocks(n + c), THREADS>>>(dda, ddd, dg, dh, ddy, dx, lines, length, n, c,
+						     reverse);
+	CUDA_TRY(cudaGetLastError());
+	if (!(err = td_cuda_download(da, dda, n * sizeof *da)))
+		err = td_cuda_download(dd, ddd, c * sizeof *dd);
+done:
+	cudaFree(dx), cudaFree(ddy), cudaFree(dh), cudaFree(dg), cudaFree(ddd), cudaFree(dda);
 	return err;
 }

@@ -263,6 +263,80 @@ TD_HD void td_op_conv_grad(td_real *g, const td_real *dy, const td_real *x, cons
 	g[i * c + k] += acc;
 }
 
+/* ---- the LRU's recurrences (core/mixer_lru.c) --------------------------------- */
+
+/*
+ * Around the GEMMs (u = x B^T, y += h C^T forward; dC, g = dy C, dB and
+ * dx += g B backward), lines of length >= 2: the state recurrence per
+ * (line, state), its adjoint, the decay's and the skip path's gradients,
+ * each in lru_forward's and lru_backward's operations and order. A line
+ * is [length][n] states (or adjoints); step q of its sweep is position q,
+ * or length - 1 - q in reverse.
+ */
+TD_HD size_t td_op_at(size_t q, size_t length, int reverse)
+{
+	return reverse ? length - 1 - q : q;
+}
+
+/* a = exp(-softplus(w)), in double, rounded once: the decay of a state. */
+TD_HD td_real td_op_lru_decay(td_real w)
+{
+	const double v = (double)w;
+
+	return (td_real)exp(-(v > 0 ? v + log1p(exp(-v)) : log1p(exp(v))));
+}
+
+/* State k of one line h: h_q += a_k h_(q-1), q = 1 .. length - 1 in sweep order (scan). */
+TD_HD void td_op_lru_scan(td_real *h, const td_real *a, size_t length, size_t n, int reverse,
+			  size_t k)
+{
+	for (size_t q = 1; q < length; q++)
+		h[td_op_at(q, length, reverse) * n + k] +=
+		    a[k] * h[td_op_at(q - 1, length, reverse) * n + k];
+}
+
+/* Its adjoint: g_q += a_k g_(q+1), q = length - 2 .. 0 (scan_adjoint). */
+TD_HD void td_op_lru_scan_adjoint(td_real *g, const td_real *a, size_t length, size_t n,
+				  int reverse, size_t k)
+{
+	for (size_t q = length - 1; q-- > 0;)
+		g[td_op_at(q, length, reverse) * n + k] +=
+		    a[k] * g[td_op_at(q + 1, length, reverse) * n + k];
+}
+
+/*
+ * dL/da_k: from 0, g_q h_(q-1) over lines, then steps q >= 1, of lines
+ * lines of [length][n] (decay_grad).
+ */
+TD_HD td_real td_op_lru_decay_grad(const td_real *g, const td_real *h, size_t lines,
+				   size_t length, size_t n, int reverse, size_t k)
+{
+	td_real acc = 0;
+
+	for (size_t l = 0; l < lines; l++)
+		for (size_t q = 1; q < length; q++)
+			acc += g[(l * length + td_op_at(q, length, reverse)) * n + k] *
+			       h[(l * length + td_op_at(q - 1, length, reverse)) * n + k];
+	return acc;
+}
+
+/* What dL/da_k adds to dL/dw_k: da a sigmoid(w) negated, in double, rounded once (decay_to_w). */
+TD_HD td_real td_op_lru_dw(td_real da, td_real a, td_real w)
+{
+	return (td_real)(-(double)da * (double)a * (1 / (1 + exp(-(double)w))));
+}
+
+/* dL/dD_k of the skip path y = D x: from 0, dy x over positions in order (backward_sums). */
+TD_HD td_real td_op_lru_skip_grad(const td_real *dy, const td_real *x, size_t positions,
+				  size_t channels, size_t k)
+{
+	td_real acc = 0;
+
+	for (size_t i = 0; i < positions; i++)
+		acc += dy[i * channels + k] * x[i * channels + k];
+	return acc;
+}
+
 /* ---- the fused AdamW step (core/adamw.c, update) ----------------------------- */
 
 /*

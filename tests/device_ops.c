@@ -258,6 +258,50 @@ int td_devcheck_conv_kernels_give_their_bodies_bits(void)
 	return fails;
 }
 
+/*
+ * The LRU's recurrence and its adjoint on lines of 1 to 30 steps both
+ * ways, and its decay and skip gradients: the GPU gives the bodies' bits.
+ */
+int td_devcheck_lru_kernels_give_their_bodies_bits(void)
+{
+	static const size_t states[] = {1, 16, 33}, lengths[] = {1, 2, 30};
+	const size_t lines = 257, c = 24;
+	int fails = 0;
+
+	for (size_t si = 0; si < 3; si++)
+		for (size_t li = 0; li < 3; li++)
+			for (int rev = 0; rev < 2; rev++) {
+				const size_t n = states[si], len = lengths[li], pn = lines * len * n;
+				const size_t pc = lines * len * c;
+				float *h = dev_alloc(pn), *h2 = dev_alloc(pn), *g = dev_alloc(pn);
+				float *g2 = dev_alloc(pn), *a = dev_alloc(n), *dy = dev_alloc(pc);
+				float *x = dev_alloc(pc), *da = dev_alloc(n), *da2 = dev_alloc(n);
+				float *dd = dev_alloc(c), *dd2 = dev_alloc(c);
+
+				dev_fill(h, pn, 1), dev_fill(g, pn, 1), dev_fill(a, n, 1);
+				dev_fill(dy, pc, 1), dev_fill(x, pc, 2);
+				memcpy(h2, h, pn * sizeof *h), memcpy(g2, g, pn * sizeof *g);
+				for (size_t l = 0; l < lines; l++)
+					for (size_t k = 0; k < n; k++) {
+						td_op_lru_scan(h + l * len * n, a, len, n, rev, k);
+						td_op_lru_scan_adjoint(g + l * len * n, a, len, n, rev, k);
+					}
+				for (size_t k = 0; k < n; k++)
+					da[k] = td_op_lru_decay_grad(g, h, lines, len, n, rev, k);
+				for (size_t k = 0; k < c; k++)
+					dd[k] = td_op_lru_skip_grad(dy, x, lines * len, c, k);
+				CHECK((td_cuda_lru_scan(h2, a, lines, len, n, rev, 0)) == 0);
+				CHECK((td_cuda_lru_scan(g2, a, lines, len, n, rev, 1)) == 0);
+				CHECK((dev_differ(h, h2, pn) + dev_differ(g, g2, pn)) == 0);
+				CHECK((td_cuda_lru_grads(da2, dd2, g, h, dy, x, lines, len, n, c, rev)) == 0);
+				CHECK((dev_differ(da, da2, n) + dev_differ(dd, dd2, c)) == 0);
+				free(h), free(h2), free(g), free(g2), free(a), free(dy), free(x), free(da);
+				free(da2), free(dd), free(dd2);
+			}
+	printf("%s lru_kernels_give_their_bodies_bits\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
 #else /* the kernels are float: nothing to compare in a double build */
 
 int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
@@ -281,6 +325,11 @@ int td_devcheck_norm_and_adamw_kernels_give_their_bodies_bits(void)
 }
 
 int td_devcheck_conv_kernels_give_their_bodies_bits(void)
+{
+	return -1;
+}
+
+int td_devcheck_lru_kernels_give_their_bodies_bits(void)
 {
 	return -1;
 }

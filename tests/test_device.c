@@ -46,6 +46,8 @@
 #define td_cuda_adamw nocuda_adamw
 #define td_cuda_conv_forward nocuda_conv_forward
 #define td_cuda_conv_backward nocuda_conv_backward
+#define td_cuda_lru_scan nocuda_lru_scan
+#define td_cuda_lru_grads nocuda_lru_grads
 #include "../kernels/nocuda.c"
 #undef td_cuda_compiled
 #undef td_cuda_device_count
@@ -60,6 +62,8 @@
 #undef td_cuda_adamw
 #undef td_cuda_conv_forward
 #undef td_cuda_conv_backward
+#undef td_cuda_lru_scan
+#undef td_cuda_lru_grads
 
 #ifndef TD_BUILD_DIR
 #define TD_BUILD_DIR "build"

@@ -9,7 +9,8 @@
  * The core's side: td_rmsnorm_forward and td_rmsnorm_backward (1 and 2
  * threads), td_attention_softmax_row (mixer_attention.c's own exp_sum),
  * td_train_xent, td_adamw_step and its td_adamw_last figures, the conv
- * mixer's forward and backward (td_mixer_forward, td_mixer_backward); the ReLU has
+ * mixer's forward and backward, and the LRU mixer's (its bodies composed
+ * with td_gemm as lru_forward and lru_backward compose them); the ReLU has
  * no function of its own in the core, so its reference is model.c's two
  * expressions, copied (ffn_forward, ffn_backward).
  *
@@ -19,7 +20,8 @@
  * norm's parts from i0 + 1; td_op_clip_scale without its clip > 0; the
  * dgain sum as dy (x inv); td_op_adamw's v with gi in place of gi * gi;
  * td_op_conv_forward stopping a tap early (off >= t); td_op_conv_grad
- * skipping each line's first position.
+ * skipping each line's first position; td_op_lru_dw without its minus;
+ * td_op_lru_skip_grad from position 1.
  */
 #include "tdtest.h"
 
@@ -29,6 +31,7 @@
 #include <string.h>
 
 #include "../core/adamw.h"
+#include "../core/gemm.h"
 #include "../core/mixer_int.h"
 #include "../core/norm.h"
 #include "../core/train.h"
@@ -530,6 +533,129 @@ static void test_the_conv_bodies_give_the_conv_mixers_bits(void **state)
 	assert_true(conv_differ(td_op_conv_forward, td_op_conv_dx, conv_grad_per_line) > 0);
 }
 
+/* ---- the LRU --------------------------------------------------------------------- */
+
+/* The negative controls: the scan's adjoint swept forward in reverse too; da pairing g_q with h_q. */
+static void lru_adjoint_unreversed(td_real *g, const td_real *a, size_t length, size_t n,
+				   int reverse, size_t k)
+{
+	(void)reverse;
+	td_op_lru_scan_adjoint(g, a, length, n, 0, k);
+}
+
+static td_real lru_decay_grad_same_step(const td_real *g, const td_real *h, size_t lines,
+					size_t length, size_t n, int reverse, size_t k)
+{
+	td_real acc = 0;
+
+	for (size_t l = 0; l < lines; l++)
+		for (size_t q = 1; q < length; q++)
+			acc += g[(l * length + td_op_at(q, length, reverse)) * n + k] *
+			       h[(l * length + td_op_at(q, length, reverse)) * n + k];
+	return acc;
+}
+
+typedef void lru_adjoint_fn(td_real *, const td_real *, size_t, size_t, int, size_t);
+typedef td_real lru_da_fn(const td_real *, const td_real *, size_t, size_t, size_t, int, size_t);
+
+/*
+ * Values of y, dx and the gradients where the LRU's bodies, composed with
+ * td_gemm as lru_forward and lru_backward compose them (the GPU's order
+ * of calls, cuBLAS in td_gemm's place), differ from the mixer's forward
+ * and backward: states below, equal to and above the channels, lines of
+ * 2 to 9 steps both ways, 1 and 2 threads.
+ */
+static size_t lru_differ(lru_adjoint_fn *adjoint, lru_da_fn *decay_grad)
+{
+	static const size_t states[] = {3, 8, 21}, lengths[] = {2, 9};
+	const size_t lines = 5, c = 8;
+	size_t differ = 0;
+
+	rng_state = 13;
+	for (size_t si = 0; si < 3; si++)
+		for (size_t li = 0; li < 2; li++)
+			for (int case_ = 0; case_ < 4; case_++) {
+				const size_t n = states[si], len = lengths[li], p = lines * len;
+				const int rev = case_ & 1;
+				td_mixer_opts o = TD_MIXER_OPTS_INIT;
+				td_gemm_opts put = TD_GEMM_OPTS_INIT, acc = TD_GEMM_OPTS_INIT;
+				td_mixer *m = NULL;
+				td_real *x, *y, *y2, *dy, *dx, *dx2, *ws, *g2, *h, *g, a[21];
+				const td_real *pb, *pw, *pc, *pd;
+				td_real *gb, *gw, *gc, *gd;
+				size_t ws_len;
+
+				o.kind = TD_MIXER_LRU, o.channels = c, o.state = n, o.reverse = rev;
+				o.threads = 1 + (case_ >> 1);
+				assert_int_equal(td_mixer_new(&m, &o), 0);
+				td_mixer_init(m, 7, 0);
+				assert_int_equal(td_mixer_ws_size(&ws_len, m, lines, len), 0);
+				x = must(malloc(p * c * sizeof *x)), y = must(malloc(p * c * sizeof *x));
+				y2 = must(malloc(p * c * sizeof *x)), dy = must(malloc(p * c * sizeof *x));
+				dx = must(malloc(p * c * sizeof *x)), dx2 = must(malloc(p * c * sizeof *x));
+				h = must(malloc(p * n * sizeof *x)), g = must(malloc(p * n * sizeof *x));
+				ws = must(malloc(ws_len * sizeof *ws));
+				g2 = must(calloc(td_mixer_n_params(m), sizeof *g2));
+				pb = td_mixer_params(m) + td_mixer_tensor_at(m, 0)->offset;
+				pw = td_mixer_params(m) + td_mixer_tensor_at(m, 1)->offset;
+				pc = td_mixer_params(m) + td_mixer_tensor_at(m, 2)->offset;
+				pd = td_mixer_params(m) + td_mixer_tensor_at(m, 3)->offset;
+				gb = g2 + td_mixer_tensor_at(m, 0)->offset;
+				gw = g2 + td_mixer_tensor_at(m, 1)->offset;
+				gc = g2 + td_mixer_tensor_at(m, 2)->offset;
+				gd = g2 + td_mixer_tensor_at(m, 3)->offset;
+				fill(x, p * c, 2), fill(dy, p * c, 1);
+				assert_int_equal(td_mixer_forward(m, y, x, lines, len, ws, ws_len), 0);
+				assert_int_equal(td_mixer_backward(m, dx, dy, lines, len, ws, ws_len), 0);
+
+				/* forward: h = x B^T, the scan, y = D x, y += h C^T */
+				for (size_t k = 0; k < n; k++)
+					a[k] = td_op_lru_decay(pw[k]);
+				put.trans_b = 1;
+				assert_int_equal(td_gemm(h, n, x, c, pb, c, p, n, c, &put), 0);
+				for (size_t l = 0; l < lines; l++)
+					for (size_t k = 0; k < n; k++)
+						td_op_lru_scan(h + l * len * n, a, len, n, rev, k);
+				for (size_t i = 0; i < p * c; i++)
+					y2[i] = pd[i % c] * x[i];
+				acc.beta = 1, acc.trans_b = 1;
+				assert_int_equal(td_gemm(y2, c, h, n, pc, n, p, c, n, &acc), 0);
+				put.trans_b = acc.trans_b = 0;
+
+				/* backward: dC += dy^T h, g = dy C, the adjoint, dx = D dy, da, dD, dB, dx += g B */
+				acc.trans_a = 1;
+				assert_int_equal(td_gemm(gc, n, dy, c, h, n, c, n, p, &acc), 0);
+				assert_int_equal(td_gemm(g, n, dy, c, pc, n, p, n, c, &put), 0);
+				for (size_t l = 0; l < lines; l++)
+					for (size_t k = 0; k < n; k++)
+						adjoint(g + l * len * n, a, len, n, rev, k);
+				for (size_t i = 0; i < p * c; i++)
+					dx2[i] = pd[i % c] * dy[i];
+				for (size_t k = 0; k < n; k++)
+					gw[k] += td_op_lru_dw(decay_grad(g, h, lines, len, n, rev, k), a[k],
+							      pw[k]);
+				for (size_t k = 0; k < c; k++)
+					gd[k] += td_op_lru_skip_grad(dy, x, p, c, k);
+				assert_int_equal(td_gemm(gb, c, g, n, x, c, n, c, p, &acc), 0);
+				acc.trans_a = 0;
+				assert_int_equal(td_gemm(dx2, c, g, n, pb, c, p, c, n, &acc), 0);
+				differ += bits_differ(y, y2, p * c) + bits_differ(dx, dx2, p * c) +
+					  bits_differ(td_mixer_grads(m), g2, td_mixer_n_params(m));
+				td_mixer_free(m);
+				free(x), free(y), free(y2), free(dy), free(dx), free(dx2), free(h), free(g);
+				free(ws), free(g2);
+			}
+	return differ;
+}
+
+static void test_the_lru_bodies_with_td_gemm_give_the_lru_mixers_bits(void **state)
+{
+	(void)state;
+	assert_int_equal(lru_differ(td_op_lru_scan_adjoint, td_op_lru_decay_grad), 0);
+	assert_true(lru_differ(lru_adjoint_unreversed, td_op_lru_decay_grad) > 0);
+	assert_true(lru_differ(td_op_lru_scan_adjoint, lru_decay_grad_same_step) > 0);
+}
+
 /* ---- AdamW ------------------------------------------------------------------------ */
 
 typedef void adamw_fn(td_real *, td_real *, td_real *, const td_real *, const td_op_adamw_step *,
@@ -608,5 +734,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_norm_in_parts_stays_within_its_bound_of_adamws),
 	cmocka_unit_test(test_the_adamw_body_gives_td_adamw_steps_bits),
 	cmocka_unit_test(test_the_conv_bodies_give_the_conv_mixers_bits),
+	cmocka_unit_test(test_the_lru_bodies_with_td_gemm_give_the_lru_mixers_bits),
 };
 TD_TEST_GROUP(ops, tests);
