@@ -8,6 +8,7 @@
 #include "adamw.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,20 +103,28 @@ static double grad_norm(const td_real *g, size_t n)
 	return sqrt(sum);
 }
 
+int td_adamw_count_skip(td_counters *c, int64_t s, size_t index, int is_nan, double norm)
+{
+	if (index != SIZE_MAX)
+		return td_counter_addf(c, "nan_step_skipped", "gradient[%zu] was %s at step %lld",
+				       index, is_nan ? "nan" : "inf", (long long)s + 1);
+	return td_counter_addf(c, "nan_step_skipped",
+			       "gradient norm overflowed to %g at step %lld (every element finite)",
+			       norm, (long long)s + 1);
+}
+
 /* Counts a skipped step with its reason: the first non-finite element, or the overflow. */
 static int count_skip(td_adamw *a, const td_real *g, td_counters *c)
 {
+	size_t i = 0;
+
 	a->skips++;
 	if (!c)
 		return 0;
-	for (size_t i = 0; i < a->n; i++)
-		if (!isfinite(g[i]))
-			return td_counter_addf(c, "nan_step_skipped",
-					       "gradient[%zu] was %s at step %lld", i,
-					       isnan(g[i]) ? "nan" : "inf", (long long)a->s + 1);
-	return td_counter_addf(c, "nan_step_skipped",
-			       "gradient norm overflowed to %g at step %lld (every element finite)",
-			       a->last.grad_norm, (long long)a->s + 1);
+	while (i < a->n && isfinite(g[i]))
+		i++;
+	return td_adamw_count_skip(c, a->s, i < a->n ? i : SIZE_MAX, i < a->n && isnan(g[i]),
+				   a->last.grad_norm);
 }
 
 /* The update of applied step t at rate lr, gradients scaled by scale. */

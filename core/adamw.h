@@ -94,6 +94,15 @@ void td_adamw_free(td_adamw *a);
  */
 int td_adamw_step(td_adamw *a, td_real *params, const td_real *grads, td_counters *counters);
 
+/*
+ * Counts the skip of schedule step s (0-based) in c as td_adamw_step does,
+ * "nan_step_skipped" with its reason: gradient[index] was nan (is_nan) or
+ * inf, or with index SIZE_MAX, the norm overflowed to norm with every
+ * element finite. For an optimizer whose steps run elsewhere (the GPU's)
+ * and are counted here. TD_ESTATE when counters is full.
+ */
+int td_adamw_count_skip(td_counters *c, int64_t s, size_t index, int is_nan, double norm);
+
 /* The last step's figures; all zero before the first step. Borrowed. */
 const td_adamw_stats *td_adamw_last(const td_adamw *a);
 

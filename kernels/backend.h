@@ -97,5 +97,18 @@ int td_cuda_lru_scan(float *h, const float *a, size_t lines, size_t length, size
 		     int adjoint);
 int td_cuda_lru_grads(float *da, float *dd, const float *g, const float *h, const float *dy,
 		      const float *x, size_t lines, size_t length, size_t n, size_t c, int reverse);
+/*
+ * steps optimizer steps over p, m, v [n] as training runs them, with no
+ * copy and no wait between steps: per step the norm's parts with the
+ * firewall's search, td_op_opt_decide in one thread, and the update
+ * where it applied the step. Step k reads g + k n and lr[k] (lr(s) for
+ * its s, taken on the host); bc1 and bc2 hold 1 - beta^t for t = 0 ..
+ * st->t + steps. st (its s, t, skips and step's betas and eps) is the
+ * state before, and after the call the state after.
+ */
+struct td_op_opt_state;
+int td_cuda_adamw_steps(float *p, float *m, float *v, struct td_op_opt_state *st, const float *g,
+			size_t n, size_t steps, const double *lr, double clip, double weight_decay,
+			const double *bc1, const double *bc2);
 
 #endif

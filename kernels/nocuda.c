@@ -114,3 +114,11 @@ int td_cuda_lru_grads(float *da, float *dd, const float *g, const float *h, cons
 	(void)da, (void)dd, (void)g, (void)h, (void)dy, (void)x, (void)lines, (void)length, (void)n, (void)c, (void)reverse;
 	return no_cuda();
 }
+
+int td_cuda_adamw_steps(float *p, float *m, float *v, struct td_op_opt_state *st, const float *g,
+			size_t n, size_t steps, const double *lr, double clip, double weight_decay,
+			const double *bc1, const double *bc2)
+{
+	(void)p, (void)m, (void)v, (void)st, (void)g, (void)n, (void)steps, (void)lr, (void)clip, (void)weight_decay, (void)bc1, (void)bc2;
+	return no_cuda();
+}

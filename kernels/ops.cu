@@ -175,6 +175,38 @@ __global__ static void lru_grads_kernel(float *da, float *dd, const float *g, co
 		dd[q - n] = td_op_lru_skip_grad(dy, x, lines * length, c, q - n);
 }
 
+/* Thread q of n_parts: part q of the norm with the firewall's search. */
+__global__ static void opt_parts_kernel(double *part, size_t *bad, const float *g, size_t n,
+					size_t n_parts)
+{
+	const size_t q = tid();
+
+	if (q < n_parts) {
+		const size_t i0 = q * TD_OPS_NORM_PART;
+
+		part[q] = td_op_sumsq_checked(g, i0, n - i0 < TD_OPS_NORM_PART ? n : i0 + TD_OPS_NORM_PART,
+					      &bad[q]);
+	}
+}
+
+__global__ static void opt_decide_kernel(td_op_opt_state *st, const double *part, const size_t *bad,
+					 size_t n_parts, const float *g, double lr, double clip,
+					 double weight_decay, const double *bc1, const double *bc2)
+{
+	if (tid() == 0)
+		td_op_opt_decide(st, part, bad, n_parts, g, lr, clip, weight_decay, bc1, bc2);
+}
+
+/* The update where the decision applied the step; nothing where it skipped it. */
+__global__ static void opt_update_kernel(float *p, float *m, float *v, const float *g, size_t n,
+					 const td_op_opt_state *st)
+{
+	const size_t i = tid();
+
+	if (i < n && st->applied)
+		td_op_adamw(p, m, v, g, &st->step, i);
+}
+
 extern "C" int td_cuda_rmsnorm_forward(float *y, float *inv, const float *x, const float *gain,
 				       size_t rows, size_t width)
 {
@@ -408,5 +440,46 @@ extern "C" int td_cuda_lru_grads(float *da, float *dd, const float *g, const flo
 		err = td_cuda_download(dd, ddd, c * sizeof *dd);
 done:
 	cudaFree(dx), cudaFree(ddy), cudaFree(dh), cudaFree(dg), cudaFree(ddd), cudaFree(dda);
+	return err;
+}
+
+extern "C" int td_cuda_adamw_steps(float *p, float *m, float *v, struct td_op_opt_state *st,
+				   const float *g, size_t n, size_t steps, const double *lr,
+				   double clip, double weight_decay, const double *bc1,
+				   const double *bc2)
+{
+	const size_t n_parts = (n + TD_OPS_NORM_PART - 1) / TD_OPS_NORM_PART;
+	const size_t n_bc = (size_t)st->t + steps + 1, bytes = n * sizeof *p;
+	float *dp = NULL, *dm = NULL, *dv = NULL, *dg = NULL;
+	double *dpart = NULL, *dbc1 = NULL, *dbc2 = NULL;
+	size_t *dbad = NULL;
+	td_op_opt_state *dst = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&dp, p, bytes)) || (err = td_cuda_upload(&dm, m, bytes)) ||
+	    (err = td_cuda_upload(&dv, v, bytes)) || (err = td_cuda_upload(&dg, g, steps * bytes)) ||
+	    (err = td_cuda_upload(&dst, st, sizeof *st)) ||
+	    (err = td_cuda_upload(&dpart, NULL, n_parts * sizeof *dpart)) ||
+	    (err = td_cuda_upload(&dbad, NULL, n_parts * sizeof *dbad)) ||
+	    (err = td_cuda_upload(&dbc1, bc1, n_bc * sizeof *bc1)) ||
+	    (err = td_cuda_upload(&dbc2, bc2, n_bc * sizeof *bc2)))
+		goto done;
+	for (size_t k = 0; k < steps; k++) { /* no copy and no wait between steps */
+		const float *gk = dg + k * n;
+
+		opt_parts_kernel<<<blocks(n_parts), THREADS>>>(dpart, dbad, gk, n, n_parts);
+		CUDA_TRY(cudaGetLastError());
+		opt_decide_kernel<<<1, 1>>>(dst, dpart, dbad, n_parts, gk, lr[k], clip, weight_decay,
+					     dbc1, dbc2);
+		CUDA_TRY(cudaGetLastError());
+		opt_update_kernel<<<blocks(n), THREADS>>>(dp, dm, dv, gk, n, dst);
+		CUDA_TRY(cudaGetLastError());
+	}
+	if (!(err = td_cuda_download(p, dp, bytes)) && !(err = td_cuda_download(m, dm, bytes)) &&
+	    !(err = td_cuda_download(v, dv, bytes)))
+		err = td_cuda_download(st, dst, sizeof *st);
+done:
+	cudaFree(dbc2), cudaFree(dbc1), cudaFree(dbad), cudaFree(dpart), cudaFree(dst);
+	cudaFree(dg), cudaFree(dv), cudaFree(dm), cudaFree(dp);
 	return err;
 }

@@ -362,4 +362,86 @@ TD_HD void td_op_adamw(td_real *p, td_real *m, td_real *v, const td_real *g,
 	p[i] = (td_real)((double)p[i] * s->decay - step);
 }
 
+/* ---- the optimizer's step without the host (core/adamw.c, td_adamw_step) ----- */
+
+/*
+ * What a step on the device keeps there, so that no step waits on the
+ * host: td_adamw's counts, the last step's figures (the update reads
+ * step and applied), and the skips the host has not read yet, the first
+ * TD_OPS_SKIPS_KEPT of them described. The host reads it once per log
+ * window and counts each skip with td_adamw_count_skip.
+ */
+#define TD_OPS_SKIPS_KEPT 16
+
+typedef struct td_op_skip {
+	int64_t s;    /* the schedule step skipped */
+	size_t index; /* its first element not finite; SIZE_MAX: every one finite */
+	int nan;      /* that element was a NaN (else an infinity) */
+	double norm;  /* the norm that was not finite */
+} td_op_skip;
+
+typedef struct td_op_opt_state {
+	int64_t s, t, skips;   /* steps taken, steps applied, steps skipped */
+	td_op_adamw_step step; /* the last step's figures (beta1, beta2, eps set once) */
+	double norm;	       /* the last step's norm, before clipping */
+	int applied;	       /* the last step was applied (0: skipped) */
+	int64_t unread;	       /* skips since the host last read; skip[] holds the first ones */
+	td_op_skip skip[TD_OPS_SKIPS_KEPT];
+} td_op_opt_state;
+
+/*
+ * One part of the norm and the firewall's search: td_op_sumsq of g[i0 ..
+ * i1), and in *bad the index of the first element there that is not
+ * finite (SIZE_MAX when none).
+ */
+TD_HD double td_op_sumsq_checked(const td_real *g, size_t i0, size_t i1, size_t *bad)
+{
+	double sum = 0;
+
+	*bad = SIZE_MAX;
+	for (size_t i = i0; i < i1; i++) {
+		if (*bad == SIZE_MAX && !isfinite(g[i]))
+			*bad = i;
+		sum += (double)g[i] * (double)g[i];
+	}
+	return sum;
+}
+
+/*
+ * One step's decision, td_adamw_step's, in one thread: the norm from the
+ * parts in order; when it is not finite, the skip (s advances, the first
+ * non-finite element over the parts kept); else t advances and the
+ * update's figures are set: lr = lr(s), taken on the host (which counts s
+ * itself), the decay, the clip scale, and the bias corrections bc1[t] and
+ * bc2[t] (1 - beta^t, taken on the host, whose pow the device's is not).
+ */
+TD_HD void td_op_opt_decide(td_op_opt_state *st, const double *part, const size_t *bad,
+			    size_t n_parts, const td_real *g, double lr, double clip,
+			    double weight_decay, const double *bc1, const double *bc2)
+{
+	const double norm = sqrt(td_op_sumsq_total(part, n_parts));
+
+	st->norm = norm;
+	st->applied = isfinite(norm);
+	if (!st->applied) {
+		size_t first = SIZE_MAX;
+
+		for (size_t p = 0; p < n_parts && first == SIZE_MAX; p++)
+			first = bad[p];
+		if (st->unread < TD_OPS_SKIPS_KEPT) {
+			td_op_skip *k = &st->skip[st->unread];
+
+			k->s = st->s, k->index = first, k->norm = norm;
+			k->nan = first != SIZE_MAX && isnan(g[first]);
+		}
+		st->unread++, st->skips++, st->s++;
+		return;
+	}
+	st->t++, st->s++;
+	st->step.lr = lr;
+	st->step.bc1 = bc1[st->t], st->step.bc2 = bc2[st->t];
+	st->step.decay = 1.0 - lr * weight_decay;
+	st->step.scale = td_op_clip_scale(norm, clip);
+}
+
 #endif

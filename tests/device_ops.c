@@ -302,6 +302,55 @@ int td_devcheck_lru_kernels_give_their_bodies_bits(void)
 	return fails;
 }
 
+/*
+ * Ten optimizer steps on the device without a wait between them, a NaN,
+ * an infinity before a NaN in a later part, and one clipped step among
+ * them: p, m, v and the state (counts, last figures, kept skips) are the
+ * bodies' bits.
+ */
+int td_devcheck_optimizer_steps_give_their_bodies_bits(void)
+{
+	const size_t n = 3 * TD_OPS_NORM_PART + 17, steps = 10;
+	float *p = dev_alloc(n), *m = dev_alloc(n), *v = dev_alloc(n), *g = dev_alloc(steps * n);
+	float *p2 = dev_alloc(n), *m2 = dev_alloc(n), *v2 = dev_alloc(n);
+	double lr[10], bc1[11], bc2[11], part[4];
+	td_op_opt_state st = {0}, st2;
+	size_t bad[4];
+	int fails = 0;
+
+	st.step.beta1 = 0.9, st.step.beta2 = 0.999, st.step.eps = 1e-8;
+	for (size_t t = 0; t <= steps; t++)
+		bc1[t] = 1.0 - pow(0.9, (double)t), bc2[t] = 1.0 - pow(0.999, (double)t);
+	dev_fill(p, n, 1), dev_fill(g, steps * n, 0.01);
+	for (size_t i = 0; i < n; i++)
+		g[4 * n + i] *= 100; /* step 4 clipped */
+	g[2 * n + 5] = NAN, g[6 * n + 2 * TD_OPS_NORM_PART] = INFINITY, g[6 * n + n - 1] = NAN;
+	memcpy(p2, p, n * sizeof *p), st2 = st;
+	for (size_t k = 0; k < steps; k++) {
+		const float *gk = g + k * n;
+		size_t q = 0;
+
+		lr[k] = 0.003 * (double)(k + 1) / (double)steps;
+		for (size_t i0 = 0; i0 < n; i0 += TD_OPS_NORM_PART, q++)
+			part[q] = td_op_sumsq_checked(gk, i0, n - i0 < TD_OPS_NORM_PART ? n : i0 + TD_OPS_NORM_PART,
+						      &bad[q]);
+		td_op_opt_decide(&st, part, bad, q, gk, lr[k], 1.0, 0.01, bc1, bc2);
+		for (size_t i = 0; i < n && st.applied; i++)
+			td_op_adamw(p, m, v, gk, &st.step, i);
+	}
+	CHECK((td_cuda_adamw_steps(p2, m2, v2, &st2, g, n, steps, lr, 1.0, 0.01, bc1, bc2)) == 0);
+	CHECK((dev_differ(p, p2, n) + dev_differ(m, m2, n) + dev_differ(v, v2, n)) == 0);
+	CHECK(st.s == 10 && st.t == 8 && st.skips == 2 && st.skip[1].index == 2 * TD_OPS_NORM_PART);
+	CHECK(st2.s == st.s && st2.t == st.t && st2.skips == st.skips && st2.unread == st.unread);
+	CHECK(memcmp(&st2.step, &st.step, sizeof st.step) == 0 && memcmp(&st2.norm, &st.norm, sizeof st.norm) == 0);
+	for (int k = 0; k < 2; k++)
+		CHECK(st2.skip[k].s == st.skip[k].s && st2.skip[k].index == st.skip[k].index &&
+		      st2.skip[k].nan == st.skip[k].nan);
+	free(p), free(m), free(v), free(g), free(p2), free(m2), free(v2);
+	printf("%s optimizer_steps_give_their_bodies_bits\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
 #else /* the kernels are float: nothing to compare in a double build */
 
 int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
@@ -330,6 +379,11 @@ int td_devcheck_conv_kernels_give_their_bodies_bits(void)
 }
 
 int td_devcheck_lru_kernels_give_their_bodies_bits(void)
+{
+	return -1;
+}
+
+int td_devcheck_optimizer_steps_give_their_bodies_bits(void)
 {
 	return -1;
 }

@@ -48,6 +48,7 @@
 #define td_cuda_conv_backward nocuda_conv_backward
 #define td_cuda_lru_scan nocuda_lru_scan
 #define td_cuda_lru_grads nocuda_lru_grads
+#define td_cuda_adamw_steps nocuda_adamw_steps
 #include "../kernels/nocuda.c"
 #undef td_cuda_compiled
 #undef td_cuda_device_count
@@ -64,6 +65,7 @@
 #undef td_cuda_conv_backward
 #undef td_cuda_lru_scan
 #undef td_cuda_lru_grads
+#undef td_cuda_adamw_steps
 
 #ifndef TD_BUILD_DIR
 #define TD_BUILD_DIR "build"

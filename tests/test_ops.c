@@ -10,7 +10,8 @@
  * threads), td_attention_softmax_row (mixer_attention.c's own exp_sum),
  * td_train_xent, td_adamw_step and its td_adamw_last figures, the conv
  * mixer's forward and backward, and the LRU mixer's (its bodies composed
- * with td_gemm as lru_forward and lru_backward compose them); the ReLU has
+ * with td_gemm as lru_forward and lru_backward compose them), and
+ * td_adamw_step's skips and counted reasons; the ReLU has
  * no function of its own in the core, so its reference is model.c's two
  * expressions, copied (ffn_forward, ffn_backward).
  *
@@ -21,7 +22,7 @@
  * dgain sum as dy (x inv); td_op_adamw's v with gi in place of gi * gi;
  * td_op_conv_forward stopping a tap early (off >= t); td_op_conv_grad
  * skipping each line's first position; td_op_lru_dw without its minus;
- * td_op_lru_skip_grad from position 1.
+ * td_op_lru_skip_grad from position 1; td_op_opt_decide's bc2 from t - 1.
  */
 #include "tdtest.h"
 
@@ -31,6 +32,7 @@
 #include <string.h>
 
 #include "../core/adamw.h"
+#include "../core/counters.h"
 #include "../core/gemm.h"
 #include "../core/mixer_int.h"
 #include "../core/norm.h"
@@ -725,6 +727,113 @@ static void test_the_adamw_body_gives_td_adamw_steps_bits(void **state)
 	assert_true(adamw_differ(adamw_wrong_v) > 0);
 }
 
+/* ---- the optimizer's step without the host ------------------------------------- */
+
+typedef void decide_fn(td_op_opt_state *, const double *, const size_t *, size_t, const td_real *,
+		       double, double, double, const double *, const double *);
+
+/* The negative control: the skip reports the last part's first non-finite element, not the first part's. */
+static void decide_last_part(td_op_opt_state *st, const double *part, const size_t *bad,
+			     size_t n_parts, const td_real *g, double lr, double clip, double wd,
+			     const double *bc1, const double *bc2)
+{
+	size_t last = SIZE_MAX;
+
+	td_op_opt_decide(st, part, bad, n_parts, g, lr, clip, wd, bc1, bc2);
+	for (size_t p = 0; p < n_parts; p++)
+		last = bad[p] != SIZE_MAX ? bad[p] : last;
+	if (!st->applied && st->unread <= TD_OPS_SKIPS_KEPT)
+		st->skip[st->unread - 1].index = last;
+}
+
+/* One step as the device runs it: the norm's parts, the decision, the update where applied. */
+static void device_step(td_op_opt_state *st, td_real *p, td_real *m, td_real *v, const td_real *g,
+			size_t n, double lr, const td_adamw_opts *o, const double *bc1,
+			const double *bc2, decide_fn *decide, int update_always)
+{
+	double part[8];
+	size_t bad[8], np = 0;
+
+	for (size_t i0 = 0; i0 < n; i0 += TD_OPS_NORM_PART, np++)
+		part[np] = td_op_sumsq_checked(g, i0, n - i0 < TD_OPS_NORM_PART ? n : i0 + TD_OPS_NORM_PART,
+					       &bad[np]);
+	decide(st, part, bad, np, g, lr, o->clip, o->weight_decay, bc1, bc2);
+	for (size_t i = 0; i < n && (st->applied || update_always); i++)
+		td_op_adamw(p, m, v, g, &st->step, i);
+}
+
+/*
+ * Where the device's step (its bodies, run here) and td_adamw_step part
+ * ways over 8 steps with a NaN, an infinity before a NaN, and an infinity
+ * in the last part: values of p, m and v whose bits differ, plus 1 for
+ * each count (s, t, skips) and each counted reason that differ. One part
+ * with clipping (the norm is then adamw.c's, bit for bit), and four
+ * parts without (the norm only decides the skips).
+ */
+static size_t opt_differ(decide_fn *decide, int update_always)
+{
+	size_t differ = 0;
+
+	for (int case_ = 0; case_ < 2; case_++) {
+		const size_t n = case_ ? 3 * TD_OPS_NORM_PART + 17 : 1001;
+		td_real *p = must(malloc(n * sizeof *p)), *g = must(malloc(n * sizeof *g));
+		td_real *p2 = must(malloc(n * sizeof *p)), *m2 = must(calloc(n, sizeof *p));
+		td_real *v2 = must(calloc(n, sizeof *p));
+		td_adamw_opts o = TD_ADAMW_OPTS_INIT;
+		td_op_opt_state st = {0};
+		td_counters *c1 = NULL, *c2 = NULL;
+		td_json_buf l1 = TD_JSON_BUF_INIT, l2 = TD_JSON_BUF_INIT;
+		td_adamw *a = NULL;
+		double bc1[9], bc2[9];
+
+		rng_state = 17;
+		o.warmup = 2, o.total_steps = 8, o.lr = 0.01, o.weight_decay = 0.1;
+		o.clip = case_ ? 0 : 1;
+		st.step.beta1 = o.beta1, st.step.beta2 = o.beta2, st.step.eps = o.eps;
+		for (int t = 0; t < 9; t++)
+			bc1[t] = 1.0 - pow(o.beta1, t), bc2[t] = 1.0 - pow(o.beta2, t);
+		fill(p, n, 1);
+		memcpy(p2, p, n * sizeof *p);
+		assert_int_equal(td_adamw_new(&a, n, &o), 0);
+		assert_int_equal(td_counters_new(&c1, 4), 0);
+		assert_int_equal(td_counters_new(&c2, 4), 0);
+		for (int64_t s = 0; s < 8; s++) {
+			fill(g, n, s == 0 ? 1 : 0.001);
+			if (s == 2)
+				g[n / 2] = NAN;
+			if (s == 3)
+				g[7] = INFINITY, g[n - 3] = NAN;
+			if (s == 5)
+				g[n - 1] = -INFINITY;
+			assert_true(td_adamw_step(a, p, g, c1) >= 0);
+			device_step(&st, p2, m2, v2, g, n, td_adamw_lr(&o, s), &o, bc1, bc2, decide,
+				    update_always);
+		}
+		for (int64_t k = 0; k < st.unread && k < TD_OPS_SKIPS_KEPT; k++)
+			assert_int_equal(td_adamw_count_skip(c2, st.skip[k].s, st.skip[k].index,
+							     st.skip[k].nan, st.skip[k].norm), 0);
+		assert_int_equal(td_counters_line(&l1, c1), 0);
+		assert_int_equal(td_counters_line(&l2, c2), 0);
+		differ += bits_differ(p, p2, n) + bits_differ(td_adamw_m(a), m2, n) +
+			  bits_differ(td_adamw_v(a), v2, n) + (st.s != td_adamw_steps(a)) +
+			  (st.t != td_adamw_updates(a)) + (st.skips != td_adamw_skipped(a)) +
+			  (strcmp(l1.s, l2.s) != 0);
+		assert_int_equal(td_adamw_skipped(a), 3);
+		td_json_buf_free(&l1), td_json_buf_free(&l2);
+		td_counters_free(c1), td_counters_free(c2), td_adamw_free(a);
+		free(p), free(g), free(p2), free(m2), free(v2);
+	}
+	return differ;
+}
+
+static void test_the_device_optimizer_step_gives_td_adamw_steps_bits_and_skips(void **state)
+{
+	(void)state;
+	assert_int_equal(opt_differ(td_op_opt_decide, 0), 0);
+	assert_true(opt_differ(decide_last_part, 0) > 0);
+	assert_true(opt_differ(td_op_opt_decide, 1) > 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_rmsnorm_row_body_gives_the_cores_bits),
 	cmocka_unit_test(test_the_rmsnorm_backward_bodies_give_the_cores_bits),
@@ -735,5 +844,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_adamw_body_gives_td_adamw_steps_bits),
 	cmocka_unit_test(test_the_conv_bodies_give_the_conv_mixers_bits),
 	cmocka_unit_test(test_the_lru_bodies_with_td_gemm_give_the_lru_mixers_bits),
+	cmocka_unit_test(test_the_device_optimizer_step_gives_td_adamw_steps_bits_and_skips),
 };
 TD_TEST_GROUP(ops, tests);
