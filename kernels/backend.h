@@ -106,6 +106,14 @@ int td_cuda_lru_grads(float *da, float *dd, const float *g, const float *h, cons
  * st->t + steps. st (its s, t, skips and step's betas and eps) is the
  * state before, and after the call the state after.
  */
+/*
+ * dst [batch][n_cells][channels] from src: td_op_fold_select per value, a
+ * fold (unfold 0, map the fold's fold) or an unfold (1, map its unfold)
+ * with selection by mask [n_cells] and emask [batch][n_cells] (NULL: none).
+ */
+int td_cuda_fold_select(float *dst, const float *src, const size_t *map, const uint8_t *mask,
+			const uint8_t *emask, size_t batch, size_t n_cells, size_t channels,
+			int unfold);
 struct td_op_opt_state;
 int td_cuda_adamw_steps(float *p, float *m, float *v, struct td_op_opt_state *st, const float *g,
 			size_t n, size_t steps, const double *lr, double clip, double weight_decay,

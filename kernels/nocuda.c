@@ -122,3 +122,11 @@ int td_cuda_adamw_steps(float *p, float *m, float *v, struct td_op_opt_state *st
 	(void)p, (void)m, (void)v, (void)st, (void)g, (void)n, (void)steps, (void)lr, (void)clip, (void)weight_decay, (void)bc1, (void)bc2;
 	return no_cuda();
 }
+
+int td_cuda_fold_select(float *dst, const float *src, const size_t *map, const uint8_t *mask,
+			const uint8_t *emask, size_t batch, size_t n_cells, size_t channels,
+			int unfold)
+{
+	(void)dst, (void)src, (void)map, (void)mask, (void)emask, (void)batch, (void)n_cells, (void)channels, (void)unfold;
+	return no_cuda();
+}

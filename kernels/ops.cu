@@ -207,6 +207,16 @@ __global__ static void opt_update_kernel(float *p, float *m, float *v, const flo
 		td_op_adamw(p, m, v, g, &st->step, i);
 }
 
+__global__ static void fold_select_kernel(float *dst, const float *src, const size_t *map,
+					  const uint8_t *mask, const uint8_t *emask, size_t all,
+					  size_t n_cells, size_t channels, int unfold)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_fold_select(dst, src, map, mask, emask, n_cells, channels, unfold, i);
+}
+
 extern "C" int td_cuda_rmsnorm_forward(float *y, float *inv, const float *x, const float *gain,
 				       size_t rows, size_t width)
 {
@@ -481,5 +491,30 @@ extern "C" int td_cuda_adamw_steps(float *p, float *m, float *v, struct td_op_op
 done:
 	cudaFree(dbc2), cudaFree(dbc1), cudaFree(dbad), cudaFree(dpart), cudaFree(dst);
 	cudaFree(dg), cudaFree(dv), cudaFree(dm), cudaFree(dp);
+	return err;
+}
+
+extern "C" int td_cuda_fold_select(float *dst, const float *src, const size_t *map,
+				   const uint8_t *mask, const uint8_t *emask, size_t batch,
+				   size_t n_cells, size_t channels, int unfold)
+{
+	const size_t all = batch * n_cells * channels;
+	float *ddst = NULL, *dsrc = NULL;
+	size_t *dmap = NULL;
+	uint8_t *dmask = NULL, *demask = NULL;
+	int err = 0;
+
+	if ((err = td_cuda_upload(&dsrc, src, all * sizeof *src)) ||
+	    (err = td_cuda_upload(&dmap, map, n_cells * sizeof *map)) ||
+	    (err = td_cuda_upload(&dmask, mask, n_cells)) ||
+	    (emask && (err = td_cuda_upload(&demask, emask, batch * n_cells))) ||
+	    (err = td_cuda_upload(&ddst, NULL, all * sizeof *dst)))
+		goto done;
+	fold_select_kernel<<<blocks(all), THREADS>>>(ddst, dsrc, dmap, dmask, demask, all, n_cells,
+						     channels, unfold);
+	CUDA_TRY(cudaGetLastError());
+	err = td_cuda_download(dst, ddst, all * sizeof *dst);
+done:
+	cudaFree(ddst), cudaFree(demask), cudaFree(dmask), cudaFree(dmap), cudaFree(dsrc);
 	return err;
 }

@@ -184,6 +184,37 @@ TD_HD double td_op_clip_scale(double norm, double clip)
 	return clip > 0 && norm > clip ? clip / norm : 1.0;
 }
 
+/* ---- folds and selection (core/axial.c, core/block.c) ------------------------- */
+
+/*
+ * Whether cell i of a batch (i = e n_cells + cell) is present: on the
+ * lattice (mask [n_cells]) and in its example (emask [batch][n_cells], or
+ * NULL when examples have no mask of their own).
+ */
+TD_HD int td_op_present(const uint8_t *mask, const uint8_t *emask, size_t n_cells, size_t i)
+{
+	return mask[i % n_cells] && (!emask || emask[i]);
+}
+
+/*
+ * Value i of a fold with selection over [batch][n_cells][channels] (unfold
+ * 0: folded position r of example e reads cell map[r], map the fold's
+ * fold) or of an unfold (1: cell r reads folded position map[r], map its
+ * unfold). An absent cell gives 0 by selection, never by multiplication:
+ * td_block_fold_select's and td_block_unfold_select's values.
+ */
+TD_HD void td_op_fold_select(td_real *TD_RESTRICT dst, const td_real *TD_RESTRICT src,
+			     const size_t *map, const uint8_t *mask, const uint8_t *emask,
+			     size_t n_cells, size_t channels, int unfold, size_t i)
+{
+	const size_t per = n_cells * channels, e = i / per, r = i % per / channels;
+	const size_t cell = unfold ? r : map[r];
+
+	dst[i] = td_op_present(mask, emask, n_cells, e * n_cells + cell)
+		     ? src[(e * n_cells + map[r]) * channels + i % channels]
+		     : 0;
+}
+
 /* ---- the causal convolution (core/mixer_conv.c) ------------------------------ */
 
 /*

@@ -351,6 +351,43 @@ int td_devcheck_optimizer_steps_give_their_bodies_bits(void)
 	return fails;
 }
 
+/*
+ * Folds and unfolds with selection over 97 examples of 784 cells (a
+ * permutation of the cells, every seventh absent on the lattice, every
+ * eleventh in its example), with and without masks per example: the GPU
+ * gives the body's values, absent cells exactly 0 whatever they held.
+ */
+int td_devcheck_fold_kernels_give_their_bodies_values(void)
+{
+	const size_t batch = 97, n = 784, c = 9, all = batch * n * c;
+	float *src = dev_alloc(all), *dst = dev_alloc(all), *dst2 = dev_alloc(all);
+	size_t *map = calloc(n, sizeof *map);
+	uint8_t *mask = calloc(n, 1), *emask = calloc(batch * n, 1);
+	int fails = 0;
+
+	if (!map || !mask || !emask) {
+		fprintf(stderr, "device_ops: out of memory for the fold's maps\n");
+		exit(2);
+	}
+	dev_fill(src, all, 3);
+	src[5] = NAN, src[6 * c] = INFINITY;
+	for (size_t i = 0; i < n; i++)
+		map[i] = (i * 29 + 3) % n, mask[i] = i % 7 != 0; /* 29 is prime to 784 */
+	for (size_t i = 0; i < batch * n; i++)
+		emask[i] = i % 11 != 4;
+	for (int k = 0; k < 4; k++) {
+		const uint8_t *em = k & 2 ? emask : NULL;
+
+		for (size_t i = 0; i < all; i++)
+			td_op_fold_select(dst, src, map, mask, em, n, c, k & 1, i);
+		CHECK((td_cuda_fold_select(dst2, src, map, mask, em, batch, n, c, k & 1)) == 0);
+		CHECK((dev_differ(dst, dst2, all)) == 0);
+	}
+	free(src), free(dst), free(dst2), free(map), free(mask), free(emask);
+	printf("%s fold_kernels_give_their_bodies_values\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
 #else /* the kernels are float: nothing to compare in a double build */
 
 int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
@@ -384,6 +421,11 @@ int td_devcheck_lru_kernels_give_their_bodies_bits(void)
 }
 
 int td_devcheck_optimizer_steps_give_their_bodies_bits(void)
+{
+	return -1;
+}
+
+int td_devcheck_fold_kernels_give_their_bodies_values(void)
 {
 	return -1;
 }

@@ -216,6 +216,13 @@ static void test_the_optimizer_steps_give_their_bodies_bits(void **state)
 	assert_int_equal(td_devcheck_optimizer_steps_give_their_bodies_bits(), 0);
 }
 
+static void test_the_fold_kernels_give_their_bodies_values(void **state)
+{
+	(void)state;
+	NEED_DEVICE_KERNELS();
+	assert_int_equal(td_devcheck_fold_kernels_give_their_bodies_values(), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_gpu_check_script_names_only_files_that_exist),
 	cmocka_unit_test(test_the_cuda_axpy_kernel_matches_a_host_loop),
@@ -229,5 +236,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_conv_kernels_give_their_bodies_bits),
 	cmocka_unit_test(test_the_lru_kernels_give_their_bodies_bits),
 	cmocka_unit_test(test_the_optimizer_steps_give_their_bodies_bits),
+	cmocka_unit_test(test_the_fold_kernels_give_their_bodies_values),
 };
 TD_TEST_GROUP(cuda, tests);

@@ -49,6 +49,7 @@
 #define td_cuda_lru_scan nocuda_lru_scan
 #define td_cuda_lru_grads nocuda_lru_grads
 #define td_cuda_adamw_steps nocuda_adamw_steps
+#define td_cuda_fold_select nocuda_fold_select
 #include "../kernels/nocuda.c"
 #undef td_cuda_compiled
 #undef td_cuda_device_count
@@ -66,6 +67,7 @@
 #undef td_cuda_lru_scan
 #undef td_cuda_lru_grads
 #undef td_cuda_adamw_steps
+#undef td_cuda_fold_select
 
 #ifndef TD_BUILD_DIR
 #define TD_BUILD_DIR "build"

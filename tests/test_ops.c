@@ -11,7 +11,8 @@
  * td_train_xent, td_adamw_step and its td_adamw_last figures, the conv
  * mixer's forward and backward, and the LRU mixer's (its bodies composed
  * with td_gemm as lru_forward and lru_backward compose them), and
- * td_adamw_step's skips and counted reasons; the ReLU has
+ * td_adamw_step's skips and counted reasons, and a scan block's forward
+ * and backward (td_block_forward, td_block_backward); the ReLU has
  * no function of its own in the core, so its reference is model.c's two
  * expressions, copied (ffn_forward, ffn_backward).
  *
@@ -22,7 +23,8 @@
  * dgain sum as dy (x inv); td_op_adamw's v with gi in place of gi * gi;
  * td_op_conv_forward stopping a tap early (off >= t); td_op_conv_grad
  * skipping each line's first position; td_op_lru_dw without its minus;
- * td_op_lru_skip_grad from position 1; td_op_opt_decide's bc2 from t - 1.
+ * td_op_lru_skip_grad from position 1; td_op_opt_decide's bc2 from t - 1;
+ * the scan block's weight gradient summed over all lines in one chunk.
  */
 #include "tdtest.h"
 
@@ -32,6 +34,8 @@
 #include <string.h>
 
 #include "../core/adamw.h"
+#include "../core/axial.h"
+#include "../core/block.h"
 #include "../core/counters.h"
 #include "../core/gemm.h"
 #include "../core/mixer_int.h"
@@ -727,6 +731,116 @@ static void test_the_adamw_body_gives_td_adamw_steps_bits(void **state)
 	assert_true(adamw_differ(adamw_wrong_v) > 0);
 }
 
+/* ---- an axial scan block: folds, selection and the conv mixer in chunks ---------- */
+
+/* The negative control: an unfold that does not select (an absent cell keeps the mixer's value). */
+static void unfold_unselected(td_real *dst, const td_real *src, const size_t *map,
+			      const uint8_t *mask, const uint8_t *emask, size_t n_cells,
+			      size_t channels, int unfold, size_t i)
+{
+	(void)mask, (void)emask, (void)unfold;
+	dst[i] = src[(i / (n_cells * channels) * n_cells + map[i % (n_cells * channels) / channels]) *
+			 channels +
+		     i % channels];
+}
+
+typedef void fold_fn(td_real *, const td_real *, const size_t *, const uint8_t *, const uint8_t *,
+		     size_t, size_t, int, size_t);
+
+/*
+ * Values of y, dx and the mixer's gradient where a scan block with a conv
+ * mixer, composed of the bodies as the GPU runs it (fold with selection,
+ * the conv over every line, unfold with selection; backward the same, the
+ * weight gradient summed per chunk of lines in chunk order), differs from
+ * td_block_forward and td_block_backward: a 3 x 4 lattice with two absent
+ * cells and a mask per example, along h and w, both ways, the kind of
+ * slip the negative control makes.
+ */
+static size_t scan_block_differ(fold_fn *unfold_body)
+{
+	static const size_t shape[] = {3, 4};
+	static const char *const names[] = {"h", "w"};
+	static const uint8_t lmask[] = {1, 1, 0, 1, 1, 1, 1, 1, 1, 0, 1, 1};
+	const size_t batch = 3, n = 12, c = 5, all = batch * n * c;
+	uint8_t emask[36];
+	size_t differ = 0;
+
+	rng_state = 19;
+	for (size_t i = 0; i < 36; i++)
+		emask[i] = i % 7 != 3;
+	for (int case_ = 0; case_ < 4; case_++) {
+		td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
+		td_block_opts o = TD_BLOCK_OPTS_INIT;
+		td_lattice *lat = NULL;
+		td_block *b = NULL;
+		td_fold *f = NULL;
+		uint8_t *mask = NULL;
+		td_real x[180], y[180], y2[180], dy[180], dx[180], dx2[180], xf[180], yf[180];
+		td_real g2[5 * 5] = {0};
+		const td_mixer *mx;
+		const td_real *w;
+		td_op_conv s;
+
+		ls.rank = 2, ls.shape = shape, ls.names = names, ls.mask = lmask, ls.mask_len = n;
+		assert_int_equal(td_lattice_new(&lat, &ls), 0);
+		assert_int_equal(td_lattice_mask(lat, &mask), 0);
+		o.family = TD_BLOCK_SCAN, o.axis = case_ & 1 ? "w" : "h", o.reverse = case_ >> 1;
+		o.max_batch = batch, o.chunk = 2, o.mixer.kind = TD_MIXER_CONV, o.mixer.channels = c;
+		o.mixer.kernel_size = 3;
+		assert_int_equal(td_block_new(&b, lat, &o), 0);
+		td_block_init(b, 3, 1 << 20);
+		assert_int_equal(td_block_set_example_mask(b, emask), 0);
+		mx = td_block_mixer(b), w = td_mixer_params((td_mixer *)mx);
+		assert_int_equal(td_fold_new(&f, lat, td_lattice_axis(lat, o.axis)), 0);
+		s = (td_op_conv){3, 1, c, f->length, o.reverse};
+		fill(x, all, 2), fill(dy, all, 1);
+		assert_int_equal(td_block_forward(b, y, x, batch), 0);
+		assert_int_equal(td_block_backward(b, dx, dy, batch), 0);
+
+		for (size_t i = 0; i < all; i++)
+			td_op_fold_select(xf, x, f->fold, mask, emask, n, c, 0, i);
+		for (size_t l = 0; l < batch * f->lines; l++)
+			for (size_t t = 0; t < f->length; t++)
+				for (size_t k = 0; k < c; k++)
+					td_op_conv_forward(yf + l * f->length * c, xf + l * f->length * c,
+							   w, w + 3 * c, &s, t, k);
+		for (size_t i = 0; i < all; i++)
+			unfold_body(y2, yf, f->unfold, mask, emask, n, c, 1, i);
+		for (size_t i = 0; i < all; i++)
+			td_op_fold_select(yf, dy, f->fold, mask, emask, n, c, 0, i);
+		for (size_t l = 0; l < batch * f->lines; l++)
+			for (size_t t = 0; t < f->length; t++)
+				for (size_t k = 0; k < c; k++)
+					td_op_conv_dx(xf + l * f->length * c, yf + l * f->length * c, w,
+						      &s, t, k);
+		for (size_t i = 0; i < all; i++)
+			unfold_body(dx2, xf, f->unfold, mask, emask, n, c, 1, i);
+		/* the weight gradient reads the folded input again: fold x back into xf */
+		for (size_t i = 0; i < all; i++)
+			td_op_fold_select(xf, x, f->fold, mask, emask, n, c, 0, i);
+		for (size_t at = 0; at < batch * f->lines; at += o.chunk) {
+			const size_t lines = batch * f->lines - at < o.chunk ? batch * f->lines - at
+									      : o.chunk;
+
+			for (size_t i = 0; i <= 3; i++)
+				for (size_t k = 0; k < c; k++)
+					td_op_conv_grad(g2, yf + at * f->length * c,
+							xf + at * f->length * c, &s, lines, i, k);
+		}
+		differ += bits_differ(y, y2, all) + bits_differ(dx, dx2, all) +
+			  bits_differ(td_mixer_grads((td_mixer *)mx), g2, 4 * c);
+		td_fold_free(f), free(mask), td_block_free(b), td_lattice_free(lat);
+	}
+	return differ;
+}
+
+static void test_a_scan_block_of_bodies_gives_the_blocks_bits(void **state)
+{
+	(void)state;
+	assert_int_equal(scan_block_differ(td_op_fold_select), 0);
+	assert_true(scan_block_differ(unfold_unselected) > 0);
+}
+
 /* ---- the optimizer's step without the host ------------------------------------- */
 
 typedef void decide_fn(td_op_opt_state *, const double *, const size_t *, size_t, const td_real *,
@@ -844,6 +958,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_adamw_body_gives_td_adamw_steps_bits),
 	cmocka_unit_test(test_the_conv_bodies_give_the_conv_mixers_bits),
 	cmocka_unit_test(test_the_lru_bodies_with_td_gemm_give_the_lru_mixers_bits),
+	cmocka_unit_test(test_a_scan_block_of_bodies_gives_the_blocks_bits),
 	cmocka_unit_test(test_the_device_optimizer_step_gives_td_adamw_steps_bits_and_skips),
 };
 TD_TEST_GROUP(ops, tests);
