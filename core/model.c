@@ -700,6 +700,11 @@ td_param_group td_model_group(const td_model *m, size_t i)
 	return i < m->n_groups ? m->groups[i] : none;
 }
 
+const td_model_opts *td_model_options(const td_model *m)
+{
+	return &m->o;
+}
+
 int td_model_n_layers(const td_model *m)
 {
 	return m->n_layers;

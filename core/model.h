@@ -118,6 +118,9 @@ size_t td_model_n_groups(const td_model *m);
 /* Group i of the slabs ("embed.w", "layer0.mixer", ...); pointers borrowed from m. */
 td_param_group td_model_group(const td_model *m, size_t i);
 
+/* The options the model was built with (plan NULL: it is not kept). Borrowed. */
+const td_model_opts *td_model_options(const td_model *m);
+
 int td_model_n_layers(const td_model *m);
 /* Layer i's block. Borrowed: valid until td_model_free(m); NULL out of range. */
 td_block *td_model_block(const td_model *m, int i);

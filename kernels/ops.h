@@ -215,6 +215,36 @@ TD_HD void td_op_fold_select(td_real *TD_RESTRICT dst, const td_real *TD_RESTRIC
 		     : 0;
 }
 
+/* ---- the model's own layers (core/model.c) ------------------------------------ */
+
+/*
+ * Value i of dst [rows][channels] = a (+ b) where row i / channels is a
+ * present cell, else 0 (model_select, add_select: the residual add and the
+ * selection after it; b NULL: the selection alone).
+ */
+TD_HD void td_op_select(td_real *dst, const td_real *a, const td_real *b, const uint8_t *mask,
+			const uint8_t *emask, size_t n_cells, size_t channels, size_t i)
+{
+	dst[i] = td_op_present(mask, emask, n_cells, i / channels) ? (b ? a[i] + b[i] : a[i]) : 0;
+}
+
+/*
+ * Value i of a head per cell, y [rows][out] (row = example n_cells + cell):
+ * bo[j], then + wo[cell][j][k] h[row][k] for k ascending (head_per_cell).
+ */
+TD_HD void td_op_head_cell(td_real *TD_RESTRICT y, const td_real *TD_RESTRICT h,
+			   const td_real *TD_RESTRICT wo, const td_real *TD_RESTRICT bo,
+			   size_t n_cells, size_t width, size_t out, size_t i)
+{
+	const size_t row = i / out, j = i % out;
+	const td_real *wc = wo + (row % n_cells * out + j) * width, *hr = h + row * width;
+	td_real a = bo[j];
+
+	for (size_t k = 0; k < width; k++)
+		a += wc[k] * hr[k];
+	y[i] = a;
+}
+
 /* ---- the causal convolution (core/mixer_conv.c) ------------------------------ */
 
 /*

@@ -67,3 +67,13 @@ mutant {
   designed_against = "a resume that restores some state and resets the rest is a different run under the same step count",
   why = "imports the first moment but leaves the second at zero",
 }
+
+mutant {
+  name = "adamw-skip-reason-swaps-nan-and-inf",
+  file = "core/adamw.c",
+  find = "return td_adamw_count_skip(c, a->s, i < a->n ? i : SIZE_MAX, i < a->n && isnan(g[i]),",
+  replace = "return td_adamw_count_skip(c, a->s, i < a->n ? i : SIZE_MAX, i < a->n && isinf(g[i]),",
+  guards = { "test_a_non_finite_gradient_skips_the_step_and_leaves_params_and_moments_bitwise" },
+  designed_against = "a classification inverted at its edge: an infinity reported as a NaN",
+  why = "the skip's reason names the wrong kind of value, sending its reader after the wrong bug",
+}

@@ -1,0 +1,77 @@
+/*
+ * exec.h - where a model's arithmetic runs: an executor is a table of
+ * operations on buffers in its own memory (the host's, or a GPU's), each
+ * one launch of kernels/ops.h's bodies, so that one orchestration
+ * (xmodel.c) drives every executor and the host's is checked against the
+ * core bit for bit on any machine.
+ *
+ *   td_exec_host()   the host: the bodies in loops, td_gemm for products
+ *   td_cuda_exec()   the GPU (kernels/backend.h): the bodies as kernels,
+ *                    cuBLAS for products; NULL without CUDA
+ *
+ * Pointers passed to an operation are the executor's (from its alloc).
+ * An operation may only queue its work: on the GPU it returns before the
+ * work is done, and only download waits for it. Every operation returns
+ * 0 or a TD_E* code with a message; none allocates.
+ *
+ * Must never: reduce in an order that depends on the executor's threads
+ * or launch shape (each body sums in its own fixed order).
+ */
+#ifndef TD_EXEC_H
+#define TD_EXEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "real.h"
+
+struct td_op_conv;
+
+typedef struct td_exec td_exec;
+
+struct td_exec {
+	const char *name; /* "host", "cuda" */
+	/* bytes of zeroed memory in *(void **)out; release accepts NULL */
+	int (*alloc)(const td_exec *x, void *out, size_t bytes);
+	void (*release)(const td_exec *x, void *p);
+	/* host -> executor, executor -> host (waits for queued work), executor -> executor */
+	int (*upload)(const td_exec *x, void *dst, const void *src, size_t bytes);
+	int (*download)(const td_exec *x, void *dst, const void *src, size_t bytes);
+	int (*copy)(const td_exec *x, void *dst, const void *src, size_t bytes);
+	/* C = op(A) op(B) + beta C, td_gemm's row-major layout (gemm.h), alpha 1 */
+	int (*gemm)(const td_exec *x, td_real *c, size_t ldc, const td_real *a, size_t lda,
+		    const td_real *b, size_t ldb, size_t m, size_t n, size_t k, int trans_a,
+		    int trans_b, td_real beta);
+	/*
+	 * dst [rows][channels] = a (+ b when b is not NULL) where the row's cell
+	 * is present (td_op_present; rows = batch n_cells), else 0. dst may be a.
+	 */
+	int (*select)(const td_exec *x, td_real *dst, const td_real *a, const td_real *b,
+		      const uint8_t *mask, const uint8_t *emask, size_t n_cells, size_t rows,
+		      size_t channels);
+	/* out [rows][n] += bias [n] */
+	int (*bias_add)(const td_exec *x, td_real *out, const td_real *bias, size_t rows, size_t n);
+	/* td_op_rmsnorm_row per row: y [rows][width], inv [rows] */
+	int (*rmsnorm)(const td_exec *x, td_real *y, td_real *inv, const td_real *in,
+		       const td_real *gain, size_t rows, size_t width);
+	/* act[i] = relu(pre[i]) for i < n */
+	int (*relu)(const td_exec *x, td_real *act, const td_real *pre, size_t n);
+	/* td_op_fold_select over [batch][n_cells][channels] */
+	int (*fold)(const td_exec *x, td_real *dst, const td_real *src, const size_t *map,
+		    const uint8_t *mask, const uint8_t *emask, size_t batch, size_t n_cells,
+		    size_t channels, int unfold);
+	/* the conv's forward over lines lines (td_op_conv_forward); w the mixer's slab */
+	int (*conv_forward)(const td_exec *x, td_real *y, const td_real *in, const td_real *w,
+			    size_t lines, const struct td_op_conv *s);
+	/*
+	 * One head per cell: y [rows][out] from h [rows][width], weights wo
+	 * [n_cells][out][width] and bias bo [out] (td_op_head_cell).
+	 */
+	int (*head_cell)(const td_exec *x, td_real *y, const td_real *h, const td_real *wo,
+			 const td_real *bo, size_t rows, size_t n_cells, size_t width, size_t out);
+};
+
+/* The host's executor: plain memory, the bodies in loops, td_gemm on one thread. */
+const td_exec *td_exec_host(void);
+
+#endif

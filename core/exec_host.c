@@ -1,0 +1,140 @@
+/*
+ * exec_host.c - the host's executor (see exec.h): kernels/ops.h's bodies in
+ * loops over plain memory, td_gemm for the products. What the GPU runs as
+ * one thread per value runs here as one iteration, in index order.
+ */
+#include "exec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/error.h"
+#include "../kernels/ops.h"
+#include "gemm.h"
+
+static int host_alloc(const td_exec *x, void *out, size_t bytes)
+{
+	void **p = out;
+
+	(void)x;
+	if (!(*p = calloc(bytes ? bytes : 1, 1)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for %zu bytes of the host executor", bytes);
+	return 0;
+}
+
+static void host_release(const td_exec *x, void *p)
+{
+	(void)x;
+	free(p);
+}
+
+static int host_copy(const td_exec *x, void *dst, const void *src, size_t bytes)
+{
+	(void)x;
+	if (bytes)
+		memmove(dst, src, bytes);
+	return 0;
+}
+
+static int host_gemm(const td_exec *x, td_real *c, size_t ldc, const td_real *a, size_t lda,
+		     const td_real *b, size_t ldb, size_t m, size_t n, size_t k, int trans_a,
+		     int trans_b, td_real beta)
+{
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+	(void)x;
+	o.trans_a = trans_a, o.trans_b = trans_b, o.beta = beta;
+	return td_gemm(c, ldc, a, lda, b, ldb, m, n, k, &o);
+}
+
+static int host_select(const td_exec *x, td_real *dst, const td_real *a, const td_real *b,
+		       const uint8_t *mask, const uint8_t *emask, size_t n_cells, size_t rows,
+		       size_t channels)
+{
+	(void)x;
+	for (size_t i = 0; i < rows * channels; i++)
+		td_op_select(dst, a, b, mask, emask, n_cells, channels, i);
+	return 0;
+}
+
+static int host_bias_add(const td_exec *x, td_real *out, const td_real *bias, size_t rows,
+			 size_t n)
+{
+	(void)x;
+	for (size_t i = 0; i < rows * n; i++)
+		out[i] += bias[i % n];
+	return 0;
+}
+
+static int host_rmsnorm(const td_exec *x, td_real *y, td_real *inv, const td_real *in,
+			const td_real *gain, size_t rows, size_t width)
+{
+	(void)x;
+	for (size_t r = 0; r < rows; r++)
+		td_op_rmsnorm_row(y + r * width, inv + r, in + r * width, gain, width);
+	return 0;
+}
+
+static int host_relu(const td_exec *x, td_real *act, const td_real *pre, size_t n)
+{
+	(void)x;
+	for (size_t i = 0; i < n; i++)
+		act[i] = td_op_relu(pre[i]);
+	return 0;
+}
+
+static int host_fold(const td_exec *x, td_real *dst, const td_real *src, const size_t *map,
+		     const uint8_t *mask, const uint8_t *emask, size_t batch, size_t n_cells,
+		     size_t channels, int unfold)
+{
+	(void)x;
+	for (size_t i = 0; i < batch * n_cells * channels; i++)
+		td_op_fold_select(dst, src, map, mask, emask, n_cells, channels, unfold, i);
+	return 0;
+}
+
+static int host_conv_forward(const td_exec *x, td_real *y, const td_real *in, const td_real *w,
+			     size_t lines, const td_op_conv *s)
+{
+	const size_t per = s->length * s->channels;
+
+	(void)x;
+	for (size_t l = 0; l < lines; l++)
+		for (size_t t = 0; t < s->length; t++)
+			for (size_t k = 0; k < s->channels; k++)
+				td_op_conv_forward(y + l * per, in + l * per, w,
+						   w + s->taps * s->channels, s, t, k);
+	return 0;
+}
+
+static int host_head_cell(const td_exec *x, td_real *y, const td_real *h, const td_real *wo,
+			  const td_real *bo, size_t rows, size_t n_cells, size_t width,
+			  size_t out)
+{
+	(void)x;
+	for (size_t i = 0; i < rows * out; i++)
+		td_op_head_cell(y, h, wo, bo, n_cells, width, out, i);
+	return 0;
+}
+
+static const td_exec host = {
+	.name = "host",
+	.alloc = host_alloc,
+	.release = host_release,
+	.upload = host_copy,
+	.download = host_copy,
+	.copy = host_copy,
+	.gemm = host_gemm,
+	.select = host_select,
+	.bias_add = host_bias_add,
+	.rmsnorm = host_rmsnorm,
+	.relu = host_relu,
+	.fold = host_fold,
+	.conv_forward = host_conv_forward,
+	.head_cell = host_head_cell,
+};
+
+const td_exec *td_exec_host(void)
+{
+	return &host;
+}

@@ -1,0 +1,305 @@
+/*
+ * xmodel.c - a td_model computed by an executor (see xmodel.h).
+ *
+ * The forward is model.c's, operation for operation, each operation one
+ * executor call over every row (R = batch n_cells rows of the stream):
+ *
+ *   xs  = select(x);  h_0 = select(xs We^T + be)
+ *   layer l:  n = rmsnorm_l(h_l) (made by the previous layer's last pass)
+ *             xf_l = fold_l(select(n));  u = select(unfold_l(conv_l(xf_l)))
+ *             m_l = select(h_l + u)
+ *             with the MLP: h_l+1 = select(m_l + W2 relu(W1 rmsnorm'_l(m_l) + b1) + b2)
+ *   y   = select(head(h_L))
+ *
+ * Executor memory, allocated at construction (R for max_batch):
+ *   params [P]            the slab, the host model's layout
+ *   mask [n_cells]        the lattice's
+ *   map [L][2][n_cells]   each layer's fold and unfold
+ *   xs [R][in], h [L+1][R][w], inv [L][R], n [R][w], u [R][w], yf [R][w]
+ *   xf [L][R][w]          each layer's folded input (its conv's saved x)
+ *   with the MLP: hm [L][R][w], inv2 [L][R], pre [L][R][F], act [R][F]
+ *
+ * Must never: compute a model it was not built for (refused at
+ * construction), or select by multiplication.
+ */
+#include "xmodel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/error.h"
+#include "../kernels/ops.h"
+#include "axial.h"
+#include "block_int.h"
+#include "mixer.h"
+
+typedef struct {
+	size_t mixer;	    /* offset of the conv's slab (w [K][w], then bias [w]) */
+	td_op_conv conv;    /* its shape; length is the fold's */
+	size_t lines;	    /* lines of one example along the layer's axis */
+	size_t *fold, *unfold; /* executor memory, n_cells each */
+} xlayer;
+
+struct td_xmodel {
+	const td_exec *x;
+	td_model_opts o;
+	int n_layers;
+	size_t n_cells, rows, n_params;
+	size_t we, be, gain, wo, bo, g2, w1, b1, w2, b2; /* the slab's offsets, as model.c's */
+	xlayer *layer;					/* [n_layers] */
+	const uint8_t *emask;				/* executor memory, borrowed */
+	td_real *params;
+	uint8_t *mask;
+	size_t *maps;
+	td_real *xs, *h, *inv, *n, *u, *yf, *xf, *hm, *inv2, *pre, *act;
+};
+
+/* The offset of the model's group called name, or SIZE_MAX. */
+static size_t group_at(td_model *m, const char *name)
+{
+	for (size_t i = 0; i < td_model_n_groups(m); i++) {
+		td_param_group g = td_model_group(m, i);
+
+		if (strcmp(g.name, name) == 0)
+			return (size_t)(g.value - td_model_params(m));
+	}
+	return SIZE_MAX;
+}
+
+/* What the executor path does not have yet, refused before anything is allocated. */
+static int check_model(td_model *m)
+{
+	const td_model_opts *o = td_model_options(m);
+
+	if (o->family != TD_BLOCK_SCAN)
+		return TD_FAIL(TD_ENOTSUP, "the executor path computes axial_scan models only so "
+					   "far; this model's composition is another");
+	if (o->mixer.kind != TD_MIXER_CONV)
+		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv mixer only so far; this "
+					   "model's mixer is %s",
+			       td_mixer_kind_name(td_block_mixer(td_model_block(m, 0))));
+	return 0;
+}
+
+static int alloc_reals(td_xmodel *xm, td_real **p, size_t n)
+{
+	return xm->x->alloc(xm->x, p, n * sizeof **p);
+}
+
+/* The slab's offsets, from the host model's groups. */
+static void find_offsets(td_xmodel *xm, td_model *m)
+{
+	xm->we = group_at(m, "embed.w"), xm->be = group_at(m, "embed.b");
+	xm->gain = group_at(m, "norm.gain"), xm->wo = group_at(m, "head.w");
+	xm->bo = group_at(m, "head.b");
+	xm->g2 = group_at(m, "ffn.gain"), xm->w1 = group_at(m, "ffn.w1");
+	xm->b1 = group_at(m, "ffn.b1"), xm->w2 = group_at(m, "ffn.w2");
+	xm->b2 = group_at(m, "ffn.b2");
+}
+
+/* Layer l's conv and fold, its maps uploaded into xm->maps. */
+static int build_layer(td_xmodel *xm, td_model *m, int l)
+{
+	td_block *b = td_model_block(m, l);
+	const td_mixer_opts *mo = td_mixer_options(td_block_mixer(b));
+	xlayer *xl = &xm->layer[l];
+	td_fold *f = NULL;
+	int err = td_fold_new(&f, b->lat, td_lattice_axis(b->lat, b->o.axis));
+
+	if (err)
+		return err;
+	xl->mixer = (size_t)(td_mixer_params(td_block_mixer(b)) - td_model_params(m));
+	xl->conv = (td_op_conv){mo->kernel_size, mo->dilation, mo->channels, f->length,
+				mo->reverse};
+	xl->lines = f->lines;
+	xl->fold = xm->maps + (size_t)l * 2 * xm->n_cells, xl->unfold = xl->fold + xm->n_cells;
+	if (!(err = xm->x->upload(xm->x, xl->fold, f->fold, xm->n_cells * sizeof *f->fold)))
+		err = xm->x->upload(xm->x, xl->unfold, f->unfold, xm->n_cells * sizeof *f->unfold);
+	td_fold_free(f);
+	return err;
+}
+
+static int build_buffers(td_xmodel *xm)
+{
+	const size_t r = xm->rows, w = xm->o.width, l = (size_t)xm->n_layers, f = xm->o.ffn;
+	const td_exec *x = xm->x;
+	int err;
+
+	if ((err = alloc_reals(xm, &xm->params, xm->n_params)) ||
+	    (err = x->alloc(x, &xm->mask, xm->n_cells)) ||
+	    (err = x->alloc(x, &xm->maps, l * 2 * xm->n_cells * sizeof *xm->maps)) ||
+	    (err = alloc_reals(xm, &xm->xs, r * xm->o.in)) ||
+	    (err = alloc_reals(xm, &xm->h, (l + 1) * r * w)) ||
+	    (err = alloc_reals(xm, &xm->inv, l * r)) || (err = alloc_reals(xm, &xm->n, r * w)) ||
+	    (err = alloc_reals(xm, &xm->u, r * w)) || (err = alloc_reals(xm, &xm->yf, r * w)) ||
+	    (err = alloc_reals(xm, &xm->xf, l * r * w)))
+		return err;
+	if (f && ((err = alloc_reals(xm, &xm->hm, l * r * w)) ||
+		  (err = alloc_reals(xm, &xm->inv2, l * r)) ||
+		  (err = alloc_reals(xm, &xm->pre, l * r * f)) ||
+		  (err = alloc_reals(xm, &xm->act, r * f))))
+		return err;
+	return 0;
+}
+
+int td_xmodel_new(td_xmodel **out, const td_exec *x, td_model *m)
+{
+	td_xmodel *xm;
+	uint8_t *mask = NULL;
+	int err;
+
+	*out = NULL;
+	if ((err = check_model(m)))
+		return err;
+	if (!(xm = calloc(1, sizeof *xm)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for an executor's model");
+	xm->x = x, xm->o = *td_model_options(m), xm->n_layers = td_model_n_layers(m);
+	xm->n_cells = td_model_block(m, 0)->n_cells, xm->rows = xm->o.max_batch * xm->n_cells;
+	xm->n_params = td_model_n_params(m);
+	find_offsets(xm, m);
+	if (!(xm->layer = calloc((size_t)xm->n_layers, sizeof *xm->layer)))
+		err = TD_FAIL(TD_ENOMEM, "out of memory for %d layers", xm->n_layers);
+	if (!err && !(err = build_buffers(xm)) &&
+	    !(err = td_lattice_mask(td_model_block(m, 0)->lat, &mask)))
+		err = x->upload(x, xm->mask, mask, xm->n_cells);
+	free(mask);
+	for (int l = 0; !err && l < xm->n_layers; l++)
+		err = build_layer(xm, m, l);
+	if (!err)
+		err = td_xmodel_upload_params(xm, td_model_params(m));
+	if (err) {
+		td_xmodel_free(xm);
+		return err;
+	}
+	*out = xm;
+	return 0;
+}
+
+void td_xmodel_free(td_xmodel *xm)
+{
+	const td_exec *x;
+
+	if (!xm)
+		return;
+	x = xm->x;
+	x->release(x, xm->params), x->release(x, xm->mask), x->release(x, xm->maps);
+	x->release(x, xm->xs), x->release(x, xm->h), x->release(x, xm->inv), x->release(x, xm->n);
+	x->release(x, xm->u), x->release(x, xm->yf), x->release(x, xm->xf), x->release(x, xm->hm);
+	x->release(x, xm->inv2), x->release(x, xm->pre), x->release(x, xm->act);
+	free(xm->layer);
+	free(xm);
+}
+
+int td_xmodel_upload_params(td_xmodel *xm, const td_real *params)
+{
+	return xm->x->upload(xm->x, xm->params, params, xm->n_params * sizeof *params);
+}
+
+void td_xmodel_set_example_mask(td_xmodel *xm, const uint8_t *mask)
+{
+	xm->emask = mask;
+}
+
+/* buf [rows][channels] = select(buf (+ b)). */
+static int sel(const td_xmodel *xm, td_real *dst, const td_real *a, const td_real *b, size_t rows,
+	       size_t channels)
+{
+	return xm->x->select(xm->x, dst, a, b, xm->mask, xm->emask, xm->n_cells, rows, channels);
+}
+
+/* out [rows][n] = in [rows][k] W^T + bias, W at offset wt [n][k] (model.c's linear). */
+static int linear(const td_xmodel *xm, td_real *out, const td_real *in, size_t rows, size_t n,
+		  size_t k, size_t wt, size_t bias)
+{
+	int err = xm->x->gemm(xm->x, out, n, in, k, xm->params + wt, k, rows, n, k, 0, 1, 0);
+
+	return err ? err : xm->x->bias_add(xm->x, out, xm->params + bias, rows, n);
+}
+
+/* The norm layer l + 1 reads, of rows rows of src; none after the last layer. */
+static int next_norm(const td_xmodel *xm, int l, const td_real *src, size_t r)
+{
+	const size_t w = xm->o.width, next = (size_t)l + 1;
+
+	if (l + 1 >= xm->n_layers)
+		return 0;
+	return xm->x->rmsnorm(xm->x, xm->n, xm->inv + next * xm->rows, src,
+			      xm->params + xm->gain + next * w, r, w);
+}
+
+/* u = the scan block of layer l on n: fold with selection, the conv, unfold with selection. */
+static int block_forward(const td_xmodel *xm, int l, size_t batch)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t w = xm->o.width;
+	td_real *xf = xm->xf + (size_t)l * xm->rows * w;
+	int err;
+
+	if ((err = x->fold(x, xf, xm->n, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w, 0)) ||
+	    (err = x->conv_forward(x, xm->yf, xf, xm->params + xl->mixer, batch * xl->lines,
+				   &xl->conv)))
+		return err;
+	return x->fold(x, xm->u, xm->yf, xl->unfold, xm->mask, xm->emask, batch, xm->n_cells, w, 1);
+}
+
+/* Layer l's MLP on m_l = hm (its norm already in n): h_l+1 and the next layer's norm. */
+static int ffn_forward(const td_xmodel *xm, int l, size_t r, td_real *next)
+{
+	const size_t w = xm->o.width, f = xm->o.ffn, lu = (size_t)l;
+	const td_real *hm = xm->hm + lu * xm->rows * w;
+	td_real *pre = xm->pre + lu * xm->rows * f;
+	int err;
+
+	if ((err = linear(xm, pre, xm->n, r, f, w, xm->w1 + lu * f * w, xm->b1 + lu * f)) ||
+	    (err = xm->x->relu(xm->x, xm->act, pre, r * f)) ||
+	    (err = linear(xm, xm->u, xm->act, r, w, f, xm->w2 + lu * w * f, xm->b2 + lu * w)) ||
+	    (err = sel(xm, next, hm, xm->u, r, w)))
+		return err;
+	return next_norm(xm, l, next, r);
+}
+
+static int layer_forward(const td_xmodel *xm, int l, size_t batch)
+{
+	const size_t w = xm->o.width, r = batch * xm->n_cells, at = (size_t)l * xm->rows * w;
+	td_real *h = xm->h + at, *next = h + xm->rows * w;
+	td_real *mid = xm->o.ffn ? xm->hm + at : next;
+	int err;
+
+	if (l == 0 &&
+	    (err = xm->x->rmsnorm(xm->x, xm->n, xm->inv, h, xm->params + xm->gain, r, w)))
+		return err;
+	if ((err = block_forward(xm, l, batch)) || (err = sel(xm, mid, h, xm->u, r, w)))
+		return err;
+	if (!xm->o.ffn)
+		return next_norm(xm, l, mid, r);
+	if ((err = xm->x->rmsnorm(xm->x, xm->n, xm->inv2 + (size_t)l * xm->rows, mid,
+				  xm->params + xm->g2 + (size_t)l * w, r, w)))
+		return err;
+	return ffn_forward(xm, l, r, next);
+}
+
+int td_xmodel_forward(td_xmodel *xm, td_real *y, const td_real *x, size_t batch)
+{
+	const size_t r = batch * xm->n_cells, w = xm->o.width, out = xm->o.out;
+	const td_real *top = xm->h + (size_t)xm->n_layers * xm->rows * w;
+	int err;
+
+	if (batch < 1 || batch > xm->o.max_batch)
+		return TD_FAIL(TD_EINVAL, "batch %zu is outside 1..%zu (the model's max_batch)",
+			       batch, xm->o.max_batch);
+	if ((err = sel(xm, xm->xs, x, NULL, r, xm->o.in)) ||
+	    (err = linear(xm, xm->h, xm->xs, r, w, xm->o.in, xm->we, xm->be)) ||
+	    (err = sel(xm, xm->h, xm->h, NULL, r, w)))
+		return err;
+	for (int l = 0; l < xm->n_layers && !err; l++)
+		err = layer_forward(xm, l, batch);
+	if (err)
+		return err;
+	if (xm->o.head_per_cell)
+		err = xm->x->head_cell(xm->x, y, top, xm->params + xm->wo, xm->params + xm->bo, r,
+				       xm->n_cells, w, out);
+	else
+		err = linear(xm, y, top, r, out, w, xm->wo, xm->bo);
+	return err ? err : sel(xm, y, y, NULL, r, out);
+}

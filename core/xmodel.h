@@ -1,0 +1,57 @@
+/*
+ * xmodel.h - a td_model computed by an executor (exec.h): the GPU's path,
+ * and on the host executor the same orchestration checked against the
+ * core bit for bit.
+ *
+ * Built from a host model, whose structure it takes (layers, folds,
+ * masks, where each tensor lies in the slab) and whose parameters it
+ * uploads once: the initial weights are the host's, drawn with the core's
+ * Philox, so a seed gives the same model on every executor. Every buffer
+ * (parameters, activations, the saved inputs of each layer) is allocated
+ * in the executor's memory at construction; forward allocates nothing
+ * and, on the GPU, only queues work.
+ *
+ * What it computes so far: models of the scan family (axial_scan) with
+ * the conv mixer, with or without the channel MLP, with a shared head or
+ * one per cell; forward only. Anything else is refused with TD_ENOTSUP,
+ * saying what is not there yet, never computed another way.
+ */
+#ifndef TD_XMODEL_H
+#define TD_XMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "exec.h"
+#include "model.h"
+
+typedef struct td_xmodel td_xmodel;
+
+/*
+ * The executor's copy of m with m's parameters. m must outlive the copy
+ * (its lattice is read at construction only). Refused: TD_ENOTSUP for a
+ * family or mixer the executor path does not have; allocation failures
+ * pass up. On failure *out is NULL.
+ */
+int td_xmodel_new(td_xmodel **out, const td_exec *x, td_model *m);
+
+/* Frees xm and its executor memory; accepts NULL. */
+void td_xmodel_free(td_xmodel *xm);
+
+/* Uploads m's parameters (td_model_n_params values, host memory) over the copy's. */
+int td_xmodel_upload_params(td_xmodel *xm, const td_real *params);
+
+/*
+ * Absent cells per example, mask [max_batch][n_cells] in the executor's
+ * memory (NULL: the lattice's mask alone), as td_model_set_example_mask.
+ * Borrowed until the next call.
+ */
+void td_xmodel_set_example_mask(td_xmodel *xm, const uint8_t *mask);
+
+/*
+ * y [batch][cell][out] = model(x [batch][cell][in]), both in the
+ * executor's memory. Refused with TD_EINVAL: batch 0 or above max_batch.
+ */
+int td_xmodel_forward(td_xmodel *xm, td_real *y, const td_real *x, size_t batch);
+
+#endif

@@ -1,0 +1,47 @@
+-- mutations/core/xmodel.lua: the mutants of core/xmodel.c, the model an
+-- executor computes (see xmodel.h), checked on the host's executor against
+-- the core.
+--
+-- Each entry re-introduces one bug class into the module and names the tests
+-- that must notice; every name starts with "xmodel-". Format:
+-- harness/catalogue.h; layout, naming and listing: mutations/README.md.
+
+mutant {
+  name = "xmodel-residual-add-drops-the-block",
+  file = "core/xmodel.c",
+  find = "(err = sel(xm, mid, h, xm->u, r, w)))",
+  replace = "(err = sel(xm, mid, h, NULL, r, w)))",
+  guards = { "test_the_host_executors_forward_gives_the_models_bits" },
+  designed_against = "an orchestration step that passes the wrong operand to a fused kernel",
+  why = "every layer's block output is lost from the residual stream",
+}
+
+mutant {
+  name = "xmodel-next-norm-reads-this-layers-gain",
+  file = "core/xmodel.c",
+  find = "xm->params + xm->gain + next * w, r, w);",
+  replace = "xm->params + xm->gain + (next - 1) * w, r, w);",
+  guards = { "test_the_host_executors_forward_gives_the_models_bits" },
+  designed_against = "a per-layer tensor read at the neighbouring layer's offset",
+  why = "each layer after the first normalises with the previous layer's gain",
+}
+
+mutant {
+  name = "xmodel-mlp-second-bias-from-the-first",
+  file = "core/xmodel.c",
+  find = "xm->w2 + lu * w * f, xm->b2 + lu * w)",
+  replace = "xm->w2 + lu * w * f, xm->b1 + lu * f)",
+  guards = { "test_the_host_executors_forward_gives_the_models_bits" },
+  designed_against = "a slab offset taken from the wrong group of the host model's layout",
+  why = "the MLP adds its first layer's bias where its second belongs",
+}
+
+mutant {
+  name = "xmodel-unsupported-mixer-accepted",
+  file = "core/xmodel.c",
+  find = "if (o->mixer.kind != TD_MIXER_CONV)",
+  replace = "if (0)",
+  guards = { "test_what_the_executor_path_lacks_is_refused_by_name" },
+  designed_against = "a path that computes a model it was not built for instead of refusing it",
+  why = "an LRU model would run the conv's kernels on the LRU's slab",
+}

@@ -1,0 +1,136 @@
+/*
+ * test_xmodel.c - the executor's model (core/xmodel.c) on the host's
+ * executor against td_model, the core, bit for bit: the orchestration the
+ * GPU runs, checked on any machine. Models of the scan family with the
+ * conv mixer on a 4 x 5 lattice with two absent cells, with and without
+ * a mask per example, the channel MLP and a head per cell; and the
+ * refusals of what the executor path does not compute yet.
+ *
+ * Edits that make them fail (each tried): the residual add without its
+ * selection (sel(xm, mid, h, NULL, ...)); layer l + 1's norm read with
+ * layer l's gain; the MLP's second bias left out; the head per cell
+ * reading cell 0's weights for every cell.
+ */
+#include "tdtest.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/error.h"
+#include "../core/exec.h"
+#include "../core/model.h"
+#include "../core/xmodel.h"
+
+static const size_t shape[] = {4, 5};
+static const char *const hw[] = {"h", "w"};
+
+static td_lattice *grid(void)
+{
+	static const uint8_t mask[20] = {1, 1, 1, 0, 1, 1, 1, 1, 1, 1,
+					 1, 1, 1, 1, 1, 1, 0, 1, 1, 1};
+	td_lattice_spec s = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat = NULL;
+
+	s.rank = 2, s.shape = shape, s.names = hw, s.mask = mask, s.mask_len = 20;
+	assert_int_equal(td_lattice_new(&lat, &s), 0);
+	return lat;
+}
+
+static void fill(td_real *x, size_t n, uint64_t seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t z = (seed += 0x9e3779b97f4a7c15u);
+
+		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+		z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+		x[i] = (td_real)((double)((z ^ (z >> 31)) >> 11) / 4503599627370496.0 * 4 - 2);
+	}
+}
+
+/* A conv model of 4 plan steps over h and w, both ways. */
+static td_model *conv_model(const td_lattice *lat, size_t ffn, int per_cell, td_block_family fam)
+{
+	td_model_opts o = TD_MODEL_OPTS_INIT;
+	td_plan *p = NULL;
+	td_model *m = NULL;
+
+	assert_int_equal(td_plan_cyclic(&p, hw, 2, 4, hw, 2), 0);
+	o.family = fam, o.plan = fam == TD_BLOCK_SCAN ? p : NULL, o.n_layers = 4;
+	o.mixer.kind = TD_MIXER_CONV, o.mixer.kernel_size = 3;
+	o.in = 2, o.width = 8, o.out = 3, o.max_batch = 3, o.chunk = 2;
+	o.ffn = ffn, o.head_per_cell = per_cell;
+	assert_int_equal(td_model_new(&m, lat, &o), 0);
+	td_model_init(m, 11);
+	/* every parameter its own value: gains of 1 and biases of 0 would hide a mix-up */
+	fill(td_model_params(m), td_model_n_params(m), 3);
+	td_plan_free(p);
+	return m;
+}
+
+/* Values of y whose bits differ between td_model_forward and the host executor's. */
+static size_t forward_differ(size_t ffn, int per_cell, int example_mask)
+{
+	td_lattice *lat = grid();
+	td_model *m = conv_model(lat, ffn, per_cell, TD_BLOCK_SCAN);
+	td_xmodel *xm = NULL;
+	td_real x[3 * 20 * 2], y[3 * 20 * 3], y2[3 * 20 * 3];
+	uint8_t emask[3 * 20];
+	size_t differ = 0;
+
+	for (size_t i = 0; i < sizeof emask; i++)
+		emask[i] = i % 7 != 2;
+	fill(x, sizeof x / sizeof x[0], 5);
+	x[3 * 2] = (td_real)NAN; /* in an absent cell: must reach nothing */
+	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
+	if (example_mask) {
+		assert_int_equal(td_model_set_example_mask(m, emask), 0);
+		td_xmodel_set_example_mask(xm, emask);
+	}
+	for (size_t batch = 1; batch <= 3; batch += 2) {
+		memset(y2, 0xff, sizeof y2);
+		assert_int_equal(td_model_forward(m, y, x, batch), 0);
+		assert_int_equal(td_xmodel_forward(xm, y2, x, batch), 0);
+		for (size_t i = 0; i < batch * 20 * 3; i++)
+			differ += memcmp(&y[i], &y2[i], sizeof y[i]) != 0;
+	}
+	td_xmodel_free(xm);
+	td_model_free(m);
+	td_lattice_free(lat);
+	return differ;
+}
+
+static void test_the_host_executors_forward_gives_the_models_bits(void **state)
+{
+	(void)state;
+	for (int c = 0; c < 8; c++)
+		if (forward_differ(c & 1 ? 6 : 0, c >> 1 & 1, c >> 2))
+			fail_msg("ffn %d, head per cell %d, example mask %d: y differs", c & 1,
+				 c >> 1 & 1, c >> 2);
+}
+
+static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
+{
+	td_lattice *lat = grid();
+	td_model *m = conv_model(lat, 0, 0, TD_BLOCK_KERNEL);
+	td_model_opts o = TD_MODEL_OPTS_INIT;
+	td_plan *p = NULL;
+	td_model *lru = NULL;
+	td_xmodel *xm = (td_xmodel *)&o; /* must come back NULL */
+
+	(void)state;
+	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), m), TD_ENOTSUP, "axial_scan");
+	assert_null(xm);
+	assert_int_equal(td_plan_cyclic(&p, hw, 2, 2, NULL, 0), 0);
+	o.plan = p, o.mixer.kind = TD_MIXER_LRU, o.width = 4;
+	assert_int_equal(td_model_new(&lru, lat, &o), 0);
+	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), lru), TD_ENOTSUP, "lru");
+	td_model_free(lru), td_plan_free(p), td_model_free(m), td_lattice_free(lat);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_the_host_executors_forward_gives_the_models_bits),
+	cmocka_unit_test(test_what_the_executor_path_lacks_is_refused_by_name),
+};
+TD_TEST_GROUP(xmodel, tests);
