@@ -100,7 +100,7 @@ ifeq ($(CUDA),1)
   CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
   # sm_75 machine code plus sm_90 (H100/H200) and its PTX for newer parts.
   NVCC_ARCH ?= -gencode arch=compute_75,code=sm_75 -gencode arch=compute_90,code=[sm_90,compute_90]
-  KERN_OBJ := $(BUILD)/kernels/cuda.o $(BUILD)/kernels/ops.o
+  KERN_OBJ := $(BUILD)/kernels/cuda.o $(BUILD)/kernels/ops.o $(BUILD)/kernels/exec.o
   CUDA_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcublas -lcudart -lstdc++
 else
   KERN_OBJ := $(BUILD)/kernels/nocuda.o
@@ -178,7 +178,7 @@ $(BUILD)/kernels/nocuda.o: kernels/nocuda.c $(BUILD)/.flags | $(BUILD)/.pkgcheck
 # -fmad=false: a multiply and an add stay two IEEE operations, as in C11
 # mode on the CPU, so the kernels' bodies (kernels/ops.h) give the CPU's bits.
 $(BUILD)/kernels/%.o: kernels/%.cu kernels/backend.h kernels/cuda_int.h kernels/ops.h base/error.h \
-		core/hd.h core/fastmath.h core/fixedsum.h core/real.h
+		core/hd.h core/fastmath.h core/fixedsum.h core/real.h core/exec.h
 	@mkdir -p $(@D)
 	$(NVCC) -O2 -std=c++17 -fmad=false $(NVCC_ARCH) -Werror all-warnings \
 		-Xcompiler -Wall,-Wextra,-Werror -c $< -o $@

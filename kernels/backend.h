@@ -119,4 +119,15 @@ int td_cuda_adamw_steps(float *p, float *m, float *v, struct td_op_opt_state *st
 			size_t n, size_t steps, const double *lr, double clip, double weight_decay,
 			const double *bc1, const double *bc2);
 
+/*
+ * The CUDA executor (core/exec.h) on device 0: its own stream, cuBLAS
+ * handle and workspace. *out is freed with td_cuda_exec_free (which
+ * accepts NULL). real_size is the caller's sizeof(td_real): the kernels
+ * are float, so a double build is refused with TD_ENOTSUP, as is a build
+ * without CUDA; TD_EIO with the runtime's reason when CUDA cannot start.
+ */
+struct td_exec;
+int td_cuda_exec_new(const struct td_exec **out, size_t real_size);
+void td_cuda_exec_free(const struct td_exec *x);
+
 #endif

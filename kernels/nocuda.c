@@ -130,3 +130,15 @@ int td_cuda_fold_select(float *dst, const float *src, const size_t *map, const u
 	(void)dst, (void)src, (void)map, (void)mask, (void)emask, (void)batch, (void)n_cells, (void)channels, (void)unfold;
 	return no_cuda();
 }
+
+int td_cuda_exec_new(const struct td_exec **out, size_t real_size)
+{
+	(void)real_size;
+	*out = NULL;
+	return no_cuda();
+}
+
+void td_cuda_exec_free(const struct td_exec *x)
+{
+	(void)x;
+}

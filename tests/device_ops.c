@@ -19,6 +19,9 @@
 #include <string.h>
 
 #include "../base/error.h"
+#include "../core/exec.h"
+#include "../core/model.h"
+#include "../core/xmodel.h"
 #include "../kernels/backend.h"
 #include "../kernels/ops.h"
 
@@ -388,6 +391,108 @@ int td_devcheck_fold_kernels_give_their_bodies_values(void)
 	return fails;
 }
 
+/* The negative control's executor: the CUDA one, but the residual add drops its second term. */
+static const td_exec *control_of;
+
+static int select_dropping_b(const td_exec *x, float *dst, const float *a, const float *b,
+			     const uint8_t *mask, const uint8_t *emask, size_t n_cells, size_t rows,
+			     size_t channels)
+{
+	(void)x, (void)b;
+	return control_of->select(control_of, dst, a, NULL, mask, emask, n_cells, rows, channels);
+}
+
+/* y of the model on executor x for the input xin, downloaded into y; a failure counted in *fails. */
+static void xmodel_run(const td_exec *x, td_model *m, const float *xin, size_t n_in, float *y,
+		       size_t n_out, size_t batch, int *fails)
+{
+	td_xmodel *xm = NULL;
+	float *dx = NULL, *dy = NULL;
+
+	if (td_xmodel_new(&xm, x, m) || x->alloc(x, &dx, n_in * sizeof *dx) ||
+	    x->alloc(x, &dy, n_out * sizeof *dy) || x->upload(x, dx, xin, n_in * sizeof *dx) ||
+	    td_xmodel_forward(xm, dy, dx, batch) || x->download(x, y, dy, n_out * sizeof *dy)) {
+		printf("  failed: the model on the %s executor: %s\n", x->name, td_error_last());
+		++*fails;
+	}
+	x->release(x, dx), x->release(x, dy);
+	td_xmodel_free(xm);
+}
+
+/* max |a - b| over max |a|; infinity where either holds a NaN. */
+static double max_rel_diff(const float *a, const float *b, size_t n)
+{
+	double d = 0, top = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(a[i]) || isnan(b[i]))
+			return INFINITY;
+		d = fmax(d, fabs((double)a[i] - b[i])), top = fmax(top, fabs((double)a[i]));
+	}
+	return d / (top > 0 ? top : 1);
+}
+
+/*
+ * The Fashion-MNIST recipe's kind of model (axial scan, conv mixer, the
+ * channel MLP, a head per cell) at 12 x 10 cells with absent ones, batch 8,
+ * on the CUDA executor against the host's. Only the GEMMs may differ:
+ * every other operation is an ops.h body, bitwise on both (checked
+ * above). cuBLAS sums in another order than td_gemm: a value of a product
+ * of length k carries at most gamma_k sum |a||b| of rounding on either
+ * side (gamma_k ~ k 2^-24), 2 gamma_64 ~ 7.6e-6 of sum |a||b| between the
+ * two, and sum |a||b| is within about 8x the value's size for these
+ * random signs: ~6e-5 relative per product, and ten products in a row
+ * (embedding, two per layer's MLP, the head; the norms rescale, they do
+ * not amplify) ~6e-4. The bound is 2^-8 of max |y| (3.9e-3): six times
+ * that estimate. The negative control (the residual add dropping the
+ * block's output) differs by the size of y, and must fail it.
+ */
+int td_devcheck_xmodel_forward_agrees_with_the_host(void)
+{
+	static const size_t shape[] = {12, 10};
+	static const char *const hw[] = {"h", "w"};
+	const size_t batch = 8, n = 120, n_in = batch * n, n_out = batch * n * 10;
+	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
+	td_model_opts o = TD_MODEL_OPTS_INIT;
+	td_lattice *lat = NULL;
+	td_plan *plan = NULL;
+	td_model *m = NULL;
+	const td_exec *cuda = NULL;
+	td_exec control;
+	uint8_t mask[120];
+	float *xin = dev_alloc(n_in), *y = dev_alloc(n_out), *y2 = dev_alloc(n_out);
+	double rel = INFINITY, bad = 0;
+	int fails = 0;
+
+	for (size_t i = 0; i < n; i++)
+		mask[i] = i % 17 != 5;
+	ls.rank = 2, ls.shape = shape, ls.names = hw, ls.mask = mask, ls.mask_len = n;
+	CHECK(td_lattice_new(&lat, &ls) == 0);
+	CHECK(td_plan_cyclic(&plan, hw, 2, 4, hw, 2) == 0);
+	o.plan = plan, o.mixer.kind = TD_MIXER_CONV, o.mixer.kernel_size = 4;
+	o.in = 1, o.width = 32, o.out = 10, o.ffn = 64, o.head_per_cell = 1, o.max_batch = batch;
+	CHECK(lat && plan && td_model_new(&m, lat, &o) == 0);
+	CHECK((td_cuda_exec_new(&cuda, sizeof(float))) == 0);
+	if (m && cuda) {
+		td_model_init(m, 7);
+		dev_fill(xin, n_in, 1);
+		xmodel_run(td_exec_host(), m, xin, n_in, y, n_out, batch, &fails);
+		xmodel_run(cuda, m, xin, n_in, y2, n_out, batch, &fails);
+		rel = max_rel_diff(y, y2, n_out);
+		control = *cuda, control.select = select_dropping_b, control_of = cuda;
+		xmodel_run(&control, m, xin, n_in, y2, n_out, batch, &fails);
+		bad = max_rel_diff(y, y2, n_out);
+	}
+	printf("  the model's y: the GPU within %.3g of max |y| of the host's (bound %.3g); the "
+	       "control %.3g\n", rel, 1.0 / 256, bad);
+	CHECK(rel <= 1.0 / 256);
+	CHECK(bad > 1.0 / 256);
+	td_cuda_exec_free(cuda), td_model_free(m), td_plan_free(plan), td_lattice_free(lat);
+	free(xin), free(y), free(y2);
+	printf("%s xmodel_forward_agrees_with_the_host\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
 #else /* the kernels are float: nothing to compare in a double build */
 
 int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
@@ -426,6 +531,11 @@ int td_devcheck_optimizer_steps_give_their_bodies_bits(void)
 }
 
 int td_devcheck_fold_kernels_give_their_bodies_values(void)
+{
+	return -1;
+}
+
+int td_devcheck_xmodel_forward_agrees_with_the_host(void)
 {
 	return -1;
 }

@@ -223,6 +223,13 @@ static void test_the_fold_kernels_give_their_bodies_values(void **state)
 	assert_int_equal(td_devcheck_fold_kernels_give_their_bodies_values(), 0);
 }
 
+static void test_the_models_forward_on_the_gpu_agrees_with_the_host(void **state)
+{
+	(void)state;
+	NEED_DEVICE_KERNELS();
+	assert_int_equal(td_devcheck_xmodel_forward_agrees_with_the_host(), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_gpu_check_script_names_only_files_that_exist),
 	cmocka_unit_test(test_the_cuda_axpy_kernel_matches_a_host_loop),
@@ -237,5 +244,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_lru_kernels_give_their_bodies_bits),
 	cmocka_unit_test(test_the_optimizer_steps_give_their_bodies_bits),
 	cmocka_unit_test(test_the_fold_kernels_give_their_bodies_values),
+	cmocka_unit_test(test_the_models_forward_on_the_gpu_agrees_with_the_host),
 };
 TD_TEST_GROUP(cuda, tests);

@@ -50,6 +50,8 @@
 #define td_cuda_lru_grads nocuda_lru_grads
 #define td_cuda_adamw_steps nocuda_adamw_steps
 #define td_cuda_fold_select nocuda_fold_select
+#define td_cuda_exec_new nocuda_exec_new
+#define td_cuda_exec_free nocuda_exec_free
 #include "../kernels/nocuda.c"
 #undef td_cuda_compiled
 #undef td_cuda_device_count
@@ -68,6 +70,8 @@
 #undef td_cuda_lru_grads
 #undef td_cuda_adamw_steps
 #undef td_cuda_fold_select
+#undef td_cuda_exec_new
+#undef td_cuda_exec_free
 
 #ifndef TD_BUILD_DIR
 #define TD_BUILD_DIR "build"

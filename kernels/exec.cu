@@ -1,0 +1,282 @@
+/*
+ * exec.cu - the CUDA executor (core/exec.h): device memory, one stream,
+ * kernels/ops.h's bodies as kernels (one thread per value, row or sum),
+ * and cuBLAS for the products, on that stream.
+ *
+ * Every operation only queues its work; download alone waits (it reads
+ * results back). cuBLAS runs in pedantic math (no TF32) with atomics
+ * disallowed and a fixed workspace, so a given GPU and toolkit give the
+ * same bits run after run. Must never abort: every status becomes a TD_E*
+ * code with the runtime's words.
+ */
+#include <climits>
+
+#include <cublas_v2.h>
+extern "C" {
+#include "backend.h"
+#include "../core/exec.h"
+}
+#include "cuda_int.h"
+#include "ops.h"
+
+enum { THREADS = 128, WORKSPACE = 4 << 20 };
+
+typedef struct {
+	td_exec x; /* first: the executor's table, what callers hold */
+	cudaStream_t stream;
+	cublasHandle_t blas;
+	void *workspace;
+} cuda_exec;
+
+static const cuda_exec *self(const td_exec *x)
+{
+	return (const cuda_exec *)x;
+}
+
+static unsigned grid(size_t n)
+{
+	return (unsigned)((n + THREADS - 1) / THREADS);
+}
+
+__device__ static size_t tid(void)
+{
+	return (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+/* Queues kernel<<<grid(n), THREADS>>> on x's stream and reports a failed launch. */
+#define LAUNCH(x, n, kernel, ...)                                                            \
+	do {                                                                                 \
+		int err = 0;                                                                 \
+		if ((n) > 0) {                                                               \
+			kernel<<<grid(n), THREADS, 0, self(x)->stream>>>(__VA_ARGS__);      \
+			CUDA_TRY(cudaGetLastError());                                        \
+		}                                                                            \
+	done:                                                                                \
+		return err;                                                                  \
+	} while (0)
+
+__global__ static void select_kernel(float *dst, const float *a, const float *b,
+				     const uint8_t *mask, const uint8_t *emask, size_t n_cells,
+				     size_t channels, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_select(dst, a, b, mask, emask, n_cells, channels, i);
+}
+
+__global__ static void bias_kernel(float *out, const float *bias, size_t n, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		out[i] += bias[i % n];
+}
+
+__global__ static void rmsnorm_kernel(float *y, float *inv, const float *in, const float *gain,
+				      size_t rows, size_t width)
+{
+	const size_t r = tid();
+
+	if (r < rows)
+		td_op_rmsnorm_row(y + r * width, inv + r, in + r * width, gain, width);
+}
+
+__global__ static void relu_kernel(float *act, const float *pre, size_t n)
+{
+	const size_t i = tid();
+
+	if (i < n)
+		act[i] = td_op_relu(pre[i]);
+}
+
+__global__ static void fold_kernel(float *dst, const float *src, const size_t *map,
+				   const uint8_t *mask, const uint8_t *emask, size_t n_cells,
+				   size_t channels, int unfold, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_fold_select(dst, src, map, mask, emask, n_cells, channels, unfold, i);
+}
+
+__global__ static void conv_kernel(float *y, const float *in, const float *w, td_op_conv s,
+				   size_t all)
+{
+	const size_t i = tid(), per = s.length * s.channels;
+
+	if (i < all)
+		td_op_conv_forward(y + i / per * per, in + i / per * per, w, w + s.taps * s.channels,
+				   &s, i % per / s.channels, i % s.channels);
+}
+
+__global__ static void head_kernel(float *y, const float *h, const float *wo, const float *bo,
+				   size_t n_cells, size_t width, size_t out, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_head_cell(y, h, wo, bo, n_cells, width, out, i);
+}
+
+static int ex_alloc(const td_exec *x, void *out, size_t bytes)
+{
+	void **p = (void **)out;
+	int err = 0;
+
+	*p = NULL;
+	CUDA_TRY(cudaMalloc(p, bytes ? bytes : 1));
+	CUDA_TRY(cudaMemsetAsync(*p, 0, bytes ? bytes : 1, self(x)->stream));
+done:
+	return err;
+}
+
+static void ex_release(const td_exec *x, void *p)
+{
+	(void)x;
+	cudaFree(p);
+}
+
+static int ex_upload(const td_exec *x, void *dst, const void *src, size_t bytes)
+{
+	int err = 0;
+
+	if (bytes)
+		CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, self(x)->stream));
+done:
+	return err;
+}
+
+static int ex_download(const td_exec *x, void *dst, const void *src, size_t bytes)
+{
+	int err = 0;
+
+	if (bytes)
+		CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, self(x)->stream));
+	CUDA_TRY(cudaStreamSynchronize(self(x)->stream));
+done:
+	return err;
+}
+
+static int ex_copy(const td_exec *x, void *dst, const void *src, size_t bytes)
+{
+	int err = 0;
+
+	if (bytes)
+		CUDA_TRY(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, self(x)->stream));
+done:
+	return err;
+}
+
+/* Row-major C = op(A) op(B) + beta C is column-major C^T = op(B)^T op(A)^T (cuda.cu's sgemm). */
+static int ex_gemm(const td_exec *x, float *c, size_t ldc, const float *a, size_t lda,
+		   const float *b, size_t ldb, size_t m, size_t n, size_t k, int trans_a,
+		   int trans_b, float beta)
+{
+	const float one = 1;
+	int err = 0;
+
+	if (m == 0 || n == 0)
+		return 0;
+	if (m > INT_MAX || n > INT_MAX || k > INT_MAX || ldc > INT_MAX || lda > INT_MAX ||
+	    ldb > INT_MAX)
+		return TD_FAIL(TD_EINVAL, "a %zu x %zu x %zu product: cuBLAS takes int", m, n, k);
+	CUBLAS_TRY(cublasSgemm(self(x)->blas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
+			       trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b,
+			       (int)ldb, a, (int)lda, &beta, c, (int)ldc));
+done:
+	return err;
+}
+
+static int ex_select(const td_exec *x, float *dst, const float *a, const float *b,
+		     const uint8_t *mask, const uint8_t *emask, size_t n_cells, size_t rows,
+		     size_t channels)
+{
+	LAUNCH(x, rows * channels, select_kernel, dst, a, b, mask, emask, n_cells, channels,
+	       rows * channels);
+}
+
+static int ex_bias_add(const td_exec *x, float *out, const float *bias, size_t rows, size_t n)
+{
+	LAUNCH(x, rows * n, bias_kernel, out, bias, n, rows * n);
+}
+
+static int ex_rmsnorm(const td_exec *x, float *y, float *inv, const float *in, const float *gain,
+		      size_t rows, size_t width)
+{
+	LAUNCH(x, rows, rmsnorm_kernel, y, inv, in, gain, rows, width);
+}
+
+static int ex_relu(const td_exec *x, float *act, const float *pre, size_t n)
+{
+	LAUNCH(x, n, relu_kernel, act, pre, n);
+}
+
+static int ex_fold(const td_exec *x, float *dst, const float *src, const size_t *map,
+		   const uint8_t *mask, const uint8_t *emask, size_t batch, size_t n_cells,
+		   size_t channels, int unfold)
+{
+	LAUNCH(x, batch * n_cells * channels, fold_kernel, dst, src, map, mask, emask, n_cells,
+	       channels, unfold, batch * n_cells * channels);
+}
+
+static int ex_conv_forward(const td_exec *x, float *y, const float *in, const float *w,
+			   size_t lines, const td_op_conv *s)
+{
+	LAUNCH(x, lines * s->length * s->channels, conv_kernel, y, in, w, *s,
+	       lines * s->length * s->channels);
+}
+
+static int ex_head_cell(const td_exec *x, float *y, const float *h, const float *wo,
+			const float *bo, size_t rows, size_t n_cells, size_t width, size_t out)
+{
+	LAUNCH(x, rows * out, head_kernel, y, h, wo, bo, n_cells, width, out, rows * out);
+}
+
+extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
+{
+	cuda_exec *e;
+	int err = 0;
+
+	*out = NULL;
+	if (real_size != sizeof(float))
+		return TD_FAIL(TD_ENOTSUP, "the CUDA executor computes in float; this build's "
+					   "td_real is %zu bytes (build without TD_REAL_DOUBLE)",
+			       real_size);
+	if (!(e = (cuda_exec *)calloc(1, sizeof *e)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for the CUDA executor");
+	e->x.name = "cuda";
+	e->x.alloc = ex_alloc, e->x.release = ex_release;
+	e->x.upload = ex_upload, e->x.download = ex_download, e->x.copy = ex_copy;
+	e->x.gemm = ex_gemm, e->x.select = ex_select, e->x.bias_add = ex_bias_add;
+	e->x.rmsnorm = ex_rmsnorm, e->x.relu = ex_relu, e->x.fold = ex_fold;
+	e->x.conv_forward = ex_conv_forward, e->x.head_cell = ex_head_cell;
+	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
+	CUDA_TRY(cudaMalloc(&e->workspace, WORKSPACE));
+	CUBLAS_TRY(cublasCreate(&e->blas));
+	CUBLAS_TRY(cublasSetStream(e->blas, e->stream));
+	CUBLAS_TRY(cublasSetMathMode(e->blas, CUBLAS_PEDANTIC_MATH));
+	CUBLAS_TRY(cublasSetAtomicsMode(e->blas, CUBLAS_ATOMICS_NOT_ALLOWED));
+	CUBLAS_TRY(cublasSetWorkspace(e->blas, e->workspace, WORKSPACE));
+	*out = &e->x;
+	return 0;
+done:
+	td_cuda_exec_free(&e->x);
+	return err;
+}
+
+extern "C" void td_cuda_exec_free(const td_exec *x)
+{
+	cuda_exec *e = (cuda_exec *)x;
+
+	if (!e)
+		return;
+	if (e->blas)
+		cublasDestroy(e->blas);
+	if (e->stream) {
+		cudaStreamSynchronize(e->stream);
+		cudaStreamDestroy(e->stream);
+	}
+	cudaFree(e->workspace);
+	free(e);
+}
