@@ -69,6 +69,32 @@ struct td_exec {
 	 */
 	int (*head_cell)(const td_exec *x, td_real *y, const td_real *h, const td_real *wo,
 			 const td_real *bo, size_t rows, size_t n_cells, size_t width, size_t out);
+	/* ---- the backward's ---- */
+	/* n bytes of zeros at p */
+	int (*zero)(const td_exec *x, void *p, size_t bytes);
+	/* grad [n] += column sums of g [rows][n] (td_op_bias_grad) */
+	int (*bias_grad)(const td_exec *x, td_real *grad, const td_real *g, size_t rows, size_t n);
+	/*
+	 * RMSNorm's backward: dx (add: dx +=) per row (td_op_rmsnorm_backward_row),
+	 * then dgain += per channel (td_op_rmsnorm_dgain)
+	 */
+	int (*rmsnorm_backward)(const td_exec *x, td_real *dx, td_real *dgain, const td_real *dy,
+				const td_real *in, const td_real *inv, const td_real *gain,
+				size_t rows, size_t width, int add);
+	/* d[i] = relu'(pre[i]) d[i], in place */
+	int (*relu_backward)(const td_exec *x, td_real *d, const td_real *pre, size_t n);
+	/*
+	 * The conv's backward over lines lines: dx (written) from dy, then the
+	 * slab's gradient g (added to) from dy and the forward's input, summed
+	 * per chunk of chunk lines in chunk order, as block.c calls the mixer.
+	 */
+	int (*conv_backward)(const td_exec *x, td_real *dx, td_real *g, const td_real *dy,
+			     const td_real *in, const td_real *w, size_t lines, size_t chunk,
+			     const struct td_op_conv *s);
+	/* The head per cell's backward: dh [rows][width] written, dwo and dbo added to. */
+	int (*head_cell_backward)(const td_exec *x, td_real *dh, td_real *dwo, td_real *dbo,
+				  const td_real *g, const td_real *h, const td_real *wo,
+				  size_t batch, size_t n_cells, size_t width, size_t out);
 };
 
 /* The host's executor: plain memory, the bodies in loops, td_gemm on one thread. */

@@ -117,6 +117,77 @@ static int host_head_cell(const td_exec *x, td_real *y, const td_real *h, const 
 	return 0;
 }
 
+static int host_zero(const td_exec *x, void *p, size_t bytes)
+{
+	(void)x;
+	if (bytes)
+		memset(p, 0, bytes);
+	return 0;
+}
+
+static int host_bias_grad(const td_exec *x, td_real *grad, const td_real *g, size_t rows,
+			  size_t n)
+{
+	(void)x;
+	for (size_t j = 0; j < n; j++)
+		td_op_bias_grad(grad, g, rows, n, j);
+	return 0;
+}
+
+static int host_rmsnorm_backward(const td_exec *x, td_real *dx, td_real *dgain, const td_real *dy,
+				 const td_real *in, const td_real *inv, const td_real *gain,
+				 size_t rows, size_t width, int add)
+{
+	(void)x;
+	for (size_t r = 0; r < rows; r++)
+		td_op_rmsnorm_backward_row(dx + r * width, dy + r * width, in + r * width, inv[r], gain,
+					   width, add);
+	for (size_t k = 0; k < width; k++)
+		td_op_rmsnorm_dgain(dgain, dy, in, inv, rows, width, k);
+	return 0;
+}
+
+static int host_relu_backward(const td_exec *x, td_real *d, const td_real *pre, size_t n)
+{
+	(void)x;
+	for (size_t i = 0; i < n; i++)
+		d[i] = td_op_relu_backward(pre[i], d[i]);
+	return 0;
+}
+
+static int host_conv_backward(const td_exec *x, td_real *dx, td_real *g, const td_real *dy,
+			      const td_real *in, const td_real *w, size_t lines, size_t chunk,
+			      const td_op_conv *s)
+{
+	const size_t per = s->length * s->channels;
+
+	(void)x;
+	for (size_t l = 0; l < lines; l++)
+		for (size_t t = 0; t < s->length; t++)
+			for (size_t k = 0; k < s->channels; k++)
+				td_op_conv_dx(dx + l * per, dy + l * per, w, s, t, k);
+	for (size_t at = 0; at < lines; at += chunk)
+		for (size_t i = 0; i <= s->taps; i++)
+			for (size_t k = 0; k < s->channels; k++)
+				td_op_conv_grad(g, dy + at * per, in + at * per, s,
+						lines - at < chunk ? lines - at : chunk, i, k);
+	return 0;
+}
+
+static int host_head_cell_backward(const td_exec *x, td_real *dh, td_real *dwo, td_real *dbo,
+				   const td_real *g, const td_real *h, const td_real *wo,
+				   size_t batch, size_t n_cells, size_t width, size_t out)
+{
+	(void)x;
+	for (size_t i = 0; i < batch * n_cells * width; i++)
+		td_op_head_cell_dh(dh, g, wo, n_cells, width, out, i);
+	for (size_t i = 0; i < n_cells * out * width; i++)
+		td_op_head_cell_dw(dwo, g, h, batch, n_cells, width, out, i);
+	for (size_t j = 0; j < out; j++)
+		td_op_head_cell_db(dbo, g, batch, n_cells, out, j);
+	return 0;
+}
+
 static const td_exec host = {
 	.name = "host",
 	.alloc = host_alloc,
@@ -132,6 +203,12 @@ static const td_exec host = {
 	.fold = host_fold,
 	.conv_forward = host_conv_forward,
 	.head_cell = host_head_cell,
+	.zero = host_zero,
+	.bias_grad = host_bias_grad,
+	.rmsnorm_backward = host_rmsnorm_backward,
+	.relu_backward = host_relu_backward,
+	.conv_backward = host_conv_backward,
+	.head_cell_backward = host_head_cell_backward,
 };
 
 const td_exec *td_exec_host(void)

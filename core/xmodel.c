@@ -37,6 +37,7 @@ typedef struct {
 	size_t mixer;	    /* offset of the conv's slab (w [K][w], then bias [w]) */
 	td_op_conv conv;    /* its shape; length is the fold's */
 	size_t lines;	    /* lines of one example along the layer's axis */
+	size_t chunk;	    /* lines per mixer call (block.c's call_lines) */
 	size_t *fold, *unfold; /* executor memory, n_cells each */
 } xlayer;
 
@@ -48,10 +49,11 @@ struct td_xmodel {
 	size_t we, be, gain, wo, bo, g2, w1, b1, w2, b2; /* the slab's offsets, as model.c's */
 	xlayer *layer;					/* [n_layers] */
 	const uint8_t *emask;				/* executor memory, borrowed */
-	td_real *params;
+	td_real *params, *grads;
 	uint8_t *mask;
 	size_t *maps;
 	td_real *xs, *h, *inv, *n, *u, *yf, *xf, *hm, *inv2, *pre, *act;
+	td_real *g, *gn, *gy, *zf, *dact; /* the backward's */
 };
 
 /* The offset of the model's group called name, or SIZE_MAX. */
@@ -104,6 +106,7 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 	const td_mixer_opts *mo = td_mixer_options(td_block_mixer(b));
 	xlayer *xl = &xm->layer[l];
 	td_fold *f = NULL;
+	size_t most = 1;
 	int err = td_fold_new(&f, b->lat, td_lattice_axis(b->lat, b->o.axis));
 
 	if (err)
@@ -112,6 +115,9 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 	xl->conv = (td_op_conv){mo->kernel_size, mo->dilation, mo->channels, f->length,
 				mo->reverse};
 	xl->lines = f->lines;
+	for (int a = 0; f->length == 1 && a < td_lattice_rank(b->lat); a++) /* block.c's call_lines */
+		most = td_lattice_size(b->lat, a) > most ? td_lattice_size(b->lat, a) : most;
+	xl->chunk = b->o.chunk > SIZE_MAX / most ? SIZE_MAX : b->o.chunk * most;
 	xl->fold = xm->maps + (size_t)l * 2 * xm->n_cells, xl->unfold = xl->fold + xm->n_cells;
 	if (!(err = xm->x->upload(xm->x, xl->fold, f->fold, xm->n_cells * sizeof *f->fold)))
 		err = xm->x->upload(xm->x, xl->unfold, f->unfold, xm->n_cells * sizeof *f->unfold);
@@ -126,6 +132,9 @@ static int build_buffers(td_xmodel *xm)
 	int err;
 
 	if ((err = alloc_reals(xm, &xm->params, xm->n_params)) ||
+	    (err = alloc_reals(xm, &xm->grads, xm->n_params)) ||
+	    (err = alloc_reals(xm, &xm->g, r * w)) || (err = alloc_reals(xm, &xm->gn, r * w)) ||
+	    (err = alloc_reals(xm, &xm->gy, r * xm->o.out)) || (err = alloc_reals(xm, &xm->zf, r * w)) ||
 	    (err = x->alloc(x, &xm->mask, xm->n_cells)) ||
 	    (err = x->alloc(x, &xm->maps, l * 2 * xm->n_cells * sizeof *xm->maps)) ||
 	    (err = alloc_reals(xm, &xm->xs, r * xm->o.in)) ||
@@ -137,7 +146,8 @@ static int build_buffers(td_xmodel *xm)
 	if (f && ((err = alloc_reals(xm, &xm->hm, l * r * w)) ||
 		  (err = alloc_reals(xm, &xm->inv2, l * r)) ||
 		  (err = alloc_reals(xm, &xm->pre, l * r * f)) ||
-		  (err = alloc_reals(xm, &xm->act, r * f))))
+		  (err = alloc_reals(xm, &xm->act, r * f)) ||
+		  (err = alloc_reals(xm, &xm->dact, r * f))))
 		return err;
 	return 0;
 }
@@ -186,6 +196,8 @@ void td_xmodel_free(td_xmodel *xm)
 	x->release(x, xm->xs), x->release(x, xm->h), x->release(x, xm->inv), x->release(x, xm->n);
 	x->release(x, xm->u), x->release(x, xm->yf), x->release(x, xm->xf), x->release(x, xm->hm);
 	x->release(x, xm->inv2), x->release(x, xm->pre), x->release(x, xm->act);
+	x->release(x, xm->grads), x->release(x, xm->g), x->release(x, xm->gn);
+	x->release(x, xm->gy), x->release(x, xm->zf), x->release(x, xm->dact);
 	free(xm->layer);
 	free(xm);
 }
@@ -193,6 +205,19 @@ void td_xmodel_free(td_xmodel *xm)
 int td_xmodel_upload_params(td_xmodel *xm, const td_real *params)
 {
 	return xm->x->upload(xm->x, xm->params, params, xm->n_params * sizeof *params);
+}
+
+int td_xmodel_download(td_xmodel *xm, td_real *params, td_real *grads)
+{
+	const size_t bytes = xm->n_params * sizeof *xm->params;
+	int err = params ? xm->x->download(xm->x, params, xm->params, bytes) : 0;
+
+	return err || !grads ? err : xm->x->download(xm->x, grads, xm->grads, bytes);
+}
+
+int td_xmodel_zero_grads(td_xmodel *xm)
+{
+	return xm->x->zero(xm->x, xm->grads, xm->n_params * sizeof *xm->grads);
 }
 
 void td_xmodel_set_example_mask(td_xmodel *xm, const uint8_t *mask)
@@ -302,4 +327,100 @@ int td_xmodel_forward(td_xmodel *xm, td_real *y, const td_real *x, size_t batch)
 	else
 		err = linear(xm, y, top, r, out, w, xm->wo, xm->bo);
 	return err ? err : sel(xm, y, y, NULL, r, out);
+}
+
+/*
+ * The backward of linear given g [rows][n] (selected): dW += g^T in,
+ * dbias += g's column sums, and din = g W when din is not NULL
+ * (model.c's linear_back).
+ */
+static int linear_back(const td_xmodel *xm, td_real *din, const td_real *g, const td_real *in,
+		       size_t rows, size_t n, size_t k, size_t wt, size_t bias)
+{
+	const td_exec *x = xm->x;
+	int err;
+
+	if ((err = x->gemm(x, xm->grads + wt, k, g, n, in, k, n, k, rows, 1, 0, 1)) ||
+	    (err = x->bias_grad(x, xm->grads + bias, g, rows, n)))
+		return err;
+	return din ? x->gemm(x, din, k, g, n, xm->params + wt, k, rows, k, n, 0, 0, 0) : 0;
+}
+
+/* Given g = dL/dh_l+1 (selected): g becomes dL/dm_l, selected (model.c's ffn_backward). */
+static int ffn_backward(const td_xmodel *xm, int l, size_t r)
+{
+	const td_exec *x = xm->x;
+	const size_t w = xm->o.width, f = xm->o.ffn, lu = (size_t)l, go = xm->g2 + lu * w;
+	const td_real *hm = xm->hm + lu * xm->rows * w, *pre = xm->pre + lu * xm->rows * f;
+	td_real *inv2 = xm->inv2 + lu * xm->rows;
+	int err;
+
+	if ((err = x->relu(x, xm->act, pre, r * f)) ||
+	    (err = linear_back(xm, xm->dact, xm->g, xm->act, r, w, f, xm->w2 + lu * w * f,
+			       xm->b2 + lu * w)) ||
+	    (err = x->relu_backward(x, xm->dact, pre, r * f)) ||
+	    (err = x->rmsnorm(x, xm->n, inv2, hm, xm->params + go, r, w)) ||
+	    (err = linear_back(xm, xm->gn, xm->dact, xm->n, r, f, w, xm->w1 + lu * f * w,
+			       xm->b1 + lu * f)) ||
+	    (err = x->rmsnorm_backward(x, xm->g, xm->grads + go, xm->gn, hm, inv2, xm->params + go,
+				       r, w, 1)))
+		return err;
+	return sel(xm, xm->g, xm->g, NULL, r, w);
+}
+
+/* gn = the scan block's backward of g: fold with selection, the conv's backward, unfold. */
+static int block_backward(const td_xmodel *xm, int l, size_t batch)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t w = xm->o.width;
+	int err;
+
+	if ((err = x->fold(x, xm->yf, xm->g, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w,
+			   0)) ||
+	    (err = x->conv_backward(x, xm->zf, xm->grads + xl->mixer, xm->yf,
+				    xm->xf + (size_t)l * xm->rows * w, xm->params + xl->mixer,
+				    batch * xl->lines, xl->chunk, &xl->conv)))
+		return err;
+	return x->fold(x, xm->gn, xm->zf, xl->unfold, xm->mask, xm->emask, batch, xm->n_cells, w, 1);
+}
+
+/* Given g = dL/dh_l+1 (selected): g becomes dL/dh_l, selected (model.c's layer_backward). */
+static int layer_backward(const td_xmodel *xm, int l, size_t batch)
+{
+	const size_t w = xm->o.width, r = batch * xm->n_cells, go = xm->gain + (size_t)l * w;
+	int err;
+
+	if ((xm->o.ffn && (err = ffn_backward(xm, l, r))) || (err = block_backward(xm, l, batch)) ||
+	    (err = xm->x->rmsnorm_backward(xm->x, xm->g, xm->grads + go, xm->gn,
+					   xm->h + (size_t)l * xm->rows * w,
+					   xm->inv + (size_t)l * xm->rows, xm->params + go, r, w, 1)))
+		return err;
+	return sel(xm, xm->g, xm->g, NULL, r, w);
+}
+
+int td_xmodel_backward(td_xmodel *xm, td_real *dx, const td_real *dy, size_t batch)
+{
+	const size_t r = batch * xm->n_cells, w = xm->o.width, out = xm->o.out;
+	const td_real *top = xm->h + (size_t)xm->n_layers * xm->rows * w;
+	int err;
+
+	if (batch < 1 || batch > xm->o.max_batch)
+		return TD_FAIL(TD_EINVAL, "batch %zu is outside 1..%zu (the model's max_batch)",
+			       batch, xm->o.max_batch);
+	if ((err = sel(xm, xm->gy, dy, NULL, r, out)))
+		return err;
+	if (xm->o.head_per_cell)
+		err = xm->x->head_cell_backward(xm->x, xm->g, xm->grads + xm->wo, xm->grads + xm->bo,
+						xm->gy, top, xm->params + xm->wo, batch, xm->n_cells,
+						w, out);
+	else
+		err = linear_back(xm, xm->g, xm->gy, top, r, out, w, xm->wo, xm->bo);
+	if (err || (err = sel(xm, xm->g, xm->g, NULL, r, w)))
+		return err;
+	for (int l = xm->n_layers; l-- > 0 && !err;)
+		err = layer_backward(xm, l, batch);
+	if (err || (err = linear_back(xm, dx, xm->g, xm->xs, r, w, xm->o.in, xm->we, xm->be)))
+		return err;
+	return dx ? sel(xm, dx, dx, NULL, r, xm->o.in) : 0;
 }

@@ -13,7 +13,7 @@
  *
  * What it computes so far: models of the scan family (axial_scan) with
  * the conv mixer, with or without the channel MLP, with a shared head or
- * one per cell; forward only. Anything else is refused with TD_ENOTSUP,
+ * one per cell; forward and backward. Anything else is refused with TD_ENOTSUP,
  * saying what is not there yet, never computed another way.
  */
 #ifndef TD_XMODEL_H
@@ -53,5 +53,18 @@ void td_xmodel_set_example_mask(td_xmodel *xm, const uint8_t *mask);
  * executor's memory. Refused with TD_EINVAL: batch 0 or above max_batch.
  */
 int td_xmodel_forward(td_xmodel *xm, td_real *y, const td_real *x, size_t batch);
+
+/*
+ * The backward of the last forward (same batch), as td_model_backward:
+ * adds dL/dparams to the gradient slab and, when dx is not NULL, writes
+ * dL/dx there; dy and dx in the executor's memory.
+ */
+int td_xmodel_backward(td_xmodel *xm, td_real *dx, const td_real *dy, size_t batch);
+
+/* Sets every gradient to zero. */
+int td_xmodel_zero_grads(td_xmodel *xm);
+
+/* Downloads the parameters and the gradients (the host model's layout; either may be NULL). */
+int td_xmodel_download(td_xmodel *xm, td_real *params, td_real *grads);
 
 #endif

@@ -119,6 +119,89 @@ __global__ static void head_kernel(float *y, const float *h, const float *wo, co
 		td_op_head_cell(y, h, wo, bo, n_cells, width, out, i);
 }
 
+__global__ static void bias_grad_kernel(float *grad, const float *g, size_t rows, size_t n)
+{
+	const size_t j = tid();
+
+	if (j < n)
+		td_op_bias_grad(grad, g, rows, n, j);
+}
+
+__global__ static void rms_back_kernel(float *dx, const float *dy, const float *in,
+				       const float *inv, const float *gain, size_t rows,
+				       size_t width, int add)
+{
+	const size_t r = tid();
+
+	if (r < rows)
+		td_op_rmsnorm_backward_row(dx + r * width, dy + r * width, in + r * width, inv[r],
+					   gain, width, add);
+}
+
+__global__ static void rms_dgain_kernel(float *dgain, const float *dy, const float *in,
+					const float *inv, size_t rows, size_t width)
+{
+	const size_t k = tid();
+
+	if (k < width)
+		td_op_rmsnorm_dgain(dgain, dy, in, inv, rows, width, k);
+}
+
+__global__ static void relu_back_kernel(float *d, const float *pre, size_t n)
+{
+	const size_t i = tid();
+
+	if (i < n)
+		d[i] = td_op_relu_backward(pre[i], d[i]);
+}
+
+__global__ static void conv_dx_kernel(float *dx, const float *dy, const float *w, td_op_conv s,
+				      size_t all)
+{
+	const size_t i = tid(), per = s.length * s.channels;
+
+	if (i < all)
+		td_op_conv_dx(dx + i / per * per, dy + i / per * per, w, &s, i % per / s.channels,
+			      i % s.channels);
+}
+
+/* One chunk of lines lines: thread (row, channel) of (taps + 1) x channels. */
+__global__ static void conv_grad_kernel(float *g, const float *dy, const float *in, size_t lines,
+					td_op_conv s)
+{
+	const size_t i = tid();
+
+	if (i < (s.taps + 1) * s.channels)
+		td_op_conv_grad(g, dy, in, &s, lines, i / s.channels, i % s.channels);
+}
+
+__global__ static void head_dh_kernel(float *dh, const float *g, const float *wo, size_t n_cells,
+				      size_t width, size_t out, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_head_cell_dh(dh, g, wo, n_cells, width, out, i);
+}
+
+__global__ static void head_dw_kernel(float *dwo, const float *g, const float *h, size_t batch,
+				      size_t n_cells, size_t width, size_t out, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_head_cell_dw(dwo, g, h, batch, n_cells, width, out, i);
+}
+
+__global__ static void head_db_kernel(float *dbo, const float *g, size_t batch, size_t n_cells,
+				      size_t out)
+{
+	const size_t j = tid();
+
+	if (j < out)
+		td_op_head_cell_db(dbo, g, batch, n_cells, out, j);
+}
+
 static int ex_alloc(const td_exec *x, void *out, size_t bytes)
 {
 	void **p = (void **)out;
@@ -233,6 +316,90 @@ static int ex_head_cell(const td_exec *x, float *y, const float *h, const float 
 	LAUNCH(x, rows * out, head_kernel, y, h, wo, bo, n_cells, width, out, rows * out);
 }
 
+static int ex_zero(const td_exec *x, void *p, size_t bytes)
+{
+	int err = 0;
+
+	if (bytes)
+		CUDA_TRY(cudaMemsetAsync(p, 0, bytes, self(x)->stream));
+done:
+	return err;
+}
+
+static int ex_bias_grad(const td_exec *x, float *grad, const float *g, size_t rows, size_t n)
+{
+	LAUNCH(x, n, bias_grad_kernel, grad, g, rows, n);
+}
+
+static int ex_rmsnorm_backward(const td_exec *x, float *dx, float *dgain, const float *dy,
+			       const float *in, const float *inv, const float *gain, size_t rows,
+			       size_t width, int add)
+{
+	int err = 0;
+
+	if (rows && width) {
+		rms_back_kernel<<<grid(rows), THREADS, 0, self(x)->stream>>>(dx, dy, in, inv, gain,
+									     rows, width, add);
+		CUDA_TRY(cudaGetLastError());
+		rms_dgain_kernel<<<grid(width), THREADS, 0, self(x)->stream>>>(dgain, dy, in, inv,
+									       rows, width);
+		CUDA_TRY(cudaGetLastError());
+	}
+done:
+	return err;
+}
+
+static int ex_relu_backward(const td_exec *x, float *d, const float *pre, size_t n)
+{
+	LAUNCH(x, n, relu_back_kernel, d, pre, n);
+}
+
+/* dx, then the gradient chunk by chunk in chunk order: one launch per chunk. */
+static int ex_conv_backward(const td_exec *x, float *dx, float *g, const float *dy,
+			    const float *in, const float *w, size_t lines, size_t chunk,
+			    const td_op_conv *s)
+{
+	const size_t per = s->length * s->channels, sums = (s->taps + 1) * s->channels;
+	cudaStream_t st = self(x)->stream;
+	int err = 0;
+
+	if (lines > 0 && per > 0) {
+		conv_dx_kernel<<<grid(lines * per), THREADS, 0, st>>>(dx, dy, w, *s, lines * per);
+		CUDA_TRY(cudaGetLastError());
+	}
+	for (size_t at = 0; at < lines; at += chunk) {
+		conv_grad_kernel<<<grid(sums), THREADS, 0, st>>>(
+		    g, dy + at * per, in + at * per, lines - at < chunk ? lines - at : chunk, *s);
+		CUDA_TRY(cudaGetLastError());
+		if (chunk > lines - at)
+			break; /* the last chunk; at + chunk may not fit */
+	}
+done:
+	return err;
+}
+
+static int ex_head_cell_backward(const td_exec *x, float *dh, float *dwo, float *dbo,
+				 const float *g, const float *h, const float *wo, size_t batch,
+				 size_t n_cells, size_t width, size_t out)
+{
+	const size_t rows = batch * n_cells;
+	cudaStream_t st = self(x)->stream;
+	int err = 0;
+
+	if (rows > 0 && width > 0 && out > 0) {
+		head_dh_kernel<<<grid(rows * width), THREADS, 0, st>>>(dh, g, wo, n_cells, width, out,
+								       rows * width);
+		CUDA_TRY(cudaGetLastError());
+		head_dw_kernel<<<grid(n_cells * out * width), THREADS, 0, st>>>(
+		    dwo, g, h, batch, n_cells, width, out, n_cells * out * width);
+		CUDA_TRY(cudaGetLastError());
+		head_db_kernel<<<grid(out), THREADS, 0, st>>>(dbo, g, batch, n_cells, out);
+		CUDA_TRY(cudaGetLastError());
+	}
+done:
+	return err;
+}
+
 extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 {
 	cuda_exec *e;
@@ -251,6 +418,9 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.gemm = ex_gemm, e->x.select = ex_select, e->x.bias_add = ex_bias_add;
 	e->x.rmsnorm = ex_rmsnorm, e->x.relu = ex_relu, e->x.fold = ex_fold;
 	e->x.conv_forward = ex_conv_forward, e->x.head_cell = ex_head_cell;
+	e->x.zero = ex_zero, e->x.bias_grad = ex_bias_grad;
+	e->x.rmsnorm_backward = ex_rmsnorm_backward, e->x.relu_backward = ex_relu_backward;
+	e->x.conv_backward = ex_conv_backward, e->x.head_cell_backward = ex_head_cell_backward;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
 	CUDA_TRY(cudaMalloc(&e->workspace, WORKSPACE));
 	CUBLAS_TRY(cublasCreate(&e->blas));

@@ -245,6 +245,57 @@ TD_HD void td_op_head_cell(td_real *TD_RESTRICT y, const td_real *TD_RESTRICT h,
 	y[i] = a;
 }
 
+/*
+ * Bias gradient j of a linear layer over g [rows][n]: grad[j] += the sum
+ * over rows, from 0 in row order, of g (linear_back's, summed whole then
+ * added once).
+ */
+TD_HD void td_op_bias_grad(td_real *grad, const td_real *g, size_t rows, size_t n, size_t j)
+{
+	td_real sum = 0;
+
+	for (size_t r = 0; r < rows; r++)
+		sum += g[r * n + j];
+	grad[j] += sum;
+}
+
+/* The head per cell's backward (head_per_cell_back), g [rows][out] selected, rows = batch n_cells. */
+
+/* dh value i of [rows][width]: from 0, g[row][j] wo[cell][j][k] for j ascending. */
+TD_HD void td_op_head_cell_dh(td_real *dh, const td_real *g, const td_real *wo, size_t n_cells,
+			      size_t width, size_t out, size_t i)
+{
+	const size_t row = i / width, k = i % width;
+	const td_real *wc = wo + row % n_cells * out * width;
+	td_real d = 0;
+
+	for (size_t j = 0; j < out; j++)
+		d += g[row * out + j] * wc[j * width + k];
+	dh[i] = d;
+}
+
+/* dwo value i of [n_cells][out][width]: += g[row][j] h[row][k] over the cell's rows, example order. */
+TD_HD void td_op_head_cell_dw(td_real *dwo, const td_real *g, const td_real *h, size_t batch,
+			      size_t n_cells, size_t width, size_t out, size_t i)
+{
+	const size_t c = i / (out * width), j = i / width % out, k = i % width;
+
+	for (size_t b = 0; b < batch; b++)
+		dwo[i] += g[(b * n_cells + c) * out + j] * h[(b * n_cells + c) * width + k];
+}
+
+/* dbo[j] += the sum, from 0, of g[row][j] over cells, then examples (its loops' order). */
+TD_HD void td_op_head_cell_db(td_real *dbo, const td_real *g, size_t batch, size_t n_cells,
+			      size_t out, size_t j)
+{
+	td_real sum = 0;
+
+	for (size_t c = 0; c < n_cells; c++)
+		for (size_t b = 0; b < batch; b++)
+			sum += g[(b * n_cells + c) * out + j];
+	dbo[j] += sum;
+}
+
 /* ---- the causal convolution (core/mixer_conv.c) ------------------------------ */
 
 /*

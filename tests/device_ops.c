@@ -402,20 +402,25 @@ static int select_dropping_b(const td_exec *x, float *dst, const float *a, const
 	return control_of->select(control_of, dst, a, NULL, mask, emask, n_cells, rows, channels);
 }
 
-/* y of the model on executor x for the input xin, downloaded into y; a failure counted in *fails. */
-static void xmodel_run(const td_exec *x, td_model *m, const float *xin, size_t n_in, float *y,
-		       size_t n_out, size_t batch, int *fails)
+/* The model's y, dx and gradients on executor x: one forward and backward, downloaded; a failure counted. */
+static void xmodel_run(const td_exec *x, td_model *m, const float *xin, const float *dyin,
+		       size_t n_in, size_t n_out, size_t batch, float *y, float *dx, float *grads,
+		       int *fails)
 {
 	td_xmodel *xm = NULL;
-	float *dx = NULL, *dy = NULL;
+	float *dxin = NULL, *dy = NULL, *ddy = NULL, *ddx = NULL;
 
-	if (td_xmodel_new(&xm, x, m) || x->alloc(x, &dx, n_in * sizeof *dx) ||
-	    x->alloc(x, &dy, n_out * sizeof *dy) || x->upload(x, dx, xin, n_in * sizeof *dx) ||
-	    td_xmodel_forward(xm, dy, dx, batch) || x->download(x, y, dy, n_out * sizeof *dy)) {
+	if (td_xmodel_new(&xm, x, m) || x->alloc(x, &dxin, n_in * sizeof *dxin) ||
+	    x->alloc(x, &dy, n_out * sizeof *dy) || x->alloc(x, &ddy, n_out * sizeof *ddy) ||
+	    x->alloc(x, &ddx, n_in * sizeof *ddx) ||
+	    x->upload(x, dxin, xin, n_in * sizeof *dxin) ||
+	    x->upload(x, ddy, dyin, n_out * sizeof *ddy) || td_xmodel_forward(xm, dy, dxin, batch) ||
+	    td_xmodel_backward(xm, ddx, ddy, batch) || x->download(x, y, dy, n_out * sizeof *dy) ||
+	    x->download(x, dx, ddx, n_in * sizeof *ddx) || td_xmodel_download(xm, NULL, grads)) {
 		printf("  failed: the model on the %s executor: %s\n", x->name, td_error_last());
 		++*fails;
 	}
-	x->release(x, dx), x->release(x, dy);
+	x->release(x, dxin), x->release(x, dy), x->release(x, ddy), x->release(x, ddx);
 	td_xmodel_free(xm);
 }
 
@@ -435,19 +440,21 @@ static double max_rel_diff(const float *a, const float *b, size_t n)
 /*
  * The Fashion-MNIST recipe's kind of model (axial scan, conv mixer, the
  * channel MLP, a head per cell) at 12 x 10 cells with absent ones, batch 8,
- * on the CUDA executor against the host's. Only the GEMMs may differ:
- * every other operation is an ops.h body, bitwise on both (checked
- * above). cuBLAS sums in another order than td_gemm: a value of a product
- * of length k carries at most gamma_k sum |a||b| of rounding on either
- * side (gamma_k ~ k 2^-24), 2 gamma_64 ~ 7.6e-6 of sum |a||b| between the
- * two, and sum |a||b| is within about 8x the value's size for these
- * random signs: ~6e-5 relative per product, and ten products in a row
- * (embedding, two per layer's MLP, the head; the norms rescale, they do
- * not amplify) ~6e-4. The bound is 2^-8 of max |y| (3.9e-3): six times
- * that estimate. The negative control (the residual add dropping the
- * block's output) differs by the size of y, and must fail it.
+ * on the CUDA executor against the host's: y, dx and every gradient. Only
+ * the GEMMs may differ: every other operation is an ops.h body, bitwise on
+ * both (checked above). cuBLAS sums in another order than td_gemm: a value
+ * of a product of length k carries at most gamma_k sum |a||b| of rounding
+ * on either side (gamma_k ~ k 2^-24). Forward, k <= 64: 2 gamma_64 ~ 7.6e-6
+ * of sum |a||b|, within about 8x the value's size for these random signs,
+ * ~6e-5 per product and ten products in a row (the norms rescale, they do
+ * not amplify) ~6e-4 of max |y|: the bound is 2^-8 (3.9e-3). Backward, the
+ * weight gradients sum over k = 960 rows: 2 gamma_960 ~ 1.1e-4 of sum
+ * |a||b|, ~30x a value's size for random signs (sqrt 960), ~3.4e-3 of it,
+ * and a fraction of that of the slab's max |g|: the bound is 2^-6 (1.6e-2)
+ * of max |dx| and of max |g|. The negative control (the residual add
+ * dropping the block's output) differs by the size of y, and must fail.
  */
-int td_devcheck_xmodel_forward_agrees_with_the_host(void)
+int td_devcheck_xmodel_agrees_with_the_host(void)
 {
 	static const size_t shape[] = {12, 10};
 	static const char *const hw[] = {"h", "w"};
@@ -460,8 +467,11 @@ int td_devcheck_xmodel_forward_agrees_with_the_host(void)
 	const td_exec *cuda = NULL;
 	td_exec control;
 	uint8_t mask[120];
-	float *xin = dev_alloc(n_in), *y = dev_alloc(n_out), *y2 = dev_alloc(n_out);
-	double rel = INFINITY, bad = 0;
+	float *xin = dev_alloc(n_in), *dyin = dev_alloc(n_out), *y = dev_alloc(n_out);
+	float *y2 = dev_alloc(n_out), *dx = dev_alloc(n_in), *dx2 = dev_alloc(n_in), *g = NULL;
+	float *g2 = NULL;
+	double ry = INFINITY, rdx = INFINITY, rg = INFINITY, bad = 0;
+	size_t np = 0;
 	int fails = 0;
 
 	for (size_t i = 0; i < n; i++)
@@ -474,22 +484,26 @@ int td_devcheck_xmodel_forward_agrees_with_the_host(void)
 	CHECK(lat && plan && td_model_new(&m, lat, &o) == 0);
 	CHECK((td_cuda_exec_new(&cuda, sizeof(float))) == 0);
 	if (m && cuda) {
+		np = td_model_n_params(m), g = dev_alloc(np), g2 = dev_alloc(np);
 		td_model_init(m, 7);
-		dev_fill(xin, n_in, 1);
-		xmodel_run(td_exec_host(), m, xin, n_in, y, n_out, batch, &fails);
-		xmodel_run(cuda, m, xin, n_in, y2, n_out, batch, &fails);
-		rel = max_rel_diff(y, y2, n_out);
+		dev_fill(xin, n_in, 1), dev_fill(dyin, n_out, 0.01);
+		xmodel_run(td_exec_host(), m, xin, dyin, n_in, n_out, batch, y, dx, g, &fails);
+		xmodel_run(cuda, m, xin, dyin, n_in, n_out, batch, y2, dx2, g2, &fails);
+		ry = max_rel_diff(y, y2, n_out), rdx = max_rel_diff(dx, dx2, n_in);
+		rg = max_rel_diff(g, g2, np);
 		control = *cuda, control.select = select_dropping_b, control_of = cuda;
-		xmodel_run(&control, m, xin, n_in, y2, n_out, batch, &fails);
+		xmodel_run(&control, m, xin, dyin, n_in, n_out, batch, y2, dx2, g2, &fails);
 		bad = max_rel_diff(y, y2, n_out);
 	}
-	printf("  the model's y: the GPU within %.3g of max |y| of the host's (bound %.3g); the "
-	       "control %.3g\n", rel, 1.0 / 256, bad);
-	CHECK(rel <= 1.0 / 256);
+	printf("  the GPU's against the host's, over the max of the host's: y %.3g (bound %.3g), "
+	       "dx %.3g, gradients %.3g (bound %.3g); the control's y %.3g\n",
+	       ry, 1.0 / 256, rdx, rg, 1.0 / 64, bad);
+	CHECK(ry <= 1.0 / 256);
+	CHECK(rdx <= 1.0 / 64 && rg <= 1.0 / 64);
 	CHECK(bad > 1.0 / 256);
 	td_cuda_exec_free(cuda), td_model_free(m), td_plan_free(plan), td_lattice_free(lat);
-	free(xin), free(y), free(y2);
-	printf("%s xmodel_forward_agrees_with_the_host\n", fails ? "FAIL" : "PASS");
+	free(xin), free(dyin), free(y), free(y2), free(dx), free(dx2), free(g), free(g2);
+	printf("%s xmodel_agrees_with_the_host\n", fails ? "FAIL" : "PASS");
 	return fails;
 }
 
@@ -535,7 +549,7 @@ int td_devcheck_fold_kernels_give_their_bodies_values(void)
 	return -1;
 }
 
-int td_devcheck_xmodel_forward_agrees_with_the_host(void)
+int td_devcheck_xmodel_agrees_with_the_host(void)
 {
 	return -1;
 }

@@ -223,11 +223,11 @@ static void test_the_fold_kernels_give_their_bodies_values(void **state)
 	assert_int_equal(td_devcheck_fold_kernels_give_their_bodies_values(), 0);
 }
 
-static void test_the_models_forward_on_the_gpu_agrees_with_the_host(void **state)
+static void test_the_models_forward_and_backward_on_the_gpu_agree_with_the_host(void **state)
 {
 	(void)state;
 	NEED_DEVICE_KERNELS();
-	assert_int_equal(td_devcheck_xmodel_forward_agrees_with_the_host(), 0);
+	assert_int_equal(td_devcheck_xmodel_agrees_with_the_host(), 0);
 }
 
 static const struct CMUnitTest tests[] = {
@@ -244,6 +244,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_lru_kernels_give_their_bodies_bits),
 	cmocka_unit_test(test_the_optimizer_steps_give_their_bodies_bits),
 	cmocka_unit_test(test_the_fold_kernels_give_their_bodies_values),
-	cmocka_unit_test(test_the_models_forward_on_the_gpu_agrees_with_the_host),
+	cmocka_unit_test(test_the_models_forward_and_backward_on_the_gpu_agree_with_the_host),
 };
 TD_TEST_GROUP(cuda, tests);

@@ -110,6 +110,94 @@ static void test_the_host_executors_forward_gives_the_models_bits(void **state)
 				 c >> 1 & 1, c >> 2);
 }
 
+/*
+ * Values of dx and of the gradient slab whose bits differ between
+ * td_model_backward and the host executor's, after two forward and
+ * backward passes (batch 3, then 2) summed into the gradients.
+ */
+static size_t backward_differ(size_t ffn, int per_cell, int example_mask)
+{
+	td_lattice *lat = grid();
+	td_model *m = conv_model(lat, ffn, per_cell, TD_BLOCK_SCAN);
+	td_xmodel *xm = NULL;
+	td_real x[3 * 20 * 2], y[3 * 20 * 3], dy[3 * 20 * 3], dx[3 * 20 * 2], dx2[3 * 20 * 2];
+	td_real *grads = calloc(td_model_n_params(m), sizeof *grads);
+	uint8_t emask[3 * 20];
+	size_t differ = 0;
+
+	assert_non_null(grads);
+	for (size_t i = 0; i < sizeof emask; i++)
+		emask[i] = i % 7 != 2;
+	fill(x, sizeof x / sizeof x[0], 5), fill(dy, sizeof dy / sizeof dy[0], 9);
+	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
+	if (example_mask) {
+		assert_int_equal(td_model_set_example_mask(m, emask), 0);
+		td_xmodel_set_example_mask(xm, emask);
+	}
+	for (size_t batch = 3; batch >= 2; batch--) {
+		assert_int_equal(td_model_forward(m, y, x, batch), 0);
+		assert_int_equal(td_model_backward(m, dx, dy, batch), 0);
+		assert_int_equal(td_xmodel_forward(xm, y, x, batch), 0);
+		assert_int_equal(td_xmodel_backward(xm, dx2, dy, batch), 0);
+		for (size_t i = 0; i < batch * 20 * 2; i++)
+			differ += memcmp(&dx[i], &dx2[i], sizeof dx[i]) != 0;
+	}
+	assert_int_equal(td_xmodel_download(xm, NULL, grads), 0);
+	for (size_t i = 0; i < td_model_n_params(m); i++)
+		differ += memcmp(&grads[i], &td_model_grads(m)[i], sizeof grads[i]) != 0;
+	assert_int_equal(td_xmodel_zero_grads(xm), 0);
+	assert_int_equal(td_xmodel_download(xm, NULL, grads), 0);
+	for (size_t i = 0; i < td_model_n_params(m); i++)
+		assert_true(grads[i] == 0);
+	free(grads);
+	td_xmodel_free(xm);
+	td_model_free(m);
+	td_lattice_free(lat);
+	return differ;
+}
+
+static void test_the_host_executors_backward_gives_the_models_bits(void **state)
+{
+	(void)state;
+	for (int c = 0; c < 8; c++)
+		if (backward_differ(c & 1 ? 6 : 0, c >> 1 & 1, c >> 2))
+			fail_msg("ffn %d, head per cell %d, example mask %d: dx or a gradient differs",
+				 c & 1, c >> 1 & 1, c >> 2);
+}
+
+/*
+ * Along an axis of one cell every line is one step long, and block.c
+ * gives each mixer call more lines (chunk times the longest axis): the
+ * gradient's chunks must be the same ones.
+ */
+static void test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks(void **state)
+{
+	static const size_t one_row[] = {1, 40};
+	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat = NULL;
+	td_model *m;
+	td_xmodel *xm = NULL;
+	td_real x[3 * 40 * 2], y[3 * 40 * 3], dy[3 * 40 * 3], *grads;
+	size_t differ = 0;
+
+	(void)state;
+	ls.rank = 2, ls.shape = one_row, ls.names = hw;
+	assert_int_equal(td_lattice_new(&lat, &ls), 0);
+	m = conv_model(lat, 0, 0, TD_BLOCK_SCAN);
+	assert_non_null(grads = calloc(td_model_n_params(m), sizeof *grads));
+	fill(x, sizeof x / sizeof x[0], 5), fill(dy, sizeof dy / sizeof dy[0], 9);
+	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
+	assert_int_equal(td_model_forward(m, y, x, 3), 0);
+	assert_int_equal(td_model_backward(m, NULL, dy, 3), 0);
+	assert_int_equal(td_xmodel_forward(xm, y, x, 3), 0);
+	assert_int_equal(td_xmodel_backward(xm, NULL, dy, 3), 0);
+	assert_int_equal(td_xmodel_download(xm, NULL, grads), 0);
+	for (size_t i = 0; i < td_model_n_params(m); i++)
+		differ += memcmp(&grads[i], &td_model_grads(m)[i], sizeof grads[i]) != 0;
+	assert_int_equal(differ, 0);
+	free(grads), td_xmodel_free(xm), td_model_free(m), td_lattice_free(lat);
+}
+
 static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 {
 	td_lattice *lat = grid();
@@ -131,6 +219,8 @@ static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_host_executors_forward_gives_the_models_bits),
+	cmocka_unit_test(test_the_host_executors_backward_gives_the_models_bits),
+	cmocka_unit_test(test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks),
 	cmocka_unit_test(test_what_the_executor_path_lacks_is_refused_by_name),
 };
 TD_TEST_GROUP(xmodel, tests);

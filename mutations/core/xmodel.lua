@@ -45,3 +45,33 @@ mutant {
   designed_against = "a path that computes a model it was not built for instead of refusing it",
   why = "an LRU model would run the conv's kernels on the LRU's slab",
 }
+
+mutant {
+  name = "xmodel-conv-gradient-summed-in-one-chunk",
+  file = "core/xmodel.c",
+  find = "xl->chunk = b->o.chunk > SIZE_MAX / most ? SIZE_MAX : b->o.chunk * most;",
+  replace = "xl->chunk = SIZE_MAX;",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "a sum regrouped on the device: the core adds a gradient chunk by chunk",
+  why = "the mixer's weight gradient takes its terms in another grouping, and the bits part from the core's",
+}
+
+mutant {
+  name = "xmodel-mlp-backward-skips-the-relu",
+  file = "core/xmodel.c",
+  find = "(err = x->relu_backward(x, xm->dact, pre, r * f)) ||",
+  replace = "",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "an activation's derivative left out of a hand-written backward",
+  why = "gradient flows through units the ReLU switched off",
+}
+
+mutant {
+  name = "xmodel-norm-backward-overwrites-the-residual-gradient",
+  file = "core/xmodel.c",
+  find = "xm->inv + (size_t)l * xm->rows, xm->params + go, r, w, 1)))",
+  replace = "xm->inv + (size_t)l * xm->rows, xm->params + go, r, w, 0)))",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "a residual branch's gradient written over the skip path's instead of added to it",
+  why = "the gradient through each layer's skip connection is lost",
+}
