@@ -11,13 +11,18 @@
  *             with the MLP: h_l+1 = select(m_l + W2 relu(W1 rmsnorm'_l(m_l) + b1) + b2)
  *   y   = select(head(h_L))
  *
+ * and the backward is td_model_backward's, in its order, each gradient
+ * summed as the core sums it (the conv's weight gradient per chunk of
+ * lines, in the chunks block.c gives the mixer).
+ *
  * Executor memory, allocated at construction (R for max_batch):
- *   params [P]            the slab, the host model's layout
+ *   params [P], grads [P] the slabs, the host model's layout
  *   mask [n_cells]        the lattice's
  *   map [L][2][n_cells]   each layer's fold and unfold
  *   xs [R][in], h [L+1][R][w], inv [L][R], n [R][w], u [R][w], yf [R][w]
  *   xf [L][R][w]          each layer's folded input (its conv's saved x)
  *   with the MLP: hm [L][R][w], inv2 [L][R], pre [L][R][F], act [R][F]
+ *   the backward's: g, gn, zf [R][w], gy [R][out], with the MLP dact [R][F]
  *
  * Must never: compute a model it was not built for (refused at
  * construction), or select by multiplication.

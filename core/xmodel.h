@@ -28,10 +28,9 @@
 typedef struct td_xmodel td_xmodel;
 
 /*
- * The executor's copy of m with m's parameters. m must outlive the copy
- * (its lattice is read at construction only). Refused: TD_ENOTSUP for a
- * family or mixer the executor path does not have; allocation failures
- * pass up. On failure *out is NULL.
+ * The executor's copy of m with m's parameters; m is read now and not
+ * kept. Refused: TD_ENOTSUP for a family or mixer the executor path does
+ * not have; allocation failures pass up. On failure *out is NULL.
  */
 int td_xmodel_new(td_xmodel **out, const td_exec *x, td_model *m);
 
