@@ -93,3 +93,17 @@ equivalent {
   id = "core/family_scan.c:is_plain_copy:constant:1:1:0",
   reason = "the plain-copy path is never taken: the fold and unfold then copy, and the mixer sees the same values (a path for speed only)",
 }
+
+-- core/tensor.c
+equivalent {
+  id = "core/tensor.c:td_reals_alloc:relational:>:1:>=",
+  reason = "n = most then asks aligned_alloc for about 2^64 - 64 bytes, more than any address space holds: NULL either way",
+}
+equivalent {
+  id = "core/tensor.c:td_reals_alloc:arithmetic:-:2:+",
+  reason = "rounds up to one more 64-byte line when the bytes are a whole number of lines: a zeroed tail past the n values that no caller reads; n is at most (SIZE_MAX - 64) / sizeof, so the sum cannot wrap",
+}
+equivalent {
+  id = "core/tensor.c:td_reals_alloc:constant:1:2:0",
+  reason = "rounds up to one more 64-byte line when the bytes are a whole number of lines: a zeroed tail past the n values that no caller reads; n is at most (SIZE_MAX - 64) / sizeof, so the sum cannot wrap",
+}
