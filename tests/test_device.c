@@ -100,6 +100,23 @@ static int one_device(int *n)
 	return 0;
 }
 
+/* A runtime that answers with a reason of 600 x's. */
+static int long_reason(int *n)
+{
+	char x[601];
+
+	memset(x, 'x', 600), x[600] = '\0';
+	*n = 0;
+	return TD_FAIL(TD_EIO, "%s", x);
+}
+
+/* A runtime that answers success and leaves the number unwritten. */
+static int nothing_written(int *n)
+{
+	(void)n;
+	return 0;
+}
+
 /* Asserts the last message holds every one of the NULL-terminated needles. */
 static void says(const char *const *needles)
 {
@@ -155,6 +172,32 @@ static void test_a_present_device_is_refused_until_the_cuda_training_path_exists
 	(void)state;
 	TD_ASSERT_REFUSED(td_device_check(TD_DEVICE_CUDA, &one), TD_ENOTSUP,
 			  "the CUDA training path is not built yet (1 device found)");
+}
+
+/*
+ * The backend's reason is kept to its first 511 characters, and the advice
+ * still follows it.
+ */
+static void test_a_long_backend_reason_is_cut_and_the_advice_follows_it(void **state)
+{
+	const td_device_probe gone = {yes, long_reason};
+	char want[sizeof "device = cuda: " + 511 + sizeof "; run where"];
+	const size_t at = strlen("device = cuda: ");
+
+	(void)state;
+	strcpy(want, "device = cuda: ");
+	memset(want + at, 'x', 511);
+	strcpy(want + at + 511, "; run where");
+	TD_ASSERT_REFUSED(td_device_check(TD_DEVICE_CUDA, &gone), TD_EIO, want);
+}
+
+/* A count that says nothing of the number it found is read as no device. */
+static void test_a_count_that_writes_no_number_is_read_as_no_device(void **state)
+{
+	const td_device_probe silent = {yes, nothing_written};
+
+	(void)state;
+	TD_ASSERT_REFUSED(td_device_check(TD_DEVICE_CUDA, &silent), TD_EIO, "finds no device");
 }
 
 /* A config with the one override set (NULL: the defaults); fails the test on error. */
@@ -274,6 +317,8 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_build_without_cuda_refuses_device_cuda_saying_how_to_rebuild),
 	cmocka_unit_test(test_a_machine_without_a_device_refuses_device_cuda),
 	cmocka_unit_test(test_a_present_device_is_refused_until_the_cuda_training_path_exists),
+	cmocka_unit_test(test_a_long_backend_reason_is_cut_and_the_advice_follows_it),
+	cmocka_unit_test(test_a_count_that_writes_no_number_is_read_as_no_device),
 	cmocka_unit_test(test_a_resume_may_change_the_device_as_it_may_the_thread_count),
 	cmocka_unit_test(test_tdtrain_refuses_device_cuda_before_it_reads_or_writes_anything),
 	cmocka_unit_test(test_tdtrain_eval_takes_the_device_from_its_option),
