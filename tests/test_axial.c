@@ -197,6 +197,83 @@ static void test_the_canonical_axis_order_is_time_first_then_by_name(void **stat
 	td_lattice_free(lat);
 }
 
+/*
+ * A map is cut into its maximal runs: consecutive cells at consecutive
+ * positions, the first run growing like the others.
+ */
+static void test_a_map_is_cut_into_its_maximal_runs(void **state)
+{
+	const size_t map[] = {0, 1, 2, 7, 8, 3, 5};
+	const td_run want[] = {{0, 0, 3}, {3, 7, 2}, {5, 3, 1}, {6, 5, 1}};
+	td_run *run;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(td_axial_runs(&run, &n, map, 7), 0);
+	assert_int_equal(n, 4);
+	for (size_t k = 0; k < n; k++) {
+		assert_int_equal(run[k].pos, want[k].pos);
+		assert_int_equal(run[k].cell, want[k].cell);
+		assert_int_equal(run[k].len, want[k].len);
+	}
+	free(run);
+	assert_int_equal(td_axial_runs(&run, &n, map, 0), 0);
+	assert_int_equal(n, 0);
+	free(run);
+}
+
+/* A fold is refused on an axis outside 0..rank-1, on either side, naming the range. */
+static void test_a_fold_on_an_axis_outside_the_lattice_is_refused(void **state)
+{
+	td_lattice *lat = lattice(3, shape3, dhw, NULL);
+	td_fold *f = (td_fold *)&f;
+
+	(void)state;
+	TD_ASSERT_REFUSED(td_fold_new(&f, lat, 3), TD_EINVAL, "axis 3 is outside 0..2");
+	assert_null(f);
+	TD_ASSERT_REFUSED(td_fold_new(&f, lat, -1), TD_EINVAL, "axis -1 is outside 0..2");
+	assert_null(f);
+	assert_int_equal(td_fold_new(&f, lat, 2), 0);
+	td_fold_free(f);
+	td_lattice_free(lat);
+}
+
+/*
+ * Selection zeroes the first cell too; with a mask per example each
+ * example takes its own mask, and nothing outside x is touched.
+ */
+static void test_selection_with_a_mask_per_example_keeps_to_each_example(void **state)
+{
+	const uint8_t one[] = {0, 1};
+	struct {
+		uint8_t before[3], mask[2][3], after[3];
+	} m = {{1, 1, 1}, {{0, 1, 1}, {1, 1, 0}}, {0, 0, 0}};
+	td_real x[2 + 2 * 3 * 2 + 2], y[] = {5, 6, 7, 8};
+
+	(void)state;
+	td_select_present(one, 2, 2, 1, y);
+	assert_true(y[0] == 0 && y[1] == 6 && y[2] == 0 && y[3] == 8);
+	for (size_t i = 0; i < sizeof x / sizeof *x; i++)
+		x[i] = (td_real)(i + 1);
+	td_select_present_each(m.mask[0], 3, 2, 2, x + 2);
+	for (size_t i = 0; i < sizeof x / sizeof *x; i++) {
+		/* example 0 loses its cell 0 (x[2..3]), example 1 its cell 2 (x[12..13]) */
+		td_real want = (i >= 2 && i < 4) || (i >= 12 && i < 14) ? 0 : (td_real)(i + 1);
+
+		if (x[i] != want)
+			fail_msg("x[%zu] is %g, not %g", i, (double)x[i], (double)want);
+	}
+}
+
+/* The name hash is FNV-1a over the name's bytes: seeds drawn from it must not move. */
+static void test_the_axis_name_hash_is_fnv_1a(void **state)
+{
+	(void)state;
+	assert_true(td_axial_name_hash("") == 14695981039346656037u);
+	assert_true(td_axial_name_hash("a") == 0xaf63dc4c8601ec8cu);
+	assert_true(td_axial_name_hash("foobar") == 0x85944171f73967e8u);
+}
+
 /* ---- blocks ---------------------------------------------------------------- */
 
 static td_block *block(const td_lattice *lat, td_block_family fam, const char *axis, int reverse,
@@ -629,6 +706,10 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_fold_apply_and_undo_move_every_row_where_fold_says),
     cmocka_unit_test(test_selection_zeroes_nan_and_infinities_in_absent_cells),
     cmocka_unit_test(test_the_canonical_axis_order_is_time_first_then_by_name),
+    cmocka_unit_test(test_a_map_is_cut_into_its_maximal_runs),
+    cmocka_unit_test(test_a_fold_on_an_axis_outside_the_lattice_is_refused),
+    cmocka_unit_test(test_selection_with_a_mask_per_example_keeps_to_each_example),
+    cmocka_unit_test(test_the_axis_name_hash_is_fnv_1a),
     cmocka_unit_test(test_a_near_cancelled_kernel_line_is_not_amplified),
     cmocka_unit_test(test_a_genuinely_small_mass_still_renormalises_exactly),
     cmocka_unit_test(test_a_nan_in_a_present_cell_leaves_the_kernel_contraction),
