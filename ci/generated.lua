@@ -117,3 +117,17 @@ equivalent {
   id = "core/axial.c:td_axial_order:relational:>:2:>=",
   reason = "td_lattice_new refuses two axes of one name, and the names compared are of two different axes: strcmp is never 0",
 }
+
+-- core/family_flatten.c
+equivalent {
+  id = "core/family_flatten.c:flat_setup:constant:0:1:1",
+  reason = "mix is written by td_block_mix_ws before it is read, and flat_setup returns before reading it when that fails",
+}
+equivalent {
+  id = "core/family_flatten.c:scatter:relational:<:1:<=",
+  reason = "with every cell present the runs cover every cell, so the extra clear is overwritten in full",
+}
+equivalent {
+  id = "core/family_flatten.c:is_identity:constant:1:1:0",
+  reason = "a sequence of n >= 1 cells has at least one run, so the direct path is never taken: gather, mix and scatter give the same values (a path for speed only)",
+}

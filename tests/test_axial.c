@@ -572,6 +572,55 @@ static void test_flatten_runs_the_present_cells_only_in_canonical_order(void **s
 }
 
 /*
+ * With several channels and the present cells one run (the last cell
+ * absent), flatten still clears every value of an absent cell, in y and
+ * in dx, whatever they held.
+ */
+static void test_flatten_clears_every_channel_of_an_absent_cell(void **state)
+{
+	static const size_t s[] = {4};
+	static const char *const w[] = {"w"};
+	static const uint8_t mask[] = {1, 1, 1, 0};
+	td_lattice *lat = lattice(1, s, w, mask);
+	td_block *b = block(lat, TD_BLOCK_FLATTEN, NULL, 0, 2, 1);
+	td_real x[8] = {1, 2, 3, 4, 5, 6, (td_real)NAN, (td_real)NAN}, y[8], dx[8];
+
+	(void)state;
+	for (int i = 0; i < 8; i++)
+		y[i] = dx[i] = (td_real)NAN;
+	assert_int_equal(td_block_forward(b, y, x, 1), 0);
+	assert_true(y[6] == 0 && y[7] == 0);
+	for (int i = 0; i < 6; i++)
+		assert_false(isnan(y[i]));
+	assert_int_equal(td_block_backward(b, dx, x, 1), 0);
+	assert_true(dx[6] == 0 && dx[7] == 0);
+	for (int i = 0; i < 6; i++)
+		assert_false(isnan(dx[i]));
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+/*
+ * A flatten block's buffers may hold every value size_t counts: SIZE_MAX
+ * of them (max_batch x 1 cell x 3 channels) pass that check, and the
+ * block is refused further on, for the mixer's chunked workspace.
+ */
+static void test_flatten_buffers_of_size_max_values_pass_their_own_check(void **state)
+{
+	static const size_t s[] = {1};
+	static const char *const w[] = {"w"};
+	td_lattice *lat = lattice(1, s, w, NULL);
+	td_block_opts o = TD_BLOCK_OPTS_INIT;
+	td_block *b = (td_block *)&b;
+
+	(void)state;
+	o.family = TD_BLOCK_FLATTEN, o.max_batch = SIZE_MAX / 3, o.mixer.channels = 3;
+	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_ENOMEM, "the chunked workspace overflows");
+	assert_null(b);
+	td_lattice_free(lat);
+}
+
+/*
  * y, dx and every parameter gradient of one block after two forward and
  * backward passes (the second adds to the first's gradients), in one buffer.
  */
@@ -719,6 +768,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_reverse_step_is_the_forward_step_over_the_flipped_axis),
     cmocka_unit_test(test_a_scan_step_runs_the_mixer_along_its_own_axis),
     cmocka_unit_test(test_flatten_runs_the_present_cells_only_in_canonical_order),
+    cmocka_unit_test(test_flatten_clears_every_channel_of_an_absent_cell),
+    cmocka_unit_test(test_flatten_buffers_of_size_max_values_pass_their_own_check),
     cmocka_unit_test(test_every_family_gives_the_same_bits_for_any_thread_count),
     cmocka_unit_test(test_a_kernel_block_gives_each_cell_its_result_whatever_the_chunk),
     cmocka_unit_test(test_bad_block_options_are_refused_with_a_message),
