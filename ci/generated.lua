@@ -131,3 +131,53 @@ equivalent {
   id = "core/family_flatten.c:is_identity:constant:1:1:0",
   reason = "a sequence of n >= 1 cells has at least one run, so the direct path is never taken: gather, mix and scatter give the same values (a path for speed only)",
 }
+
+-- core/norm.c
+equivalent {
+  id = "core/norm.c:td_rmsnorm_forward:constant:0:1:1",
+  reason = "sets the job's fused flag, which forward_rows never reads",
+}
+equivalent {
+  id = "core/norm.c:td_rmsnorm_forward:constant:0:2:1",
+  reason = "sets the job's add flag, which forward_rows never reads",
+}
+equivalent {
+  id = "core/norm.c:td_rmsnorm_forward:removed-call:TD_REQUIRE:1:;",
+  reason = "td_pool_ranges fails only when a range fails, and forward_rows always returns 0",
+}
+equivalent {
+  id = "core/norm.c:backward_rows:relational:<:1:<=",
+  reason = "the one extra block starts at r1, where b1 = r1: both of its row loops are empty",
+}
+equivalent {
+  id = "core/norm.c:backward_rows:relational:<:2:<=",
+  reason = "when r1 - b0 is BLOCK, r1 and b0 + BLOCK are the same row",
+}
+equivalent {
+  id = "core/norm.c:gain_groups:relational:<:2:<=",
+  reason = "when width - k0 is GROUP, both sides give n = GROUP",
+}
+equivalent {
+  id = "core/norm.c:td_rmsnorm_backward:relational:<=:1:<",
+  reason = "one thread then takes the pool path with one share, whose gain_groups sums each channel over the rows in row order from 0 with the fused loop's own expression (no multiply-add: -ffp-contract=off): the same dx and dgain bits; only the scratch workspace is left unwritten",
+}
+equivalent {
+  id = "core/norm.c:td_rmsnorm_backward:constant:1:1:0",
+  reason = "one thread then takes the pool path with one share, whose gain_groups sums each channel over the rows in row order from 0 with the fused loop's own expression (no multiply-add: -ffp-contract=off): the same dx and dgain bits; only the scratch workspace is left unwritten",
+}
+equivalent {
+  id = "core/norm.c:td_rmsnorm_backward:removed-call:TD_REQUIRE:1:;",
+  reason = "backward_rows always returns 0",
+}
+equivalent {
+  id = "core/norm.c:td_rmsnorm_backward:removed-call:TD_REQUIRE:2:;",
+  reason = "td_pool_ranges fails only when a range fails, and backward_rows always returns 0",
+}
+equivalent {
+  id = "core/norm.c:td_rmsnorm_backward:removed-call:TD_REQUIRE:3:;",
+  reason = "td_pool_ranges fails only when a range fails, and gain_groups always returns 0",
+}
+equivalent {
+  id = "core/norm.c:td_rmsnorm_backward:constant:1:2:0",
+  reason = "adds a group only when width is a multiple of 16, and that group starts at width with n = 0 channels: it sums nothing",
+}

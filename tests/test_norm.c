@@ -91,6 +91,58 @@ static void test_add_mode_adds_the_gradient_to_dx(void **state)
 	}
 }
 
+/* A zero dy gives exactly zero gradients: nothing but the rows' sums reaches dgain. */
+static void test_a_zero_dy_gives_exactly_zero_gradients(void **state)
+{
+	static rig g;
+	static td_real dx[ROWS * WIDTH];
+
+	(void)state;
+	rig_fill(&g);
+	memset(g.dy, 0, sizeof g.dy);
+	for (int threads = 1; threads <= 2; threads++) {
+		td_rmsnorm_backward(dx, g.dgain, g.scratch, g.dy, g.x, g.inv, g.gain, ROWS, WIDTH,
+				    threads, 0);
+		for (size_t i = 0; i < ROWS * WIDTH; i++)
+			assert_true(dx[i] == 0);
+		for (size_t k = 0; k < WIDTH; k++)
+			if (g.dgain[k] != 0)
+				fail_msg("threads %d: dgain[%zu] = %g, not 0", threads, k,
+					 (double)g.dgain[k]);
+	}
+}
+
+/*
+ * dL/dgain is the same bits for one thread and two when the width is one
+ * short of two groups of channels, and nothing past dgain's width is
+ * written (the rows' values go on past them, so a group too many would).
+ */
+static void test_dgain_keeps_to_its_width_whatever_the_thread_count(void **state)
+{
+	enum { R = 5, W = 31, PAD = 64 };
+	static struct {
+		td_real x[R * W + PAD], dy[R * W + PAD], dgain[W + PAD];
+	} a;
+	td_real y[R * W], inv[R], dx[R * W], scratch[W], gain[W], one[W];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof a / sizeof(td_real); i++)
+		((td_real *)&a)[i] = 1;
+	td_rng_fill_normal(5, 1, 0, R * W, 0, 1, a.x);
+	td_rng_fill_normal(5, 2, 0, R * W, 0, 1, a.dy);
+	td_rng_fill_uniform(5, 3, 0, W, (td_real)0.5, (td_real)1.5, gain);
+	td_rmsnorm_forward(y, inv, a.x, gain, R, W, 1);
+	memset(a.dgain, 0, W * sizeof *a.dgain);
+	td_rmsnorm_backward(dx, a.dgain, scratch, a.dy, a.x, inv, gain, R, W, 1, 0);
+	memcpy(one, a.dgain, sizeof one);
+	memset(a.dgain, 0, W * sizeof *a.dgain);
+	td_rmsnorm_backward(dx, a.dgain, scratch, a.dy, a.x, inv, gain, R, W, 2, 0);
+	assert_memory_equal(a.dgain, one, sizeof one);
+	for (size_t k = W; k < W + PAD; k++)
+		if (a.dgain[k] != 1)
+			fail_msg("dgain[%zu], past the width, became %g", k, (double)a.dgain[k]);
+}
+
 /* td_dot3_fixed(a, b, c) is td_dot_fixed of the products a b stored in td_real, bitwise. */
 static void test_dot3_is_dot_fixed_of_the_stored_products(void **state)
 {
@@ -114,6 +166,8 @@ static void test_dot3_is_dot_fixed_of_the_stored_products(void **state)
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_rmsnorm_backward_matches_its_definition),
     cmocka_unit_test(test_add_mode_adds_the_gradient_to_dx),
+    cmocka_unit_test(test_a_zero_dy_gives_exactly_zero_gradients),
+    cmocka_unit_test(test_dgain_keeps_to_its_width_whatever_the_thread_count),
     cmocka_unit_test(test_dot3_is_dot_fixed_of_the_stored_products),
 };
 TD_TEST_GROUP(norm, tests);
