@@ -7,8 +7,9 @@
  * the first failed checks) and returns the number of failed checks.
  *
  * Bitwise everywhere but cross-entropy, whose device exp and log in
- * double are the device's own (the bound is derived above its check).
- * Callers first make sure a device is there (backend.h).
+ * double are the device's own, and the model on the CUDA executor
+ * (core/xmodel.c), whose GEMMs are cuBLAS's: each bound is stated above
+ * its check. Callers first make sure a device is there (backend.h).
  */
 #include "device_ops.h"
 
