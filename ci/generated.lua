@@ -181,3 +181,49 @@ equivalent {
   id = "core/norm.c:td_rmsnorm_backward:constant:1:2:0",
   reason = "adds a group only when width is a multiple of 16, and that group starts at width with n = 0 channels: it sums nothing",
 }
+
+-- core/adamw.c
+equivalent {
+  id = "core/adamw.c:td_adamw_lr:relational:>:1:>=",
+  reason = "the clamp sets p to 1 where p is already 1",
+}
+equivalent {
+  id = "core/adamw.c:check_opts:constant:1:1:0",
+  reason = "0 <= warmup < total_steps, checked on the same line with the same message, already refuses every total_steps below 1",
+}
+equivalent {
+  id = "core/adamw.c:td_adamw_new:constant:2:2:3",
+  reason = "a third slab of n values nothing reads: m and v are the first two, set from the slab's start and n",
+}
+equivalent {
+  id = "core/adamw.c:td_adamw_step:relational:>:2:>=",
+  reason = "at norm == clip the scale clip / norm is exactly 1, the scale without clipping",
+}
+equivalent {
+  id = "core/adamw.c:td_adamw_export:constant:8:1:9",
+  reason = "the ninth byte is the tag's NUL, overwritten at once by the real size at offset 8",
+}
+equivalent {
+  id = "core/adamw.c:put_reals:constant:0:2:1",
+  reason = "memcpy overwrites the low sizeof(td_real) bytes, the 1 among them, on the little-endian hosts the function is written for, and only those bytes are stored",
+}
+equivalent {
+  id = "core/adamw.c:td_adamw_import:constant:0:1:1",
+  reason = "real is read from the buffer before it is used",
+}
+equivalent {
+  id = "core/adamw.c:td_adamw_import:constant:0:2:1",
+  reason = "n is read from the buffer before it is used",
+}
+equivalent {
+  id = "core/adamw.c:count_skip:relational:<:1:<=",
+  reason = "in the float build a norm that is not finite has an element that is not finite (float squares cannot overflow a double sum), which stops the loop before n",
+}
+equivalent {
+  id = "core/adamw.c:count_skip:relational:<:2:<=",
+  reason = "i < n whenever the float build gets here (see the loop's entry): i == n needs an overflowed sum of finite squares",
+}
+equivalent {
+  id = "core/adamw.c:count_skip:relational:<:3:<=",
+  reason = "i < n whenever the float build gets here (see the loop's entry): i == n needs an overflowed sum of finite squares",
+}

@@ -337,8 +337,113 @@ static void test_bad_options_are_refused(void **state)
 	td_adamw_free(NULL);
 }
 
+/* Asserts that td_adamw_new accepts o, freeing what it made. */
+static void accepts(td_adamw_opts o)
+{
+	td_adamw *a = NULL;
+
+	if (td_adamw_new(&a, 3, &o))
+		fail_msg("refused at its edge: %s", td_error_last());
+	td_adamw_free(a);
+}
+
+#define REFUSES(o, needle) TD_ASSERT_REFUSED(td_adamw_new(&a, 3, &(o)), TD_EINVAL, needle)
+
+/*
+ * Each option at the edge of its range is accepted, and one step past it
+ * (the next double, or the next integer) is refused naming the option.
+ */
+static void test_every_option_is_accepted_at_its_edge_and_refused_just_past_it(void **state)
+{
+	const td_adamw_opts init = TD_ADAMW_OPTS_INIT;
+	td_adamw_opts o;
+	td_adamw *a = NULL;
+
+	(void)state;
+	o = init, o.lr = 1e-300, accepts(o);
+	o = init, o.lr = 0;
+	REFUSES(o, "lr 0");
+	o = init, o.lr = INFINITY;
+	REFUSES(o, "lr inf");
+	o = init, o.lr_floor = o.lr, accepts(o);
+	o = init, o.lr_floor = nextafter(o.lr, 1);
+	REFUSES(o, "lr_floor");
+	o = init, o.lr_floor = -0x1p-1074;
+	REFUSES(o, "lr_floor");
+	o = init, o.total_steps = 1, o.warmup = 0, accepts(o);
+	o = init, o.warmup = o.total_steps - 1, accepts(o);
+	o = init, o.warmup = -1;
+	REFUSES(o, "warmup -1");
+	o = init, o.beta1 = 0, o.beta2 = 0, accepts(o);
+	o = init, o.beta1 = nextafter(1, 0), o.beta2 = nextafter(1, 0), accepts(o);
+	o = init, o.beta1 = 1;
+	REFUSES(o, "beta1 1");
+	o = init, o.beta2 = -0x1p-1074;
+	REFUSES(o, "beta2");
+	o = init, o.eps = 0x1p-1074, accepts(o);
+	o = init, o.eps = INFINITY;
+	REFUSES(o, "eps inf");
+	o = init, o.weight_decay = 0, o.clip = 0, accepts(o);
+	o = init, o.weight_decay = -0x1p-1074;
+	REFUSES(o, "weight_decay");
+	o = init, o.weight_decay = INFINITY;
+	REFUSES(o, "weight_decay inf");
+	o = init, o.clip = INFINITY;
+	REFUSES(o, "clip inf");
+}
+
+/*
+ * The skip's reason names element 0 when it is the first non-finite one,
+ * and the norm with the step when every element was finite (an overflow
+ * only a double build can reach from the gradients); a skip without
+ * counters still returns 0; an applied step says so in td_adamw_last.
+ */
+static void test_a_skip_names_element_0_or_the_overflowed_norm_and_an_applied_step_says_so(
+	void **state)
+{
+	td_adamw_opts o = test_opts();
+	td_counters *c = NULL;
+	td_adamw *a = NULL;
+	td_real p[N], g[N];
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 4), 0);
+	assert_int_equal(td_adamw_new(&a, N, &o), 0);
+	fill_params(p), fill_grads(g, 0);
+	assert_int_equal(td_adamw_step(a, p, g, c), 1);
+	assert_int_equal(td_adamw_last(a)->applied, 1);
+	g[0] = (td_real)NAN, g[N - 1] = (td_real)INFINITY;
+	assert_int_equal(td_adamw_step(a, p, g, c), 0);
+	assert_string_equal(td_counter_why(c, "nan_step_skipped", 0), "gradient[0] was nan at step 2");
+	assert_int_equal(td_adamw_count_skip(c, 3, SIZE_MAX, 0, INFINITY), 0);
+	assert_string_equal(td_counter_why(c, "nan_step_skipped", 1),
+			    "gradient norm overflowed to inf at step 4 (every element finite)");
+	assert_int_equal(td_adamw_step(a, p, g, NULL), 0); /* skipped, with nothing to count in */
+	assert_int_equal(td_adamw_skipped(a), 2);
+	td_adamw_free(a);
+	td_counters_free(c);
+}
+
+/* The state is the 48-byte header and the two moments; the header alone is refused for its length. */
+static void test_the_state_is_its_header_and_two_moments_and_a_header_alone_is_short(void **state)
+{
+	td_adamw_opts o = test_opts();
+	td_adamw *a = NULL;
+	unsigned char buf[48 + 2 * N * sizeof(td_real)];
+
+	(void)state;
+	assert_int_equal(td_adamw_new(&a, N, &o), 0);
+	assert_int_equal(td_adamw_state_size(a), 48 + 2 * N * sizeof(td_real));
+	assert_int_equal(td_adamw_export(a, buf, sizeof buf), 0);
+	TD_ASSERT_REFUSED(td_adamw_import(a, buf, 48), TD_EINVAL, "the state is 48 bytes");
+	td_adamw_free(a);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_matches_a_double_precision_reference_for_six_steps),
+    cmocka_unit_test(test_every_option_is_accepted_at_its_edge_and_refused_just_past_it),
+    cmocka_unit_test(test_a_skip_names_element_0_or_the_overflowed_norm_and_an_applied_step_says_so),
+    cmocka_unit_test(test_the_state_is_its_header_and_two_moments_and_a_header_alone_is_short),
     cmocka_unit_test(test_the_first_step_is_bias_corrected_to_lr_times_the_sign),
     cmocka_unit_test(test_the_schedule_warms_up_linearly_then_decays_by_cosine_to_the_floor),
     cmocka_unit_test(test_clipping_keeps_the_direction_and_puts_the_norm_at_the_limit),
