@@ -95,6 +95,24 @@ struct td_exec {
 	int (*head_cell_backward)(const td_exec *x, td_real *dh, td_real *dwo, td_real *dbo,
 				  const td_real *g, const td_real *h, const td_real *wo,
 				  size_t batch, size_t n_cells, size_t width, size_t out);
+	/* ---- the LRU's, on lines of two or more steps ---- */
+	/* a[k] = td_op_lru_decay(w[k]) for k < n */
+	int (*lru_decay)(const td_exec *x, td_real *a, const td_real *w, size_t n);
+	/* per (line, state) of h [lines][length][n], in place: the recurrence, or with adjoint its adjoint */
+	int (*lru_scan)(const td_exec *x, td_real *h, const td_real *a, size_t lines, size_t length,
+			size_t n, int reverse, int adjoint);
+	/* y[i] = d[i % c] in[i] for i < rows c (the skip path, forward and backward) */
+	int (*scale)(const td_exec *x, td_real *y, const td_real *in, const td_real *d, size_t rows,
+		     size_t c);
+	/*
+	 * One call's decay and skip gradients: gw[k] += td_op_lru_dw(the decay
+	 * gradient of g and h, a[k], w[k]) for k < n, gd[k] += the skip
+	 * gradient of dy and in for k < c.
+	 */
+	int (*lru_grads)(const td_exec *x, td_real *gw, td_real *gd, const td_real *g,
+			 const td_real *h, const td_real *dy, const td_real *in, const td_real *a,
+			 const td_real *w, size_t lines, size_t length, size_t n, size_t c,
+			 int reverse);
 };
 
 /* The host's executor: plain memory, the bodies in loops, td_gemm on one thread. */

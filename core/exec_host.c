@@ -188,6 +188,50 @@ static int host_head_cell_backward(const td_exec *x, td_real *dh, td_real *dwo, 
 	return 0;
 }
 
+static int host_lru_decay(const td_exec *x, td_real *a, const td_real *w, size_t n)
+{
+	(void)x;
+	for (size_t k = 0; k < n; k++)
+		a[k] = td_op_lru_decay(w[k]);
+	return 0;
+}
+
+static int host_lru_scan(const td_exec *x, td_real *h, const td_real *a, size_t lines,
+			 size_t length, size_t n, int reverse, int adjoint)
+{
+	(void)x;
+	for (size_t l = 0; l < lines; l++)
+		for (size_t k = 0; k < n; k++)
+			if (adjoint)
+				td_op_lru_scan_adjoint(h + l * length * n, a, length, n, reverse, k);
+			else
+				td_op_lru_scan(h + l * length * n, a, length, n, reverse, k);
+	return 0;
+}
+
+static int host_scale(const td_exec *x, td_real *y, const td_real *in, const td_real *d,
+		      size_t rows, size_t c)
+{
+	(void)x;
+	for (size_t i = 0; i < rows * c; i++)
+		y[i] = d[i % c] * in[i];
+	return 0;
+}
+
+static int host_lru_grads(const td_exec *x, td_real *gw, td_real *gd, const td_real *g,
+			  const td_real *h, const td_real *dy, const td_real *in, const td_real *a,
+			  const td_real *w, size_t lines, size_t length, size_t n, size_t c,
+			  int reverse)
+{
+	(void)x;
+	for (size_t k = 0; k < n; k++)
+		gw[k] += td_op_lru_dw(td_op_lru_decay_grad(g, h, lines, length, n, reverse, k), a[k],
+				      w[k]);
+	for (size_t k = 0; k < c; k++)
+		gd[k] += td_op_lru_skip_grad(dy, in, lines * length, c, k);
+	return 0;
+}
+
 static const td_exec host = {
 	.name = "host",
 	.alloc = host_alloc,
@@ -209,6 +253,10 @@ static const td_exec host = {
 	.relu_backward = host_relu_backward,
 	.conv_backward = host_conv_backward,
 	.head_cell_backward = host_head_cell_backward,
+	.lru_decay = host_lru_decay,
+	.lru_scan = host_lru_scan,
+	.scale = host_scale,
+	.lru_grads = host_lru_grads,
 };
 
 const td_exec *td_exec_host(void)

@@ -6,21 +6,22 @@
  *
  *   xs  = select(x);  h_0 = select(xs We^T + be)
  *   layer l:  n = rmsnorm_l(h_l) (made by the previous layer's last pass)
- *             xf_l = fold_l(select(n));  u = select(unfold_l(conv_l(xf_l)))
+ *             xf_l = fold_l(select(n));  u = select(unfold_l(mixer_l(xf_l)))
  *             m_l = select(h_l + u)
  *             with the MLP: h_l+1 = select(m_l + W2 relu(W1 rmsnorm'_l(m_l) + b1) + b2)
  *   y   = select(head(h_L))
  *
  * and the backward is td_model_backward's, in its order, each gradient
- * summed as the core sums it (the conv's weight gradient per chunk of
- * lines, in the chunks block.c gives the mixer).
+ * summed as the core sums it (a mixer's gradients per chunk of lines, in
+ * the chunks block.c gives the mixer).
  *
  * Executor memory, allocated at construction (R for max_batch):
  *   params [P], grads [P] the slabs, the host model's layout
  *   mask [n_cells]        the lattice's
  *   map [L][2][n_cells]   each layer's fold and unfold
  *   xs [R][in], h [L+1][R][w], inv [L][R], n [R][w], u [R][w], yf [R][w]
- *   xf [L][R][w]          each layer's folded input (its conv's saved x)
+ *   xf [L][R][w]          each layer's folded input (its mixer's saved x)
+ *   with the LRU (N states): la [L][N] decays, lh [L][R][N] states, lg [R][N]
  *   with the MLP: hm [L][R][w], inv2 [L][R], pre [L][R][F], act [R][F]
  *   the backward's: g, gn, zf [R][w], gy [R][out], with the MLP dact [R][F]
  *
@@ -39,8 +40,10 @@
 #include "mixer.h"
 
 typedef struct {
-	size_t mixer;	    /* offset of the conv's slab (w [K][w], then bias [w]) */
-	td_op_conv conv;    /* its shape; length is the fold's */
+	td_mixer_kind kind; /* TD_MIXER_CONV or TD_MIXER_LRU */
+	size_t mixer;	    /* offset of the mixer's slab (the conv's: w [K][w], then bias [w]) */
+	size_t tb, tw, tc, td; /* the LRU's tensors B [N][w], w [N], C [w][N], D [w]: offsets */
+	td_op_conv conv;    /* the conv's shape, and the line's length for either */
 	size_t lines;	    /* lines of one example along the layer's axis */
 	size_t chunk;	    /* lines per mixer call (block.c's call_lines) */
 	size_t *fold, *unfold; /* executor memory, n_cells each */
@@ -59,6 +62,8 @@ struct td_xmodel {
 	size_t *maps;
 	td_real *xs, *h, *inv, *n, *u, *yf, *xf, *hm, *inv2, *pre, *act;
 	td_real *g, *gn, *gy, *zf, *dact; /* the backward's */
+	size_t state;			  /* the LRU's N; 0 for the conv */
+	td_real *la, *lh, *lg;		  /* the LRU's decays [L][N], states [L][R][N], adjoints [R][N] */
 };
 
 /* The offset of the model's group called name, or SIZE_MAX. */
@@ -81,10 +86,18 @@ static int check_model(td_model *m)
 	if (o->family != TD_BLOCK_SCAN)
 		return TD_FAIL(TD_ENOTSUP, "the executor path computes axial_scan models only so "
 					   "far; this model's composition is another");
-	if (o->mixer.kind != TD_MIXER_CONV)
-		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv mixer only so far; this "
-					   "model's mixer is %s",
+	if (o->mixer.kind != TD_MIXER_CONV && o->mixer.kind != TD_MIXER_LRU)
+		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv and lru mixers only so "
+					   "far; this model's mixer is %s",
 			       td_mixer_kind_name(td_block_mixer(td_model_block(m, 0))));
+	for (int l = 0; o->mixer.kind == TD_MIXER_LRU && l < td_model_n_layers(m); l++) {
+		const td_block *b = td_model_block(m, l);
+
+		if (td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis)) < 2)
+			return TD_FAIL(TD_ENOTSUP, "the executor path has no lru on lines of one "
+						   "step yet; layer %d sweeps axis %s of one cell",
+				       l, b->o.axis);
+	}
 	return 0;
 }
 
@@ -116,7 +129,14 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 
 	if (err)
 		return err;
+	xl->kind = mo->kind;
 	xl->mixer = (size_t)(td_mixer_params(td_block_mixer(b)) - td_model_params(m));
+	if (xl->kind == TD_MIXER_LRU) { /* lru_setup's order: B, w, C, D */
+		xl->tb = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), 0)->offset;
+		xl->tw = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), 1)->offset;
+		xl->tc = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), 2)->offset;
+		xl->td = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), 3)->offset;
+	}
 	xl->conv = (td_op_conv){mo->kernel_size, mo->dilation, mo->channels, f->length,
 				mo->reverse};
 	xl->lines = f->lines;
@@ -148,6 +168,10 @@ static int build_buffers(td_xmodel *xm)
 	    (err = alloc_reals(xm, &xm->u, r * w)) || (err = alloc_reals(xm, &xm->yf, r * w)) ||
 	    (err = alloc_reals(xm, &xm->xf, l * r * w)))
 		return err;
+	if (xm->state && ((err = alloc_reals(xm, &xm->la, l * xm->state)) ||
+			  (err = alloc_reals(xm, &xm->lh, l * r * xm->state)) ||
+			  (err = alloc_reals(xm, &xm->lg, r * xm->state))))
+		return err;
 	if (f && ((err = alloc_reals(xm, &xm->hm, l * r * w)) ||
 		  (err = alloc_reals(xm, &xm->inv2, l * r)) ||
 		  (err = alloc_reals(xm, &xm->pre, l * r * f)) ||
@@ -171,6 +195,8 @@ int td_xmodel_new(td_xmodel **out, const td_exec *x, td_model *m)
 	xm->x = x, xm->o = *td_model_options(m), xm->n_layers = td_model_n_layers(m);
 	xm->n_cells = td_model_block(m, 0)->n_cells, xm->rows = xm->o.max_batch * xm->n_cells;
 	xm->n_params = td_model_n_params(m);
+	if (xm->o.mixer.kind == TD_MIXER_LRU)
+		xm->state = td_mixer_options(td_block_mixer(td_model_block(m, 0)))->state;
 	find_offsets(xm, m);
 	if (!(xm->layer = calloc((size_t)xm->n_layers, sizeof *xm->layer)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory for %d layers", xm->n_layers);
@@ -203,6 +229,7 @@ void td_xmodel_free(td_xmodel *xm)
 	x->release(x, xm->inv2), x->release(x, xm->pre), x->release(x, xm->act);
 	x->release(x, xm->grads), x->release(x, xm->g), x->release(x, xm->gn);
 	x->release(x, xm->gy), x->release(x, xm->zf), x->release(x, xm->dact);
+	x->release(x, xm->la), x->release(x, xm->lh), x->release(x, xm->lg);
 	free(xm->layer);
 	free(xm);
 }
@@ -257,7 +284,72 @@ static int next_norm(const td_xmodel *xm, int l, const td_real *src, size_t r)
 			      xm->params + xm->gain + next * w, r, w);
 }
 
-/* u = the scan block of layer l on n: fold with selection, the conv, unfold with selection. */
+/*
+ * The LRU of layer l over lines lines of xf into yf, call by call as
+ * block.c chunks them (mixer_lru.c's lru_forward per call): h = x B^T,
+ * the recurrence, y = D x, y += h C^T; the decays and the states saved.
+ */
+static int lru_forward(const td_xmodel *xm, int l, const td_real *xf, size_t lines)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t c = xm->o.width, n = xm->state, len = xl->conv.length;
+	const td_real *pb = xm->params + xl->tb, *pc = xm->params + xl->tc;
+	td_real *a = xm->la + (size_t)l * n, *h = xm->lh + (size_t)l * xm->rows * n;
+	int err = x->lru_decay(x, a, xm->params + xl->tw, n);
+
+	for (size_t at = 0; !err && at < lines; at += xl->chunk) {
+		const size_t nl = lines - at < xl->chunk ? lines - at : xl->chunk, p = nl * len;
+		const td_real *xc = xf + at * len * c;
+		td_real *hc = h + at * len * n, *yc = xm->yf + at * len * c;
+
+		if ((err = x->gemm(x, hc, n, xc, c, pb, c, p, n, c, 0, 1, 0)) ||
+		    (err = x->lru_scan(x, hc, a, nl, len, n, xl->conv.reverse, 0)) ||
+		    (err = x->scale(x, yc, xc, xm->params + xl->td, p, c)))
+			return err;
+		err = x->gemm(x, yc, c, hc, n, pc, n, p, c, n, 0, 1, 1);
+		if (xl->chunk > lines - at)
+			break; /* the last call; at + chunk may not fit */
+	}
+	return err;
+}
+
+/*
+ * Its backward, call by call (lru_backward): dC += dy^T h, g = dy C, the
+ * adjoint recurrence, dx = D dy, the decay's and the skip's gradients, dB
+ * += g^T x, dx += g B; dy in yf, dx into zf.
+ */
+static int lru_backward(const td_xmodel *xm, int l, const td_real *xf, size_t lines)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t c = xm->o.width, n = xm->state, len = xl->conv.length;
+	const td_real *pb = xm->params + xl->tb, *pc = xm->params + xl->tc;
+	const td_real *a = xm->la + (size_t)l * n, *h = xm->lh + (size_t)l * xm->rows * n;
+	int err = 0;
+
+	for (size_t at = 0; !err && at < lines; at += xl->chunk) {
+		const size_t nl = lines - at < xl->chunk ? lines - at : xl->chunk, p = nl * len;
+		const td_real *xc = xf + at * len * c, *hc = h + at * len * n;
+		const td_real *dyc = xm->yf + at * len * c;
+		td_real *gc = xm->lg + at * len * n, *dxc = xm->zf + at * len * c;
+
+		if ((err = x->gemm(x, xm->grads + xl->tc, n, dyc, c, hc, n, c, n, p, 1, 0, 1)) ||
+		    (err = x->gemm(x, gc, n, dyc, c, pc, n, p, n, c, 0, 0, 0)) ||
+		    (err = x->lru_scan(x, gc, a, nl, len, n, xl->conv.reverse, 1)) ||
+		    (err = x->scale(x, dxc, dyc, xm->params + xl->td, p, c)) ||
+		    (err = x->lru_grads(x, xm->grads + xl->tw, xm->grads + xl->td, gc, hc, dyc, xc, a,
+					xm->params + xl->tw, nl, len, n, c, xl->conv.reverse)) ||
+		    (err = x->gemm(x, xm->grads + xl->tb, c, gc, n, xc, c, n, c, p, 1, 0, 1)))
+			return err;
+		err = x->gemm(x, dxc, c, gc, n, pb, c, p, c, n, 0, 0, 1);
+		if (xl->chunk > lines - at)
+			break;
+	}
+	return err;
+}
+
+/* u = the scan block of layer l on n: fold with selection, the mixer, unfold with selection. */
 static int block_forward(const td_xmodel *xm, int l, size_t batch)
 {
 	const xlayer *xl = &xm->layer[l];
@@ -266,9 +358,14 @@ static int block_forward(const td_xmodel *xm, int l, size_t batch)
 	td_real *xf = xm->xf + (size_t)l * xm->rows * w;
 	int err;
 
-	if ((err = x->fold(x, xf, xm->n, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w, 0)) ||
-	    (err = x->conv_forward(x, xm->yf, xf, xm->params + xl->mixer, batch * xl->lines,
-				   &xl->conv)))
+	if ((err = x->fold(x, xf, xm->n, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w, 0)))
+		return err;
+	if (xl->kind == TD_MIXER_LRU)
+		err = lru_forward(xm, l, xf, batch * xl->lines);
+	else
+		err = x->conv_forward(x, xm->yf, xf, xm->params + xl->mixer, batch * xl->lines,
+				      &xl->conv);
+	if (err)
 		return err;
 	return x->fold(x, xm->u, xm->yf, xl->unfold, xm->mask, xm->emask, batch, xm->n_cells, w, 1);
 }
@@ -373,19 +470,25 @@ static int ffn_backward(const td_xmodel *xm, int l, size_t r)
 	return sel(xm, xm->g, xm->g, NULL, r, w);
 }
 
-/* gn = the scan block's backward of g: fold with selection, the conv's backward, unfold. */
+/* gn = the scan block's backward of g: fold with selection, the mixer's backward, unfold. */
 static int block_backward(const td_xmodel *xm, int l, size_t batch)
 {
 	const xlayer *xl = &xm->layer[l];
 	const td_exec *x = xm->x;
 	const size_t w = xm->o.width;
+	const td_real *xf = xm->xf + (size_t)l * xm->rows * w;
 	int err;
 
 	if ((err = x->fold(x, xm->yf, xm->g, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w,
-			   0)) ||
-	    (err = x->conv_backward(x, xm->zf, xm->grads + xl->mixer, xm->yf,
-				    xm->xf + (size_t)l * xm->rows * w, xm->params + xl->mixer,
-				    batch * xl->lines, xl->chunk, &xl->conv)))
+			   0)))
+		return err;
+	if (xl->kind == TD_MIXER_LRU)
+		err = lru_backward(xm, l, xf, batch * xl->lines);
+	else
+		err = x->conv_backward(x, xm->zf, xm->grads + xl->mixer, xm->yf, xf,
+				       xm->params + xl->mixer, batch * xl->lines, xl->chunk,
+				       &xl->conv);
+	if (err)
 		return err;
 	return x->fold(x, xm->gn, xm->zf, xl->unfold, xm->mask, xm->emask, batch, xm->n_cells, w, 1);
 }

@@ -202,6 +202,52 @@ __global__ static void head_db_kernel(float *dbo, const float *g, size_t batch, 
 		td_op_head_cell_db(dbo, g, batch, n_cells, out, j);
 }
 
+__global__ static void lru_decay_kernel(float *a, const float *w, size_t n)
+{
+	const size_t k = tid();
+
+	if (k < n)
+		a[k] = td_op_lru_decay(w[k]);
+}
+
+/* Thread (line, state) of lines x n. */
+__global__ static void lru_scan_kernel(float *h, const float *a, size_t lines, size_t length,
+				       size_t n, int reverse, int adjoint)
+{
+	const size_t i = tid();
+
+	if (i >= lines * n)
+		return;
+	if (adjoint)
+		td_op_lru_scan_adjoint(h + i / n * length * n, a, length, n, reverse, i % n);
+	else
+		td_op_lru_scan(h + i / n * length * n, a, length, n, reverse, i % n);
+}
+
+__global__ static void scale_kernel(float *y, const float *in, const float *d, size_t c,
+				    size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		y[i] = d[i % c] * in[i];
+}
+
+/* Thread q of n + c: the decay's gradient for state q < n, else the skip's for channel q - n. */
+__global__ static void lru_grads_kernel(float *gw, float *gd, const float *g, const float *h,
+					const float *dy, const float *in, const float *a,
+					const float *w, size_t lines, size_t length, size_t n,
+					size_t c, int reverse)
+{
+	const size_t q = tid();
+
+	if (q < n)
+		gw[q] += td_op_lru_dw(td_op_lru_decay_grad(g, h, lines, length, n, reverse, q), a[q],
+				      w[q]);
+	else if (q < n + c)
+		gd[q - n] += td_op_lru_skip_grad(dy, in, lines * length, c, q - n);
+}
+
 static int ex_alloc(const td_exec *x, void *out, size_t bytes)
 {
 	void **p = (void **)out;
@@ -400,6 +446,31 @@ done:
 	return err;
 }
 
+static int ex_lru_decay(const td_exec *x, float *a, const float *w, size_t n)
+{
+	LAUNCH(x, n, lru_decay_kernel, a, w, n);
+}
+
+static int ex_lru_scan(const td_exec *x, float *h, const float *a, size_t lines, size_t length,
+		       size_t n, int reverse, int adjoint)
+{
+	LAUNCH(x, lines * n, lru_scan_kernel, h, a, lines, length, n, reverse, adjoint);
+}
+
+static int ex_scale(const td_exec *x, float *y, const float *in, const float *d, size_t rows,
+		    size_t c)
+{
+	LAUNCH(x, rows * c, scale_kernel, y, in, d, c, rows * c);
+}
+
+static int ex_lru_grads(const td_exec *x, float *gw, float *gd, const float *g, const float *h,
+			const float *dy, const float *in, const float *a, const float *w,
+			size_t lines, size_t length, size_t n, size_t c, int reverse)
+{
+	LAUNCH(x, n + c, lru_grads_kernel, gw, gd, g, h, dy, in, a, w, lines, length, n, c,
+	       reverse);
+}
+
 extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 {
 	cuda_exec *e;
@@ -421,6 +492,8 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.zero = ex_zero, e->x.bias_grad = ex_bias_grad;
 	e->x.rmsnorm_backward = ex_rmsnorm_backward, e->x.relu_backward = ex_relu_backward;
 	e->x.conv_backward = ex_conv_backward, e->x.head_cell_backward = ex_head_cell_backward;
+	e->x.lru_decay = ex_lru_decay, e->x.lru_scan = ex_lru_scan, e->x.scale = ex_scale;
+	e->x.lru_grads = ex_lru_grads;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
 	CUDA_TRY(cudaMalloc(&e->workspace, WORKSPACE));
 	CUBLAS_TRY(cublasCreate(&e->blas));

@@ -49,8 +49,9 @@ static void fill(td_real *x, size_t n, uint64_t seed)
 	}
 }
 
-/* A conv model of 4 plan steps over h and w, both ways. */
-static td_model *conv_model(const td_lattice *lat, size_t ffn, int per_cell, td_block_family fam)
+/* A model of 4 plan steps over h and w, both ways: conv (3 taps) or lru (5 states for 8 channels). */
+static td_model *make_model(const td_lattice *lat, td_mixer_kind kind, size_t ffn, int per_cell,
+			    td_block_family fam)
 {
 	td_model_opts o = TD_MODEL_OPTS_INIT;
 	td_plan *p = NULL;
@@ -58,7 +59,7 @@ static td_model *conv_model(const td_lattice *lat, size_t ffn, int per_cell, td_
 
 	assert_int_equal(td_plan_cyclic(&p, hw, 2, 4, hw, 2), 0);
 	o.family = fam, o.plan = fam == TD_BLOCK_SCAN ? p : NULL, o.n_layers = 4;
-	o.mixer.kind = TD_MIXER_CONV, o.mixer.kernel_size = 3;
+	o.mixer.kind = kind, o.mixer.kernel_size = 3, o.mixer.state = 5;
 	o.in = 2, o.width = 8, o.out = 3, o.max_batch = 3, o.chunk = 2;
 	o.ffn = ffn, o.head_per_cell = per_cell;
 	assert_int_equal(td_model_new(&m, lat, &o), 0);
@@ -70,10 +71,10 @@ static td_model *conv_model(const td_lattice *lat, size_t ffn, int per_cell, td_
 }
 
 /* Values of y whose bits differ between td_model_forward and the host executor's. */
-static size_t forward_differ(size_t ffn, int per_cell, int example_mask)
+static size_t forward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int example_mask)
 {
 	td_lattice *lat = grid();
-	td_model *m = conv_model(lat, ffn, per_cell, TD_BLOCK_SCAN);
+	td_model *m = make_model(lat, kind, ffn, per_cell, TD_BLOCK_SCAN);
 	td_xmodel *xm = NULL;
 	td_real x[3 * 20 * 2], y[3 * 20 * 3], y2[3 * 20 * 3];
 	uint8_t emask[3 * 20];
@@ -104,10 +105,11 @@ static size_t forward_differ(size_t ffn, int per_cell, int example_mask)
 static void test_the_host_executors_forward_gives_the_models_bits(void **state)
 {
 	(void)state;
-	for (int c = 0; c < 8; c++)
-		if (forward_differ(c & 1 ? 6 : 0, c >> 1 & 1, c >> 2))
-			fail_msg("ffn %d, head per cell %d, example mask %d: y differs", c & 1,
-				 c >> 1 & 1, c >> 2);
+	for (int c = 0; c < 16; c++)
+		if (forward_differ(c & 8 ? TD_MIXER_LRU : TD_MIXER_CONV, c & 1 ? 6 : 0, c >> 1 & 1,
+				   c >> 2 & 1))
+			fail_msg("%s, ffn %d, head per cell %d, example mask %d: y differs",
+				 c & 8 ? "lru" : "conv", c & 1, c >> 1 & 1, c >> 2 & 1);
 }
 
 /*
@@ -115,10 +117,10 @@ static void test_the_host_executors_forward_gives_the_models_bits(void **state)
  * td_model_backward and the host executor's, after two forward and
  * backward passes (batch 3, then 2) summed into the gradients.
  */
-static size_t backward_differ(size_t ffn, int per_cell, int example_mask)
+static size_t backward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int example_mask)
 {
 	td_lattice *lat = grid();
-	td_model *m = conv_model(lat, ffn, per_cell, TD_BLOCK_SCAN);
+	td_model *m = make_model(lat, kind, ffn, per_cell, TD_BLOCK_SCAN);
 	td_xmodel *xm = NULL;
 	td_real x[3 * 20 * 2], y[3 * 20 * 3], dy[3 * 20 * 3], dx[3 * 20 * 2], dx2[3 * 20 * 2];
 	td_real *grads = calloc(td_model_n_params(m), sizeof *grads);
@@ -159,10 +161,12 @@ static size_t backward_differ(size_t ffn, int per_cell, int example_mask)
 static void test_the_host_executors_backward_gives_the_models_bits(void **state)
 {
 	(void)state;
-	for (int c = 0; c < 8; c++)
-		if (backward_differ(c & 1 ? 6 : 0, c >> 1 & 1, c >> 2))
-			fail_msg("ffn %d, head per cell %d, example mask %d: dx or a gradient differs",
-				 c & 1, c >> 1 & 1, c >> 2);
+	for (int c = 0; c < 16; c++)
+		if (backward_differ(c & 8 ? TD_MIXER_LRU : TD_MIXER_CONV, c & 1 ? 6 : 0, c >> 1 & 1,
+				    c >> 2 & 1))
+			fail_msg("%s, ffn %d, head per cell %d, example mask %d: dx or a gradient "
+				 "differs",
+				 c & 8 ? "lru" : "conv", c & 1, c >> 1 & 1, c >> 2 & 1);
 }
 
 /*
@@ -183,7 +187,7 @@ static void test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks(void **s
 	(void)state;
 	ls.rank = 2, ls.shape = one_row, ls.names = hw;
 	assert_int_equal(td_lattice_new(&lat, &ls), 0);
-	m = conv_model(lat, 0, 0, TD_BLOCK_SCAN);
+	m = make_model(lat, TD_MIXER_CONV, 0, 0, TD_BLOCK_SCAN);
 	assert_non_null(grads = calloc(td_model_n_params(m), sizeof *grads));
 	fill(x, sizeof x / sizeof x[0], 5), fill(dy, sizeof dy / sizeof dy[0], 9);
 	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
@@ -200,21 +204,23 @@ static void test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks(void **s
 
 static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 {
-	td_lattice *lat = grid();
-	td_model *m = conv_model(lat, 0, 0, TD_BLOCK_KERNEL);
-	td_model_opts o = TD_MODEL_OPTS_INIT;
-	td_plan *p = NULL;
-	td_model *lru = NULL;
-	td_xmodel *xm = (td_xmodel *)&o; /* must come back NULL */
+	static const size_t one_row[] = {1, 6};
+	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat = grid(), *row = NULL;
+	td_model *m = make_model(lat, TD_MIXER_CONV, 0, 0, TD_BLOCK_KERNEL);
+	td_model *gru = make_model(lat, TD_MIXER_GRU, 0, 0, TD_BLOCK_SCAN), *lru;
+	td_xmodel *xm = (td_xmodel *)&ls; /* must come back NULL */
 
 	(void)state;
 	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), m), TD_ENOTSUP, "axial_scan");
 	assert_null(xm);
-	assert_int_equal(td_plan_cyclic(&p, hw, 2, 2, NULL, 0), 0);
-	o.plan = p, o.mixer.kind = TD_MIXER_LRU, o.width = 4;
-	assert_int_equal(td_model_new(&lru, lat, &o), 0);
-	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), lru), TD_ENOTSUP, "lru");
-	td_model_free(lru), td_plan_free(p), td_model_free(m), td_lattice_free(lat);
+	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), gru), TD_ENOTSUP, "gru");
+	ls.rank = 2, ls.shape = one_row, ls.names = hw;
+	assert_int_equal(td_lattice_new(&row, &ls), 0);
+	lru = make_model(row, TD_MIXER_LRU, 0, 0, TD_BLOCK_SCAN);
+	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), lru), TD_ENOTSUP, "axis h of one cell");
+	td_model_free(lru), td_model_free(gru), td_model_free(m);
+	td_lattice_free(row), td_lattice_free(lat);
 }
 
 static const struct CMUnitTest tests[] = {

@@ -39,11 +39,21 @@ mutant {
 mutant {
   name = "xmodel-unsupported-mixer-accepted",
   file = "core/xmodel.c",
-  find = "if (o->mixer.kind != TD_MIXER_CONV)",
+  find = "if (o->mixer.kind != TD_MIXER_CONV && o->mixer.kind != TD_MIXER_LRU)",
   replace = "if (0)",
   guards = { "test_what_the_executor_path_lacks_is_refused_by_name" },
   designed_against = "a path that computes a model it was not built for instead of refusing it",
-  why = "an LRU model would run the conv's kernels on the LRU's slab",
+  why = "a GRU model would run the conv's kernels on the GRU's slab",
+}
+
+mutant {
+  name = "xmodel-lru-on-lines-of-one-step-accepted",
+  file = "core/xmodel.c",
+  find = "if (td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis)) < 2)",
+  replace = "if (0)",
+  guards = { "test_what_the_executor_path_lacks_is_refused_by_name" },
+  designed_against = "a special case of the core (the LRU's one-step map) taken the general way",
+  why = "lines of one step would run the recurrence's path, which the core does not take there",
 }
 
 mutant {
@@ -74,4 +84,24 @@ mutant {
   guards = { "test_the_host_executors_backward_gives_the_models_bits" },
   designed_against = "a residual branch's gradient written over the skip path's instead of added to it",
   why = "the gradient through each layer's skip connection is lost",
+}
+
+mutant {
+  name = "xmodel-lru-input-gradient-overwrites-the-weight-gradient",
+  file = "core/xmodel.c",
+  find = "(err = x->gemm(x, xm->grads + xl->tb, c, gc, n, xc, c, n, c, p, 1, 0, 1)))",
+  replace = "(err = x->gemm(x, xm->grads + xl->tb, c, gc, n, xc, c, n, c, p, 1, 0, 0)))",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "a per-chunk gradient product written with beta 0 where it must accumulate",
+  why = "each chunk's dB replaces the chunks before it and the layers' sums",
+}
+
+mutant {
+  name = "xmodel-lru-adjoint-ignores-the-sweep-direction",
+  file = "core/xmodel.c",
+  find = "(err = x->lru_scan(x, gc, a, nl, len, n, xl->conv.reverse, 1)) ||",
+  replace = "(err = x->lru_scan(x, gc, a, nl, len, n, 0, 1)) ||",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "an adjoint recurrence run in the forward's direction on a reversed sweep",
+  why = "every backward layer's state gradient flows the wrong way along its lines",
 }
