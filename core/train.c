@@ -603,7 +603,7 @@ static int step_once(trainer *t, td_firewall *fw, int64_t step, double *loss)
 	applied = td_adamw_step(t->opt, td_model_params(t->model), td_model_grads(t->model), t->ctr);
 	if (applied < 0)
 		return applied;
-	td_firewall_step(fw, step, applied);
+	td_firewall_step(fw, step + 1, applied);
 	return 0;
 }
 

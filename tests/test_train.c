@@ -595,6 +595,25 @@ static void test_injected_nonfinite_inputs_are_skipped_and_counted(void **state)
 }
 
 /*
+ * A run whose every step is skipped stops at its second log window, and
+ * the windows it names are the steps that ran, counted from 1: 1-10 in
+ * the log, 11-20 in the error (they once read 0-10 and 10-20, DEBUG.md
+ * #99).
+ */
+static void test_the_firewall_names_the_windows_it_stopped_on_by_their_steps(void **state)
+{
+	const char *run[] = {"train", TINY, "--set", "inject_nonfinite_every=1", "--out", "r", NULL};
+
+	(void)state;
+	enter();
+	assert_int_not_equal(tdtrain(run), 0);
+	assert_non_null(strstr(fx_slurp("../tdtrain.log"), "windows (the last steps 11-20) had no"));
+	assert_non_null(strstr(fx_slurp("r/log.jsonl"),
+			       "\"window_without_finite_step\":{\"count\":1,\"why\":[\"steps 1-10: "
+			       "all 10 gradients were NaN or inf\"]}"));
+}
+
+/*
  * Every reason a run counted reaches the text output as well as the JSON
  * log. A NaN in step 40, the last, makes the last progress line's JSON
  * count json_nonfinite_as_null while it is written: that reason used to
@@ -641,5 +660,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_manifests_list_every_example_the_run_read),
 	cmocka_unit_test(test_injected_nonfinite_inputs_are_skipped_and_counted),
 	cmocka_unit_test(test_every_counted_reason_reaches_the_text_output),
+	cmocka_unit_test(test_the_firewall_names_the_windows_it_stopped_on_by_their_steps),
 };
 TD_TEST_GROUP(train, tests);
