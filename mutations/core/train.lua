@@ -270,3 +270,13 @@ mutant {
   equivalent = "td_synth_ranges returns exactly these values today: the defect is latent, "
     .. "and train-eval-drawn-from-the-training-range is what it would let through",
 }
+
+mutant {
+  name = "train-firewall-told-steps-from-zero",
+  file = "core/train.c",
+  find = "td_firewall_step(fw, step + 1, applied);",
+  replace = "td_firewall_step(fw, step, applied);",
+  guards = { "test_the_firewall_names_the_windows_it_stopped_on_by_their_steps" },
+  finding = 99,
+  why = "names each window without a finite step from the step before it began",
+}
