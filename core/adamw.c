@@ -171,6 +171,19 @@ int td_adamw_step(td_adamw *a, td_real *params, const td_real *grads, td_counter
 	return 1;
 }
 
+int td_adamw_set_state(td_adamw *a, int64_t s, int64_t t, int64_t skips, const td_real *m,
+		       const td_real *v)
+{
+	if (t < 0 || skips < 0 || t + skips != s)
+		return TD_FAIL(TD_EINVAL, "an AdamW state of %lld steps, %lld updates and %lld skips "
+					  "does not add up",
+			       (long long)s, (long long)t, (long long)skips);
+	a->s = s, a->t = t, a->skips = skips;
+	memcpy(a->m, m, a->n * sizeof *m);
+	memcpy(a->v, v, a->n * sizeof *v);
+	return 0;
+}
+
 const td_adamw_stats *td_adamw_last(const td_adamw *a)
 {
 	return &a->last;

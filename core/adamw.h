@@ -103,6 +103,15 @@ int td_adamw_step(td_adamw *a, td_real *params, const td_real *grads, td_counter
  */
 int td_adamw_count_skip(td_counters *c, int64_t s, size_t index, int is_nan, double norm);
 
+/*
+ * Replaces a's state with steps s, updates t, skips and the moments m and
+ * v (n values each), for an optimizer whose steps ran elsewhere (the
+ * GPU's). Refused with TD_EINVAL, leaving a unchanged: a negative count,
+ * or t + skips != s.
+ */
+int td_adamw_set_state(td_adamw *a, int64_t s, int64_t t, int64_t skips, const td_real *m,
+		       const td_real *v);
+
 /* The last step's figures; all zero before the first step. Borrowed. */
 const td_adamw_stats *td_adamw_last(const td_adamw *a);
 

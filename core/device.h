@@ -4,8 +4,9 @@
  *
  * Must never let a run asked for on the GPU go on silently on the CPU:
  * device = cuda is refused, saying what to do, when the build has no CUDA
- * backend, when the CUDA runtime finds no device, and (until the GPU
- * training path exists) when it does. The choice changes where the run
+ * backend and when the CUDA runtime finds no device (and by train.c, with
+ * the reason, for a model the GPU path does not compute yet: xmodel.h).
+ * The choice changes where the run
  * computes, not what it is: the key is weight-independent, as threads is
  * (config.c), so a resume may change it.
  */
@@ -30,8 +31,7 @@ int td_device_parse(td_device *out, const char *name);
 /*
  * 0 when a run may compute on d; otherwise a negative code with a message
  * that starts "device = cuda:" and says what to do: TD_ENOTSUP when the
- * build has no CUDA backend (its own message kept) or when a device is
- * present but the CUDA training path is not built yet; the backend's code
+ * build has no CUDA backend (its own message kept); the backend's code
  * (TD_EIO) when the runtime finds no usable device. probe NULL: the real
  * backend (kernels/backend.h).
  */

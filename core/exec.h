@@ -26,11 +26,17 @@
 #include "real.h"
 
 struct td_op_conv;
+struct td_op_opt_state;
 
 typedef struct td_exec td_exec;
 
 struct td_exec {
 	const char *name; /* "host", "cuda" */
+	/*
+	 * Elements per part of the optimizer's gradient norm (opt_step), 0 for
+	 * one part: the host's, whose norm is then td_adamw_step's bit for bit.
+	 */
+	size_t norm_part;
 	/* bytes of zeroed memory in *(void **)out; release accepts NULL */
 	int (*alloc)(const td_exec *x, void *out, size_t bytes);
 	void (*release)(const td_exec *x, void *p);
@@ -113,6 +119,29 @@ struct td_exec {
 			 const td_real *h, const td_real *dy, const td_real *in, const td_real *a,
 			 const td_real *w, size_t lines, size_t length, size_t n, size_t c,
 			 int reverse);
+	/* ---- the loss and the optimizer (the training step) ---- */
+	/*
+	 * The batch's cross-entropy: per example b, td_op_xent over its present
+	 * cells (td_op_present of mask and emask; emask may be NULL) with scale
+	 * 1 / batch, dy [batch][n_cells][k] written. Then, in one thread and in
+	 * example order, as core/train.c sums them: mean = (the examples'
+	 * losses summed from 0) / batch; acc[0] += mean, acc[1] += mean batch,
+	 * acc[2] += the examples whose arg max is their label. loss [batch],
+	 * best [batch] and present [batch][n_cells] are scratch.
+	 */
+	int (*xent)(const td_exec *x, td_real *dy, double *acc, double *loss, int *best,
+		    uint8_t *present, const td_real *y, const int *labels, const uint8_t *mask,
+		    const uint8_t *emask, size_t batch, size_t n_cells, size_t k);
+	/*
+	 * One AdamW step on the executor (kernels/ops.h): the norm in parts of
+	 * norm_part elements (part and bad: one per part, scratch), the
+	 * decision td_op_opt_decide on st at rate lr (lr(s), taken by the
+	 * caller), and where it applied, the update of p, m and v from g.
+	 */
+	int (*opt_step)(const td_exec *x, struct td_op_opt_state *st, td_real *p, td_real *m,
+			td_real *v, const td_real *g, size_t n, double *part, size_t *bad,
+			double lr, double clip, double weight_decay, const double *bc1,
+			const double *bc2);
 };
 
 /* The host's executor: plain memory, the bodies in loops, td_gemm on one thread. */

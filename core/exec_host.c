@@ -232,6 +232,34 @@ static int host_lru_grads(const td_exec *x, td_real *gw, td_real *gd, const td_r
 	return 0;
 }
 
+static int host_xent(const td_exec *x, td_real *dy, double *acc, double *loss, int *best,
+		     uint8_t *present, const td_real *y, const int *labels, const uint8_t *mask,
+		     const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
+{
+	(void)x;
+	for (size_t b = 0; b < batch; b++)
+		loss[b] = td_op_xent_example(dy, &best[b], present + b * n_cells, y, labels, mask,
+					     emask, batch, n_cells, k, b);
+	td_op_xent_sums(acc, loss, best, labels, batch);
+	return 0;
+}
+
+static int host_opt_step(const td_exec *x, td_op_opt_state *st, td_real *p, td_real *m,
+			 td_real *v, const td_real *g, size_t n, double *part, size_t *bad,
+			 double lr, double clip, double weight_decay, const double *bc1,
+			 const double *bc2)
+{
+	const size_t len = x->norm_part ? x->norm_part : n;
+	size_t n_parts = 0;
+
+	for (size_t i0 = 0; i0 < n; i0 += len, n_parts++)
+		part[n_parts] = td_op_sumsq_checked(g, i0, n - i0 < len ? n : i0 + len, &bad[n_parts]);
+	td_op_opt_decide(st, part, bad, n_parts, g, lr, clip, weight_decay, bc1, bc2);
+	for (size_t i = 0; i < n && st->applied; i++)
+		td_op_adamw(p, m, v, g, &st->step, i);
+	return 0;
+}
+
 static const td_exec host = {
 	.name = "host",
 	.alloc = host_alloc,
@@ -257,6 +285,8 @@ static const td_exec host = {
 	.lru_scan = host_lru_scan,
 	.scale = host_scale,
 	.lru_grads = host_lru_grads,
+	.xent = host_xent,
+	.opt_step = host_opt_step,
 };
 
 const td_exec *td_exec_host(void)

@@ -23,6 +23,7 @@
 #include "checkpoint.h"
 #include "counters.h"
 #include "device.h"
+#include "../kernels/backend.h"
 #include "../base/error.h"
 #include "../base/fileio.h"
 #include "../base/hash.h"
@@ -32,6 +33,7 @@
 #include "plan.h"
 #include "rng.h"
 #include "synth.h"
+#include "xtrain.h"
 
 typedef struct {
 	const td_config *cfg;
@@ -51,6 +53,11 @@ typedef struct {
 	td_lattice *lat;
 	td_model *model;
 	td_adamw *opt;
+	td_adamw_opts opt_opts;
+	td_device dev;
+	const td_exec *own_exec; /* the CUDA executor this trainer made, to free */
+	td_xtrain *xt;		 /* the steps on an executor; NULL: the core's, on the CPU */
+	td_firewall fw;
 	td_counters *ctr;
 	td_real *x;   /* [batch][cell] inputs */
 	uint8_t *emask; /* [batch][cell] 1 present, when masked */
@@ -104,15 +111,14 @@ static int read_others(trainer *t)
 
 static int read_config(trainer *t)
 {
-	td_device dev;
 	int err = read_ints(t);
 
 	if (!err)
 		err = read_others(t);
 	if (!err) /* before any data is read or file written: never a silent CPU run */
-		err = td_device_parse(&dev, t->device);
+		err = td_device_parse(&t->dev, t->device);
 	if (!err)
-		err = td_device_check(dev, NULL);
+		err = td_device_check(t->dev, NULL);
 	if (err)
 		return err;
 	if (t->absent > 0 && strcmp(t->dataset, "fashion-mnist"))
@@ -286,7 +292,33 @@ static int setup_optimizer(trainer *t)
 
 	o.lr = t->lr, o.lr_floor = 0, o.warmup = t->warmup, o.total_steps = t->steps;
 	o.beta1 = t->b1, o.beta2 = t->b2, o.eps = t->eps, o.weight_decay = t->wd, o.clip = t->clip;
+	t->opt_opts = o;
 	return td_adamw_new(&t->opt, td_model_n_params(t->model), &o);
+}
+
+/*
+ * The executor the steps run on: x when given, the GPU's for device =
+ * cuda, else none (the core's steps). The model and optimizer stay on the
+ * host too: the initial weights are drawn there, and checkpoints are
+ * written from there.
+ */
+static int setup_exec(trainer *t, const td_exec *x)
+{
+	int err = 0;
+
+	if (!x && t->dev == TD_DEVICE_CUDA) {
+		err = td_cuda_exec_new(&t->own_exec, sizeof(td_real));
+		x = t->own_exec;
+	}
+	if (!err && x)
+		err = td_xtrain_new(&t->xt, x, t->model, &t->opt_opts, t->opt, t->masked);
+	if (err) {
+		char why[512];
+
+		snprintf(why, sizeof why, "%s", td_error_last());
+		return TD_FAIL(err, "device = %s: %s", x ? x->name : t->device, why);
+	}
+	return 0;
 }
 
 static int setup_buffers(trainer *t)
@@ -352,10 +384,20 @@ static double example_loss(trainer *t, size_t b, size_t batch, int *correct)
 	return loss;
 }
 
-/* Forward (and backward when grad) of the n examples in t->x; mean loss. */
+/*
+ * Forward (and backward when grad) of the n examples in t->x; mean loss.
+ * On an executor, with grad the optimizer's step too, and the loss and
+ * correct count are left there, in its sums (*loss 0).
+ */
 static int run_batch(trainer *t, size_t n, int grad, double *loss, int *correct)
 {
-	int err = td_model_forward(t->model, t->y, t->x, n);
+	int err;
+
+	if (t->xt) {
+		*loss = 0;
+		return td_xtrain_batch(t->xt, t->x, t->emask, t->labels, n, grad);
+	}
+	err = td_model_forward(t->model, t->y, t->x, n);
 
 	*loss = 0;
 	if (err)
@@ -392,6 +434,8 @@ static int evaluate(trainer *t, td_train_eval_result *r)
 		total = td_fmnist_count(t->test_set);
 	r->examples = 0;
 	t->eval_content = TD_FNV1A64_OFFSET;
+	if (t->xt)
+		err = td_xtrain_zero_sums(t->xt, 0);
 	while (!err && i < total) {
 		size_t n = total - i < (uint64_t)t->batch ? (size_t)(total - i) : (size_t)t->batch;
 		double loss = 0;
@@ -402,6 +446,12 @@ static int evaluate(trainer *t, td_train_eval_result *r)
 		sum += loss * (double)n;
 		r->examples += (int64_t)n; /* counted from what was read */
 		i += n;
+	}
+	if (!err && t->xt) {
+		td_xtrain_read_out x;
+
+		err = td_xtrain_read(t->xt, &x, t->ctr, &t->fw);
+		sum = x.eval.loss_sum, correct = (int)x.eval.correct;
 	}
 	t->evaluated = 1;
 	r->content = t->eval_content;
@@ -419,14 +469,22 @@ static void signature(const trainer *t, char *buf, size_t size)
 		 td_model_n_params(t->model));
 }
 
+/* The host's model and optimizer: the executor's, when the steps run there. */
+static int to_host(trainer *t)
+{
+	return t->xt ? td_xtrain_store(t->xt, t->model, t->opt) : 0;
+}
+
 static int save(trainer *t, const char *path, int64_t step)
 {
 	td_checkpoint_data d = TD_CHECKPOINT_DATA_INIT;
 	size_t len = td_adamw_state_size(t->opt);
 	char sig[256], *text = NULL;
 	void *state = malloc(len);
-	int err = state ? td_adamw_export(t->opt, state, len) : TD_FAIL(TD_ENOMEM, "out of memory");
+	int err = state ? to_host(t) : TD_FAIL(TD_ENOMEM, "out of memory");
 
+	if (!err)
+		err = td_adamw_export(t->opt, state, len);
 	if (!err)
 		err = td_config_serialize(&text, t->cfg);
 	if (!err)
@@ -475,6 +533,8 @@ static int restore(trainer *t, const char *path, int64_t *step)
 
 		memcpy(td_model_params(t->model), d->weights, d->n_weights * sizeof *d->weights);
 		err = td_adamw_import(t->opt, d->optimizer, d->optimizer_len);
+		if (!err && t->xt)
+			err = td_xtrain_load(t->xt, t->model, t->opt);
 		*step = d->step;
 	}
 	td_checkpoint_free(ck);
@@ -514,7 +574,10 @@ static int log_eval(trainer *t, td_jsonl *log, int64_t step, int final, int quie
 static int log_weights(trainer *t, td_jsonl *log, int64_t step, int quiet)
 {
 	char hex[17];
+	int err = to_host(t);
 
+	if (err)
+		return err;
 	snprintf(hex, sizeof hex, "%016llx",
 		 (unsigned long long)td_fnv1a64(TD_FNV1A64_OFFSET, td_model_params(t->model),
 						td_model_n_params(t->model) * sizeof(td_real)));
@@ -532,14 +595,13 @@ static int log_weights(trainer *t, td_jsonl *log, int64_t step, int quiet)
  * speed and ETA come from busy, the seconds spent in training steps since
  * the run (or resume) began: evaluations and checkpoints are not steps.
  */
-static int progress(trainer *t, td_jsonl *log, int64_t step, double loss, double busy,
-		    int64_t first, int quiet)
+static int progress(trainer *t, td_jsonl *log, int64_t step, double loss, double lr, double norm,
+		    double busy, int64_t first, int quiet)
 {
-	const td_adamw_stats *st = td_adamw_last(t->opt);
 	double per = busy / (double)(step - first);
 	/* the JSON line first: writing it can count (a non-finite loss), and
 	 * the text line must then carry that reason too */
-	int err = td_jsonl_step(log, step, loss, st->lr, st->grad_norm, t->ctr);
+	int err = td_jsonl_step(log, step, loss, lr, norm, t->ctr);
 
 	if (!quiet) {
 		td_json_buf_clear(&t->shown);
@@ -588,8 +650,8 @@ static int inject(trainer *t, int64_t step)
 	return 0;
 }
 
-/* One optimizer step (step is 0-based). */
-static int step_once(trainer *t, td_firewall *fw, int64_t step, double *loss)
+/* One optimizer step (step is 0-based); on an executor, queued. */
+static int step_once(trainer *t, int64_t step, double *loss)
 {
 	int correct = 0, applied;
 	int err = load_batch(t, 0, (uint64_t)(step * t->batch), (size_t)t->batch);
@@ -598,20 +660,41 @@ static int step_once(trainer *t, td_firewall *fw, int64_t step, double *loss)
 		err = inject(t, step);
 	if (!err)
 		err = run_batch(t, (size_t)t->batch, 1, loss, &correct);
-	if (err)
+	if (err || t->xt)
 		return err;
 	applied = td_adamw_step(t->opt, td_model_params(t->model), td_model_grads(t->model), t->ctr);
 	if (applied < 0)
 		return applied;
-	td_firewall_step(fw, step + 1, applied);
+	td_firewall_step(&t->fw, step + 1, applied);
 	return 0;
+}
+
+/*
+ * A log point's figures: the window's mean loss over since steps, and the
+ * last step's rate and norm. On an executor, read from it (the only wait
+ * of a log window besides evaluations and checkpoints) and its window's
+ * sum zeroed.
+ */
+static int window_figures(trainer *t, double window, int64_t since, double *loss, double *lr,
+			  double *norm)
+{
+	const td_adamw_stats *st = td_adamw_last(t->opt);
+	td_xtrain_read_out x;
+	int err;
+
+	*loss = window / (double)since, *lr = st->lr, *norm = st->grad_norm;
+	if (!t->xt)
+		return 0;
+	if ((err = td_xtrain_read(t->xt, &x, t->ctr, &t->fw)))
+		return err;
+	*loss = x.train.mean_sum / (double)since, *lr = x.lr, *norm = x.grad_norm;
+	return td_xtrain_zero_sums(t->xt, 1);
 }
 
 static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first)
 {
-	td_firewall fw = TD_FIREWALL_INIT;
 	char ckpt[4096];
-	double busy = 0, loss = 0, window = 0;
+	double busy = 0, loss = 0, window = 0, lr, norm;
 	int64_t end = o->stop_after > 0 && o->stop_after < t->steps ? o->stop_after : t->steps;
 	int err = 0;
 
@@ -620,16 +703,18 @@ static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first
 		int64_t done = s + 1, since = (done - 1) % t->log_every + 1;
 		double t0 = now();
 
-		err = step_once(t, &fw, s, &loss);
+		err = step_once(t, s, &loss);
 		busy += now() - t0;
 		window += loss;
 		if (!err && td_log_due(done, t->steps, t->log_every)) {
 			/* the window is shorter after a resume or at the last step */
 			since = since < done - first ? since : done - first;
-			err = progress(t, log, done, window / (double)since, busy, first, o->quiet);
+			err = window_figures(t, window, since, &loss, &lr, &norm);
+			if (!err)
+				err = progress(t, log, done, loss, lr, norm, busy, first, o->quiet);
 			window = 0;
 			if (!err)
-				err = td_firewall_window_end(&fw, t->ctr, done);
+				err = td_firewall_window_end(&t->fw, t->ctr, done);
 		}
 		if (!err && done < t->steps && td_log_due(done, t->steps, t->eval_every))
 			err = log_eval(t, log, done, 0, o->quiet);
@@ -675,6 +760,8 @@ static void trainer_free(trainer *t)
 	td_json_buf_free(&t->eval_manifest);
 	td_json_buf_free(&t->shown);
 	td_counters_free(t->ctr);
+	td_xtrain_free(t->xt);
+	td_cuda_exec_free(t->own_exec);
 	td_adamw_free(t->opt);
 	td_model_free(t->model);
 	td_lattice_free(t->lat);
@@ -682,7 +769,8 @@ static void trainer_free(trainer *t)
 	td_fmnist_free(t->test_set);
 }
 
-static int trainer_setup(trainer *t, const td_config *cfg)
+/* The trainer for cfg; with steps, its steps' executor too (setup_exec). */
+static int trainer_setup(trainer *t, const td_config *cfg, int steps, const td_exec *x)
 {
 	int err;
 
@@ -697,6 +785,8 @@ static int trainer_setup(trainer *t, const td_config *cfg)
 		err = setup_model(t);
 	if (!err)
 		err = setup_optimizer(t);
+	if (!err && steps)
+		err = setup_exec(t, x);
 	return err;
 }
 
@@ -706,7 +796,7 @@ int td_train(const td_config *cfg, const td_train_opts *o)
 	td_jsonl *log = NULL;
 	char path[4096];
 	int64_t first = 0;
-	int err = trainer_setup(&t, cfg);
+	int err = trainer_setup(&t, cfg, 1, o->exec);
 
 	if (!err && !o->out_dir)
 		err = TD_FAIL(TD_EINVAL, "no run directory given");
@@ -732,7 +822,7 @@ int td_train(const td_config *cfg, const td_train_opts *o)
 int td_train_hash(uint64_t *out, const td_config *cfg)
 {
 	trainer t;
-	int err = trainer_setup(&t, cfg);
+	int err = trainer_setup(&t, cfg, 0, NULL);
 
 	if (!err)
 		*out = td_fnv1a64(TD_FNV1A64_OFFSET, td_model_params(t.model),
@@ -774,7 +864,7 @@ int td_train_eval_checkpoint(td_train_eval_result *out, const char *checkpoint,
 	if (!err)
 		err = td_config_new(&cfg, &spec);
 	if (!err)
-		err = trainer_setup(&t, cfg);
+		err = trainer_setup(&t, cfg, 1, NULL);
 	if (!err)
 		err = restore(&t, checkpoint, &step);
 	if (!err)

@@ -19,7 +19,8 @@
  * bit.
  *
  * Config keys this version refuses for training (loudly, naming the key):
- * device = cuda, until the GPU training path exists (device.h says why);
+ * device = cuda where the build or the machine has no GPU (device.h),
+ * and for a model the GPU path does not compute yet (xmodel.h says which);
  * dataset = synth-absent or absent_fraction > 0 with composition
  * axial_kernel or flatten (absent cells per example are built for the scan
  * family only); absent_fraction > 0 with a synthetic dataset. mixer =
@@ -33,6 +34,7 @@
 #include <stdint.h>
 
 #include "config.h"
+#include "exec.h"
 #include "real.h"
 
 #define TD_TRAIN_DATA_STREAM UINT64_C(0x44415441) /* "DATA": the training order */
@@ -42,6 +44,12 @@ typedef struct {
 	const char *resume;  /* a checkpoint to continue from, or NULL */
 	int quiet;	     /* 1: no progress lines on stdout */
 	int64_t stop_after;  /* stop after this many steps done (checkpointing); 0: run to the end */
+	/*
+	 * The executor the steps run on (xtrain.h), for tests: td_exec_host()
+	 * gives the CPU run bit for bit through the GPU's code path. NULL: the
+	 * config's device decides (cpu: the core; cuda: the GPU's executor).
+	 */
+	const td_exec *exec;
 } td_train_opts;
 
 #define TD_TRAIN_OPTS_INIT                                                                         \

@@ -247,6 +247,21 @@ int td_xmodel_download(td_xmodel *xm, td_real *params, td_real *grads)
 	return err || !grads ? err : xm->x->download(xm->x, grads, xm->grads, bytes);
 }
 
+td_real *td_xmodel_params(td_xmodel *xm)
+{
+	return xm->params;
+}
+
+td_real *td_xmodel_grads(td_xmodel *xm)
+{
+	return xm->grads;
+}
+
+size_t td_xmodel_n_params(const td_xmodel *xm)
+{
+	return xm->n_params;
+}
+
 int td_xmodel_zero_grads(td_xmodel *xm)
 {
 	return xm->x->zero(xm->x, xm->grads, xm->n_params * sizeof *xm->grads);

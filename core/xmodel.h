@@ -64,6 +64,14 @@ int td_xmodel_backward(td_xmodel *xm, td_real *dx, const td_real *dy, size_t bat
 /* Sets every gradient to zero. */
 int td_xmodel_zero_grads(td_xmodel *xm);
 
+/*
+ * The slabs in the executor's memory (td_model_n_params values each), for
+ * an optimizer that runs there. Borrowed until td_xmodel_free.
+ */
+td_real *td_xmodel_params(td_xmodel *xm);
+td_real *td_xmodel_grads(td_xmodel *xm);
+size_t td_xmodel_n_params(const td_xmodel *xm);
+
 /* Downloads the parameters and the gradients (the host model's layout; either may be NULL). */
 int td_xmodel_download(td_xmodel *xm, td_real *params, td_real *grads);
 

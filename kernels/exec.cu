@@ -248,6 +248,53 @@ __global__ static void lru_grads_kernel(float *gw, float *gd, const float *g, co
 		gd[q - n] += td_op_lru_skip_grad(dy, in, lines * length, c, q - n);
 }
 
+/* Thread b of batch: example b's present cells, loss, arg max and dy. */
+__global__ static void xent_kernel(float *dy, double *loss, int *best, uint8_t *present,
+				   const float *y, const int *labels, const uint8_t *mask,
+				   const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
+{
+	const size_t b = tid();
+
+	if (b < batch)
+		loss[b] = td_op_xent_example(dy, &best[b], present + b * n_cells, y, labels, mask,
+					     emask, batch, n_cells, k, b);
+}
+
+__global__ static void xent_sums_kernel(double *acc, const double *loss, const int *best,
+					const int *labels, size_t batch)
+{
+	if (tid() == 0)
+		td_op_xent_sums(acc, loss, best, labels, batch);
+}
+
+/* Thread q of n_parts: part q of the gradient's norm, with the firewall's search. */
+__global__ static void norm_parts_kernel(double *part, size_t *bad, const float *g, size_t n,
+					 size_t len, size_t n_parts)
+{
+	const size_t q = tid(), i0 = q * len;
+
+	if (q < n_parts)
+		part[q] = td_op_sumsq_checked(g, i0, n - i0 < len ? n : i0 + len, &bad[q]);
+}
+
+__global__ static void decide_kernel(td_op_opt_state *st, const double *part, const size_t *bad,
+				     size_t n_parts, const float *g, double lr, double clip,
+				     double weight_decay, const double *bc1, const double *bc2)
+{
+	if (tid() == 0)
+		td_op_opt_decide(st, part, bad, n_parts, g, lr, clip, weight_decay, bc1, bc2);
+}
+
+/* The update where the decision applied the step; nothing where it skipped it. */
+__global__ static void update_kernel(float *p, float *m, float *v, const float *g, size_t n,
+				     const td_op_opt_state *st)
+{
+	const size_t i = tid();
+
+	if (i < n && st->applied)
+		td_op_adamw(p, m, v, g, &st->step, i);
+}
+
 static int ex_alloc(const td_exec *x, void *out, size_t bytes)
 {
 	void **p = (void **)out;
@@ -471,6 +518,47 @@ static int ex_lru_grads(const td_exec *x, float *gw, float *gd, const float *g, 
 	       reverse);
 }
 
+static int ex_xent(const td_exec *x, float *dy, double *acc, double *loss, int *best,
+		   uint8_t *present, const float *y, const int *labels, const uint8_t *mask,
+		   const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
+{
+	cudaStream_t st = self(x)->stream;
+	int err = 0;
+
+	if (batch > 0) {
+		xent_kernel<<<grid(batch), THREADS, 0, st>>>(dy, loss, best, present, y, labels, mask,
+							     emask, batch, n_cells, k);
+		CUDA_TRY(cudaGetLastError());
+		xent_sums_kernel<<<1, 1, 0, st>>>(acc, loss, best, labels, batch);
+		CUDA_TRY(cudaGetLastError());
+	}
+done:
+	return err;
+}
+
+/* The norm's parts, the decision (one thread) and the update: three launches, no wait. */
+static int ex_opt_step(const td_exec *x, td_op_opt_state *st, float *p, float *m, float *v,
+		       const float *g, size_t n, double *part, size_t *bad, double lr, double clip,
+		       double weight_decay, const double *bc1, const double *bc2)
+{
+	const size_t n_parts = (n + x->norm_part - 1) / x->norm_part;
+	cudaStream_t s = self(x)->stream;
+	int err = 0;
+
+	if (n > 0) {
+		norm_parts_kernel<<<grid(n_parts), THREADS, 0, s>>>(part, bad, g, n, x->norm_part,
+								    n_parts);
+		CUDA_TRY(cudaGetLastError());
+		decide_kernel<<<1, 1, 0, s>>>(st, part, bad, n_parts, g, lr, clip, weight_decay, bc1,
+					      bc2);
+		CUDA_TRY(cudaGetLastError());
+		update_kernel<<<grid(n), THREADS, 0, s>>>(p, m, v, g, n, st);
+		CUDA_TRY(cudaGetLastError());
+	}
+done:
+	return err;
+}
+
 extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 {
 	cuda_exec *e;
@@ -484,6 +572,7 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	if (!(e = (cuda_exec *)calloc(1, sizeof *e)))
 		return TD_FAIL(TD_ENOMEM, "out of memory for the CUDA executor");
 	e->x.name = "cuda";
+	e->x.norm_part = TD_OPS_NORM_PART;
 	e->x.alloc = ex_alloc, e->x.release = ex_release;
 	e->x.upload = ex_upload, e->x.download = ex_download, e->x.copy = ex_copy;
 	e->x.gemm = ex_gemm, e->x.select = ex_select, e->x.bias_add = ex_bias_add;
@@ -494,6 +583,7 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.conv_backward = ex_conv_backward, e->x.head_cell_backward = ex_head_cell_backward;
 	e->x.lru_decay = ex_lru_decay, e->x.lru_scan = ex_lru_scan, e->x.scale = ex_scale;
 	e->x.lru_grads = ex_lru_grads;
+	e->x.xent = ex_xent, e->x.opt_step = ex_opt_step;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
 	CUDA_TRY(cudaMalloc(&e->workspace, WORKSPACE));
 	CUBLAS_TRY(cublasCreate(&e->blas));

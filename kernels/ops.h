@@ -215,6 +215,43 @@ TD_HD void td_op_fold_select(td_real *TD_RESTRICT dst, const td_real *TD_RESTRIC
 		     : 0;
 }
 
+/* ---- the loss of a batch (core/train.c, run_batch) ----------------------------- */
+
+/*
+ * Example b of a batch: its present cells (td_op_present of mask and
+ * emask) in present [n_cells], then td_op_xent with scale 1 / batch into
+ * dy and *best. Returns its loss.
+ */
+TD_HD double td_op_xent_example(td_real *dy, int *best, uint8_t *present, const td_real *y,
+				const int *labels, const uint8_t *mask, const uint8_t *emask,
+				size_t batch, size_t n_cells, size_t k, size_t b)
+{
+	for (size_t i = 0; i < n_cells; i++)
+		present[i] = (uint8_t)td_op_present(mask, emask, n_cells, b * n_cells + i);
+	return td_op_xent(dy + b * n_cells * k, best, y + b * n_cells * k, present, n_cells, k,
+			  labels[b], 1 / (double)batch);
+}
+
+/*
+ * The batch's sums, in one thread in example order, as core/train.c's
+ * run_batch and evaluate take them: mean = the losses summed from 0, over
+ * batch; acc[0] += mean, acc[1] += mean batch, acc[2] += the examples
+ * whose arg max is their label.
+ */
+TD_HD void td_op_xent_sums(double *acc, const double *loss, const int *best, const int *labels,
+			   size_t batch)
+{
+	double sum = 0;
+
+	for (size_t b = 0; b < batch; b++) {
+		sum += loss[b];
+		acc[2] += best[b] == labels[b];
+	}
+	sum /= (double)batch;
+	acc[0] += sum;
+	acc[1] += sum * (double)batch;
+}
+
 /* ---- the model's own layers (core/model.c) ------------------------------------ */
 
 /*

@@ -316,6 +316,35 @@ static void test_import_refuses_another_state(void **state)
 	td_adamw_free(b);
 }
 
+/*
+ * A state set from elsewhere (the GPU's) is the state exported: counts
+ * and moments. Counts that do not add up are refused and change nothing.
+ */
+static void test_a_state_set_from_elsewhere_is_taken_whole_or_not_at_all(void **state)
+{
+	td_adamw_opts o = test_opts();
+	td_real m[N], v[N];
+	td_adamw *a;
+
+	(void)state;
+	for (int i = 0; i < N; i++)
+		m[i] = (td_real)(i + 1), v[i] = (td_real)(2 * i + 1);
+	assert_int_equal(td_adamw_new(&a, N, &o), 0);
+	assert_int_equal(td_adamw_set_state(a, 9, 7, 2, m, v), 0);
+	assert_int_equal(td_adamw_steps(a), 9);
+	assert_int_equal(td_adamw_updates(a), 7);
+	assert_int_equal(td_adamw_skipped(a), 2);
+	assert_memory_equal(td_adamw_m(a), m, sizeof m);
+	assert_memory_equal(td_adamw_v(a), v, sizeof v);
+	TD_ASSERT_REFUSED(td_adamw_set_state(a, 10, 7, 2, v, m), TD_EINVAL,
+			  "10 steps, 7 updates and 2 skips does not add up");
+	TD_ASSERT_REFUSED(td_adamw_set_state(a, 0, 1, -1, v, m), TD_EINVAL, "does not add up");
+	TD_ASSERT_REFUSED(td_adamw_set_state(a, 0, -1, 1, v, m), TD_EINVAL, "does not add up");
+	assert_int_equal(td_adamw_steps(a), 9);
+	assert_memory_equal(td_adamw_m(a), m, sizeof m);
+	td_adamw_free(a);
+}
+
 static void test_bad_options_are_refused(void **state)
 {
 	td_adamw_opts o = TD_ADAMW_OPTS_INIT;
@@ -452,6 +481,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_export_import_then_k_steps_equals_the_uninterrupted_run_bitwise),
     cmocka_unit_test(test_import_refuses_another_state),
     cmocka_unit_test(test_bad_options_are_refused),
+    cmocka_unit_test(test_a_state_set_from_elsewhere_is_taken_whole_or_not_at_all),
 };
 
 TD_TEST_GROUP(adamw, tests);

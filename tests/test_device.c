@@ -6,12 +6,12 @@
  * The refusals are reached on any machine through td_device_probe: the
  * "built without CUDA" one through kernels/nocuda.c itself, compiled here
  * under other names (a CUDA build links cuda.cu's td_cuda_* instead), "no
- * device" and "a device, but no GPU training path yet" through fakes. The
+ * device" through fakes; "a device" passes the check through a fake. The
  * end-to-end tests run build/tdtrain against this machine's real backend
  * and expect the refusal td_device_check gives here.
  *
- * Edits that make them fail (each tried): td_device_check returning 0 when
- * a device is present (a fallback: the present-device test); dropping its
+ * Edits that make them fail (each tried): td_device_check refusing when
+ * a device is present (the present-device test); dropping its
  * compiled() test (the no-CUDA test: the message loses "make CUDA=1");
  * dropping the td_device_check call from train.c's read_config (the
  * tdtrain tests: exit 0 and a run directory); marking device
@@ -165,13 +165,12 @@ static void test_a_machine_without_a_device_refuses_device_cuda(void **state)
 	says(want0);
 }
 
-static void test_a_present_device_is_refused_until_the_cuda_training_path_exists(void **state)
+static void test_a_cuda_build_with_a_device_may_train_on_it(void **state)
 {
 	const td_device_probe one = {yes, one_device};
 
 	(void)state;
-	TD_ASSERT_REFUSED(td_device_check(TD_DEVICE_CUDA, &one), TD_ENOTSUP,
-			  "the CUDA training path is not built yet (1 device found)");
+	assert_int_equal(td_device_check(TD_DEVICE_CUDA, &one), 0);
 }
 
 /*
@@ -316,7 +315,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_cpu_is_accepted_whatever_the_cuda_backend_says),
 	cmocka_unit_test(test_a_build_without_cuda_refuses_device_cuda_saying_how_to_rebuild),
 	cmocka_unit_test(test_a_machine_without_a_device_refuses_device_cuda),
-	cmocka_unit_test(test_a_present_device_is_refused_until_the_cuda_training_path_exists),
+	cmocka_unit_test(test_a_cuda_build_with_a_device_may_train_on_it),
 	cmocka_unit_test(test_a_long_backend_reason_is_cut_and_the_advice_follows_it),
 	cmocka_unit_test(test_a_count_that_writes_no_number_is_read_as_no_device),
 	cmocka_unit_test(test_a_resume_may_change_the_device_as_it_may_the_thread_count),

@@ -88,8 +88,8 @@ mutant {
 mutant {
   name = "train-progress-reports-the-last-batch",
   file = "core/train.c",
-  find = "err = progress(t, log, done, window / (double)since, busy, first, o->quiet);",
-  replace = "err = progress(t, log, done, loss, busy, first, o->quiet);",
+  find = "err = window_figures(t, window, since, &loss, &lr, &norm);",
+  replace = "err = window_figures(t, loss * (double)since, since, &loss, &lr, &norm);",
   guards = { "test_a_progress_line_reports_the_mean_loss_of_its_window" },
   designed_against = "a progress loss must describe the steps it summarises, not the last batch",
   why = "prints the last step's batch loss as the window's",
@@ -197,7 +197,7 @@ mutant {
   file = "core/train.c",
   -- the text line before the JSON line, and no counters line at the end
   find = [==[
-	int err = td_jsonl_step(log, step, loss, st->lr, st->grad_norm, t->ctr);
+	int err = td_jsonl_step(log, step, loss, lr, norm, t->ctr);
 
 	if (!quiet) {
 		td_json_buf_clear(&t->shown);
@@ -236,7 +236,7 @@ static void counters_tail(trainer *t, int quiet)
 		       per * (double)(t->steps - step), t->shown.len ? "  " : "",
 		       t->shown.len ? t->shown.s : "");
 	}
-	return err ? err : td_jsonl_step(log, step, loss, st->lr, st->grad_norm, t->ctr);
+	return err ? err : td_jsonl_step(log, step, loss, lr, norm, t->ctr);
 }
 
 /*
@@ -274,9 +274,19 @@ mutant {
 mutant {
   name = "train-firewall-told-steps-from-zero",
   file = "core/train.c",
-  find = "td_firewall_step(fw, step + 1, applied);",
-  replace = "td_firewall_step(fw, step, applied);",
+  find = "td_firewall_step(&t->fw, step + 1, applied);",
+  replace = "td_firewall_step(&t->fw, step, applied);",
   guards = { "test_the_firewall_names_the_windows_it_stopped_on_by_their_steps" },
   finding = 99,
   why = "names each window without a finite step from the step before it began",
+}
+
+mutant {
+  name = "train-device-window-sum-kept",
+  file = "core/train.c",
+  find = "return td_xtrain_zero_sums(t->xt, 1);",
+  replace = "return 0;",
+  guards = { "test_the_host_executor_trains_the_cpu_run_bit_for_bit" },
+  designed_against = "a progress line on the GPU must average its own window's steps",
+  why = "adds every earlier window's losses to each progress line",
 }

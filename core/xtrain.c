@@ -1,0 +1,247 @@
+/*
+ * xtrain.c - training steps on an executor (see xtrain.h).
+ *
+ * Executor memory, allocated at construction (B = max_batch, C = cells,
+ * K = classes, P = parameters):
+ *   bx [B][C], bemask [B][C], labels [B]   the batch, uploaded per step
+ *   y, dy [B][C][K], loss [B], best [B], present [B][C]   the loss's
+ *   mask [C]                               the lattice's
+ *   acc [2][3]                             the training and evaluation sums
+ *   m, v [P], st, part and bad [parts]     the optimizer's
+ *   bc1, bc2 [total_steps + 1]             1 - beta^t, made on the host
+ */
+#include "xtrain.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/error.h"
+#include "../kernels/ops.h"
+#include "block_int.h"
+#include "train.h"
+#include "xmodel.h"
+
+struct td_xtrain {
+	const td_exec *x;
+	td_xmodel *xm;
+	td_adamw_opts o;
+	int masked;
+	size_t n_cells, k, max_batch, n, n_parts;
+	int64_t s;	/* steps queued: the optimizer's s as the host counts it */
+	int64_t read_s; /* s at the last read */
+	td_real *bx, *y, *dy, *m, *v;
+	uint8_t *bemask, *present, *mask;
+	int *labels, *best;
+	double *loss, *acc, *part, *bc1, *bc2;
+	size_t *bad;
+	td_op_opt_state *st;
+};
+
+static int alloc(td_xtrain *xt, void *p, size_t count, size_t size)
+{
+	return xt->x->alloc(xt->x, p, count * size);
+}
+
+/* The executor's buffers, and what is uploaded once: the mask and the tables of 1 - beta^t. */
+static int build(td_xtrain *xt, td_model *m)
+{
+	const size_t b = xt->max_batch, c = xt->n_cells, k = xt->k, steps = (size_t)xt->o.total_steps;
+	uint8_t *mask = NULL;
+	double *bc = malloc(2 * (steps + 1) * sizeof *bc);
+	int err = bc ? 0 : TD_FAIL(TD_ENOMEM, "out of memory for %zu steps' bias corrections", steps);
+
+	if (!err && !(err = alloc(xt, &xt->bx, b * c, sizeof *xt->bx)) &&
+	    !(err = alloc(xt, &xt->bemask, b * c, 1)) &&
+	    !(err = alloc(xt, &xt->labels, b, sizeof *xt->labels)) &&
+	    !(err = alloc(xt, &xt->y, b * c * k, sizeof *xt->y)) &&
+	    !(err = alloc(xt, &xt->dy, b * c * k, sizeof *xt->dy)) &&
+	    !(err = alloc(xt, &xt->loss, b, sizeof *xt->loss)) &&
+	    !(err = alloc(xt, &xt->best, b, sizeof *xt->best)) &&
+	    !(err = alloc(xt, &xt->present, b * c, 1)) && !(err = alloc(xt, &xt->mask, c, 1)) &&
+	    !(err = alloc(xt, &xt->acc, 6, sizeof *xt->acc)) &&
+	    !(err = alloc(xt, &xt->m, xt->n, sizeof *xt->m)) &&
+	    !(err = alloc(xt, &xt->v, xt->n, sizeof *xt->v)) &&
+	    !(err = alloc(xt, &xt->st, 1, sizeof *xt->st)) &&
+	    !(err = alloc(xt, &xt->part, xt->n_parts, sizeof *xt->part)) &&
+	    !(err = alloc(xt, &xt->bad, xt->n_parts, sizeof *xt->bad)) &&
+	    !(err = alloc(xt, &xt->bc1, steps + 1, sizeof *xt->bc1)) &&
+	    !(err = alloc(xt, &xt->bc2, steps + 1, sizeof *xt->bc2)) &&
+	    !(err = td_lattice_mask(td_model_block(m, 0)->lat, &mask)))
+		err = xt->x->upload(xt->x, xt->mask, mask, c);
+	for (size_t t = 0; bc && t <= steps; t++) { /* adamw.c's update, its pow */
+		bc[t] = 1.0 - pow(xt->o.beta1, (double)t);
+		bc[steps + 1 + t] = 1.0 - pow(xt->o.beta2, (double)t);
+	}
+	if (!err && !(err = xt->x->upload(xt->x, xt->bc1, bc, (steps + 1) * sizeof *bc)))
+		err = xt->x->upload(xt->x, xt->bc2, bc + steps + 1, (steps + 1) * sizeof *bc);
+	free(mask);
+	free(bc);
+	return err;
+}
+
+int td_xtrain_new(td_xtrain **out, const td_exec *x, td_model *m, const td_adamw_opts *o,
+		  const td_adamw *opt, int masked)
+{
+	td_xtrain *xt;
+	int err;
+
+	*out = NULL;
+	if (td_model_out(m) > TD_TRAIN_MAX_CLASSES)
+		return TD_FAIL(TD_EINVAL, "%zu classes; the loss takes at most %d",
+			       td_model_out(m), TD_TRAIN_MAX_CLASSES);
+	if (!(xt = calloc(1, sizeof *xt)))
+		return TD_FAIL(TD_ENOMEM, "out of memory for the executor's training state");
+	xt->x = x, xt->o = *o, xt->masked = masked;
+	xt->n_cells = td_lattice_n_cells(td_model_block(m, 0)->lat);
+	xt->k = td_model_out(m), xt->max_batch = td_model_options(m)->max_batch;
+	xt->n = td_model_n_params(m);
+	xt->n_parts = x->norm_part ? (xt->n + x->norm_part - 1) / x->norm_part : 1;
+	err = td_xmodel_new(&xt->xm, x, m);
+	if (!err)
+		err = build(xt, m);
+	if (!err)
+		err = td_xtrain_load(xt, m, opt);
+	if (!err && masked)
+		td_xmodel_set_example_mask(xt->xm, xt->bemask);
+	if (err) {
+		td_xtrain_free(xt);
+		return err;
+	}
+	*out = xt;
+	return 0;
+}
+
+void td_xtrain_free(td_xtrain *xt)
+{
+	const td_exec *x;
+
+	if (!xt)
+		return;
+	x = xt->x;
+	x->release(x, xt->bx), x->release(x, xt->bemask), x->release(x, xt->labels);
+	x->release(x, xt->y), x->release(x, xt->dy), x->release(x, xt->loss);
+	x->release(x, xt->best), x->release(x, xt->present), x->release(x, xt->mask);
+	x->release(x, xt->acc), x->release(x, xt->m), x->release(x, xt->v), x->release(x, xt->st);
+	x->release(x, xt->part), x->release(x, xt->bad), x->release(x, xt->bc1);
+	x->release(x, xt->bc2);
+	td_xmodel_free(xt->xm);
+	free(xt);
+}
+
+int td_xtrain_load(td_xtrain *xt, const td_model *m, const td_adamw *opt)
+{
+	const size_t bytes = xt->n * sizeof(td_real);
+	td_op_opt_state st;
+	int err;
+
+	memset(&st, 0, sizeof st);
+	st.s = td_adamw_steps(opt), st.t = td_adamw_updates(opt), st.skips = td_adamw_skipped(opt);
+	st.step.beta1 = xt->o.beta1, st.step.beta2 = xt->o.beta2, st.step.eps = xt->o.eps;
+	xt->s = xt->read_s = st.s;
+	if ((err = td_xmodel_upload_params(xt->xm, td_model_params((td_model *)m))) ||
+	    (err = xt->x->upload(xt->x, xt->m, td_adamw_m(opt), bytes)) ||
+	    (err = xt->x->upload(xt->x, xt->v, td_adamw_v(opt), bytes)) ||
+	    (err = xt->x->upload(xt->x, xt->st, &st, sizeof st)))
+		return err;
+	return xt->x->zero(xt->x, xt->acc, 6 * sizeof *xt->acc);
+}
+
+int td_xtrain_batch(td_xtrain *xt, const td_real *x, const uint8_t *emask, const int *labels,
+		    size_t n, int train)
+{
+	const td_exec *e = xt->x;
+	const size_t c = xt->n_cells;
+	int err;
+
+	if (n < 1 || n > xt->max_batch)
+		return TD_FAIL(TD_EINVAL, "batch %zu is outside 1..%zu (the model's max_batch)", n,
+			       xt->max_batch);
+	if (train && xt->s >= xt->o.total_steps)
+		return TD_FAIL(TD_ESTATE, "step %lld is past the schedule's %lld steps",
+			       (long long)xt->s + 1, (long long)xt->o.total_steps);
+	if ((err = e->upload(e, xt->bx, x, n * c * sizeof *x)) ||
+	    (xt->masked && (err = e->upload(e, xt->bemask, emask, n * c))) ||
+	    (err = e->upload(e, xt->labels, labels, n * sizeof *labels)) ||
+	    (err = td_xmodel_forward(xt->xm, xt->y, xt->bx, n)) ||
+	    (err = e->xent(e, xt->dy, xt->acc + (train ? 0 : 3), xt->loss, xt->best, xt->present,
+			   xt->y, xt->labels, xt->mask, xt->masked ? xt->bemask : NULL, n, c, xt->k)))
+		return err;
+	if (!train)
+		return 0;
+	if ((err = td_xmodel_zero_grads(xt->xm)) ||
+	    (err = td_xmodel_backward(xt->xm, NULL, xt->dy, n)) ||
+	    (err = e->opt_step(e, xt->st, td_xmodel_params(xt->xm), xt->m, xt->v,
+			       td_xmodel_grads(xt->xm), xt->n, xt->part, xt->bad,
+			       td_adamw_lr(&xt->o, xt->s), xt->o.clip, xt->o.weight_decay, xt->bc1,
+			       xt->bc2)))
+		return err;
+	xt->s++;
+	return 0;
+}
+
+int td_xtrain_zero_sums(td_xtrain *xt, int train)
+{
+	return xt->x->zero(xt->x, xt->acc + (train ? 0 : 3), 3 * sizeof *xt->acc);
+}
+
+/* Counts the skips the device kept (and any past them) as td_adamw_step would have. */
+static int count_skips(const td_op_opt_state *st, int64_t from, td_counters *c)
+{
+	const int64_t kept = st->unread < TD_OPS_SKIPS_KEPT ? st->unread : TD_OPS_SKIPS_KEPT;
+	int err = 0;
+
+	for (int64_t i = 0; !err && i < kept; i++)
+		err = td_adamw_count_skip(c, st->skip[i].s, st->skip[i].index, st->skip[i].nan,
+					  st->skip[i].norm);
+	for (int64_t i = kept; !err && i < st->unread; i++)
+		err = td_counter_addf(c, "nan_step_skipped",
+				      "a step of %lld..%lld (skip %lld of %lld there; the executor "
+				      "describes the first %d)",
+				      (long long)from + 1, (long long)st->s, (long long)i + 1,
+				      (long long)st->unread, TD_OPS_SKIPS_KEPT);
+	return err;
+}
+
+int td_xtrain_read(td_xtrain *xt, td_xtrain_read_out *out, td_counters *c, td_firewall *fw)
+{
+	double acc[6];
+	td_op_opt_state st;
+	int err;
+
+	if ((err = xt->x->download(xt->x, acc, xt->acc, sizeof acc)) ||
+	    (err = xt->x->download(xt->x, &st, xt->st, sizeof st)))
+		return err;
+	if (st.s != xt->s)
+		return TD_FAIL(TD_ESTATE, "the executor took %lld steps; %lld were queued",
+			       (long long)st.s, (long long)xt->s);
+	out->train = (td_xtrain_sums){acc[0], acc[1], acc[2]};
+	out->eval = (td_xtrain_sums){acc[3], acc[4], acc[5]};
+	out->steps = st.s, out->grad_norm = st.norm;
+	out->lr = st.s > 0 ? td_adamw_lr(&xt->o, st.s - 1) : 0;
+	if ((err = count_skips(&st, xt->read_s, c)))
+		return err;
+	for (int64_t s = xt->read_s; s < st.s; s++) /* the skips first: only the counts matter */
+		td_firewall_step(fw, s + 1, s - xt->read_s >= st.unread);
+	xt->read_s = st.s;
+	if (!st.unread)
+		return 0;
+	st.unread = 0;
+	return xt->x->upload(xt->x, xt->st, &st, sizeof st);
+}
+
+int td_xtrain_store(td_xtrain *xt, td_model *m, td_adamw *opt)
+{
+	const size_t bytes = xt->n * sizeof(td_real);
+	td_real *mv = malloc(2 * bytes);
+	td_op_opt_state st;
+	int err = mv ? 0 : TD_FAIL(TD_ENOMEM, "out of memory for the optimizer's moments");
+
+	if (!err && !(err = td_xmodel_download(xt->xm, td_model_params(m), NULL)) &&
+	    !(err = xt->x->download(xt->x, mv, xt->m, bytes)) &&
+	    !(err = xt->x->download(xt->x, mv + xt->n, xt->v, bytes)) &&
+	    !(err = xt->x->download(xt->x, &st, xt->st, sizeof st)))
+		err = td_adamw_set_state(opt, st.s, st.t, st.skips, mv, mv + xt->n);
+	free(mv);
+	return err;
+}

@@ -1,0 +1,216 @@
+/*
+ * test_xtrain.c - training steps on an executor (core/xtrain.c, and
+ * core/train.c's path through it) against the core's CPU run.
+ *
+ * On the host executor a run goes through the GPU's code path: the model
+ * on executor buffers (xmodel.c), the batch uploaded, the loss and AdamW
+ * as executor operations, the loss sums and the firewall's skips left on
+ * the executor and read at log points, evaluations and checkpoints. Its
+ * run directory must equal the CPU run's byte for byte: log.jsonl (every
+ * loss, rate, norm, evaluation, counter and the final weights' hash),
+ * checkpoint.bin (weights, moments, steps), the manifests and config.txt.
+ *
+ * The negative control: the same path with the norm taken in parts of 64
+ * (as the GPU takes it, in parts) rounds the norm otherwise; here that
+ * changes the logged norm's last bit and no weight, and the comparison
+ * must see it.
+ *
+ * Edits that make them fail (each tried by hand): a batch's mean divided
+ * by the batch twice, or its evaluation sum not multiplied back
+ * (td_op_xent_sums); td_xtrain_read not counting the skips; the firewall
+ * told every step was applied (the firewall test); the window's sum not
+ * zeroed at a log point; td_xtrain_load not uploading the moments (the
+ * resume test).
+ */
+#include "tdtest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../base/error.h"
+#include "../base/fileio.h"
+#include "../core/config.h"
+#include "../core/exec.h"
+#include "../core/train.h"
+#include "fixture.h"
+
+/* A run of the tiny synthetic task with sets (NULL-terminated "key=value"), into dir. */
+static int run(const char *dir, const char *const *sets, const td_exec *x, int64_t stop_after,
+	       const char *resume)
+{
+	const char *all[32] = {"dataset=synth-row", "width=8", "layers=4", "steps=30",
+			       "warmup=5", "batch=8", "log_every=10", "eval_every=20",
+			       "eval_batches=2", "clip=0.05"};
+	td_config_spec spec = TD_CONFIG_SPEC_INIT;
+	td_train_opts o = TD_TRAIN_OPTS_INIT;
+	td_config *cfg = NULL;
+	size_t n = 10;
+	int err;
+
+	for (; sets && *sets && n < 32; sets++) { /* a set replaces the base's value of its key */
+		size_t i = 0, key = strcspn(*sets, "=") + 1;
+
+		while (i < n && strncmp(all[i], *sets, key))
+			i++;
+		all[i] = *sets;
+		n += i == n;
+	}
+	spec.overrides = all, spec.n_overrides = n;
+	if ((err = td_config_new(&cfg, &spec))) {
+		print_message("%s: %s\n", dir, td_error_last());
+		return err;
+	}
+	o.out_dir = dir, o.quiet = 1, o.exec = x, o.stop_after = stop_after, o.resume = resume;
+	err = td_train(cfg, &o);
+	if (err)
+		print_message("%s: %s\n", dir, td_error_last());
+	td_config_free(cfg);
+	return err;
+}
+
+/* 0 when every file of the run directories a and b holds the same bytes. */
+static int differ(const char *a, const char *b)
+{
+	static const char *const files[] = {"log.jsonl", "checkpoint.bin", "train.jsonl",
+					    "eval.jsonl", "config.txt"};
+	int count = 0;
+
+	for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+		char pa[256], pb[256], *da = NULL, *db = NULL;
+		size_t na = 0, nb = 0;
+
+		snprintf(pa, sizeof pa, "%s/%s", a, files[i]);
+		snprintf(pb, sizeof pb, "%s/%s", b, files[i]);
+		assert_int_equal(td_file_read(pa, &da, &na), 0);
+		assert_int_equal(td_file_read(pb, &db, &nb), 0);
+		if (na != nb || memcmp(da, db, na)) {
+			print_message("%s differs between %s and %s\n", files[i], a, b);
+			count++;
+		}
+		free(da), free(db);
+	}
+	return count;
+}
+
+/* 0 when the files a and b hold the same bytes. */
+static int file_differs(const char *a, const char *b)
+{
+	char *da = NULL, *db = NULL;
+	size_t na = 0, nb = 0;
+	int d;
+
+	assert_int_equal(td_file_read(a, &da, &na), 0);
+	assert_int_equal(td_file_read(b, &db, &nb), 0);
+	d = na != nb || memcmp(da, db, na);
+	free(da), free(db);
+	return d;
+}
+
+/*
+ * The CPU run and the host executor's of sets, compared: NAME/cpu/run and
+ * NAME/host/run, each run from its own directory, so that the paths the
+ * logs quote are the same.
+ */
+static int cpu_and_host_differ(const char *name, const char *const *sets)
+{
+	char a[64], b[64];
+
+	snprintf(a, sizeof a, "%s/cpu/run", name), snprintf(b, sizeof b, "%s/host/run", name);
+	assert_int_equal(td_mkdirs(a), 0);
+	assert_int_equal(td_mkdirs(b), 0);
+	assert_int_equal(chdir(name), 0);
+	assert_int_equal(chdir("cpu"), 0);
+	assert_int_equal(run("run", sets, NULL, 0, NULL), 0);
+	assert_int_equal(chdir("../host"), 0);
+	assert_int_equal(run("run", sets, td_exec_host(), 0, NULL), 0);
+	assert_int_equal(chdir("../.."), 0);
+	return differ(a, b);
+}
+
+static void test_the_host_executor_trains_the_cpu_run_bit_for_bit(void **state)
+{
+	const char *conv[] = {"mixer=conv", NULL};
+	const char *lru[] = {"mixer=lru", "ffn=6", "head=per_cell", NULL};
+	const char *absent[] = {"dataset=synth-absent", "mixer=conv", "ffn=4", NULL};
+
+	(void)state;
+	assert_int_equal(cpu_and_host_differ("conv", conv), 0);
+	assert_int_equal(cpu_and_host_differ("lru", lru), 0);
+	assert_int_equal(cpu_and_host_differ("absent", absent), 0);
+}
+
+/* Skipped steps: counted with their reasons, in the firewall's windows, as the CPU counts them. */
+static void test_skipped_steps_are_counted_as_the_cpu_counts_them(void **state)
+{
+	const char *every3[] = {"mixer=conv", "inject_nonfinite_every=3", NULL};
+	const char *log;
+
+	(void)state;
+	assert_int_equal(cpu_and_host_differ("skips", every3), 0);
+	log = fx_slurp("skips/host/run/log.jsonl");
+	assert_non_null(strstr(log, "\"nan_step_skipped\":{\"count\":10,"));
+}
+
+/* Every step skipped: the firewall stops the run at the same window, saying the same. */
+static void test_the_firewall_stops_a_run_with_no_finite_step_as_on_the_cpu(void **state)
+{
+	const char *every1[] = {"mixer=conv", "inject_nonfinite_every=1", NULL};
+	char why[512];
+
+	(void)state;
+	TD_ASSERT_REFUSED(run("dead-cpu", every1, NULL, 0, NULL), TD_ESTATE, "steps 11-20");
+	snprintf(why, sizeof why, "%s", td_error_last());
+	TD_ASSERT_REFUSED(run("dead-host", every1, td_exec_host(), 0, NULL), TD_ESTATE,
+			  "steps 11-20");
+	assert_string_equal(why, td_error_last());
+}
+
+static void test_a_run_resumed_on_the_executor_equals_the_whole_cpu_run(void **state)
+{
+	const char *conv[] = {"mixer=conv", "checkpoint_every=10", NULL};
+
+	(void)state;
+	assert_int_equal(run("whole", conv, NULL, 0, NULL), 0);
+	assert_int_equal(run("split", conv, td_exec_host(), 20, NULL), 0);
+	assert_int_equal(run("split", conv, td_exec_host(), 0, "split/checkpoint.bin"), 0);
+	assert_int_equal(run("cross", conv, td_exec_host(), 10, NULL), 0);
+	assert_int_equal(run("cross", conv, NULL, 0, "cross/checkpoint.bin"), 0);
+	/* the resumed runs' logs hold only their own part; their checkpoints hold everything */
+	assert_int_equal(file_differs("whole/checkpoint.bin", "split/checkpoint.bin"), 0);
+	assert_int_equal(file_differs("whole/checkpoint.bin", "cross/checkpoint.bin"), 0);
+}
+
+static void test_a_model_the_executor_does_not_compute_is_refused_by_name(void **state)
+{
+	const char *gru[] = {"mixer=gru", NULL};
+
+	(void)state;
+	TD_ASSERT_REFUSED(run("gru", gru, td_exec_host(), 0, NULL), TD_ENOTSUP,
+			  "device = host: the executor path has the conv and lru mixers only");
+}
+
+/* The negative control: the norm in parts is another rounding, and the comparison sees it. */
+static void test_the_comparison_sees_a_norm_taken_in_parts(void **state)
+{
+	const char *conv[] = {"mixer=conv", NULL};
+	td_exec parts = *td_exec_host();
+
+	(void)state;
+	parts.norm_part = 64;
+	assert_int_equal(run("plain", conv, NULL, 0, NULL), 0);
+	assert_int_equal(run("parts", conv, &parts, 0, NULL), 0);
+	assert_true(differ("plain", "parts") > 0);
+}
+
+static const struct CMUnitTest tests[] = {
+	cmocka_unit_test(test_the_host_executor_trains_the_cpu_run_bit_for_bit),
+	cmocka_unit_test(test_skipped_steps_are_counted_as_the_cpu_counts_them),
+	cmocka_unit_test(test_the_firewall_stops_a_run_with_no_finite_step_as_on_the_cpu),
+	cmocka_unit_test(test_a_run_resumed_on_the_executor_equals_the_whole_cpu_run),
+	cmocka_unit_test(test_a_model_the_executor_does_not_compute_is_refused_by_name),
+	cmocka_unit_test(test_the_comparison_sees_a_norm_taken_in_parts),
+};
+
+TD_TEST_GROUP(xtrain, tests);
