@@ -14,6 +14,7 @@
  *   and --list --file core/mixer_attention.c
  *   and --list --file core/mixer.c
  *   and --list --file core/mixer_clru.c
+ *   and --list --file core/mixer_rnn.c
  */
 #define _XOPEN_SOURCE 700
 #include "tdtest.h"
