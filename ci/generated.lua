@@ -227,3 +227,17 @@ equivalent {
   id = "core/adamw.c:count_skip:relational:<:3:<=",
   reason = "i < n whenever the float build gets here (see the loop's entry): i == n needs an overflowed sum of finite squares",
 }
+
+-- core/mixer_rnn.c
+equivalent {
+  id = "core/mixer_rnn.c:block_grads:constant:1:1:0",
+  reason = "the gru has no one_step_weights; on the lstm's lines of one step f is set to 0 and s_{-1} is 0, so f's column of dg is a signed 0, whose dW rows td_mixer_block_weights sums to the 0 one_step_weights writes, and the other rows are td_gemm sums over the same rows in the same order (gemm.c: an element's order depends on k alone): the same bits (checked on 3, 8 and 40 channels, 5, 100 and 3072 lines, both directions). Only an x or dy that is not finite differs: f's column then holds NaN, which td_mixer_block_weights puts in dW's f rows, in a gradient with NaN or infinity in i's, g's and o's rows either way (mixer_lstm.c's file comment)",
+}
+equivalent {
+  id = "core/mixer_rnn.c:block_grads:relational:<:2:<=",
+  reason = "only the lstm takes this branch (dgh is dgx): c == gh reads one value past a row's 4H, inside the workspace (the row's padding, the next row of dg, or the first value of hp, which follows dg), into db[gh], which is dc[0] (c follows b in the part), and the memcpy of db into dc two lines on overwrites it",
+}
+equivalent {
+  id = "core/mixer_rnn.c:backward_block:relational:>:1:>=",
+  reason = "the loop only ever leaves by the break at s == 0, before its condition could see s == 0 (length >= 1: td_mixer_backward refuses empty lines), so its condition, > 0 or an always true >= 0 of a size_t, holds every time it is tested",
+}
