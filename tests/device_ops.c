@@ -8,8 +8,10 @@
  *
  * Bitwise everywhere but cross-entropy, whose device exp and log in
  * double are the device's own, and the model on the CUDA executor
- * (core/xmodel.c), whose GEMMs are cuBLAS's: each bound is stated above
- * its check. Callers first make sure a device is there (backend.h).
+ * (core/xmodel.c), whose GEMMs are cuBLAS's, and training on it (core/
+ * xtrain.c through td_train), whose tolerance is measured on the host:
+ * each bound is stated above its check. Callers first make sure a device
+ * is there (backend.h).
  */
 #include "device_ops.h"
 
@@ -18,10 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../base/error.h"
+#include "../base/fileio.h"
 #include "../core/exec.h"
+#include "../core/config.h"
 #include "../core/model.h"
+#include "../core/train.h"
 #include "../core/xmodel.h"
 #include "../kernels/backend.h"
 #include "../kernels/ops.h"
@@ -518,6 +524,177 @@ int td_devcheck_xmodel_agrees_with_the_host(void)
 	return fails;
 }
 
+/*
+ * A product as cuBLAS's reordering may round it: the host's, then each
+ * value of C moved by -e, 0 or +e of itself in a fixed pattern, e =
+ * sqrt(k) 2^-24 (a sum of k terms whose rounding errors have random
+ * signs: the typical size of the reordering's difference).
+ */
+static int gemm_reordered(const td_exec *x, float *c, size_t ldc, const float *a, size_t lda,
+			  const float *b, size_t ldb, size_t m, size_t n, size_t k, int trans_a,
+			  int trans_b, float beta)
+{
+	const td_exec *h = td_exec_host();
+	const double e = sqrt((double)k) * 0x1p-24;
+	int err = h->gemm(h, c, ldc, a, lda, b, ldb, m, n, k, trans_a, trans_b, beta);
+
+	(void)x;
+	for (size_t i = 0; !err && i < m; i++)
+		for (size_t j = 0; j < n; j++)
+			c[i * ldc + j] *= (float)(1 + ((double)((i * 7 + j * 13) % 3) - 1) * e);
+	return err;
+}
+
+/* The run of cfg's sets on executor x into dir: 0 or the failure, said. */
+static int train_on(const td_exec *x, const char *dir, const char *const *sets, size_t n_sets)
+{
+	td_config_spec spec = TD_CONFIG_SPEC_INIT;
+	td_train_opts o = TD_TRAIN_OPTS_INIT;
+	td_config *cfg = NULL;
+	int err;
+
+	spec.overrides = sets, spec.n_overrides = n_sets;
+	o.out_dir = dir, o.quiet = 1, o.exec = x;
+	err = td_config_new(&cfg, &spec);
+	if (!err)
+		err = td_train(cfg, &o);
+	if (err)
+		printf("  failed: training on the %s executor into %s: %s\n", x->name, dir,
+		       td_error_last());
+	td_config_free(cfg);
+	return err;
+}
+
+/* The value of "key": after the last "kind":"<kind>" line of dir's log; NAN when absent. */
+static double logged(const char *dir, const char *kind, const char *key)
+{
+	char path[4200], want[64], *text = NULL, *at = NULL, *p;
+	size_t len = 0;
+	double v = NAN;
+
+	snprintf(path, sizeof path, "%s/log.jsonl", dir);
+	snprintf(want, sizeof want, "\"kind\":\"%s\"", kind);
+	if (td_file_read(path, &text, &len))
+		return NAN;
+	for (p = strstr(text, want); p; p = strstr(p + 1, want))
+		at = p;
+	snprintf(want, sizeof want, "\"%s\":", key);
+	if (at && (p = strstr(at, want)))
+		v = strtod(p + strlen(want), NULL);
+	free(text);
+	return v;
+}
+
+/* 1 when the files dir/name of a and b differ or cannot be read. */
+static int run_files_differ(const char *a, const char *b, const char *name)
+{
+	char pa[4200], pb[4200], *da = NULL, *db = NULL;
+	size_t na = 0, nb = 0;
+	int d;
+
+	snprintf(pa, sizeof pa, "%s/%s", a, name), snprintf(pb, sizeof pb, "%s/%s", b, name);
+	d = td_file_read(pa, &da, &na) || td_file_read(pb, &db, &nb) || na != nb ||
+	    memcmp(da, db, na);
+	free(da), free(db);
+	return d;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/*
+ * tdtrain's run on the GPU against the same run on the host executor (the
+ * CPU run bit for bit, tests/test_xtrain.c): the synthetic row task, 200
+ * steps, with mixer (conv or lru). Checked:
+ *   - the same seed twice on the GPU: log.jsonl and checkpoint.bin equal;
+ *   - the loss of the last progress window and the final evaluation's
+ *     loss within tol of the host's. The tolerance is measured, not
+ *     guessed: the same run on the host with every product's values moved
+ *     by sqrt(k) 2^-24 of themselves (gemm_reordered: what a reordered
+ *     sum of k terms typically changes) diverges from the host's by d over
+ *     these steps; tol = 8 d, with a floor of 2^-16 of the loss (a run
+ *     that does not diverge at all). Everything else the GPU computes is
+ *     the host's bodies, bitwise (the checks above), so only the
+ *     products' rounding is left, and 8x leaves room for a reordering
+ *     worse than typical;
+ *   - the negative control (the residual add dropping the block's output,
+ *     on the GPU) must land farther than tol from the host.
+ * Prints the GPU's and the host's time for the 200 steps.
+ */
+static int training_case(const char *mixer, const char *root)
+{
+	char mset[32], host[4200], gpu[4200], gpu2[4200], noisy[4200], ctl[4200];
+	const char *sets[] = {"dataset=synth-row", "width=16", "layers=4", "steps=200",
+			      "warmup=20", "batch=32", "log_every=50", "eval_every=200",
+			      "eval_batches=8", "lr=0.03", mset};
+	const size_t n_sets = sizeof sets / sizeof sets[0];
+	const td_exec *cuda = NULL;
+	td_exec reordered = *td_exec_host(), control;
+	double t0, t_host = 0, t_gpu = 0, d[2] = {INFINITY, INFINITY}, dn[2] = {0, 0};
+	double dc[2] = {0, 0}, tol[2] = {0, 0};
+	static const char *const kind[] = {"step", "eval"};
+	int fails = 0;
+
+	snprintf(mset, sizeof mset, "mixer=%s", mixer);
+	snprintf(host, sizeof host, "%s/%s-host", root, mixer);
+	snprintf(gpu, sizeof gpu, "%s/%s-gpu", root, mixer);
+	snprintf(gpu2, sizeof gpu2, "%s/%s-gpu2", root, mixer);
+	snprintf(noisy, sizeof noisy, "%s/%s-reordered", root, mixer);
+	snprintf(ctl, sizeof ctl, "%s/%s-control", root, mixer);
+	reordered.gemm = gemm_reordered;
+	CHECK(td_cuda_exec_new(&cuda, sizeof(float)) == 0);
+	if (!cuda)
+		return fails;
+	t0 = now_s();
+	CHECK(train_on(td_exec_host(), host, sets, n_sets) == 0);
+	t_host = now_s() - t0, t0 = now_s();
+	CHECK(train_on(cuda, gpu, sets, n_sets) == 0);
+	t_gpu = now_s() - t0;
+	CHECK(train_on(cuda, gpu2, sets, n_sets) == 0);
+	CHECK(train_on(&reordered, noisy, sets, n_sets) == 0);
+	control = *cuda, control.select = select_dropping_b, control_of = cuda;
+	CHECK(train_on(&control, ctl, sets, n_sets) == 0);
+	CHECK(run_files_differ(gpu, gpu2, "log.jsonl") == 0);
+	CHECK(run_files_differ(gpu, gpu2, "checkpoint.bin") == 0);
+	for (int i = 0; i < 2; i++) {
+		const double l = logged(host, kind[i], "loss");
+
+		d[i] = fabs(logged(gpu, kind[i], "loss") - l);
+		dn[i] = fabs(logged(noisy, kind[i], "loss") - l);
+		dc[i] = fabs(logged(ctl, kind[i], "loss") - l);
+		tol[i] = fmax(8 * dn[i], fabs(l) * 0x1p-16);
+		printf("  %s, %s loss: host %.9g, GPU off by %.3g (tol %.3g = max(8 x %.3g "
+		       "reordered, 2^-16 of it)), the control off by %.3g\n",
+		       mixer, kind[i], l, d[i], tol[i], dn[i], dc[i]);
+		CHECK(d[i] <= tol[i]);
+		CHECK(dc[i] > tol[i]);
+	}
+	printf("  %s: 200 steps of batch 32 in %.3f s on the GPU, %.3f s on the host executor "
+	       "(one thread)\n",
+	       mixer, t_gpu, t_host);
+	td_cuda_exec_free(cuda);
+	return fails;
+}
+
+int td_devcheck_training_agrees_with_the_host(void)
+{
+	char root[] = "/tmp/td-devcheck-XXXXXX";
+	int fails = 0;
+
+	if (!mkdtemp(root)) {
+		printf("FAIL training_agrees_with_the_host: no temporary directory\n");
+		return 1;
+	}
+	fails = training_case("conv", root) + training_case("lru", root);
+	printf("%s training_agrees_with_the_host (runs in %s)\n", fails ? "FAIL" : "PASS", root);
+	return fails;
+}
+
 #else /* the kernels are float: nothing to compare in a double build */
 
 int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
@@ -561,6 +738,11 @@ int td_devcheck_fold_kernels_give_their_bodies_values(void)
 }
 
 int td_devcheck_xmodel_agrees_with_the_host(void)
+{
+	return -1;
+}
+
+int td_devcheck_training_agrees_with_the_host(void)
 {
 	return -1;
 }
