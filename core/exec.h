@@ -11,7 +11,7 @@
  *
  * Pointers passed to an operation are the executor's (from its alloc).
  * An operation may only queue its work: on the GPU it returns before the
- * work is done, and only download waits for it. Every operation returns
+ * work is done, and only download and wait_mark wait for it. Every operation returns
  * 0 or a TD_E* code with a message; none allocates.
  *
  * Must never: reduce in an order that depends on the executor's threads
@@ -28,6 +28,8 @@
 struct td_op_conv;
 struct td_op_opt_state;
 
+#define TD_EXEC_MARKS 2 /* the mark slots of mark and wait_mark */
+
 typedef struct td_exec td_exec;
 
 struct td_exec {
@@ -40,7 +42,26 @@ struct td_exec {
 	/* bytes of zeroed memory in *(void **)out; release accepts NULL */
 	int (*alloc)(const td_exec *x, void *out, size_t bytes);
 	void (*release)(const td_exec *x, void *p);
-	/* host -> executor, executor -> host (waits for queued work), executor -> executor */
+	/*
+	 * Host memory the executor uploads from without waiting for its queued
+	 * work (page-locked, on the GPU): bytes of zeros in *(void **)out.
+	 * host_release accepts NULL.
+	 */
+	int (*host_alloc)(const td_exec *x, void *out, size_t bytes);
+	void (*host_release)(const td_exec *x, void *p);
+	/*
+	 * mark records, in slot k < TD_EXEC_MARKS, the work queued so far;
+	 * wait_mark waits until that work is done (at once when k was never
+	 * marked). What lets a caller reuse upload memory without waiting for
+	 * anything queued after it.
+	 */
+	int (*mark)(const td_exec *x, int k);
+	int (*wait_mark)(const td_exec *x, int k);
+	/*
+	 * host -> executor (from host_alloc memory, queued; from other memory
+	 * the GPU waits for its queued work first), executor -> host (waits for
+	 * queued work), executor -> executor
+	 */
 	int (*upload)(const td_exec *x, void *dst, const void *src, size_t bytes);
 	int (*download)(const td_exec *x, void *dst, const void *src, size_t bytes);
 	int (*copy)(const td_exec *x, void *dst, const void *src, size_t bytes);

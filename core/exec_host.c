@@ -28,6 +28,12 @@ static void host_release(const td_exec *x, void *p)
 	free(p);
 }
 
+static int host_mark(const td_exec *x, int k)
+{
+	(void)x, (void)k;
+	return 0;
+}
+
 static int host_copy(const td_exec *x, void *dst, const void *src, size_t bytes)
 {
 	(void)x;
@@ -264,6 +270,10 @@ static const td_exec host = {
 	.name = "host",
 	.alloc = host_alloc,
 	.release = host_release,
+	.host_alloc = host_alloc,
+	.host_release = host_release,
+	.mark = host_mark,
+	.wait_mark = host_mark,
 	.upload = host_copy,
 	.download = host_copy,
 	.copy = host_copy,

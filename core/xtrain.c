@@ -4,6 +4,11 @@
  * Executor memory, allocated at construction (B = max_batch, C = cells,
  * K = classes, P = parameters):
  *   bx [B][C], bemask [B][C], labels [B]   the batch, uploaded per step
+ *   stage [2], host memory of the upload kind (exec.h's host_alloc): the
+ *     batch is copied into one and uploaded from it, so the upload is
+ *     queued; the next batch goes to the other, and a slot is reused only
+ *     once its upload is done (wait_mark), which waits only when the host
+ *     is two steps ahead of the device
  *   y, dy [B][C][K], loss [B], best [B], present [B][C]   the loss's
  *   mask [C]                               the lattice's
  *   acc [2][3]                             the training and evaluation sums
@@ -36,6 +41,8 @@ struct td_xtrain {
 	double *loss, *acc, *part, *bc1, *bc2;
 	size_t *bad;
 	td_op_opt_state *st;
+	unsigned char *stage[2]; /* x [B][C] td_real, labels [B] int, emask [B][C] */
+	int slot;		 /* the stage the next batch goes to */
 };
 
 static int alloc(td_xtrain *xt, void *p, size_t count, size_t size)
@@ -47,6 +54,7 @@ static int alloc(td_xtrain *xt, void *p, size_t count, size_t size)
 static int build(td_xtrain *xt, td_model *m)
 {
 	const size_t b = xt->max_batch, c = xt->n_cells, k = xt->k, steps = (size_t)xt->o.total_steps;
+	const size_t stage = b * c * sizeof(td_real) + b * sizeof(int) + b * c;
 	uint8_t *mask = NULL;
 	double *bc = malloc(2 * (steps + 1) * sizeof *bc);
 	int err = bc ? 0 : TD_FAIL(TD_ENOMEM, "out of memory for %zu steps' bias corrections", steps);
@@ -67,6 +75,8 @@ static int build(td_xtrain *xt, td_model *m)
 	    !(err = alloc(xt, &xt->bad, xt->n_parts, sizeof *xt->bad)) &&
 	    !(err = alloc(xt, &xt->bc1, steps + 1, sizeof *xt->bc1)) &&
 	    !(err = alloc(xt, &xt->bc2, steps + 1, sizeof *xt->bc2)) &&
+	    !(err = xt->x->host_alloc(xt->x, &xt->stage[0], stage)) &&
+	    !(err = xt->x->host_alloc(xt->x, &xt->stage[1], stage)) &&
 	    !(err = td_lattice_mask(td_model_block(m, 0)->lat, &mask)))
 		err = xt->x->upload(xt->x, xt->mask, mask, c);
 	for (size_t t = 0; bc && t <= steps; t++) { /* adamw.c's update, its pow */
@@ -125,6 +135,7 @@ void td_xtrain_free(td_xtrain *xt)
 	x->release(x, xt->acc), x->release(x, xt->m), x->release(x, xt->v), x->release(x, xt->st);
 	x->release(x, xt->part), x->release(x, xt->bad), x->release(x, xt->bc1);
 	x->release(x, xt->bc2);
+	x->host_release(x, xt->stage[0]), x->host_release(x, xt->stage[1]);
 	td_xmodel_free(xt->xm);
 	free(xt);
 }
@@ -147,6 +158,31 @@ int td_xtrain_load(td_xtrain *xt, const td_model *m, const td_adamw *opt)
 	return xt->x->zero(xt->x, xt->acc, 6 * sizeof *xt->acc);
 }
 
+/* The batch into the next stage, and its upload queued from there. */
+static int upload_batch(td_xtrain *xt, const td_real *x, const uint8_t *emask, const int *labels,
+			size_t n)
+{
+	const td_exec *e = xt->x;
+	const size_t c = xt->n_cells, b = xt->max_batch;
+	const int k = xt->slot;
+	td_real *sx = (td_real *)(void *)xt->stage[k];
+	int *sl = (int *)(void *)(xt->stage[k] + b * c * sizeof *sx);
+	uint8_t *se = (uint8_t *)(sl + b);
+	int err = e->wait_mark(e, k);
+
+	if (err)
+		return err;
+	memcpy(sx, x, n * c * sizeof *x), memcpy(sl, labels, n * sizeof *labels);
+	if (xt->masked)
+		memcpy(se, emask, n * c);
+	if ((err = e->upload(e, xt->bx, sx, n * c * sizeof *x)) ||
+	    (xt->masked && (err = e->upload(e, xt->bemask, se, n * c))) ||
+	    (err = e->upload(e, xt->labels, sl, n * sizeof *labels)))
+		return err;
+	xt->slot ^= 1;
+	return e->mark(e, k);
+}
+
 int td_xtrain_batch(td_xtrain *xt, const td_real *x, const uint8_t *emask, const int *labels,
 		    size_t n, int train)
 {
@@ -160,9 +196,7 @@ int td_xtrain_batch(td_xtrain *xt, const td_real *x, const uint8_t *emask, const
 	if (train && xt->s >= xt->o.total_steps)
 		return TD_FAIL(TD_ESTATE, "step %lld is past the schedule's %lld steps",
 			       (long long)xt->s + 1, (long long)xt->o.total_steps);
-	if ((err = e->upload(e, xt->bx, x, n * c * sizeof *x)) ||
-	    (xt->masked && (err = e->upload(e, xt->bemask, emask, n * c))) ||
-	    (err = e->upload(e, xt->labels, labels, n * sizeof *labels)) ||
+	if ((err = upload_batch(xt, x, emask, labels, n)) ||
 	    (err = td_xmodel_forward(xt->xm, xt->y, xt->bx, n)) ||
 	    (err = e->xent(e, xt->dy, xt->acc + (train ? 0 : 3), xt->loss, xt->best, xt->present,
 			   xt->y, xt->labels, xt->mask, xt->masked ? xt->bemask : NULL, n, c, xt->k)))

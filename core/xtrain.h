@@ -14,9 +14,11 @@
  * the CPU run bit for bit (tests/test_xtrain.c checks whole run
  * directories); on the GPU only the products and the norm's parts differ.
  *
- * Must never: wait on the executor inside td_xtrain_batch; lose a skip
- * (every one is counted when read, the first TD_OPS_SKIPS_KEPT between
- * two reads with their reasons).
+ * Must never: wait on the executor inside td_xtrain_batch for anything but
+ * the upload of the batch two batches back (whose host memory it reuses:
+ * the host runs at most two steps ahead); lose a skip (every one is
+ * counted when read, the first TD_OPS_SKIPS_KEPT between two reads with
+ * their reasons).
  */
 #ifndef TD_XTRAIN_H
 #define TD_XTRAIN_H

@@ -130,4 +130,12 @@ struct td_exec;
 int td_cuda_exec_new(const struct td_exec **out, size_t real_size);
 void td_cuda_exec_free(const struct td_exec *x);
 
+/*
+ * For the device check that a step never waits: td_cuda_exec_hold queues
+ * on x's stream a kernel that returns after seconds; td_cuda_exec_busy is
+ * 1 while x has queued work, 0 when it has none, or a TD_E* code.
+ */
+int td_cuda_exec_hold(const struct td_exec *x, double seconds);
+int td_cuda_exec_busy(const struct td_exec *x);
+
 #endif

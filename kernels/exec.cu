@@ -10,6 +10,7 @@
  * code with the runtime's words.
  */
 #include <climits>
+#include <cstring>
 
 #include <cublas_v2.h>
 extern "C" {
@@ -24,6 +25,7 @@ enum { THREADS = 128, WORKSPACE = 4 << 20 };
 typedef struct {
 	td_exec x; /* first: the executor's table, what callers hold */
 	cudaStream_t stream;
+	cudaEvent_t marks[TD_EXEC_MARKS];
 	cublasHandle_t blas;
 	void *workspace;
 } cuda_exec;
@@ -313,6 +315,43 @@ static void ex_release(const td_exec *x, void *p)
 	cudaFree(p);
 }
 
+static int ex_host_alloc(const td_exec *x, void *out, size_t bytes)
+{
+	void **p = (void **)out;
+	int err = 0;
+
+	(void)x;
+	*p = NULL;
+	CUDA_TRY(cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault));
+	memset(*p, 0, bytes ? bytes : 1);
+done:
+	return err;
+}
+
+static void ex_host_release(const td_exec *x, void *p)
+{
+	(void)x;
+	cudaFreeHost(p);
+}
+
+static int ex_mark(const td_exec *x, int k)
+{
+	int err = 0;
+
+	CUDA_TRY(cudaEventRecord(self(x)->marks[k], self(x)->stream));
+done:
+	return err;
+}
+
+static int ex_wait_mark(const td_exec *x, int k)
+{
+	int err = 0;
+
+	CUDA_TRY(cudaEventSynchronize(self(x)->marks[k]));
+done:
+	return err;
+}
+
 static int ex_upload(const td_exec *x, void *dst, const void *src, size_t bytes)
 {
 	int err = 0;
@@ -574,6 +613,8 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.name = "cuda";
 	e->x.norm_part = TD_OPS_NORM_PART;
 	e->x.alloc = ex_alloc, e->x.release = ex_release;
+	e->x.host_alloc = ex_host_alloc, e->x.host_release = ex_host_release;
+	e->x.mark = ex_mark, e->x.wait_mark = ex_wait_mark;
 	e->x.upload = ex_upload, e->x.download = ex_download, e->x.copy = ex_copy;
 	e->x.gemm = ex_gemm, e->x.select = ex_select, e->x.bias_add = ex_bias_add;
 	e->x.rmsnorm = ex_rmsnorm, e->x.relu = ex_relu, e->x.fold = ex_fold;
@@ -585,6 +626,8 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.lru_grads = ex_lru_grads;
 	e->x.xent = ex_xent, e->x.opt_step = ex_opt_step;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
+	for (int k = 0; k < TD_EXEC_MARKS; k++)
+		CUDA_TRY(cudaEventCreateWithFlags(&e->marks[k], cudaEventDisableTiming));
 	CUDA_TRY(cudaMalloc(&e->workspace, WORKSPACE));
 	CUBLAS_TRY(cublasCreate(&e->blas));
 	CUBLAS_TRY(cublasSetStream(e->blas, e->stream));
@@ -610,6 +653,40 @@ extern "C" void td_cuda_exec_free(const td_exec *x)
 		cudaStreamSynchronize(e->stream);
 		cudaStreamDestroy(e->stream);
 	}
+	for (int k = 0; k < TD_EXEC_MARKS; k++)
+		if (e->marks[k])
+			cudaEventDestroy(e->marks[k]);
 	cudaFree(e->workspace);
 	free(e);
+}
+
+/* One thread that returns after ns nanoseconds of the GPU's global timer. */
+__global__ static void hold_kernel(unsigned long long ns)
+{
+	unsigned long long t0, t;
+
+	asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+	do {
+		__nanosleep(1000);
+		asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+	} while (t - t0 < ns);
+}
+
+extern "C" int td_cuda_exec_hold(const td_exec *x, double seconds)
+{
+	int err = 0;
+
+	hold_kernel<<<1, 1, 0, self(x)->stream>>>((unsigned long long)(seconds * 1e9));
+	CUDA_TRY(cudaGetLastError());
+done:
+	return err;
+}
+
+extern "C" int td_cuda_exec_busy(const td_exec *x)
+{
+	cudaError_t e = cudaStreamQuery(self(x)->stream);
+
+	if (e == cudaErrorNotReady)
+		return 1;
+	return e == cudaSuccess ? 0 : TD_FAIL(TD_EIO, "CUDA: %s", cudaGetErrorString(e));
 }

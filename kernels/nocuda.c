@@ -142,3 +142,15 @@ void td_cuda_exec_free(const struct td_exec *x)
 {
 	(void)x;
 }
+
+int td_cuda_exec_hold(const struct td_exec *x, double seconds)
+{
+	(void)x, (void)seconds;
+	return no_cuda();
+}
+
+int td_cuda_exec_busy(const struct td_exec *x)
+{
+	(void)x;
+	return no_cuda();
+}

@@ -29,6 +29,7 @@
 #include "../core/model.h"
 #include "../core/train.h"
 #include "../core/xmodel.h"
+#include "../core/xtrain.h"
 #include "../kernels/backend.h"
 #include "../kernels/ops.h"
 
@@ -695,6 +696,103 @@ int td_devcheck_training_agrees_with_the_host(void)
 	return fails;
 }
 
+/* The negative control's executor: the CUDA one, but every upload then waits for the GPU. */
+static int upload_then_wait(const td_exec *x, void *dst, const void *src, size_t bytes)
+{
+	char byte;
+	int err = control_of->upload(control_of, dst, src, bytes);
+
+	(void)x;
+	return err ? err : control_of->download(control_of, &byte, dst, bytes ? 1 : 0);
+}
+
+/*
+ * The seconds 10 steps on x take to queue behind a kernel that holds the
+ * GPU for hold seconds, and in *busy whether the GPU was still busy after
+ * (a step that waited for the device would have waited out the hold).
+ * After two steps and a read as a warm-up (cuBLAS and the kernels load on
+ * first use). A negative time on failure.
+ */
+static double queue_time(const td_exec *x, const td_exec *cuda, double hold, int *busy)
+{
+	static const size_t shape[] = {8, 8};
+	static const char *const hw[] = {"h", "w"};
+	const size_t batch = 32, n = 64;
+	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
+	td_model_opts o = TD_MODEL_OPTS_INIT;
+	td_adamw_opts ao = TD_ADAMW_OPTS_INIT;
+	td_lattice *lat = NULL;
+	td_plan *plan = NULL;
+	td_model *m = NULL;
+	td_adamw *opt = NULL;
+	td_xtrain *xt = NULL;
+	td_counters *c = NULL;
+	td_firewall fw = TD_FIREWALL_INIT;
+	td_xtrain_read_out r;
+	float *xin = dev_alloc(batch * n);
+	int labels[32], err;
+	double t = -1, t0;
+
+	for (size_t i = 0; i < batch; i++)
+		labels[i] = (int)(i % 8);
+	dev_fill(xin, batch * n, 1);
+	ls.rank = 2, ls.shape = shape, ls.names = hw;
+	o.mixer.kind = TD_MIXER_CONV, o.in = 1, o.width = 16, o.out = 8, o.max_batch = batch;
+	ao.total_steps = 100, ao.warmup = 10;
+	if (!(err = td_lattice_new(&lat, &ls)) && !(err = td_plan_cyclic(&plan, hw, 2, 4, hw, 2)) &&
+	    !(err = (o.plan = plan, td_model_new(&m, lat, &o))) &&
+	    !(err = td_adamw_new(&opt, td_model_n_params(m), &ao)) &&
+	    !(err = td_counters_new(&c, 8)) && !(err = td_xtrain_new(&xt, x, m, &ao, opt, 0)))
+		for (int k = 0; k < 2 && !err; k++)
+			err = td_xtrain_batch(xt, xin, NULL, labels, batch, 1);
+	if (!err && !(err = td_xtrain_read(xt, &r, c, &fw)) &&
+	    !(err = td_cuda_exec_hold(cuda, hold))) {
+		t0 = now_s();
+		for (int k = 0; k < 10 && !err; k++)
+			err = td_xtrain_batch(xt, xin, NULL, labels, batch, 1);
+		t = now_s() - t0;
+		*busy = td_cuda_exec_busy(cuda);
+		err = err ? err : td_xtrain_read(xt, &r, c, &fw);
+	}
+	if (err) {
+		printf("  failed: steps on the %s executor: %s\n", x->name, td_error_last());
+		t = -1;
+	}
+	td_xtrain_free(xt), td_counters_free(c), td_adamw_free(opt), td_model_free(m);
+	td_plan_free(plan), td_lattice_free(lat), free(xin);
+	return t;
+}
+
+/*
+ * No training step waits for the GPU: 10 steps (upload, forward, loss,
+ * backward, AdamW with its firewall) queue behind a kernel that holds the
+ * GPU for 2 s in well under 1 s, and the GPU is still busy after them.
+ * The negative control (every upload followed by a one-byte download)
+ * must take the hold out.
+ */
+int td_devcheck_a_step_never_waits_for_the_gpu(void)
+{
+	const td_exec *cuda = NULL;
+	td_exec control;
+	double t = -1, tc = -1;
+	int fails = 0, busy = -1, busy_c = -1;
+
+	CHECK(td_cuda_exec_new(&cuda, sizeof(float)) == 0);
+	if (cuda) {
+		t = queue_time(cuda, cuda, 2.0, &busy);
+		control = *cuda, control.upload = upload_then_wait, control_of = cuda;
+		tc = queue_time(&control, cuda, 2.0, &busy_c);
+	}
+	printf("  10 steps queued behind a 2 s hold in %.3f s, the GPU %s after them; the control "
+	       "took %.3f s\n",
+	       t, busy == 1 ? "still busy" : "idle", tc);
+	CHECK(t >= 0 && t < 1.0 && busy == 1);
+	CHECK(tc >= 1.0);
+	td_cuda_exec_free(cuda);
+	printf("%s a_step_never_waits_for_the_gpu\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
 #else /* the kernels are float: nothing to compare in a double build */
 
 int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
@@ -743,6 +841,11 @@ int td_devcheck_xmodel_agrees_with_the_host(void)
 }
 
 int td_devcheck_training_agrees_with_the_host(void)
+{
+	return -1;
+}
+
+int td_devcheck_a_step_never_waits_for_the_gpu(void)
 {
 	return -1;
 }

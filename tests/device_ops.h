@@ -16,5 +16,6 @@ int td_devcheck_optimizer_steps_give_their_bodies_bits(void);
 int td_devcheck_fold_kernels_give_their_bodies_values(void);
 int td_devcheck_xmodel_agrees_with_the_host(void);
 int td_devcheck_training_agrees_with_the_host(void);
+int td_devcheck_a_step_never_waits_for_the_gpu(void);
 
 #endif

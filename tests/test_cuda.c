@@ -237,6 +237,13 @@ static void test_training_on_the_gpu_agrees_with_the_host_and_repeats_its_bits(v
 	assert_int_equal(td_devcheck_training_agrees_with_the_host(), 0);
 }
 
+static void test_a_training_step_never_waits_for_the_gpu(void **state)
+{
+	(void)state;
+	NEED_DEVICE_KERNELS();
+	assert_int_equal(td_devcheck_a_step_never_waits_for_the_gpu(), 0);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_gpu_check_script_names_only_files_that_exist),
 	cmocka_unit_test(test_the_cuda_axpy_kernel_matches_a_host_loop),
@@ -253,5 +260,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_fold_kernels_give_their_bodies_values),
 	cmocka_unit_test(test_the_models_forward_and_backward_on_the_gpu_agree_with_the_host),
 	cmocka_unit_test(test_training_on_the_gpu_agrees_with_the_host_and_repeats_its_bits),
+	cmocka_unit_test(test_a_training_step_never_waits_for_the_gpu),
 };
 TD_TEST_GROUP(cuda, tests);

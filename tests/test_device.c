@@ -52,6 +52,8 @@
 #define td_cuda_fold_select nocuda_fold_select
 #define td_cuda_exec_new nocuda_exec_new
 #define td_cuda_exec_free nocuda_exec_free
+#define td_cuda_exec_hold nocuda_exec_hold
+#define td_cuda_exec_busy nocuda_exec_busy
 #include "../kernels/nocuda.c"
 #undef td_cuda_compiled
 #undef td_cuda_device_count
@@ -72,6 +74,8 @@
 #undef td_cuda_fold_select
 #undef td_cuda_exec_new
 #undef td_cuda_exec_free
+#undef td_cuda_exec_hold
+#undef td_cuda_exec_busy
 
 #ifndef TD_BUILD_DIR
 #define TD_BUILD_DIR "build"

@@ -191,6 +191,47 @@ static void test_a_model_the_executor_does_not_compute_is_refused_by_name(void *
 			  "device = host: the executor path has the conv and lru mixers only");
 }
 
+/* The host executor, counting its optimizer steps and noting at which count each download came. */
+static int steps_taken, n_downloads, download_at[64];
+
+static int counting_opt_step(const td_exec *x, struct td_op_opt_state *st, td_real *p,
+			     td_real *m, td_real *v, const td_real *g, size_t n, double *part,
+			     size_t *bad, double lr, double clip, double weight_decay,
+			     const double *bc1, const double *bc2)
+{
+	steps_taken++;
+	return td_exec_host()->opt_step(x, st, p, m, v, g, n, part, bad, lr, clip, weight_decay,
+					bc1, bc2);
+}
+
+static int counting_download(const td_exec *x, void *dst, const void *src, size_t bytes)
+{
+	if (n_downloads < 64)
+		download_at[n_downloads] = steps_taken;
+	n_downloads++;
+	return td_exec_host()->download(x, dst, src, bytes);
+}
+
+/*
+ * The host reads the executor only at log points (steps 10, 20, 30),
+ * evaluations (20, and the final one) and checkpoints (the last): no
+ * step downloads anything, the loss and the firewall's counts included.
+ */
+static void test_no_step_reads_the_executor_between_log_points(void **state)
+{
+	const char *conv[] = {"mixer=conv", "inject_nonfinite_every=4", NULL};
+	td_exec counting = *td_exec_host();
+
+	(void)state;
+	counting.opt_step = counting_opt_step, counting.download = counting_download;
+	steps_taken = n_downloads = 0;
+	assert_int_equal(run("counted", conv, &counting, 0, NULL), 0);
+	assert_int_equal(steps_taken, 30);
+	assert_in_range(n_downloads, 3, 64);
+	for (int i = 0; i < n_downloads; i++)
+		assert_true(download_at[i] % 10 == 0 && download_at[i] > 0);
+}
+
 /* The negative control: the norm in parts is another rounding, and the comparison sees it. */
 static void test_the_comparison_sees_a_norm_taken_in_parts(void **state)
 {
@@ -210,6 +251,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_firewall_stops_a_run_with_no_finite_step_as_on_the_cpu),
 	cmocka_unit_test(test_a_run_resumed_on_the_executor_equals_the_whole_cpu_run),
 	cmocka_unit_test(test_a_model_the_executor_does_not_compute_is_refused_by_name),
+	cmocka_unit_test(test_no_step_reads_the_executor_between_log_points),
 	cmocka_unit_test(test_the_comparison_sees_a_norm_taken_in_parts),
 };
 
