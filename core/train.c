@@ -58,6 +58,7 @@ typedef struct {
 	const td_exec *own_exec; /* the CUDA executor this trainer made, to free */
 	td_xtrain *xt;		 /* the steps on an executor; NULL: the core's, on the CPU */
 	td_firewall fw;
+	const char *fmnist_dir;	 /* where Fashion-MNIST is read; NULL: TD_FMNIST_DIR */
 	td_counters *ctr;
 	td_real *x;   /* [batch][cell] inputs */
 	uint8_t *emask; /* [batch][cell] 1 present, when masked */
@@ -151,9 +152,9 @@ static int setup_data(trainer *t)
 	if (t->fmnist) {
 		shape[0] = shape[1] = TD_FMNIST_SIDE;
 		t->n_classes = TD_FMNIST_CLASSES;
-		err = td_fmnist_load(&t->train_set, NULL, TD_FMNIST_TRAIN);
+		err = td_fmnist_load(&t->train_set, t->fmnist_dir, TD_FMNIST_TRAIN);
 		if (!err)
-			err = td_fmnist_load(&t->test_set, NULL, TD_FMNIST_TEST);
+			err = td_fmnist_load(&t->test_set, t->fmnist_dir, TD_FMNIST_TEST);
 	} else {
 		const td_synth_info *info;
 
@@ -769,13 +770,13 @@ static void trainer_free(trainer *t)
 	td_fmnist_free(t->test_set);
 }
 
-/* The trainer for cfg; with steps, its steps' executor too (setup_exec). */
-static int trainer_setup(trainer *t, const td_config *cfg, int steps, const td_exec *x)
+/* The trainer for cfg and o (may be NULL); with steps, its steps' executor too (setup_exec). */
+static int trainer_setup(trainer *t, const td_config *cfg, int steps, const td_train_opts *o)
 {
 	int err;
 
 	memset(t, 0, sizeof *t);
-	t->cfg = cfg;
+	t->cfg = cfg, t->fmnist_dir = o ? o->fmnist_dir : NULL;
 	err = read_config(t);
 	if (!err)
 		err = setup_data(t);
@@ -786,7 +787,7 @@ static int trainer_setup(trainer *t, const td_config *cfg, int steps, const td_e
 	if (!err)
 		err = setup_optimizer(t);
 	if (!err && steps)
-		err = setup_exec(t, x);
+		err = setup_exec(t, o ? o->exec : NULL);
 	return err;
 }
 
@@ -796,7 +797,7 @@ int td_train(const td_config *cfg, const td_train_opts *o)
 	td_jsonl *log = NULL;
 	char path[4096];
 	int64_t first = 0;
-	int err = trainer_setup(&t, cfg, 1, o->exec);
+	int err = trainer_setup(&t, cfg, 1, o);
 
 	if (!err && !o->out_dir)
 		err = TD_FAIL(TD_EINVAL, "no run directory given");

@@ -50,6 +50,8 @@ typedef struct {
 	 * config's device decides (cpu: the core; cuda: the GPU's executor).
 	 */
 	const td_exec *exec;
+	/* Where Debian's Fashion-MNIST files are read (NULL: core/idx.h's TD_FMNIST_DIR). */
+	const char *fmnist_dir;
 } td_train_opts;
 
 #define TD_TRAIN_OPTS_INIT                                                                         \

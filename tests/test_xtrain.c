@@ -245,6 +245,23 @@ static void test_the_comparison_sees_a_norm_taken_in_parts(void **state)
 	assert_true(differ("plain", "parts") > 0);
 }
 
+/* td_train_opts.fmnist_dir is where Fashion-MNIST is read: a directory without it is named. */
+static void test_fashion_mnist_is_read_from_the_directory_given(void **state)
+{
+	const char *sets[] = {"dataset=fashion-mnist", "steps=2", "warmup=1"};
+	td_config_spec spec = TD_CONFIG_SPEC_INIT;
+	td_train_opts o = TD_TRAIN_OPTS_INIT;
+	td_config *cfg = NULL;
+
+	(void)state;
+	spec.overrides = sets, spec.n_overrides = 3;
+	assert_int_equal(td_config_new(&cfg, &spec), 0);
+	o.out_dir = "r", o.quiet = 1, o.fmnist_dir = "no-fashion-here";
+	assert_true(td_train(cfg, &o) < 0);
+	assert_non_null(strstr(td_error_last(), "no-fashion-here/train-images-idx3-ubyte.gz"));
+	td_config_free(cfg);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_host_executor_trains_the_cpu_run_bit_for_bit),
 	cmocka_unit_test(test_skipped_steps_are_counted_as_the_cpu_counts_them),
@@ -253,6 +270,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_model_the_executor_does_not_compute_is_refused_by_name),
 	cmocka_unit_test(test_no_step_reads_the_executor_between_log_points),
 	cmocka_unit_test(test_the_comparison_sees_a_norm_taken_in_parts),
+	cmocka_unit_test(test_fashion_mnist_is_read_from_the_directory_given),
 };
 
 TD_TEST_GROUP(xtrain, tests);
