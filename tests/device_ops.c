@@ -547,8 +547,12 @@ static int gemm_reordered(const td_exec *x, float *c, size_t ldc, const float *a
 	return err;
 }
 
-/* The run of cfg's sets on executor x into dir: 0 or the failure, said. */
-static int train_on(const td_exec *x, const char *dir, const char *const *sets, size_t n_sets)
+/*
+ * The run of cfg's sets on executor x into dir, stopping after stop_after
+ * steps (0: none) or resuming from resume (NULL: none): 0 or the failure, said.
+ */
+static int train_on(const td_exec *x, const char *dir, const char *const *sets, size_t n_sets,
+		    int64_t stop_after, const char *resume)
 {
 	td_config_spec spec = TD_CONFIG_SPEC_INIT;
 	td_train_opts o = TD_TRAIN_OPTS_INIT;
@@ -556,7 +560,7 @@ static int train_on(const td_exec *x, const char *dir, const char *const *sets, 
 	int err;
 
 	spec.overrides = sets, spec.n_overrides = n_sets;
-	o.out_dir = dir, o.quiet = 1, o.exec = x;
+	o.out_dir = dir, o.quiet = 1, o.exec = x, o.stop_after = stop_after, o.resume = resume;
 	err = td_config_new(&cfg, &spec);
 	if (!err)
 		err = td_train(cfg, &o);
@@ -613,7 +617,9 @@ static double now_s(void)
  * tdtrain's run on the GPU against the same run on the host executor (the
  * CPU run bit for bit, tests/test_xtrain.c): the synthetic row task, 200
  * steps, with mixer (conv or lru). Checked:
- *   - the same seed twice on the GPU: log.jsonl and checkpoint.bin equal;
+ *   - the same seed twice on the GPU: log.jsonl and checkpoint.bin equal,
+ *     and the run stopped after 100 steps and resumed on the GPU ends
+ *     with the uninterrupted run's checkpoint.bin;
  *   - the loss of the last progress window and the final evaluation's
  *     loss within tol of the host's. The tolerance is measured, not
  *     guessed: the same run on the host with every product's values moved
@@ -630,7 +636,8 @@ static double now_s(void)
  */
 static int training_case(const char *mixer, const char *root)
 {
-	char mset[32], host[4200], gpu[4200], gpu2[4200], noisy[4200], ctl[4200];
+	char mset[32], host[4200], gpu[4200], gpu2[4200], noisy[4200], ctl[4200], split[4200];
+	char ckpt[4300];
 	const char *sets[] = {"dataset=synth-row", "width=16", "layers=4", "steps=200",
 			      "warmup=20", "batch=32", "log_every=50", "eval_every=200",
 			      "eval_batches=8", "lr=0.03", mset};
@@ -648,21 +655,26 @@ static int training_case(const char *mixer, const char *root)
 	snprintf(gpu2, sizeof gpu2, "%s/%s-gpu2", root, mixer);
 	snprintf(noisy, sizeof noisy, "%s/%s-reordered", root, mixer);
 	snprintf(ctl, sizeof ctl, "%s/%s-control", root, mixer);
+	snprintf(split, sizeof split, "%s/%s-split", root, mixer);
 	reordered.gemm = gemm_reordered;
 	CHECK(td_cuda_exec_new(&cuda, sizeof(float)) == 0);
 	if (!cuda)
 		return fails;
 	t0 = now_s();
-	CHECK(train_on(td_exec_host(), host, sets, n_sets) == 0);
+	CHECK(train_on(td_exec_host(), host, sets, n_sets, 0, NULL) == 0);
 	t_host = now_s() - t0, t0 = now_s();
-	CHECK(train_on(cuda, gpu, sets, n_sets) == 0);
+	CHECK(train_on(cuda, gpu, sets, n_sets, 0, NULL) == 0);
 	t_gpu = now_s() - t0;
-	CHECK(train_on(cuda, gpu2, sets, n_sets) == 0);
-	CHECK(train_on(&reordered, noisy, sets, n_sets) == 0);
+	CHECK(train_on(cuda, gpu2, sets, n_sets, 0, NULL) == 0);
+	CHECK(train_on(&reordered, noisy, sets, n_sets, 0, NULL) == 0);
 	control = *cuda, control.select = select_dropping_b, control_of = cuda;
-	CHECK(train_on(&control, ctl, sets, n_sets) == 0);
+	CHECK(train_on(&control, ctl, sets, n_sets, 0, NULL) == 0);
 	CHECK(run_files_differ(gpu, gpu2, "log.jsonl") == 0);
 	CHECK(run_files_differ(gpu, gpu2, "checkpoint.bin") == 0);
+	snprintf(ckpt, sizeof ckpt, "%s/checkpoint.bin", split);
+	CHECK(train_on(cuda, split, sets, n_sets, 100, NULL) == 0);
+	CHECK(train_on(cuda, split, sets, n_sets, 0, ckpt) == 0);
+	CHECK(run_files_differ(gpu, split, "checkpoint.bin") == 0);
 	for (int i = 0; i < 2; i++) {
 		const double l = logged(host, kind[i], "loss");
 
