@@ -710,7 +710,9 @@ static int loop(trainer *t, const td_train_opts *o, td_jsonl *log, int64_t first
 		if (!err && td_log_due(done, t->steps, t->log_every)) {
 			/* the window is shorter after a resume or at the last step */
 			since = since < done - first ? since : done - first;
+			t0 = now(); /* on an executor, the wait for the window's steps */
 			err = window_figures(t, window, since, &loss, &lr, &norm);
+			busy += now() - t0;
 			if (!err)
 				err = progress(t, log, done, loss, lr, norm, busy, first, o->quiet);
 			window = 0;

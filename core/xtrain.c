@@ -140,7 +140,7 @@ void td_xtrain_free(td_xtrain *xt)
 	free(xt);
 }
 
-int td_xtrain_load(td_xtrain *xt, const td_model *m, const td_adamw *opt)
+int td_xtrain_load(td_xtrain *xt, td_model *m, const td_adamw *opt)
 {
 	const size_t bytes = xt->n * sizeof(td_real);
 	td_op_opt_state st;
@@ -150,7 +150,7 @@ int td_xtrain_load(td_xtrain *xt, const td_model *m, const td_adamw *opt)
 	st.s = td_adamw_steps(opt), st.t = td_adamw_updates(opt), st.skips = td_adamw_skipped(opt);
 	st.step.beta1 = xt->o.beta1, st.step.beta2 = xt->o.beta2, st.step.eps = xt->o.eps;
 	xt->s = xt->read_s = st.s;
-	if ((err = td_xmodel_upload_params(xt->xm, td_model_params((td_model *)m))) ||
+	if ((err = td_xmodel_upload_params(xt->xm, td_model_params(m))) ||
 	    (err = xt->x->upload(xt->x, xt->m, td_adamw_m(opt), bytes)) ||
 	    (err = xt->x->upload(xt->x, xt->v, td_adamw_v(opt), bytes)) ||
 	    (err = xt->x->upload(xt->x, xt->st, &st, sizeof st)))

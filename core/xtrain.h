@@ -85,6 +85,6 @@ int td_xtrain_read(td_xtrain *xt, td_xtrain_read_out *out, td_counters *c, td_fi
 int td_xtrain_store(td_xtrain *xt, td_model *m, td_adamw *opt);
 
 /* Uploads m's parameters and opt's state over the executor's (a resume). */
-int td_xtrain_load(td_xtrain *xt, const td_model *m, const td_adamw *opt);
+int td_xtrain_load(td_xtrain *xt, td_model *m, const td_adamw *opt);
 
 #endif
