@@ -65,10 +65,13 @@ struct td_exec {
 	int (*upload)(const td_exec *x, void *dst, const void *src, size_t bytes);
 	int (*download)(const td_exec *x, void *dst, const void *src, size_t bytes);
 	int (*copy)(const td_exec *x, void *dst, const void *src, size_t bytes);
-	/* C = op(A) op(B) + beta C, td_gemm's row-major layout (gemm.h), alpha 1 */
+	/*
+	 * C = alpha op(A) op(B) + beta C, td_gemm's row-major layout (gemm.h);
+	 * alpha is 1 but where the core's product subtracts (-1: the CLRU's)
+	 */
 	int (*gemm)(const td_exec *x, td_real *c, size_t ldc, const td_real *a, size_t lda,
 		    const td_real *b, size_t ldb, size_t m, size_t n, size_t k, int trans_a,
-		    int trans_b, td_real beta);
+		    int trans_b, td_real alpha, td_real beta);
 	/*
 	 * dst [rows][channels] = a (+ b when b is not NULL) where the row's cell
 	 * is present (td_op_present; rows = batch n_cells), else 0. dst may be a.
@@ -140,6 +143,29 @@ struct td_exec {
 			 const td_real *h, const td_real *dy, const td_real *in, const td_real *a,
 			 const td_real *w, size_t lines, size_t length, size_t n, size_t c,
 			 int reverse);
+	/*
+	 * ---- the complex LRU's, on lines of two or more steps; its products
+	 * are gemm's, its skip path scale ----
+	 */
+	/* td_op_clru_decay for k < n: a [2n], lambda's real parts, then its imaginary ones */
+	int (*clru_decay)(const td_exec *x, td_real *a, const td_real *nu, const td_real *theta,
+			  size_t n);
+	/*
+	 * per (line, state) of h [lines][length][2n], in place: the recurrence,
+	 * or with adjoint its adjoint (td_op_clru_scan)
+	 */
+	int (*clru_scan)(const td_exec *x, td_real *h, const td_real *a, size_t lines,
+			 size_t length, size_t n, int reverse, int adjoint);
+	/*
+	 * One call's decay and skip gradients: for k < n, dL/dlambda_k of g and
+	 * h (td_op_clru_decay_grad), then gtheta[k] += td_op_clru_dtheta and
+	 * gnu[k] += td_op_clru_dnu of it, a and nu; gd[k] += the skip gradient
+	 * of dy and in (td_op_lru_skip_grad) for k < c.
+	 */
+	int (*clru_grads)(const td_exec *x, td_real *gnu, td_real *gtheta, td_real *gd,
+			  const td_real *g, const td_real *h, const td_real *dy, const td_real *in,
+			  const td_real *a, const td_real *nu, size_t lines, size_t length,
+			  size_t n, size_t c, int reverse);
 	/* ---- the loss and the optimizer (the training step) ---- */
 	/*
 	 * The batch's cross-entropy: per example b, td_op_xent over its present

@@ -44,12 +44,12 @@ static int host_copy(const td_exec *x, void *dst, const void *src, size_t bytes)
 
 static int host_gemm(const td_exec *x, td_real *c, size_t ldc, const td_real *a, size_t lda,
 		     const td_real *b, size_t ldb, size_t m, size_t n, size_t k, int trans_a,
-		     int trans_b, td_real beta)
+		     int trans_b, td_real alpha, td_real beta)
 {
 	td_gemm_opts o = TD_GEMM_OPTS_INIT;
 
 	(void)x;
-	o.trans_a = trans_a, o.trans_b = trans_b, o.beta = beta;
+	o.trans_a = trans_a, o.trans_b = trans_b, o.alpha = alpha, o.beta = beta;
 	return td_gemm(c, ldc, a, lda, b, ldb, m, n, k, &o);
 }
 
@@ -238,6 +238,43 @@ static int host_lru_grads(const td_exec *x, td_real *gw, td_real *gd, const td_r
 	return 0;
 }
 
+static int host_clru_decay(const td_exec *x, td_real *a, const td_real *nu, const td_real *theta,
+			   size_t n)
+{
+	(void)x;
+	for (size_t k = 0; k < n; k++)
+		td_op_clru_decay(a, nu, theta, n, k);
+	return 0;
+}
+
+static int host_clru_scan(const td_exec *x, td_real *h, const td_real *a, size_t lines,
+			  size_t length, size_t n, int reverse, int adjoint)
+{
+	(void)x;
+	for (size_t l = 0; l < lines; l++)
+		for (size_t k = 0; k < n; k++)
+			td_op_clru_scan(h + l * length * 2 * n, a, length, n, reverse, adjoint, k);
+	return 0;
+}
+
+static int host_clru_grads(const td_exec *x, td_real *gnu, td_real *gtheta, td_real *gd,
+			   const td_real *g, const td_real *h, const td_real *dy, const td_real *in,
+			   const td_real *a, const td_real *nu, size_t lines, size_t length,
+			   size_t n, size_t c, int reverse)
+{
+	(void)x;
+	for (size_t k = 0; k < n; k++) {
+		td_real dre, dim;
+
+		td_op_clru_decay_grad(&dre, &dim, g, h, lines, length, n, reverse, k);
+		gtheta[k] += td_op_clru_dtheta(dre, dim, a[k], a[n + k]);
+		gnu[k] += td_op_clru_dnu(dre, dim, a[k], a[n + k], nu[k]);
+	}
+	for (size_t k = 0; k < c; k++)
+		gd[k] += td_op_lru_skip_grad(dy, in, lines * length, c, k);
+	return 0;
+}
+
 static int host_xent(const td_exec *x, td_real *dy, double *acc, double *loss, int *best,
 		     uint8_t *present, const td_real *y, const int *labels, const uint8_t *mask,
 		     const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
@@ -295,6 +332,9 @@ static const td_exec host = {
 	.lru_scan = host_lru_scan,
 	.scale = host_scale,
 	.lru_grads = host_lru_grads,
+	.clru_decay = host_clru_decay,
+	.clru_scan = host_clru_scan,
+	.clru_grads = host_clru_grads,
 	.xent = host_xent,
 	.opt_step = host_opt_step,
 };

@@ -13,7 +13,9 @@
  *
  * and the backward is td_model_backward's, in its order, each gradient
  * summed as the core sums it (a mixer's gradients per chunk of lines, in
- * the chunks block.c gives the mixer).
+ * the chunks block.c gives the mixer). The mixer is the conv, the LRU or
+ * the complex LRU (mixer_lru.c's and mixer_clru.c's operations per call,
+ * on lines of two steps or more; their one-step maps are not here yet).
  *
  * Executor memory, allocated at construction (R for max_batch):
  *   params [P], grads [P] the slabs, the host model's layout
@@ -21,7 +23,10 @@
  *   map [L][2][n_cells]   each layer's fold and unfold
  *   xs [R][in], h [L+1][R][w], inv [L][R], n [R][w], u [R][w], yf [R][w]
  *   xf [L][R][w]          each layer's folded input (its mixer's saved x)
- *   with the LRU (N states): la [L][N] decays, lh [L][R][N] states, lg [R][N]
+ *   with the LRU (N states, S = N values a state): la [L][S] decays,
+ *                        lh [L][R][S] states, lg [R][S] adjoints
+ *   with the CLRU the same with S = 2N (each state's real parts, then its
+ *                        imaginary ones)
  *   with the MLP: hm [L][R][w], inv2 [L][R], pre [L][R][F], act [R][F]
  *   the backward's: g, gn, zf [R][w], gy [R][out], with the MLP dact [R][F]
  *
@@ -30,6 +35,7 @@
  */
 #include "xmodel.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,10 +45,19 @@
 #include "block_int.h"
 #include "mixer.h"
 
+/* The recurrences' tensors, in lru_setup's and clru_setup's order. */
+enum { LRU_B, LRU_W, LRU_C, LRU_D };
+enum { CLRU_BRE, CLRU_BIM, CLRU_NU, CLRU_THETA, CLRU_CRE, CLRU_CIM, CLRU_D, N_TENSORS };
+
 typedef struct {
-	td_mixer_kind kind; /* TD_MIXER_CONV or TD_MIXER_LRU */
+	td_mixer_kind kind; /* TD_MIXER_CONV, TD_MIXER_LRU or TD_MIXER_CLRU */
 	size_t mixer;	    /* offset of the mixer's slab (the conv's: w [K][w], then bias [w]) */
-	size_t tb, tw, tc, td; /* the LRU's tensors B [N][w], w [N], C [w][N], D [w]: offsets */
+	/*
+	 * the recurrence's tensors' offsets: the LRU's B [N][w], w [N], C
+	 * [w][N], D [w]; the CLRU's B_re, B_im [N][w], nu, theta [N], C_re,
+	 * C_im [w][N], D [w]
+	 */
+	size_t t[N_TENSORS];
 	td_op_conv conv;    /* the conv's shape, and the line's length for either */
 	size_t lines;	    /* lines of one example along the layer's axis */
 	size_t chunk;	    /* lines per mixer call (block.c's call_lines) */
@@ -62,8 +77,9 @@ struct td_xmodel {
 	size_t *maps;
 	td_real *xs, *h, *inv, *n, *u, *yf, *xf, *hm, *inv2, *pre, *act;
 	td_real *g, *gn, *gy, *zf, *dact; /* the backward's */
-	size_t state;			  /* the LRU's N; 0 for the conv */
-	td_real *la, *lh, *lg;		  /* the LRU's decays [L][N], states [L][R][N], adjoints [R][N] */
+	size_t state;			  /* the LRU's or the CLRU's N; 0 for the conv */
+	size_t sw;			  /* values a state: N (LRU) or 2N (CLRU, re | im) */
+	td_real *la, *lh, *lg;		  /* decays [L][S], states [L][R][S], adjoints [R][S] */
 };
 
 /* The offset of the model's group called name, or SIZE_MAX. */
@@ -86,17 +102,18 @@ static int check_model(td_model *m)
 	if (o->family != TD_BLOCK_SCAN)
 		return TD_FAIL(TD_ENOTSUP, "the executor path computes axial_scan models only so "
 					   "far; this model's composition is another");
-	if (o->mixer.kind != TD_MIXER_CONV && o->mixer.kind != TD_MIXER_LRU)
-		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv and lru mixers only so "
-					   "far; this model's mixer is %s",
+	if (o->mixer.kind != TD_MIXER_CONV && o->mixer.kind != TD_MIXER_LRU &&
+	    o->mixer.kind != TD_MIXER_CLRU)
+		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv, lru and clru mixers "
+					   "only so far; this model's mixer is %s",
 			       td_mixer_kind_name(td_block_mixer(td_model_block(m, 0))));
-	for (int l = 0; o->mixer.kind == TD_MIXER_LRU && l < td_model_n_layers(m); l++) {
+	for (int l = 0; o->mixer.kind != TD_MIXER_CONV && l < td_model_n_layers(m); l++) {
 		const td_block *b = td_model_block(m, l);
 
 		if (td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis)) < 2)
-			return TD_FAIL(TD_ENOTSUP, "the executor path has no lru on lines of one "
+			return TD_FAIL(TD_ENOTSUP, "the executor path has no %s on lines of one "
 						   "step yet; layer %d sweeps axis %s of one cell",
-				       l, b->o.axis);
+				       td_mixer_kind_name(td_block_mixer(b)), l, b->o.axis);
 	}
 	return 0;
 }
@@ -131,11 +148,10 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 		return err;
 	xl->kind = mo->kind;
 	xl->mixer = (size_t)(td_mixer_params(td_block_mixer(b)) - td_model_params(m));
-	if (xl->kind == TD_MIXER_LRU) { /* lru_setup's order: B, w, C, D */
-		xl->tb = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), 0)->offset;
-		xl->tw = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), 1)->offset;
-		xl->tc = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), 2)->offset;
-		xl->td = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), 3)->offset;
+	for (size_t i = 0; xl->kind != TD_MIXER_CONV && i < td_mixer_n_tensors(td_block_mixer(b));
+	     i++) {
+		assert(i < N_TENSORS);
+		xl->t[i] = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), i)->offset;
 	}
 	xl->conv = (td_op_conv){mo->kernel_size, mo->dilation, mo->channels, f->length,
 				mo->reverse};
@@ -168,9 +184,9 @@ static int build_buffers(td_xmodel *xm)
 	    (err = alloc_reals(xm, &xm->u, r * w)) || (err = alloc_reals(xm, &xm->yf, r * w)) ||
 	    (err = alloc_reals(xm, &xm->xf, l * r * w)))
 		return err;
-	if (xm->state && ((err = alloc_reals(xm, &xm->la, l * xm->state)) ||
-			  (err = alloc_reals(xm, &xm->lh, l * r * xm->state)) ||
-			  (err = alloc_reals(xm, &xm->lg, r * xm->state))))
+	if (xm->sw && ((err = alloc_reals(xm, &xm->la, l * xm->sw)) ||
+		       (err = alloc_reals(xm, &xm->lh, l * r * xm->sw)) ||
+		       (err = alloc_reals(xm, &xm->lg, r * xm->sw))))
 		return err;
 	if (f && ((err = alloc_reals(xm, &xm->hm, l * r * w)) ||
 		  (err = alloc_reals(xm, &xm->inv2, l * r)) ||
@@ -195,8 +211,10 @@ int td_xmodel_new(td_xmodel **out, const td_exec *x, td_model *m)
 	xm->x = x, xm->o = *td_model_options(m), xm->n_layers = td_model_n_layers(m);
 	xm->n_cells = td_model_block(m, 0)->n_cells, xm->rows = xm->o.max_batch * xm->n_cells;
 	xm->n_params = td_model_n_params(m);
-	if (xm->o.mixer.kind == TD_MIXER_LRU)
+	if (xm->o.mixer.kind != TD_MIXER_CONV) {
 		xm->state = td_mixer_options(td_block_mixer(td_model_block(m, 0)))->state;
+		xm->sw = xm->o.mixer.kind == TD_MIXER_CLRU ? 2 * xm->state : xm->state;
+	}
 	find_offsets(xm, m);
 	if (!(xm->layer = calloc((size_t)xm->n_layers, sizeof *xm->layer)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory for %d layers", xm->n_layers);
@@ -283,7 +301,7 @@ static int sel(const td_xmodel *xm, td_real *dst, const td_real *a, const td_rea
 static int linear(const td_xmodel *xm, td_real *out, const td_real *in, size_t rows, size_t n,
 		  size_t k, size_t wt, size_t bias)
 {
-	int err = xm->x->gemm(xm->x, out, n, in, k, xm->params + wt, k, rows, n, k, 0, 1, 0);
+	int err = xm->x->gemm(xm->x, out, n, in, k, xm->params + wt, k, rows, n, k, 0, 1, 1, 0);
 
 	return err ? err : xm->x->bias_add(xm->x, out, xm->params + bias, rows, n);
 }
@@ -309,20 +327,20 @@ static int lru_forward(const td_xmodel *xm, int l, const td_real *xf, size_t lin
 	const xlayer *xl = &xm->layer[l];
 	const td_exec *x = xm->x;
 	const size_t c = xm->o.width, n = xm->state, len = xl->conv.length;
-	const td_real *pb = xm->params + xl->tb, *pc = xm->params + xl->tc;
+	const td_real *pb = xm->params + xl->t[LRU_B], *pc = xm->params + xl->t[LRU_C];
 	td_real *a = xm->la + (size_t)l * n, *h = xm->lh + (size_t)l * xm->rows * n;
-	int err = x->lru_decay(x, a, xm->params + xl->tw, n);
+	int err = x->lru_decay(x, a, xm->params + xl->t[LRU_W], n);
 
 	for (size_t at = 0; !err && at < lines; at += xl->chunk) {
 		const size_t nl = lines - at < xl->chunk ? lines - at : xl->chunk, p = nl * len;
 		const td_real *xc = xf + at * len * c;
 		td_real *hc = h + at * len * n, *yc = xm->yf + at * len * c;
 
-		if ((err = x->gemm(x, hc, n, xc, c, pb, c, p, n, c, 0, 1, 0)) ||
+		if ((err = x->gemm(x, hc, n, xc, c, pb, c, p, n, c, 0, 1, 1, 0)) ||
 		    (err = x->lru_scan(x, hc, a, nl, len, n, xl->conv.reverse, 0)) ||
-		    (err = x->scale(x, yc, xc, xm->params + xl->td, p, c)))
+		    (err = x->scale(x, yc, xc, xm->params + xl->t[LRU_D], p, c)))
 			return err;
-		err = x->gemm(x, yc, c, hc, n, pc, n, p, c, n, 0, 1, 1);
+		err = x->gemm(x, yc, c, hc, n, pc, n, p, c, n, 0, 1, 1, 1);
 		if (xl->chunk > lines - at)
 			break; /* the last call; at + chunk may not fit */
 	}
@@ -339,8 +357,9 @@ static int lru_backward(const td_xmodel *xm, int l, const td_real *xf, size_t li
 	const xlayer *xl = &xm->layer[l];
 	const td_exec *x = xm->x;
 	const size_t c = xm->o.width, n = xm->state, len = xl->conv.length;
-	const td_real *pb = xm->params + xl->tb, *pc = xm->params + xl->tc;
+	const td_real *pb = xm->params + xl->t[LRU_B], *pc = xm->params + xl->t[LRU_C];
 	const td_real *a = xm->la + (size_t)l * n, *h = xm->lh + (size_t)l * xm->rows * n;
+	td_real *gr = xm->grads;
 	int err = 0;
 
 	for (size_t at = 0; !err && at < lines; at += xl->chunk) {
@@ -349,15 +368,100 @@ static int lru_backward(const td_xmodel *xm, int l, const td_real *xf, size_t li
 		const td_real *dyc = xm->yf + at * len * c;
 		td_real *gc = xm->lg + at * len * n, *dxc = xm->zf + at * len * c;
 
-		if ((err = x->gemm(x, xm->grads + xl->tc, n, dyc, c, hc, n, c, n, p, 1, 0, 1)) ||
-		    (err = x->gemm(x, gc, n, dyc, c, pc, n, p, n, c, 0, 0, 0)) ||
+		if ((err = x->gemm(x, gr + xl->t[LRU_C], n, dyc, c, hc, n, c, n, p, 1, 0, 1, 1)) ||
+		    (err = x->gemm(x, gc, n, dyc, c, pc, n, p, n, c, 0, 0, 1, 0)) ||
 		    (err = x->lru_scan(x, gc, a, nl, len, n, xl->conv.reverse, 1)) ||
-		    (err = x->scale(x, dxc, dyc, xm->params + xl->td, p, c)) ||
-		    (err = x->lru_grads(x, xm->grads + xl->tw, xm->grads + xl->td, gc, hc, dyc, xc, a,
-					xm->params + xl->tw, nl, len, n, c, xl->conv.reverse)) ||
-		    (err = x->gemm(x, xm->grads + xl->tb, c, gc, n, xc, c, n, c, p, 1, 0, 1)))
+		    (err = x->scale(x, dxc, dyc, xm->params + xl->t[LRU_D], p, c)) ||
+		    (err = x->lru_grads(x, gr + xl->t[LRU_W], gr + xl->t[LRU_D], gc, hc, dyc, xc, a,
+					xm->params + xl->t[LRU_W], nl, len, n, c,
+					xl->conv.reverse)) ||
+		    (err = x->gemm(x, gr + xl->t[LRU_B], c, gc, n, xc, c, n, c, p, 1, 0, 1, 1)))
 			return err;
-		err = x->gemm(x, dxc, c, gc, n, pb, c, p, c, n, 0, 0, 1);
+		err = x->gemm(x, dxc, c, gc, n, pb, c, p, c, n, 0, 0, 1, 1);
+		if (xl->chunk > lines - at)
+			break;
+	}
+	return err;
+}
+
+/*
+ * The complex LRU of layer l over lines lines of xf into yf, call by call
+ * as block.c chunks them (mixer_clru.c's clru_forward per call): h_re = x
+ * B_re^T, h_im = x B_im^T, the recurrence, y = D x, y += h_re C_re^T, y
+ * -= h_im C_im^T (alpha -1, as the core subtracts); the decays and the
+ * states [positions][2N] saved.
+ */
+static int clru_forward(const td_xmodel *xm, int l, const td_real *xf, size_t lines)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t c = xm->o.width, n = xm->state, len = xl->conv.length, *t = xl->t;
+	const td_real *pr = xm->params;
+	td_real *a = xm->la + (size_t)l * 2 * n, *h = xm->lh + (size_t)l * xm->rows * 2 * n;
+	int err = x->clru_decay(x, a, pr + t[CLRU_NU], pr + t[CLRU_THETA], n);
+
+	for (size_t at = 0; !err && at < lines; at += xl->chunk) {
+		const size_t nl = lines - at < xl->chunk ? lines - at : xl->chunk, p = nl * len;
+		const td_real *xc = xf + at * len * c;
+		td_real *hc = h + at * len * 2 * n, *yc = xm->yf + at * len * c;
+
+		if ((err = x->gemm(x, hc, 2 * n, xc, c, pr + t[CLRU_BRE], c, p, n, c, 0, 1, 1, 0)) ||
+		    (err = x->gemm(x, hc + n, 2 * n, xc, c, pr + t[CLRU_BIM], c, p, n, c, 0, 1, 1,
+				   0)) ||
+		    (err = x->clru_scan(x, hc, a, nl, len, n, xl->conv.reverse, 0)) ||
+		    (err = x->scale(x, yc, xc, pr + t[CLRU_D], p, c)) ||
+		    (err = x->gemm(x, yc, c, hc, 2 * n, pr + t[CLRU_CRE], n, p, c, n, 0, 1, 1, 1)))
+			return err;
+		err = x->gemm(x, yc, c, hc + n, 2 * n, pr + t[CLRU_CIM], n, p, c, n, 0, 1, -1, 1);
+		if (xl->chunk > lines - at)
+			break; /* the last call; at + chunk may not fit */
+	}
+	return err;
+}
+
+/*
+ * Its backward, call by call (clru_backward): dC_re += dy^T h_re, dC_im
+ * -= dy^T h_im, g_re = dy C_re, g_im = -dy C_im, the adjoint recurrence,
+ * dx = D dy, the decay's (dnu, dtheta) and the skip's gradients, dB_re +=
+ * g_re^T x, dB_im += g_im^T x, dx += g_re B_re, dx += g_im B_im; dy in
+ * yf, dx into zf.
+ */
+static int clru_backward(const td_xmodel *xm, int l, const td_real *xf, size_t lines)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t c = xm->o.width, n = xm->state, len = xl->conv.length, *t = xl->t;
+	const td_real *pr = xm->params, *a = xm->la + (size_t)l * 2 * n;
+	const td_real *h = xm->lh + (size_t)l * xm->rows * 2 * n;
+	td_real *gr = xm->grads;
+	int err = 0;
+
+	for (size_t at = 0; !err && at < lines; at += xl->chunk) {
+		const size_t nl = lines - at < xl->chunk ? lines - at : xl->chunk, p = nl * len;
+		const td_real *xc = xf + at * len * c, *hc = h + at * len * 2 * n;
+		const td_real *dyc = xm->yf + at * len * c;
+		td_real *gc = xm->lg + at * len * 2 * n, *dxc = xm->zf + at * len * c;
+
+		/* dC_re, dC_im; g = dy C_re - i dy C_im */
+		if ((err = x->gemm(x, gr + t[CLRU_CRE], n, dyc, c, hc, 2 * n, c, n, p, 1, 0, 1,
+				   1)) ||
+		    (err = x->gemm(x, gr + t[CLRU_CIM], n, dyc, c, hc + n, 2 * n, c, n, p, 1, 0, -1,
+				   1)) ||
+		    (err = x->gemm(x, gc, 2 * n, dyc, c, pr + t[CLRU_CRE], n, p, n, c, 0, 0, 1,
+				   0)) ||
+		    (err = x->gemm(x, gc + n, 2 * n, dyc, c, pr + t[CLRU_CIM], n, p, n, c, 0, 0, -1,
+				   0)) ||
+		    (err = x->clru_scan(x, gc, a, nl, len, n, xl->conv.reverse, 1)) ||
+		    (err = x->scale(x, dxc, dyc, pr + t[CLRU_D], p, c)) ||
+		    (err = x->clru_grads(x, gr + t[CLRU_NU], gr + t[CLRU_THETA], gr + t[CLRU_D], gc,
+					 hc, dyc, xc, a, pr + t[CLRU_NU], nl, len, n, c,
+					 xl->conv.reverse)) ||
+		    (err = x->gemm(x, gr + t[CLRU_BRE], c, gc, 2 * n, xc, c, n, c, p, 1, 0, 1, 1)) ||
+		    (err = x->gemm(x, gr + t[CLRU_BIM], c, gc + n, 2 * n, xc, c, n, c, p, 1, 0, 1,
+				   1)) ||
+		    (err = x->gemm(x, dxc, c, gc, 2 * n, pr + t[CLRU_BRE], c, p, c, n, 0, 0, 1, 1)))
+			return err;
+		err = x->gemm(x, dxc, c, gc + n, 2 * n, pr + t[CLRU_BIM], c, p, c, n, 0, 0, 1, 1);
 		if (xl->chunk > lines - at)
 			break;
 	}
@@ -377,6 +481,8 @@ static int block_forward(const td_xmodel *xm, int l, size_t batch)
 		return err;
 	if (xl->kind == TD_MIXER_LRU)
 		err = lru_forward(xm, l, xf, batch * xl->lines);
+	else if (xl->kind == TD_MIXER_CLRU)
+		err = clru_forward(xm, l, xf, batch * xl->lines);
 	else
 		err = x->conv_forward(x, xm->yf, xf, xm->params + xl->mixer, batch * xl->lines,
 				      &xl->conv);
@@ -457,10 +563,10 @@ static int linear_back(const td_xmodel *xm, td_real *din, const td_real *g, cons
 	const td_exec *x = xm->x;
 	int err;
 
-	if ((err = x->gemm(x, xm->grads + wt, k, g, n, in, k, n, k, rows, 1, 0, 1)) ||
+	if ((err = x->gemm(x, xm->grads + wt, k, g, n, in, k, n, k, rows, 1, 0, 1, 1)) ||
 	    (err = x->bias_grad(x, xm->grads + bias, g, rows, n)))
 		return err;
-	return din ? x->gemm(x, din, k, g, n, xm->params + wt, k, rows, k, n, 0, 0, 0) : 0;
+	return din ? x->gemm(x, din, k, g, n, xm->params + wt, k, rows, k, n, 0, 0, 1, 0) : 0;
 }
 
 /* Given g = dL/dh_l+1 (selected): g becomes dL/dm_l, selected (model.c's ffn_backward). */
@@ -499,6 +605,8 @@ static int block_backward(const td_xmodel *xm, int l, size_t batch)
 		return err;
 	if (xl->kind == TD_MIXER_LRU)
 		err = lru_backward(xm, l, xf, batch * xl->lines);
+	else if (xl->kind == TD_MIXER_CLRU)
+		err = clru_backward(xm, l, xf, batch * xl->lines);
 	else
 		err = x->conv_backward(x, xm->zf, xm->grads + xl->mixer, xm->yf, xf,
 				       xm->params + xl->mixer, batch * xl->lines, xl->chunk,

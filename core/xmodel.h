@@ -12,10 +12,11 @@
  * and, on the GPU, only queues work.
  *
  * What it computes so far: models of the scan family (axial_scan) with
- * the conv mixer or the LRU (on lines of two steps or more), with or
- * without the channel MLP, with a shared head or one per cell; forward
- * and backward. Anything else is refused with TD_ENOTSUP,
- * saying what is not there yet, never computed another way.
+ * the conv mixer, the LRU or the complex LRU (the two recurrences on
+ * lines of two steps or more), with or without the channel MLP, with a
+ * shared head or one per cell; forward and backward. Anything else is
+ * refused with TD_ENOTSUP, saying what is not there yet, never computed
+ * another way.
  */
 #ifndef TD_XMODEL_H
 #define TD_XMODEL_H

@@ -250,6 +250,42 @@ __global__ static void lru_grads_kernel(float *gw, float *gd, const float *g, co
 		gd[q - n] += td_op_lru_skip_grad(dy, in, lines * length, c, q - n);
 }
 
+__global__ static void clru_decay_kernel(float *a, const float *nu, const float *theta, size_t n)
+{
+	const size_t k = tid();
+
+	if (k < n)
+		td_op_clru_decay(a, nu, theta, n, k);
+}
+
+/* Thread (line, state) of lines x n; a line is [length][2n]. */
+__global__ static void clru_scan_kernel(float *h, const float *a, size_t lines, size_t length,
+					size_t n, int reverse, int adjoint)
+{
+	const size_t i = tid();
+
+	if (i < lines * n)
+		td_op_clru_scan(h + i / n * length * 2 * n, a, length, n, reverse, adjoint, i % n);
+}
+
+/* Thread q of n + c: dnu and dtheta for state q < n, else the skip's gradient for channel q - n. */
+__global__ static void clru_grads_kernel(float *gnu, float *gtheta, float *gd, const float *g,
+					 const float *h, const float *dy, const float *in,
+					 const float *a, const float *nu, size_t lines,
+					 size_t length, size_t n, size_t c, int reverse)
+{
+	const size_t q = tid();
+	float dre, dim;
+
+	if (q < n) {
+		td_op_clru_decay_grad(&dre, &dim, g, h, lines, length, n, reverse, q);
+		gtheta[q] += td_op_clru_dtheta(dre, dim, a[q], a[n + q]);
+		gnu[q] += td_op_clru_dnu(dre, dim, a[q], a[n + q], nu[q]);
+	} else if (q < n + c) {
+		gd[q - n] += td_op_lru_skip_grad(dy, in, lines * length, c, q - n);
+	}
+}
+
 /* Thread b of batch: example b's present cells, loss, arg max and dy. */
 __global__ static void xent_kernel(float *dy, double *loss, int *best, uint8_t *present,
 				   const float *y, const int *labels, const uint8_t *mask,
@@ -383,12 +419,14 @@ done:
 	return err;
 }
 
-/* Row-major C = op(A) op(B) + beta C is column-major C^T = op(B)^T op(A)^T (cuda.cu's sgemm). */
+/*
+ * Row-major C = alpha op(A) op(B) + beta C is column-major C^T = alpha
+ * op(B)^T op(A)^T + beta C^T (cuda.cu's sgemm).
+ */
 static int ex_gemm(const td_exec *x, float *c, size_t ldc, const float *a, size_t lda,
 		   const float *b, size_t ldb, size_t m, size_t n, size_t k, int trans_a,
-		   int trans_b, float beta)
+		   int trans_b, float alpha, float beta)
 {
-	const float one = 1;
 	int err = 0;
 
 	if (m == 0 || n == 0)
@@ -397,8 +435,8 @@ static int ex_gemm(const td_exec *x, float *c, size_t ldc, const float *a, size_
 	    ldb > INT_MAX)
 		return TD_FAIL(TD_EINVAL, "a %zu x %zu x %zu product: cuBLAS takes int", m, n, k);
 	CUBLAS_TRY(cublasSgemm(self(x)->blas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N,
-			       trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m, (int)k, &one, b,
-			       (int)ldb, a, (int)lda, &beta, c, (int)ldc));
+			       trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, (int)n, (int)m, (int)k, &alpha,
+			       b, (int)ldb, a, (int)lda, &beta, c, (int)ldc));
 done:
 	return err;
 }
@@ -557,6 +595,27 @@ static int ex_lru_grads(const td_exec *x, float *gw, float *gd, const float *g, 
 	       reverse);
 }
 
+static int ex_clru_decay(const td_exec *x, float *a, const float *nu, const float *theta,
+			 size_t n)
+{
+	LAUNCH(x, n, clru_decay_kernel, a, nu, theta, n);
+}
+
+static int ex_clru_scan(const td_exec *x, float *h, const float *a, size_t lines, size_t length,
+			size_t n, int reverse, int adjoint)
+{
+	LAUNCH(x, lines * n, clru_scan_kernel, h, a, lines, length, n, reverse, adjoint);
+}
+
+static int ex_clru_grads(const td_exec *x, float *gnu, float *gtheta, float *gd, const float *g,
+			 const float *h, const float *dy, const float *in, const float *a,
+			 const float *nu, size_t lines, size_t length, size_t n, size_t c,
+			 int reverse)
+{
+	LAUNCH(x, n + c, clru_grads_kernel, gnu, gtheta, gd, g, h, dy, in, a, nu, lines, length, n,
+	       c, reverse);
+}
+
 static int ex_xent(const td_exec *x, float *dy, double *acc, double *loss, int *best,
 		   uint8_t *present, const float *y, const int *labels, const uint8_t *mask,
 		   const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
@@ -624,6 +683,8 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.conv_backward = ex_conv_backward, e->x.head_cell_backward = ex_head_cell_backward;
 	e->x.lru_decay = ex_lru_decay, e->x.lru_scan = ex_lru_scan, e->x.scale = ex_scale;
 	e->x.lru_grads = ex_lru_grads;
+	e->x.clru_decay = ex_clru_decay, e->x.clru_scan = ex_clru_scan;
+	e->x.clru_grads = ex_clru_grads;
 	e->x.xent = ex_xent, e->x.opt_step = ex_opt_step;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
 	for (int k = 0; k < TD_EXEC_MARKS; k++)

@@ -486,6 +486,87 @@ TD_HD td_real td_op_lru_skip_grad(const td_real *dy, const td_real *x, size_t po
 	return acc;
 }
 
+/* ---- the complex LRU's recurrences (core/mixer_clru.c) ------------------------ */
+
+/*
+ * Around the GEMMs (h_re = x B_re^T, h_im = x B_im^T, y += h_re C_re^T,
+ * y -= h_im C_im^T forward; dC_re, dC_im, g_re = dy C_re, g_im = -dy
+ * C_im, dB_re, dB_im and dx += g_re B_re + g_im B_im backward), lines of
+ * length >= 2: the decay lambda, the complex recurrence per (line, state),
+ * its adjoint, and dL/dlambda with what it adds to dL/dnu and dL/dtheta,
+ * each in clru_forward's and clru_backward's operations and order. A
+ * line is [length][2n]: each position's real parts, then its imaginary
+ * ones. The skip path's gradient is the LRU's (td_op_lru_skip_grad).
+ */
+
+/*
+ * State k's lambda = exp(-exp(nu)) (cos theta + i sin theta), in double,
+ * each part rounded once: a[k] the real part, a[n + k] the imaginary.
+ */
+TD_HD void td_op_clru_decay(td_real *a, const td_real *nu, const td_real *theta, size_t n,
+			    size_t k)
+{
+	const double r = exp(-exp((double)nu[k]));
+
+	a[k] = (td_real)(r * cos((double)theta[k]));
+	a[n + k] = (td_real)(r * sin((double)theta[k]));
+}
+
+/*
+ * State k of one line h: h_q += lambda_k h_(q-1), q = 1 .. length - 1 in
+ * sweep order; with adjoint, h_q += conj(lambda_k) h_(q+1), q = length -
+ * 2 .. 0 (scan, both ways).
+ */
+TD_HD void td_op_clru_scan(td_real *h, const td_real *a, size_t length, size_t n, int reverse,
+			   int adjoint, size_t k)
+{
+	const td_real sign = adjoint ? -1 : 1, are = a[k], ai = sign * a[n + k];
+
+	for (size_t i = 1; i < length; i++) {
+		const size_t q = adjoint ? length - 1 - i : i, from = adjoint ? q + 1 : q - 1;
+		td_real *cur = h + td_op_at(q, length, reverse) * 2 * n;
+		const td_real *prev = h + td_op_at(from, length, reverse) * 2 * n;
+
+		cur[k] += are * prev[k] - ai * prev[n + k];
+		cur[n + k] += are * prev[n + k] + ai * prev[k];
+	}
+}
+
+/*
+ * dL/dlambda_k: from 0, g_q conj(h_(q-1)) over lines, then steps q >= 1,
+ * of lines lines of [length][2n]; the real part in *re, the imaginary in
+ * *im (decay_grad).
+ */
+TD_HD void td_op_clru_decay_grad(td_real *re, td_real *im, const td_real *g, const td_real *h,
+				 size_t lines, size_t length, size_t n, int reverse, size_t k)
+{
+	td_real dre = 0, dim = 0;
+
+	for (size_t l = 0; l < lines; l++)
+		for (size_t q = 1; q < length; q++) {
+			const td_real *gs = g + (l * length + td_op_at(q, length, reverse)) * 2 * n;
+			const td_real *hp =
+			    h + (l * length + td_op_at(q - 1, length, reverse)) * 2 * n;
+
+			dre += gs[k] * hp[k] + gs[n + k] * hp[n + k];
+			dim += gs[n + k] * hp[k] - gs[k] * hp[n + k];
+		}
+	*re = dre, *im = dim;
+}
+
+/* What dL/dlambda (dre, dim) adds to dL/dtheta: in double, rounded once (decay_to_params). */
+TD_HD td_real td_op_clru_dtheta(td_real dre, td_real dim, td_real are, td_real aim)
+{
+	return (td_real)(-(double)dre * (double)aim + (double)dim * (double)are);
+}
+
+/* What it adds to dL/dnu: in double, rounded once (decay_to_params). */
+TD_HD td_real td_op_clru_dnu(td_real dre, td_real dim, td_real are, td_real aim, td_real nu)
+{
+	return (td_real)(-((double)dre * (double)are + (double)dim * (double)aim) *
+			 exp((double)nu));
+}
+
 /* ---- the fused AdamW step (core/adamw.c, update) ----------------------------- */
 
 /*

@@ -534,11 +534,11 @@ int td_devcheck_xmodel_agrees_with_the_host(void)
  */
 static int gemm_reordered(const td_exec *x, float *c, size_t ldc, const float *a, size_t lda,
 			  const float *b, size_t ldb, size_t m, size_t n, size_t k, int trans_a,
-			  int trans_b, float beta)
+			  int trans_b, float alpha, float beta)
 {
 	const td_exec *h = td_exec_host();
 	const double e = sqrt((double)k) * 0x1p-24;
-	int err = h->gemm(h, c, ldc, a, lda, b, ldb, m, n, k, trans_a, trans_b, beta);
+	int err = h->gemm(h, c, ldc, a, lda, b, ldb, m, n, k, trans_a, trans_b, alpha, beta);
 
 	(void)x;
 	for (size_t i = 0; !err && i < m; i++)

@@ -9,8 +9,9 @@
  * The core's side: td_rmsnorm_forward and td_rmsnorm_backward (1 and 2
  * threads), td_attention_softmax_row (mixer_attention.c's own exp_sum),
  * td_train_xent, td_adamw_step and its td_adamw_last figures, the conv
- * mixer's forward and backward, and the LRU mixer's (its bodies composed
- * with td_gemm as lru_forward and lru_backward compose them), and
+ * mixer's forward and backward, the LRU mixer's (its bodies composed
+ * with td_gemm as lru_forward and lru_backward compose them) and the
+ * complex LRU's (likewise, clru_forward's and clru_backward's), and
  * td_adamw_step's skips and counted reasons, and a scan block's forward
  * and backward (td_block_forward, td_block_backward); the ReLU has
  * no function of its own in the core, so its reference is model.c's two
@@ -25,6 +26,10 @@
  * skipping each line's first position; td_op_lru_dw without its minus;
  * td_op_lru_skip_grad from position 1; td_op_opt_decide's bc2 from t - 1;
  * the scan block's weight gradient summed over all lines in one chunk.
+ * The complex LRU's test runs its own, one body swapped at a time:
+ * lambda's parts swapped, the adjoint carried by lambda unconjugated,
+ * dL/dlambda from conj(g) h, dtheta without its minus, dnu without its
+ * factor exp(nu).
  */
 #include "tdtest.h"
 
@@ -662,6 +667,210 @@ static void test_the_lru_bodies_with_td_gemm_give_the_lru_mixers_bits(void **sta
 	assert_true(lru_differ(td_op_lru_scan_adjoint, lru_decay_grad_same_step) > 0);
 }
 
+/* ---- the complex LRU ------------------------------------------------------------- */
+
+/* The bodies clru_differ composes: ops.h's, or one of them swapped for a negative control. */
+typedef struct {
+	void (*decay)(td_real *, const td_real *, const td_real *, size_t, size_t);
+	void (*scan)(td_real *, const td_real *, size_t, size_t, int, int, size_t);
+	void (*decay_grad)(td_real *, td_real *, const td_real *, const td_real *, size_t, size_t,
+			   size_t, int, size_t);
+	td_real (*dtheta)(td_real, td_real, td_real, td_real);
+	td_real (*dnu)(td_real, td_real, td_real, td_real, td_real);
+} clru_bodies;
+
+/* The negative controls: lambda's parts swapped (sin for the real part, cos for the imaginary). */
+static void clru_decay_parts_swapped(td_real *a, const td_real *nu, const td_real *theta,
+				     size_t n, size_t k)
+{
+	td_real re;
+
+	td_op_clru_decay(a, nu, theta, n, k);
+	re = a[k], a[k] = a[n + k], a[n + k] = re;
+}
+
+/* The adjoint carried by lambda itself, not its conjugate. */
+static void clru_adjoint_unconjugated(td_real *h, const td_real *a, size_t length, size_t n,
+				      int reverse, int adjoint, size_t k)
+{
+	td_real flipped[2 * 21];
+
+	memcpy(flipped, a, 2 * n * sizeof *a);
+	flipped[n + k] = adjoint ? -a[n + k] : a[n + k];
+	td_op_clru_scan(h, flipped, length, n, reverse, adjoint, k);
+}
+
+/* dL/dlambda as sum conj(g_q) h_(q-1): the imaginary part's sign turned. */
+static void clru_decay_grad_conj_g(td_real *re, td_real *im, const td_real *g, const td_real *h,
+				   size_t lines, size_t length, size_t n, int reverse, size_t k)
+{
+	td_op_clru_decay_grad(re, im, g, h, lines, length, n, reverse, k);
+	*im = -*im;
+}
+
+/* dtheta without its minus; dnu without the factor exp(nu). */
+static td_real clru_dtheta_unsigned(td_real dre, td_real dim, td_real are, td_real aim)
+{
+	return (td_real)((double)dre * (double)aim + (double)dim * (double)are);
+}
+
+static td_real clru_dnu_no_exp(td_real dre, td_real dim, td_real are, td_real aim, td_real nu)
+{
+	(void)nu;
+	return (td_real)(-((double)dre * (double)are + (double)dim * (double)aim));
+}
+
+static const clru_bodies clru_ops = {td_op_clru_decay, td_op_clru_scan, td_op_clru_decay_grad,
+				     td_op_clru_dtheta, td_op_clru_dnu};
+
+/* The CLRU's tensors in clru_setup's order: B_re, B_im, nu, theta, C_re, C_im, D. */
+enum { CL_BRE, CL_BIM, CL_NU, CL_THETA, CL_CRE, CL_CIM, CL_D, CL_N };
+
+/*
+ * y = D x, then h = x B^T (both halves), the recurrence and y += h_re
+ * C_re^T - h_im C_im^T, as clru_forward composes them (td_gemm with alpha
+ * -1 where it subtracts); h [p][2n].
+ */
+static void clru_forward_bodies(const clru_bodies *b, td_real *y, td_real *h, td_real *a,
+				const td_real *x, const td_real *const *t, size_t lines,
+				size_t len, size_t n, size_t c, int rev)
+{
+	const size_t p = lines * len;
+	td_gemm_opts o = TD_GEMM_OPTS_INIT;
+
+	for (size_t k = 0; k < n; k++)
+		b->decay(a, t[CL_NU], t[CL_THETA], n, k);
+	o.trans_b = 1;
+	assert_int_equal(td_gemm(h, 2 * n, x, c, t[CL_BRE], c, p, n, c, &o), 0);
+	assert_int_equal(td_gemm(h + n, 2 * n, x, c, t[CL_BIM], c, p, n, c, &o), 0);
+	for (size_t l = 0; l < lines; l++)
+		for (size_t k = 0; k < n; k++)
+			b->scan(h + l * len * 2 * n, a, len, n, rev, 0, k);
+	for (size_t i = 0; i < p * c; i++)
+		y[i] = t[CL_D][i % c] * x[i];
+	o.beta = 1;
+	assert_int_equal(td_gemm(y, c, h, 2 * n, t[CL_CRE], n, p, c, n, &o), 0);
+	o.alpha = -1;
+	assert_int_equal(td_gemm(y, c, h + n, 2 * n, t[CL_CIM], n, p, c, n, &o), 0);
+}
+
+/*
+ * dC_re += dy^T h_re, dC_im -= dy^T h_im, g = dy C_re - i dy C_im, the
+ * adjoint, dnu and dtheta from dL/dlambda, dx = D dy, dD, dB_re, dB_im,
+ * dx += g_re B_re + g_im B_im, as clru_backward composes them; gr the
+ * gradients' tensors, g [p][2n].
+ */
+static void clru_backward_bodies(const clru_bodies *b, td_real *dx, td_real *g,
+				 td_real *const *gr, const td_real *dy, const td_real *x,
+				 const td_real *h, const td_real *a, const td_real *const *t,
+				 size_t lines, size_t len, size_t n, size_t c, int rev)
+{
+	const size_t p = lines * len;
+	td_gemm_opts acc = TD_GEMM_OPTS_INIT, put = TD_GEMM_OPTS_INIT;
+
+	acc.beta = 1, acc.trans_a = 1;
+	assert_int_equal(td_gemm(gr[CL_CRE], n, dy, c, h, 2 * n, c, n, p, &acc), 0);
+	acc.alpha = -1;
+	assert_int_equal(td_gemm(gr[CL_CIM], n, dy, c, h + n, 2 * n, c, n, p, &acc), 0);
+	assert_int_equal(td_gemm(g, 2 * n, dy, c, t[CL_CRE], n, p, n, c, &put), 0);
+	put.alpha = -1;
+	assert_int_equal(td_gemm(g + n, 2 * n, dy, c, t[CL_CIM], n, p, n, c, &put), 0);
+	for (size_t l = 0; l < lines; l++)
+		for (size_t k = 0; k < n; k++)
+			b->scan(g + l * len * 2 * n, a, len, n, rev, 1, k);
+	for (size_t k = 0; k < n; k++) {
+		td_real dre, dim;
+
+		b->decay_grad(&dre, &dim, g, h, lines, len, n, rev, k);
+		gr[CL_THETA][k] += b->dtheta(dre, dim, a[k], a[n + k]);
+		gr[CL_NU][k] += b->dnu(dre, dim, a[k], a[n + k], t[CL_NU][k]);
+	}
+	for (size_t i = 0; i < p * c; i++)
+		dx[i] = t[CL_D][i % c] * dy[i];
+	for (size_t k = 0; k < c; k++)
+		gr[CL_D][k] += td_op_lru_skip_grad(dy, x, p, c, k);
+	acc.alpha = 1;
+	assert_int_equal(td_gemm(gr[CL_BRE], c, g, 2 * n, x, c, n, c, p, &acc), 0);
+	assert_int_equal(td_gemm(gr[CL_BIM], c, g + n, 2 * n, x, c, n, c, p, &acc), 0);
+	acc.trans_a = 0;
+	assert_int_equal(td_gemm(dx, c, g, 2 * n, t[CL_BRE], c, p, c, n, &acc), 0);
+	assert_int_equal(td_gemm(dx, c, g + n, 2 * n, t[CL_BIM], c, p, c, n, &acc), 0);
+}
+
+/*
+ * Values of y, dx and the gradients where the complex LRU's bodies,
+ * composed with td_gemm as clru_forward and clru_backward compose them,
+ * differ from the mixer's forward and backward: states below, equal to
+ * and above the channels, lines of 2 to 9 steps both ways, 1 and 2
+ * threads.
+ */
+static size_t clru_differ(const clru_bodies *b)
+{
+	static const size_t states[] = {3, 8, 21}, lengths[] = {2, 9};
+	const size_t lines = 5, c = 8;
+	size_t differ = 0;
+
+	rng_state = 17;
+	for (size_t si = 0; si < 3; si++)
+		for (size_t li = 0; li < 2; li++)
+			for (int case_ = 0; case_ < 4; case_++) {
+				const size_t n = states[si], len = lengths[li], p = lines * len;
+				td_mixer_opts o = TD_MIXER_OPTS_INIT;
+				td_mixer *m = NULL;
+				td_real *x, *y, *y2, *dy, *dx, *dx2, *ws, *g2, *h, *g, a[2 * 21];
+				const td_real *t[CL_N];
+				td_real *gr[CL_N];
+				size_t ws_len;
+
+				o.kind = TD_MIXER_CLRU, o.channels = c, o.state = n;
+				o.reverse = case_ & 1, o.threads = 1 + (case_ >> 1);
+				assert_int_equal(td_mixer_new(&m, &o), 0);
+				td_mixer_init(m, 7, 0);
+				assert_int_equal(td_mixer_ws_size(&ws_len, m, lines, len), 0);
+				x = must(malloc(p * c * sizeof *x)), y = must(malloc(p * c * sizeof *x));
+				y2 = must(malloc(p * c * sizeof *x)), dy = must(malloc(p * c * sizeof *x));
+				dx = must(malloc(p * c * sizeof *x)), dx2 = must(malloc(p * c * sizeof *x));
+				h = must(malloc(p * 2 * n * sizeof *x));
+				g = must(malloc(p * 2 * n * sizeof *x));
+				ws = must(malloc(ws_len * sizeof *ws));
+				g2 = must(calloc(td_mixer_n_params(m), sizeof *g2));
+				for (int i = 0; i < CL_N; i++) {
+					t[i] = td_mixer_params(m) + td_mixer_tensor_at(m, (size_t)i)->offset;
+					gr[i] = g2 + td_mixer_tensor_at(m, (size_t)i)->offset;
+				}
+				fill(x, p * c, 2), fill(dy, p * c, 1);
+				assert_int_equal(td_mixer_forward(m, y, x, lines, len, ws, ws_len), 0);
+				assert_int_equal(td_mixer_backward(m, dx, dy, lines, len, ws, ws_len), 0);
+				clru_forward_bodies(b, y2, h, a, x, t, lines, len, n, c, o.reverse);
+				clru_backward_bodies(b, dx2, g, gr, dy, x, h, a, t, lines, len, n, c,
+						     o.reverse);
+				differ += bits_differ(y, y2, p * c) + bits_differ(dx, dx2, p * c) +
+					  bits_differ(td_mixer_grads(m), g2, td_mixer_n_params(m));
+				td_mixer_free(m);
+				free(x), free(y), free(y2), free(dy), free(dx), free(dx2), free(h), free(g);
+				free(ws), free(g2);
+			}
+	return differ;
+}
+
+static void test_the_clru_bodies_with_td_gemm_give_the_clru_mixers_bits(void **state)
+{
+	clru_bodies wrong;
+
+	(void)state;
+	assert_int_equal(clru_differ(&clru_ops), 0);
+	wrong = clru_ops, wrong.decay = clru_decay_parts_swapped;
+	assert_true(clru_differ(&wrong) > 0);
+	wrong = clru_ops, wrong.scan = clru_adjoint_unconjugated;
+	assert_true(clru_differ(&wrong) > 0);
+	wrong = clru_ops, wrong.decay_grad = clru_decay_grad_conj_g;
+	assert_true(clru_differ(&wrong) > 0);
+	wrong = clru_ops, wrong.dtheta = clru_dtheta_unsigned;
+	assert_true(clru_differ(&wrong) > 0);
+	wrong = clru_ops, wrong.dnu = clru_dnu_no_exp;
+	assert_true(clru_differ(&wrong) > 0);
+}
+
 /* ---- AdamW ------------------------------------------------------------------------ */
 
 typedef void adamw_fn(td_real *, td_real *, td_real *, const td_real *, const td_op_adamw_step *,
@@ -958,6 +1167,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_adamw_body_gives_td_adamw_steps_bits),
 	cmocka_unit_test(test_the_conv_bodies_give_the_conv_mixers_bits),
 	cmocka_unit_test(test_the_lru_bodies_with_td_gemm_give_the_lru_mixers_bits),
+	cmocka_unit_test(test_the_clru_bodies_with_td_gemm_give_the_clru_mixers_bits),
 	cmocka_unit_test(test_a_scan_block_of_bodies_gives_the_blocks_bits),
 	cmocka_unit_test(test_the_device_optimizer_step_gives_td_adamw_steps_bits_and_skips),
 };

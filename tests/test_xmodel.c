@@ -2,9 +2,10 @@
  * test_xmodel.c - the executor's model (core/xmodel.c) on the host's
  * executor against td_model, the core, bit for bit: the orchestration the
  * GPU runs, checked on any machine. Models of the scan family with the
- * conv mixer on a 4 x 5 lattice with two absent cells, with and without
- * a mask per example, the channel MLP and a head per cell; and the
- * refusals of what the executor path does not compute yet.
+ * conv, the LRU and the complex LRU mixer on a 4 x 5 lattice with two
+ * absent cells, with and without a mask per example, the channel MLP and
+ * a head per cell; and the refusals of what the executor path does not
+ * compute yet.
  *
  * Edits that make them fail (each tried): the residual add without its
  * selection (sel(xm, mid, h, NULL, ...)); layer l + 1's norm read with
@@ -49,7 +50,10 @@ static void fill(td_real *x, size_t n, uint64_t seed)
 	}
 }
 
-/* A model of 4 plan steps over h and w, both ways: conv (3 taps) or lru (5 states for 8 channels). */
+/*
+ * A model of 4 plan steps over h and w, both ways: conv (3 taps), lru or
+ * clru (5 states for 8 channels).
+ */
 static td_model *make_model(const td_lattice *lat, td_mixer_kind kind, size_t ffn, int per_cell,
 			    td_block_family fam)
 {
@@ -102,14 +106,17 @@ static size_t forward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int e
 	return differ;
 }
 
+/* The mixers the executor path computes, and their names; case c runs kinds[c >> 3]. */
+static const td_mixer_kind kinds[] = {TD_MIXER_CONV, TD_MIXER_LRU, TD_MIXER_CLRU};
+static const char *const kind_names[] = {"conv", "lru", "clru"};
+
 static void test_the_host_executors_forward_gives_the_models_bits(void **state)
 {
 	(void)state;
-	for (int c = 0; c < 16; c++)
-		if (forward_differ(c & 8 ? TD_MIXER_LRU : TD_MIXER_CONV, c & 1 ? 6 : 0, c >> 1 & 1,
-				   c >> 2 & 1))
+	for (int c = 0; c < 24; c++)
+		if (forward_differ(kinds[c >> 3], c & 1 ? 6 : 0, c >> 1 & 1, c >> 2 & 1))
 			fail_msg("%s, ffn %d, head per cell %d, example mask %d: y differs",
-				 c & 8 ? "lru" : "conv", c & 1, c >> 1 & 1, c >> 2 & 1);
+				 kind_names[c >> 3], c & 1, c >> 1 & 1, c >> 2 & 1);
 }
 
 /*
@@ -161,12 +168,11 @@ static size_t backward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int 
 static void test_the_host_executors_backward_gives_the_models_bits(void **state)
 {
 	(void)state;
-	for (int c = 0; c < 16; c++)
-		if (backward_differ(c & 8 ? TD_MIXER_LRU : TD_MIXER_CONV, c & 1 ? 6 : 0, c >> 1 & 1,
-				    c >> 2 & 1))
+	for (int c = 0; c < 24; c++)
+		if (backward_differ(kinds[c >> 3], c & 1 ? 6 : 0, c >> 1 & 1, c >> 2 & 1))
 			fail_msg("%s, ffn %d, head per cell %d, example mask %d: dx or a gradient "
 				 "differs",
-				 c & 8 ? "lru" : "conv", c & 1, c >> 1 & 1, c >> 2 & 1);
+				 kind_names[c >> 3], c & 1, c >> 1 & 1, c >> 2 & 1);
 }
 
 /*
@@ -208,7 +214,7 @@ static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
 	td_lattice *lat = grid(), *row = NULL;
 	td_model *m = make_model(lat, TD_MIXER_CONV, 0, 0, TD_BLOCK_KERNEL);
-	td_model *gru = make_model(lat, TD_MIXER_GRU, 0, 0, TD_BLOCK_SCAN), *lru;
+	td_model *gru = make_model(lat, TD_MIXER_GRU, 0, 0, TD_BLOCK_SCAN), *lru, *clru;
 	td_xmodel *xm = (td_xmodel *)&ls; /* must come back NULL */
 
 	(void)state;
@@ -219,7 +225,11 @@ static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 	assert_int_equal(td_lattice_new(&row, &ls), 0);
 	lru = make_model(row, TD_MIXER_LRU, 0, 0, TD_BLOCK_SCAN);
 	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), lru), TD_ENOTSUP, "axis h of one cell");
-	td_model_free(lru), td_model_free(gru), td_model_free(m);
+	clru = make_model(row, TD_MIXER_CLRU, 0, 0, TD_BLOCK_SCAN);
+	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), clru), TD_ENOTSUP,
+			  "no clru on lines of one step");
+	assert_null(xm);
+	td_model_free(clru), td_model_free(lru), td_model_free(gru), td_model_free(m);
 	td_lattice_free(row), td_lattice_free(lat);
 }
 

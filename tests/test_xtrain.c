@@ -133,11 +133,13 @@ static void test_the_host_executor_trains_the_cpu_run_bit_for_bit(void **state)
 {
 	const char *conv[] = {"mixer=conv", NULL};
 	const char *lru[] = {"mixer=lru", "ffn=6", "head=per_cell", NULL};
+	const char *clru[] = {"mixer=clru", NULL};
 	const char *absent[] = {"dataset=synth-absent", "mixer=conv", "ffn=4", NULL};
 
 	(void)state;
 	assert_int_equal(cpu_and_host_differ("conv", conv), 0);
 	assert_int_equal(cpu_and_host_differ("lru", lru), 0);
+	assert_int_equal(cpu_and_host_differ("clru", clru), 0);
 	assert_int_equal(cpu_and_host_differ("absent", absent), 0);
 }
 
@@ -188,7 +190,7 @@ static void test_a_model_the_executor_does_not_compute_is_refused_by_name(void *
 
 	(void)state;
 	TD_ASSERT_REFUSED(run("gru", gru, td_exec_host(), 0, NULL), TD_ENOTSUP,
-			  "device = host: the executor path has the conv and lru mixers only");
+			  "device = host: the executor path has the conv, lru and clru mixers only");
 }
 
 /* The host executor, counting its optimizer steps and noting at which count each download came. */

@@ -39,8 +39,8 @@ mutant {
 mutant {
   name = "xmodel-unsupported-mixer-accepted",
   file = "core/xmodel.c",
-  find = "if (o->mixer.kind != TD_MIXER_CONV && o->mixer.kind != TD_MIXER_LRU)",
-  replace = "if (0)",
+  find = "o->mixer.kind != TD_MIXER_CLRU)",
+  replace = "o->mixer.kind != TD_MIXER_CLRU && 0)",
   guards = { "test_what_the_executor_path_lacks_is_refused_by_name" },
   designed_against = "a path that computes a model it was not built for instead of refusing it",
   why = "a GRU model would run the conv's kernels on the GRU's slab",
@@ -52,7 +52,7 @@ mutant {
   find = "if (td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis)) < 2)",
   replace = "if (0)",
   guards = { "test_what_the_executor_path_lacks_is_refused_by_name" },
-  designed_against = "a special case of the core (the LRU's one-step map) taken the general way",
+  designed_against = "a special case of the core (the LRU's and the CLRU's one-step maps) taken the general way",
   why = "lines of one step would run the recurrence's path, which the core does not take there",
 }
 
@@ -89,8 +89,8 @@ mutant {
 mutant {
   name = "xmodel-lru-input-gradient-overwrites-the-weight-gradient",
   file = "core/xmodel.c",
-  find = "(err = x->gemm(x, xm->grads + xl->tb, c, gc, n, xc, c, n, c, p, 1, 0, 1)))",
-  replace = "(err = x->gemm(x, xm->grads + xl->tb, c, gc, n, xc, c, n, c, p, 1, 0, 0)))",
+  find = "(err = x->gemm(x, gr + xl->t[LRU_B], c, gc, n, xc, c, n, c, p, 1, 0, 1, 1)))",
+  replace = "(err = x->gemm(x, gr + xl->t[LRU_B], c, gc, n, xc, c, n, c, p, 1, 0, 1, 0)))",
   guards = { "test_the_host_executors_backward_gives_the_models_bits" },
   designed_against = "a per-chunk gradient product written with beta 0 where it must accumulate",
   why = "each chunk's dB replaces the chunks before it and the layers' sums",
@@ -104,4 +104,34 @@ mutant {
   guards = { "test_the_host_executors_backward_gives_the_models_bits" },
   designed_against = "an adjoint recurrence run in the forward's direction on a reversed sweep",
   why = "every backward layer's state gradient flows the wrong way along its lines",
+}
+
+mutant {
+  name = "xmodel-clru-imaginary-output-added",
+  file = "core/xmodel.c",
+  find = "err = x->gemm(x, yc, c, hc + n, 2 * n, pr + t[CLRU_CIM], n, p, c, n, 0, 1, -1, 1);",
+  replace = "err = x->gemm(x, yc, c, hc + n, 2 * n, pr + t[CLRU_CIM], n, p, c, n, 0, 1, 1, 1);",
+  guards = { "test_the_host_executors_forward_gives_the_models_bits" },
+  designed_against = "the real part of a complex product taken with the imaginary parts' product added, not subtracted",
+  why = "y gains C_im h_im where Re(C h) takes it away",
+}
+
+mutant {
+  name = "xmodel-clru-decay-gradients-swapped",
+  file = "core/xmodel.c",
+  find = "(err = x->clru_grads(x, gr + t[CLRU_NU], gr + t[CLRU_THETA], gr + t[CLRU_D], gc,",
+  replace = "(err = x->clru_grads(x, gr + t[CLRU_THETA], gr + t[CLRU_NU], gr + t[CLRU_D], gc,",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "two gradients of neighbouring tensors of one shape written into each other's places",
+  why = "the decay's magnitude learns from its phase's gradient and the phase from the magnitude's",
+}
+
+mutant {
+  name = "xmodel-clru-input-gradient-without-the-imaginary-half",
+  file = "core/xmodel.c",
+  find = "err = x->gemm(x, dxc, c, gc + n, 2 * n, pr + t[CLRU_BIM], c, p, c, n, 0, 0, 1, 1);",
+  replace = "err = 0;",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "a complex product's backward that keeps the real half's path and drops the imaginary one",
+  why = "dx misses g_im B_im, the input's gradient through the states' imaginary parts",
 }
