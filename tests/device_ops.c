@@ -449,9 +449,11 @@ static double max_rel_diff(const float *a, const float *b, size_t n)
 /*
  * The Fashion-MNIST recipe's kind of model (axial scan, conv mixer, the
  * channel MLP, a head per cell) at 12 x 10 cells with absent ones, batch 8,
- * and the same with the LRU mixer (32 states, whose two more products per
- * layer are of length 32, within the same estimate), on the CUDA executor
- * against the host's: y, dx and every gradient. Only
+ * and the same with the LRU and the complex LRU mixers (32 states, whose
+ * more products per layer are of length 32 or 64, within the same
+ * estimate; the CLRU's decay takes the device's exp, cos and sin, an ulp
+ * or so of lambda, far below it), on the CUDA executor against the
+ * host's: y, dx and every gradient. Only
  * the GEMMs may differ: every other operation is an ops.h body, bitwise on
  * both (checked above). cuBLAS sums in another order than td_gemm: a value
  * of a product of length k carries at most gamma_k sum |a||b| of rounding
@@ -509,7 +511,8 @@ static int xmodel_case(td_mixer_kind kind)
 	}
 	printf("  %s: the GPU's against the host's, over the max of the host's: y %.3g (bound "
 	       "%.3g), dx %.3g, gradients %.3g (bound %.3g); the control's y %.3g\n",
-	       kind == TD_MIXER_LRU ? "lru" : "conv", ry, 1.0 / 256, rdx, rg, 1.0 / 64, bad);
+	       kind == TD_MIXER_LRU ? "lru" : kind == TD_MIXER_CLRU ? "clru" : "conv", ry, 1.0 / 256,
+	       rdx, rg, 1.0 / 64, bad);
 	CHECK(ry <= 1.0 / 256);
 	CHECK(rdx <= 1.0 / 64 && rg <= 1.0 / 64);
 	CHECK(bad > 1.0 / 256);
@@ -520,7 +523,8 @@ static int xmodel_case(td_mixer_kind kind)
 
 int td_devcheck_xmodel_agrees_with_the_host(void)
 {
-	int fails = xmodel_case(TD_MIXER_CONV) + xmodel_case(TD_MIXER_LRU);
+	int fails = xmodel_case(TD_MIXER_CONV) + xmodel_case(TD_MIXER_LRU) +
+		    xmodel_case(TD_MIXER_CLRU);
 
 	printf("%s xmodel_agrees_with_the_host\n", fails ? "FAIL" : "PASS");
 	return fails;
@@ -704,7 +708,8 @@ int td_devcheck_training_agrees_with_the_host(void)
 		printf("FAIL training_agrees_with_the_host: no temporary directory\n");
 		return 1;
 	}
-	fails = training_case("conv", root) + training_case("lru", root);
+	fails = training_case("conv", root) + training_case("lru", root) +
+		training_case("clru", root);
 	printf("%s training_agrees_with_the_host (runs in %s)\n", fails ? "FAIL" : "PASS", root);
 	return fails;
 }
