@@ -20,7 +20,8 @@
  * (td_op_xent_sums); td_xtrain_read not counting the skips; the firewall
  * told every step was applied (the firewall test); the window's sum not
  * zeroed at a log point; td_xtrain_load not uploading the moments (the
- * resume test).
+ * resume test); an upload's, a wait's or a layer's failure swallowed (the
+ * failure test: each executor call failed in turn).
  */
 #include "tdtest.h"
 
@@ -35,6 +36,8 @@
 #include "../core/exec.h"
 #include "../core/train.h"
 #include "fixture.h"
+
+static int quiet_failures; /* 1: run() does not print a failure (the test that makes them) */
 
 /* A run of the tiny synthetic task with sets (NULL-terminated "key=value"), into dir. */
 static int run(const char *dir, const char *const *sets, const td_exec *x, int64_t stop_after,
@@ -64,7 +67,7 @@ static int run(const char *dir, const char *const *sets, const td_exec *x, int64
 	}
 	o.out_dir = dir, o.quiet = 1, o.exec = x, o.stop_after = stop_after, o.resume = resume;
 	err = td_train(cfg, &o);
-	if (err)
+	if (err && !quiet_failures)
 		print_message("%s: %s\n", dir, td_error_last());
 	td_config_free(cfg);
 	return err;
@@ -247,6 +250,144 @@ static void test_the_comparison_sees_a_norm_taken_in_parts(void **state)
 	assert_true(differ("plain", "parts") > 0);
 }
 
+/*
+ * The host executor whose call number calls_left fails (counted down from
+ * it over every operation but the releases; 0: none fails), as a GPU's
+ * would: an allocation, a copy or a launch refused with the runtime's
+ * reason.
+ */
+static int calls_left;
+
+static int fail_now(void)
+{
+	return calls_left > 0 && --calls_left == 0;
+}
+
+#define FAILING(name, params, args)                                                         \
+	static int failing_##name params                                                    \
+	{                                                                                   \
+		if (fail_now())                                                             \
+			return TD_FAIL(TD_EIO, "injected: %s failed", #name);             \
+		return td_exec_host()->name args;                                           \
+	}
+
+static int failing_alloc(const td_exec *x, void *out, size_t bytes)
+{
+	if (fail_now()) {
+		*(void **)out = NULL;
+		return TD_FAIL(TD_EIO, "injected: alloc failed");
+	}
+	return td_exec_host()->alloc(x, out, bytes);
+}
+
+static int failing_host_alloc(const td_exec *x, void *out, size_t bytes)
+{
+	if (fail_now()) {
+		*(void **)out = NULL;
+		return TD_FAIL(TD_EIO, "injected: host_alloc failed");
+	}
+	return td_exec_host()->host_alloc(x, out, bytes);
+}
+
+FAILING(mark, (const td_exec *x, int k), (x, k))
+FAILING(wait_mark, (const td_exec *x, int k), (x, k))
+FAILING(upload, (const td_exec *x, void *d, const void *s, size_t n), (x, d, s, n))
+FAILING(download, (const td_exec *x, void *d, const void *s, size_t n), (x, d, s, n))
+FAILING(zero, (const td_exec *x, void *p, size_t n), (x, p, n))
+FAILING(gemm,
+	(const td_exec *x, td_real *c, size_t ldc, const td_real *a, size_t lda, const td_real *b,
+	 size_t ldb, size_t m, size_t n, size_t k, int ta, int tb, td_real alpha, td_real beta),
+	(x, c, ldc, a, lda, b, ldb, m, n, k, ta, tb, alpha, beta))
+FAILING(select,
+	(const td_exec *x, td_real *d, const td_real *a, const td_real *b, const uint8_t *mask,
+	 const uint8_t *emask, size_t n_cells, size_t rows, size_t channels),
+	(x, d, a, b, mask, emask, n_cells, rows, channels))
+FAILING(bias_add, (const td_exec *x, td_real *o, const td_real *b, size_t r, size_t n),
+	(x, o, b, r, n))
+FAILING(relu, (const td_exec *x, td_real *a, const td_real *p, size_t n), (x, a, p, n))
+FAILING(relu_backward, (const td_exec *x, td_real *d, const td_real *p, size_t n), (x, d, p, n))
+FAILING(bias_grad, (const td_exec *x, td_real *g, const td_real *d, size_t r, size_t n),
+	(x, g, d, r, n))
+FAILING(fold,
+	(const td_exec *x, td_real *d, const td_real *s, const size_t *map, const uint8_t *mask,
+	 const uint8_t *emask, size_t batch, size_t n_cells, size_t channels, int unfold),
+	(x, d, s, map, mask, emask, batch, n_cells, channels, unfold))
+FAILING(conv_forward,
+	(const td_exec *x, td_real *y, const td_real *in, const td_real *w, size_t lines,
+	 const struct td_op_conv *s),
+	(x, y, in, w, lines, s))
+FAILING(conv_backward,
+	(const td_exec *x, td_real *dx, td_real *g, const td_real *dy, const td_real *in,
+	 const td_real *w, size_t lines, size_t chunk, const struct td_op_conv *s),
+	(x, dx, g, dy, in, w, lines, chunk, s))
+FAILING(lru_scan,
+	(const td_exec *x, td_real *h, const td_real *a, size_t lines, size_t length, size_t n,
+	 int reverse, int adjoint),
+	(x, h, a, lines, length, n, reverse, adjoint))
+FAILING(xent,
+	(const td_exec *x, td_real *dy, double *acc, double *loss, int *best, uint8_t *present,
+	 const td_real *y, const int *labels, const uint8_t *mask, const uint8_t *emask,
+	 size_t batch, size_t n_cells, size_t k),
+	(x, dy, acc, loss, best, present, y, labels, mask, emask, batch, n_cells, k))
+FAILING(opt_step,
+	(const td_exec *x, struct td_op_opt_state *st, td_real *p, td_real *m, td_real *v,
+	 const td_real *g, size_t n, double *part, size_t *bad, double lr, double clip,
+	 double weight_decay, const double *bc1, const double *bc2),
+	(x, st, p, m, v, g, n, part, bad, lr, clip, weight_decay, bc1, bc2))
+
+/*
+ * Every executor call of a run, failed in turn (a run per call, until a
+ * run makes fewer calls than the one to fail): the run stops with that
+ * failure, code and reason, whatever the call (building, uploading a
+ * batch, a layer, the loss, the optimizer, a read at a log point, an
+ * evaluation or a checkpoint); none is swallowed, and (under ASan) none
+ * leaks or touches freed memory. Conv with the MLP and a head per cell,
+ * and the LRU with absent cells and skipped steps.
+ */
+static void test_an_executor_failure_anywhere_stops_the_run_with_its_reason(void **state)
+{
+	const char *conv[] = {"mixer=conv", "width=4", "layers=2", "bidirectional=false",
+			      "steps=3", "warmup=1", "batch=2", "log_every=2", "eval_every=2",
+			      "eval_batches=1", "checkpoint_every=2", "ffn=2", "head=per_cell",
+			      NULL};
+	const char *lru[] = {"mixer=lru", "dataset=synth-absent", "width=4", "layers=2",
+			     "bidirectional=false", "steps=3", "warmup=1", "batch=2",
+			     "log_every=2", "eval_every=2", "eval_batches=1",
+			     "inject_nonfinite_every=2", NULL};
+	const char *const *cases[] = {conv, lru};
+	td_exec failing = *td_exec_host();
+
+	(void)state;
+	failing.alloc = failing_alloc, failing.host_alloc = failing_host_alloc;
+	failing.mark = failing_mark, failing.wait_mark = failing_wait_mark;
+	failing.upload = failing_upload, failing.download = failing_download;
+	failing.zero = failing_zero, failing.gemm = failing_gemm, failing.select = failing_select;
+	failing.bias_add = failing_bias_add, failing.relu = failing_relu;
+	failing.relu_backward = failing_relu_backward, failing.bias_grad = failing_bias_grad;
+	failing.fold = failing_fold, failing.conv_forward = failing_conv_forward;
+	failing.conv_backward = failing_conv_backward, failing.lru_scan = failing_lru_scan;
+	failing.xent = failing_xent, failing.opt_step = failing_opt_step;
+	quiet_failures = 1;
+	for (int c = 0; c < 2; c++) {
+		int n = 1;
+
+		for (;; n++) {
+			int err;
+
+			calls_left = n;
+			err = run("failing", cases[c], &failing, 0, NULL);
+			if (calls_left > 0) { /* fewer calls than n: every one has failed once */
+				assert_int_equal(err, 0);
+				break;
+			}
+			if (err != TD_EIO || !strstr(td_error_last(), "injected: "))
+				fail_msg("call %d: %d, %s", n, err, td_error_last());
+		}
+		print_message("  %s: %d executor calls, each failed in turn\n", cases[c][0], n - 1);
+	}
+	quiet_failures = 0;
+}
+
 /* td_train_opts.fmnist_dir is where Fashion-MNIST is read: a directory without it is named. */
 static void test_fashion_mnist_is_read_from_the_directory_given(void **state)
 {
@@ -273,6 +414,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_no_step_reads_the_executor_between_log_points),
 	cmocka_unit_test(test_the_comparison_sees_a_norm_taken_in_parts),
 	cmocka_unit_test(test_fashion_mnist_is_read_from_the_directory_given),
+	cmocka_unit_test(test_an_executor_failure_anywhere_stops_the_run_with_its_reason),
 };
 
 TD_TEST_GROUP(xtrain, tests);
