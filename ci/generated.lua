@@ -241,3 +241,68 @@ equivalent {
   id = "core/mixer_rnn.c:backward_block:relational:>:1:>=",
   reason = "the loop only ever leaves by the break at s == 0, before its condition could see s == 0 (length >= 1: td_mixer_backward refuses empty lines), so its condition, > 0 or an always true >= 0 of a size_t, holds every time it is tested",
 }
+-- core/xtrain.c
+equivalent {
+  id = "core/xtrain.c:build:constant:2:1:3",
+  reason = "a third table of 1 - beta^t nothing reads: the two are filled and uploaded from the buffer's start and steps + 1",
+}
+equivalent {
+  id = "core/xtrain.c:build:constant:6:1:7",
+  reason = "a seventh sum nothing reads: the training sums are acc[0..2], the evaluation's acc[3..5]",
+}
+equivalent {
+  id = "core/xtrain.c:build:constant:0:3:1",
+  reason = "every block of a model holds the model's lattice: block 1's mask is block 0's",
+}
+equivalent {
+  id = "core/xtrain.c:build:constant:0:4:1",
+  reason = "bc1[0] and bc2[0] are never read: a step reads the tables at t after t++, so t >= 1 (calloc's zero is left there)",
+}
+equivalent {
+  id = "core/xtrain.c:td_xtrain_new:constant:0:1:1",
+  reason = "every block of a model holds the model's lattice: block 1's cell count is block 0's",
+}
+equivalent {
+  id = "core/xtrain.c:td_xtrain_new:arithmetic:-:1:+",
+  reason = "more norm parts of scratch than there are parts: each executor counts the parts itself from n and norm_part, and the scratch is only longer",
+}
+equivalent {
+  id = "core/xtrain.c:td_xtrain_new:constant:1:2:0",
+  reason = "more norm parts of scratch than there are parts: each executor counts the parts itself from n and norm_part, and the scratch is only longer",
+}
+equivalent {
+  id = "core/xtrain.c:td_xtrain_new:arithmetic:/:1:*",
+  reason = "more norm parts of scratch than there are parts: each executor counts the parts itself from n and norm_part, and the scratch is only longer",
+}
+equivalent {
+  id = "core/xtrain.c:upload_batch:constant:1:1:0",
+  reason = "one stage for every batch instead of two: a stage is reused only once its upload is done (wait_mark), so the bytes are the same; on the GPU the host only runs less far ahead",
+}
+equivalent {
+  id = "core/xtrain.c:td_xtrain_batch:constant:1:1:0",
+  reason = "batch 0 then reaches td_xmodel_forward, which refuses it with the same code and words after an upload of 0 bytes",
+}
+equivalent {
+  id = "core/xtrain.c:count_skips:relational:<:1:<=",
+  reason = "at unread == TD_OPS_SKIPS_KEPT both sides of the choice are TD_OPS_SKIPS_KEPT",
+}
+equivalent {
+  id = "core/xtrain.c:count_skips:arithmetic:+:1:-",
+  reason = "the reasons past the first TD_OPS_SKIPS_KEPT are past the four a counter keeps: only their number of distinct texts shows (why_more), and they stay distinct by their skip number",
+}
+equivalent {
+  id = "core/xtrain.c:count_skips:constant:1:1:0",
+  reason = "the reasons past the first TD_OPS_SKIPS_KEPT are past the four a counter keeps: only their number of distinct texts shows (why_more), and they stay distinct by their skip number",
+}
+equivalent {
+  id = "core/xtrain.c:count_skips:arithmetic:+:2:-",
+  reason = "the reasons past the first TD_OPS_SKIPS_KEPT are past the four a counter keeps: only their number of distinct texts shows (why_more), and they stay distinct by their skip number",
+}
+equivalent {
+  id = "core/xtrain.c:count_skips:constant:1:2:0",
+  reason = "the reasons past the first TD_OPS_SKIPS_KEPT are past the four a counter keeps: only their number of distinct texts shows (why_more), and they stay distinct by their skip number",
+}
+equivalent {
+  id = "core/xtrain.c:td_xtrain_store:constant:2:1:3",
+  reason = "a third slab of n moments nothing reads: m and v are downloaded to the first two",
+}

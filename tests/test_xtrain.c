@@ -25,6 +25,7 @@
  */
 #include "tdtest.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,7 +35,9 @@
 #include "../base/fileio.h"
 #include "../core/config.h"
 #include "../core/exec.h"
+#include "../core/plan.h"
 #include "../core/train.h"
+#include "../core/xtrain.h"
 #include "fixture.h"
 
 static int quiet_failures; /* 1: run() does not print a failure (the test that makes them) */
@@ -405,6 +408,154 @@ static void test_fashion_mnist_is_read_from_the_directory_given(void **state)
 	td_config_free(cfg);
 }
 
+/* ---- td_xtrain itself, on the host executor --------------------------------- */
+
+/*
+ * A conv model over 8 x 8 cells with classes outputs, AdamW over steps
+ * steps with warmup, and the steps on the host executor.
+ */
+typedef struct {
+	td_lattice *lat;
+	td_plan *plan;
+	td_model *m;
+	td_adamw *opt;
+	td_adamw_opts ao;
+	td_counters *c;
+	td_firewall fw;
+	td_xtrain *xt;
+	td_real x[4 * 64];
+	int labels[4];
+} steps_on_host;
+
+static int steps_new(steps_on_host *s, size_t classes, int64_t steps, int64_t warmup)
+{
+	static const size_t shape[] = {8, 8};
+	static const char *const hw[] = {"h", "w"};
+	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
+	td_model_opts o = TD_MODEL_OPTS_INIT;
+
+	memset(s, 0, sizeof *s);
+	ls.rank = 2, ls.shape = shape, ls.names = hw;
+	o.mixer.kind = TD_MIXER_CONV, o.width = 4, o.out = classes, o.max_batch = 4;
+	s->ao = (td_adamw_opts)TD_ADAMW_OPTS_INIT;
+	s->ao.total_steps = steps, s->ao.warmup = warmup;
+	for (int i = 0; i < 4 * 64; i++)
+		s->x[i] = (td_real)((i * 37 % 101) / 50.0 - 1);
+	for (int i = 0; i < 4; i++)
+		s->labels[i] = i % 2;
+	assert_int_equal(td_lattice_new(&s->lat, &ls), 0);
+	assert_int_equal(td_plan_cyclic(&s->plan, hw, 2, 2, hw, 0), 0);
+	o.plan = s->plan;
+	assert_int_equal(td_model_new(&s->m, s->lat, &o), 0);
+	td_model_init(s->m, 3);
+	assert_int_equal(td_adamw_new(&s->opt, td_model_n_params(s->m), &s->ao), 0);
+	assert_int_equal(td_counters_new(&s->c, 8), 0);
+	return td_xtrain_new(&s->xt, td_exec_host(), s->m, &s->ao, s->opt, 0);
+}
+
+static void steps_free(steps_on_host *s)
+{
+	td_xtrain_free(s->xt), td_counters_free(s->c), td_adamw_free(s->opt);
+	td_model_free(s->m), td_plan_free(s->plan), td_lattice_free(s->lat);
+}
+
+static void test_the_executor_steps_refuse_what_they_cannot_take(void **state)
+{
+	steps_on_host s;
+
+	(void)state;
+	assert_int_equal(steps_new(&s, 64, 2, 1), 0); /* the loss takes 64 classes */
+	TD_ASSERT_REFUSED(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 0, 1), TD_EINVAL,
+			  "batch 0 is outside 1..4");
+	TD_ASSERT_REFUSED(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 5, 0), TD_EINVAL,
+			  "batch 5 is outside 1..4");
+	assert_int_equal(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 4, 1), 0);
+	assert_int_equal(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 1, 1), 0);
+	TD_ASSERT_REFUSED(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 4, 1), TD_ESTATE,
+			  "step 3 is past the schedule's 2 steps");
+	assert_int_equal(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 4, 0), 0); /* evaluation */
+	steps_free(&s);
+	TD_ASSERT_REFUSED(steps_new(&s, 65, 2, 1), TD_EINVAL, "65 classes; the loss takes at most 64");
+	assert_null(s.xt);
+	steps_free(&s);
+}
+
+/*
+ * What a read returns: nothing before the first step (rate 0); then the
+ * training sums of two batches (the means, the means times 4, the correct
+ * ones), the evaluation's apart; the firewall told of one skipped and one
+ * applied step; and a load zeroes the sums.
+ */
+static void test_a_read_returns_each_sum_where_it_belongs(void **state)
+{
+	steps_on_host s;
+	td_xtrain_read_out r;
+	td_real nan_x[4 * 64];
+
+	(void)state;
+	assert_int_equal(steps_new(&s, 2, 10, 0), 0); /* no warm-up: the first rate is the peak */
+	assert_int_equal(td_xtrain_read(s.xt, &r, s.c, &s.fw), 0);
+	assert_true(r.steps == 0 && r.lr == 0 && r.train.mean_sum == 0 && r.eval.loss_sum == 0);
+	memcpy(nan_x, s.x, sizeof nan_x);
+	nan_x[5] = (td_real)NAN;
+	assert_int_equal(td_xtrain_batch(s.xt, nan_x, NULL, s.labels, 4, 1), 0);
+	assert_int_equal(td_xtrain_read(s.xt, &r, s.c, &s.fw), 0);
+	assert_true(r.steps == 1 && r.lr == td_adamw_lr(&s.ao, 0) && isnan(r.grad_norm));
+	assert_int_equal(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 4, 1), 0);
+	assert_int_equal(td_xtrain_read(s.xt, &r, s.c, &s.fw), 0);
+	assert_int_equal(r.steps, 2);
+	assert_true(r.lr == td_adamw_lr(&s.ao, 1));
+	assert_true(s.fw.steps == 2 && s.fw.finite == 1 && s.fw.first == 1);
+	assert_int_equal(td_counter_get(s.c, "nan_step_skipped"), 1);
+	assert_true(isnan(r.train.mean_sum)); /* the NaN batch's loss is in the window */
+	assert_true(r.eval.mean_sum == 0 && r.eval.loss_sum == 0 && r.eval.correct == 0);
+	assert_int_equal(td_xtrain_zero_sums(s.xt, 1), 0);
+	assert_int_equal(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 4, 1), 0);
+	assert_int_equal(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 2, 0), 0);
+	assert_int_equal(td_xtrain_read(s.xt, &r, s.c, &s.fw), 0);
+	assert_true(r.train.mean_sum > 0 && r.train.loss_sum == r.train.mean_sum * 4);
+	assert_true(r.train.correct >= 0 && r.train.correct <= 4);
+	assert_true(r.train.correct == floor(r.train.correct));
+	assert_true(r.eval.mean_sum > 0 && r.eval.loss_sum == r.eval.mean_sum * 2);
+	assert_true(r.eval.correct >= 0 && r.eval.correct <= 2);
+	assert_true(r.eval.correct == floor(r.eval.correct));
+	assert_true(r.train.mean_sum != r.eval.mean_sum);
+	assert_int_equal(td_xtrain_store(s.xt, s.m, s.opt), 0);
+	assert_int_equal(td_adamw_steps(s.opt), 3);
+	assert_int_equal(td_adamw_skipped(s.opt), 1);
+	assert_int_equal(td_xtrain_load(s.xt, s.m, s.opt), 0);
+	assert_int_equal(td_xtrain_read(s.xt, &r, s.c, &s.fw), 0);
+	assert_true(r.steps == 3 && r.train.mean_sum == 0 && r.eval.mean_sum == 0);
+	steps_free(&s);
+}
+
+/* More skips between two reads than the executor describes: every one is counted. */
+static void test_every_skip_is_counted_past_the_ones_described(void **state)
+{
+	steps_on_host s;
+	td_xtrain_read_out r;
+	td_json_buf j = TD_JSON_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(steps_new(&s, 2, 30, 1), 0);
+	s.x[0] = (td_real)NAN;
+	for (int k = 0; k < 20; k++)
+		assert_int_equal(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 4, 1), 0);
+	assert_int_equal(td_xtrain_read(s.xt, &r, s.c, &s.fw), 0);
+	assert_int_equal(td_counter_get(s.c, "nan_step_skipped"), 20);
+	assert_true(s.fw.steps == 20 && s.fw.finite == 0);
+	assert_int_equal(td_counters_json(&j, s.c), 0);
+	/* 4 reasons kept, the 16 others distinct: each skip said once */
+	assert_non_null(strstr(j.s, "\"why_more\":16"));
+	assert_non_null(strstr(j.s, "\"gradient[0] was nan at step 1\""));
+	td_json_buf_free(&j);
+	s.x[0] = 0; /* read again: nothing new to count */
+	assert_int_equal(td_xtrain_batch(s.xt, s.x, NULL, s.labels, 4, 1), 0);
+	assert_int_equal(td_xtrain_read(s.xt, &r, s.c, &s.fw), 0);
+	assert_int_equal(td_counter_get(s.c, "nan_step_skipped"), 20);
+	steps_free(&s);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_host_executor_trains_the_cpu_run_bit_for_bit),
 	cmocka_unit_test(test_skipped_steps_are_counted_as_the_cpu_counts_them),
@@ -415,6 +566,9 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_comparison_sees_a_norm_taken_in_parts),
 	cmocka_unit_test(test_fashion_mnist_is_read_from_the_directory_given),
 	cmocka_unit_test(test_an_executor_failure_anywhere_stops_the_run_with_its_reason),
+	cmocka_unit_test(test_the_executor_steps_refuse_what_they_cannot_take),
+	cmocka_unit_test(test_a_read_returns_each_sum_where_it_belongs),
+	cmocka_unit_test(test_every_skip_is_counted_past_the_ones_described),
 };
 
 TD_TEST_GROUP(xtrain, tests);
