@@ -4,8 +4,11 @@
  * GPU runs, checked on any machine. Models of the scan family with the
  * conv, the LRU and the complex LRU mixer on a 4 x 5 lattice with two
  * absent cells, with and without a mask per example, the channel MLP and
- * a head per cell; and the refusals of what the executor path does not
- * compute yet.
+ * a head per cell; the recurrences in block.c's chunks (an exact
+ * multiple of lines, a short last call, a chunk past the lines), models
+ * of one layer, lines of one step in the core's chunks, the batch's
+ * bounds; and the refusals of what the executor path does not compute
+ * yet.
  *
  * Edits that make them fail (each tried): the residual add without its
  * selection (sel(xm, mid, h, NULL, ...)); layer l + 1's norm read with
@@ -23,6 +26,7 @@
 #include "../core/exec.h"
 #include "../core/model.h"
 #include "../core/xmodel.h"
+#include "../kernels/ops.h"
 
 static const size_t shape[] = {4, 5};
 static const char *const hw[] = {"h", "w"};
@@ -51,20 +55,21 @@ static void fill(td_real *x, size_t n, uint64_t seed)
 }
 
 /*
- * A model of 4 plan steps over h and w, both ways: conv (3 taps), lru or
- * clru (5 states for 8 channels).
+ * A model of layers plan steps over h and w, both ways: conv (3 taps),
+ * lru or clru (5 states for 8 channels), chunk lines a mixer call;
+ * make_model's: 4 layers, chunk 2.
  */
-static td_model *make_model(const td_lattice *lat, td_mixer_kind kind, size_t ffn, int per_cell,
-			    td_block_family fam)
+static td_model *make_sized(const td_lattice *lat, td_mixer_kind kind, size_t ffn, int per_cell,
+			    td_block_family fam, int layers, size_t chunk)
 {
 	td_model_opts o = TD_MODEL_OPTS_INIT;
 	td_plan *p = NULL;
 	td_model *m = NULL;
 
-	assert_int_equal(td_plan_cyclic(&p, hw, 2, 4, hw, 2), 0);
-	o.family = fam, o.plan = fam == TD_BLOCK_SCAN ? p : NULL, o.n_layers = 4;
+	assert_int_equal(td_plan_cyclic(&p, hw, 2, layers, hw, 2), 0);
+	o.family = fam, o.plan = fam == TD_BLOCK_SCAN ? p : NULL, o.n_layers = layers;
 	o.mixer.kind = kind, o.mixer.kernel_size = 3, o.mixer.state = 5;
-	o.in = 2, o.width = 8, o.out = 3, o.max_batch = 3, o.chunk = 2;
+	o.in = 2, o.width = 8, o.out = 3, o.max_batch = 3, o.chunk = chunk;
 	o.ffn = ffn, o.head_per_cell = per_cell;
 	assert_int_equal(td_model_new(&m, lat, &o), 0);
 	td_model_init(m, 11);
@@ -72,6 +77,12 @@ static td_model *make_model(const td_lattice *lat, td_mixer_kind kind, size_t ff
 	fill(td_model_params(m), td_model_n_params(m), 3);
 	td_plan_free(p);
 	return m;
+}
+
+static td_model *make_model(const td_lattice *lat, td_mixer_kind kind, size_t ffn, int per_cell,
+			    td_block_family fam)
+{
+	return make_sized(lat, kind, ffn, per_cell, fam, 4, 2);
 }
 
 /* Values of y whose bits differ between td_model_forward and the host executor's. */
@@ -176,36 +187,211 @@ static void test_the_host_executors_backward_gives_the_models_bits(void **state)
 }
 
 /*
+ * Values of y, dx and the gradient slab whose bits differ between the
+ * core and the executor x on m over lat (in 2, out 3, max_batch 3): a forward and
+ * a backward of each batch 3, 2 and 1, the gradients summed over them.
+ */
+static size_t model_differ(td_model *m, const td_lattice *lat, const td_exec *x)
+{
+	const size_t c = td_lattice_n_cells(lat), np = td_model_n_params(m);
+	td_real *in = calloc(3 * c * 2, sizeof *in), *dx = calloc(3 * c * 2, sizeof *dx);
+	td_real *dx2 = calloc(3 * c * 2, sizeof *dx2), *y = calloc(3 * c * 3, sizeof *y);
+	td_real *y2 = calloc(3 * c * 3, sizeof *y2), *dy = calloc(3 * c * 3, sizeof *dy);
+	td_real *grads = calloc(np, sizeof *grads);
+	td_xmodel *xm = NULL;
+	size_t differ = 0;
+
+	assert_true(in && dx && dx2 && y && y2 && dy && grads);
+	fill(in, 3 * c * 2, 5), fill(dy, 3 * c * 3, 9);
+	assert_int_equal(td_xmodel_new(&xm, x, m), 0);
+	for (size_t batch = 3; batch >= 1; batch--) {
+		assert_int_equal(td_model_forward(m, y, in, batch), 0);
+		assert_int_equal(td_model_backward(m, dx, dy, batch), 0);
+		assert_int_equal(td_xmodel_forward(xm, y2, in, batch), 0);
+		assert_int_equal(td_xmodel_backward(xm, dx2, dy, batch), 0);
+		for (size_t i = 0; i < batch * c * 3; i++)
+			differ += memcmp(&y[i], &y2[i], sizeof y[i]) != 0;
+		for (size_t i = 0; i < batch * c * 2; i++)
+			differ += memcmp(&dx[i], &dx2[i], sizeof dx[i]) != 0;
+	}
+	assert_int_equal(td_xmodel_download(xm, NULL, grads), 0);
+	for (size_t i = 0; i < np; i++)
+		differ += memcmp(&grads[i], &td_model_grads(m)[i], sizeof grads[i]) != 0;
+	td_xmodel_free(xm);
+	free(in), free(dx), free(dx2), free(y), free(y2), free(dy), free(grads);
+	return differ;
+}
+
+/* The recurrences' scans the counting executor was asked for (lru_scan and clru_scan). */
+static size_t scans;
+
+static int counting_lru_scan(const td_exec *x, td_real *h, const td_real *a, size_t lines,
+			     size_t length, size_t n, int reverse, int adjoint)
+{
+	scans++;
+	return td_exec_host()->lru_scan(x, h, a, lines, length, n, reverse, adjoint);
+}
+
+static int counting_clru_scan(const td_exec *x, td_real *h, const td_real *a, size_t lines,
+			      size_t length, size_t n, int reverse, int adjoint)
+{
+	scans++;
+	return td_exec_host()->clru_scan(x, h, a, lines, length, n, reverse, adjoint);
+}
+
+/*
+ * The LRU and the complex LRU run call by call in block.c's chunks, and
+ * in no others: on a 2 x 7 lattice (an axis of two cells is a line the
+ * recurrence takes; 7 lines an example along h, 2 along w), with chunks
+ * of 1 (every count of lines an exact multiple), 2 (14 lines exact, 7
+ * and 21 not), 7 (exact along h, more than the lines along w) and 100
+ * (more than every count), the host executor gives the core's bits and
+ * calls one scan per chunk forward and one backward: no empty call after
+ * an exact multiple, whose extra call a GPU pays as a launch and whose
+ * failure the loop would not stop at.
+ *
+ * Seen failing with, in each of lru_forward, lru_backward, clru_forward
+ * and clru_backward, the chunk loop's at < lines as at <= lines and its
+ * !err && at < lines as !err || at < lines (a scan of no lines after an
+ * exact multiple); and check_model refusing lines of two steps (< 3, <= 2).
+ */
+static void test_the_recurrences_run_in_block_cs_chunks_and_no_others(void **state)
+{
+	static const size_t two_by_seven[] = {2, 7}, chunks[] = {1, 2, 7, 100};
+	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat = NULL;
+	td_exec counting = *td_exec_host();
+
+	(void)state;
+	counting.lru_scan = counting_lru_scan, counting.clru_scan = counting_clru_scan;
+	ls.rank = 2, ls.shape = two_by_seven, ls.names = hw;
+	assert_int_equal(td_lattice_new(&lat, &ls), 0);
+	for (int k = 1; k <= 2; k++)
+		for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
+			td_model *m = make_sized(lat, kinds[k], 0, 0, TD_BLOCK_SCAN, 4, chunks[c]);
+			size_t want = 0;
+
+			for (size_t b = 1; b <= 3; b++) /* layers h, w, h, w; forward and backward */
+				want += 4 * ((7 * b + chunks[c] - 1) / chunks[c] +
+					     (2 * b + chunks[c] - 1) / chunks[c]);
+			scans = 0;
+			if (model_differ(m, lat, &counting))
+				fail_msg("%s, chunk %zu: y, dx or a gradient differs", kind_names[k],
+					 chunks[c]);
+			if (scans != want)
+				fail_msg("%s, chunk %zu: %zu scans, block.c's chunks are %zu",
+					 kind_names[k], chunks[c], scans, want);
+			td_model_free(m);
+		}
+	td_lattice_free(lat);
+}
+
+/*
+ * A model of one layer: built from its only block, computed bit for bit
+ * with each mixer; a one-layer GRU refused by the mixer's name. Seen
+ * failing with td_xmodel_new reading block 1 for the cell count, the
+ * recurrence's state or the mask, and with check_model naming block 1's
+ * mixer (a model of one layer has no block 1).
+ */
+static void test_a_model_of_one_layer_is_read_from_its_only_block(void **state)
+{
+	td_lattice *lat = grid();
+	td_model *gru = make_sized(lat, TD_MIXER_GRU, 0, 0, TD_BLOCK_SCAN, 1, 2);
+	td_xmodel *xm = NULL;
+
+	(void)state;
+	for (int k = 0; k < 3; k++) {
+		td_model *m = make_sized(lat, kinds[k], 6, 0, TD_BLOCK_SCAN, 1, 2);
+
+		if (model_differ(m, lat, td_exec_host()))
+			fail_msg("%s of one layer: y, dx or a gradient differs", kind_names[k]);
+		td_model_free(m);
+	}
+	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), gru), TD_ENOTSUP, "mixer is gru");
+	assert_null(xm);
+	td_model_free(gru), td_lattice_free(lat);
+}
+
+/*
+ * td_xmodel_forward and td_xmodel_backward take batches of 1..max_batch:
+ * 0 and max_batch + 1 refused (TD_EINVAL, the batch named), 1 and
+ * max_batch computed. Seen failing with either check's batch < 1 as
+ * batch < 0 or its || as &&, and the backward's batch < 1 as batch <= 1.
+ */
+static void test_a_batch_outside_one_to_max_batch_is_refused(void **state)
+{
+	td_lattice *lat = grid();
+	td_model *m = make_model(lat, TD_MIXER_CONV, 0, 0, TD_BLOCK_SCAN);
+	td_xmodel *xm = NULL;
+	td_real x[4 * 20 * 2], y[4 * 20 * 3], dy[4 * 20 * 3], dx[4 * 20 * 2];
+
+	(void)state;
+	fill(x, sizeof x / sizeof x[0], 5), fill(dy, sizeof dy / sizeof dy[0], 9);
+	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
+	TD_ASSERT_REFUSED(td_xmodel_forward(xm, y, x, 0), TD_EINVAL, "batch 0 is outside 1..3");
+	TD_ASSERT_REFUSED(td_xmodel_backward(xm, dx, dy, 0), TD_EINVAL, "batch 0 is outside 1..3");
+	TD_ASSERT_REFUSED(td_xmodel_forward(xm, y, x, 4), TD_EINVAL, "batch 4 is outside 1..3");
+	TD_ASSERT_REFUSED(td_xmodel_backward(xm, dx, dy, 4), TD_EINVAL, "batch 4 is outside 1..3");
+	for (size_t batch = 1; batch <= 3; batch += 2) {
+		assert_int_equal(td_xmodel_forward(xm, y, x, batch), 0);
+		assert_int_equal(td_xmodel_backward(xm, dx, dy, batch), 0);
+	}
+	td_xmodel_free(xm), td_model_free(m), td_lattice_free(lat);
+}
+
+/*
  * Along an axis of one cell every line is one step long, and block.c
- * gives each mixer call more lines (chunk times the longest axis): the
- * gradient's chunks must be the same ones.
+ * gives each mixer call more lines (chunk times the longest axis, or
+ * every line where that product would not fit): the gradient's chunks
+ * must be the same ones. On 1 x 40 with chunk 80 (3200 lines a call, all
+ * of them), with chunk 2^64 / 40 rounded up (the product past SIZE_MAX:
+ * all of them), on 40 x 1 with chunk 2 (the longest axis the first) and
+ * on 1 x 40 with chunk 2 (80 a call). Seen failing with build_layer's
+ * chunk as chunk / most, with its overflow check as chunk > SIZE_MAX *
+ * most, and with the longest axis looked for from axis 1.
  */
 static void test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks(void **state)
 {
-	static const size_t one_row[] = {1, 40};
-	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
-	td_lattice *lat = NULL;
-	td_model *m;
-	td_xmodel *xm = NULL;
-	td_real x[3 * 40 * 2], y[3 * 40 * 3], dy[3 * 40 * 3], *grads;
-	size_t differ = 0;
+	static const size_t one_row[] = {1, 40}, one_column[] = {40, 1};
+	static const struct {
+		const size_t *shape;
+		size_t chunk;
+	} cases[] = {{one_row, 80}, {one_row, 461168601842738791u}, {one_column, 2}, {one_row, 2}};
 
 	(void)state;
-	ls.rank = 2, ls.shape = one_row, ls.names = hw;
-	assert_int_equal(td_lattice_new(&lat, &ls), 0);
-	m = make_model(lat, TD_MIXER_CONV, 0, 0, TD_BLOCK_SCAN);
-	assert_non_null(grads = calloc(td_model_n_params(m), sizeof *grads));
-	fill(x, sizeof x / sizeof x[0], 5), fill(dy, sizeof dy / sizeof dy[0], 9);
-	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
-	assert_int_equal(td_model_forward(m, y, x, 3), 0);
-	assert_int_equal(td_model_backward(m, NULL, dy, 3), 0);
-	assert_int_equal(td_xmodel_forward(xm, y, x, 3), 0);
-	assert_int_equal(td_xmodel_backward(xm, NULL, dy, 3), 0);
-	assert_int_equal(td_xmodel_download(xm, NULL, grads), 0);
-	for (size_t i = 0; i < td_model_n_params(m); i++)
-		differ += memcmp(&grads[i], &td_model_grads(m)[i], sizeof grads[i]) != 0;
-	assert_int_equal(differ, 0);
-	free(grads), td_xmodel_free(xm), td_model_free(m), td_lattice_free(lat);
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+		td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
+		td_lattice *lat = NULL;
+		td_model *m;
+
+		ls.rank = 2, ls.shape = cases[c].shape, ls.names = hw;
+		assert_int_equal(td_lattice_new(&lat, &ls), 0);
+		m = make_sized(lat, TD_MIXER_CONV, 0, 0, TD_BLOCK_SCAN, 4, cases[c].chunk);
+		if (model_differ(m, lat, td_exec_host()))
+			fail_msg("%zu x %zu, chunk %zu: y, dx or a gradient differs",
+				 cases[c].shape[0], cases[c].shape[1], cases[c].chunk);
+		td_model_free(m), td_lattice_free(lat);
+	}
+}
+
+/*
+ * The host's conv backward over no lines runs no chunk, as the GPU's:
+ * the gradient keeps its bits, a -0 in it included (an empty chunk adds
+ * +0, which turns -0 into +0). Seen failing with host_conv_backward's
+ * chunk loop as at <= lines.
+ */
+static void test_a_conv_backward_of_no_lines_leaves_the_gradient(void **state)
+{
+	const td_exec *x = td_exec_host();
+	const td_op_conv s = {3, 1, 2, 4, 0};
+	td_real g[4 * 2], dx[4 * 2] = {0}, dy[4 * 2] = {0}, in[4 * 2] = {0}, w[4 * 2] = {0};
+
+	(void)state;
+	for (size_t i = 0; i < 4 * 2; i++)
+		g[i] = -0.0f;
+	assert_int_equal(x->conv_backward(x, dx, g, dy, in, w, 0, 2, &s), 0);
+	for (size_t i = 0; i < 4 * 2; i++)
+		assert_true(g[i] == 0 && signbit(g[i]));
 }
 
 static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
@@ -224,7 +410,8 @@ static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 	ls.rank = 2, ls.shape = one_row, ls.names = hw;
 	assert_int_equal(td_lattice_new(&row, &ls), 0);
 	lru = make_model(row, TD_MIXER_LRU, 0, 0, TD_BLOCK_SCAN);
-	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), lru), TD_ENOTSUP, "axis h of one cell");
+	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), lru), TD_ENOTSUP,
+			  "layer 0 sweeps axis h of one cell");
 	clru = make_model(row, TD_MIXER_CLRU, 0, 0, TD_BLOCK_SCAN);
 	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), clru), TD_ENOTSUP,
 			  "no clru on lines of one step");
@@ -236,7 +423,11 @@ static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_host_executors_forward_gives_the_models_bits),
 	cmocka_unit_test(test_the_host_executors_backward_gives_the_models_bits),
+	cmocka_unit_test(test_the_recurrences_run_in_block_cs_chunks_and_no_others),
+	cmocka_unit_test(test_a_model_of_one_layer_is_read_from_its_only_block),
+	cmocka_unit_test(test_a_batch_outside_one_to_max_batch_is_refused),
 	cmocka_unit_test(test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks),
+	cmocka_unit_test(test_a_conv_backward_of_no_lines_leaves_the_gradient),
 	cmocka_unit_test(test_what_the_executor_path_lacks_is_refused_by_name),
 };
 TD_TEST_GROUP(xmodel, tests);

@@ -38,6 +38,7 @@
 #include "../core/plan.h"
 #include "../core/train.h"
 #include "../core/xtrain.h"
+#include "../kernels/ops.h"
 #include "fixture.h"
 
 static int quiet_failures; /* 1: run() does not print a failure (the test that makes them) */
@@ -391,6 +392,41 @@ static void test_an_executor_failure_anywhere_stops_the_run_with_its_reason(void
 	quiet_failures = 0;
 }
 
+/*
+ * An optimizer step's scratch holds one norm part and one bad index per
+ * part, ceil(n / norm_part) or 1 where norm_part is 0, as td_xtrain_new
+ * allocates it: the host's step writes no further. n = 128 in parts of
+ * 0 (one), 64 (two, an exact multiple) and 50 (three, the last short);
+ * the value past the last part must stay. Seen failing with
+ * host_opt_step's parts loop as i0 <= n (an empty part past the last).
+ */
+static void test_the_optimizer_step_writes_no_part_past_its_parts(void **state)
+{
+	static const size_t parts_of[] = {0, 64, 50}, n_parts[] = {1, 2, 3};
+	static const double bc[] = {0, 0.1, 0.19};
+	td_real p[128], m[128] = {0}, v[128] = {0}, g[128];
+
+	(void)state;
+	for (size_t c = 0; c < 3; c++) {
+		td_exec x = *td_exec_host();
+		td_op_opt_state st;
+		double part[4] = {-1, -1, -1, -1};
+		size_t bad[4] = {7, 7, 7, 7};
+		int err;
+
+		for (size_t i = 0; i < 128; i++)
+			p[i] = (td_real)i / 128, g[i] = (td_real)(64 - (double)i) / 256;
+		memset(&st, 0, sizeof st);
+		x.norm_part = parts_of[c];
+		err = x.opt_step(&x, &st, p, m, v, g, 128, part, bad, 1e-3, 1, 0.01, bc, bc);
+		assert_int_equal(err, 0);
+		assert_true(st.applied);
+		if (part[n_parts[c]] != -1 || bad[n_parts[c]] != 7)
+			fail_msg("norm_part %zu: a part written past the %zu", parts_of[c],
+				 n_parts[c]);
+	}
+}
+
 /* td_train_opts.fmnist_dir is where Fashion-MNIST is read: a directory without it is named. */
 static void test_fashion_mnist_is_read_from_the_directory_given(void **state)
 {
@@ -564,6 +600,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_model_the_executor_does_not_compute_is_refused_by_name),
 	cmocka_unit_test(test_no_step_reads_the_executor_between_log_points),
 	cmocka_unit_test(test_the_comparison_sees_a_norm_taken_in_parts),
+	cmocka_unit_test(test_the_optimizer_step_writes_no_part_past_its_parts),
 	cmocka_unit_test(test_fashion_mnist_is_read_from_the_directory_given),
 	cmocka_unit_test(test_an_executor_failure_anywhere_stops_the_run_with_its_reason),
 	cmocka_unit_test(test_the_executor_steps_refuse_what_they_cannot_take),
