@@ -306,3 +306,129 @@ equivalent {
   id = "core/xtrain.c:td_xtrain_store:constant:2:1:3",
   reason = "a third slab of n moments nothing reads: m and v are downloaded to the first two",
 }
+-- core/xmodel.c
+equivalent {
+  id = "core/xmodel.c:group_at:relational:<:1:<=",
+  reason = "past the last group td_model_group answers a group named by the empty string, which no name looked up matches: the loop goes on to SIZE_MAX as before",
+}
+equivalent {
+  id = "core/xmodel.c:build_layer:removed-call:assert:1:;",
+  reason = "an assert that only guards a constant: check_model admits the LRU (4 tensors) and the CLRU (7 = N_TENSORS) only, so i < N_TENSORS always holds",
+}
+equivalent {
+  id = "core/xmodel.c:build_layer:relational:<:2:<=",
+  reason = "an assert that only guards a constant, made weaker: i < td_mixer_n_tensors <= N_TENSORS for every mixer check_model admits, so it never fires either way",
+}
+equivalent {
+  id = "core/xmodel.c:build_layer:relational:<:3:<=",
+  reason = "the extra axis a == rank has td_lattice_size 0 (out of range), never more than most >= 1",
+}
+equivalent {
+  id = "core/xmodel.c:build_layer:relational:>:1:>=",
+  reason = "at size == most both sides of the choice are most",
+}
+equivalent {
+  id = "core/xmodel.c:build_layer:relational:>:2:>=",
+  reason = "at chunk == SIZE_MAX / most the chunk is SIZE_MAX - most + 1 or more instead of SIZE_MAX: both exceed any count of lines a model holds (max_batch n_cells, memory-bound), so each layer runs in one call either way",
+}
+equivalent {
+  id = "core/xmodel.c:build_buffers:constant:2:1:3",
+  reason = "maps scratch longer than used: build_layer places layer l's fold and unfold at l * 2 * n_cells, inside the first 2 L n_cells",
+}
+equivalent {
+  id = "core/xmodel.c:td_xmodel_new:constant:2:1:3",
+  reason = "la, lh and lg longer than used: sw only sizes them; the CLRU's code places its states with its own 2 * n",
+}
+equivalent {
+  id = "core/xmodel.c:lru_forward:relational:<:2:<=",
+  reason = "at lines - at == chunk both sides of the choice are chunk",
+}
+equivalent {
+  id = "core/xmodel.c:lru_forward:relational:>:1:>=",
+  reason = "at chunk == lines - at the call is the last either way: the break leaves where at += chunk == lines would end the loop",
+}
+equivalent {
+  id = "core/xmodel.c:lru_forward:arithmetic:-:3:+",
+  reason = "at at == 0 lines + at is lines - at; past it chunk <= lines, so the last short call is followed by at += chunk > lines (no overflow), which ends the loop as the break did, and chunk > lines + at only where chunk > lines - at",
+}
+equivalent {
+  id = "core/xmodel.c:lru_backward:relational:<:2:<=",
+  reason = "at lines - at == chunk both sides of the choice are chunk",
+}
+equivalent {
+  id = "core/xmodel.c:lru_backward:relational:>:1:>=",
+  reason = "at chunk == lines - at the call is the last either way: the break leaves where at += chunk == lines would end the loop",
+}
+equivalent {
+  id = "core/xmodel.c:lru_backward:arithmetic:-:3:+",
+  reason = "at at == 0 lines + at is lines - at; past it chunk <= lines, so the last short call is followed by at += chunk > lines (no overflow), which ends the loop as the break did, and chunk > lines + at only where chunk > lines - at",
+}
+equivalent {
+  id = "core/xmodel.c:clru_forward:relational:<:2:<=",
+  reason = "at lines - at == chunk both sides of the choice are chunk",
+}
+equivalent {
+  id = "core/xmodel.c:clru_forward:relational:>:1:>=",
+  reason = "at chunk == lines - at the call is the last either way: the break leaves where at += chunk == lines would end the loop",
+}
+equivalent {
+  id = "core/xmodel.c:clru_forward:arithmetic:-:3:+",
+  reason = "at at == 0 lines + at is lines - at; past it chunk <= lines, so the last short call is followed by at += chunk > lines (no overflow), which ends the loop as the break did, and chunk > lines + at only where chunk > lines - at",
+}
+equivalent {
+  id = "core/xmodel.c:clru_backward:relational:<:2:<=",
+  reason = "at lines - at == chunk both sides of the choice are chunk",
+}
+equivalent {
+  id = "core/xmodel.c:clru_backward:relational:>:1:>=",
+  reason = "at chunk == lines - at the call is the last either way: the break leaves where at += chunk == lines would end the loop",
+}
+equivalent {
+  id = "core/xmodel.c:clru_backward:arithmetic:-:3:+",
+  reason = "at at == 0 lines + at is lines - at; past it chunk <= lines, so the last short call is followed by at += chunk > lines (no overflow), which ends the loop as the break did, and chunk > lines + at only where chunk > lines - at",
+}
+equivalent {
+  id = "core/xmodel.c:lru_backward:arithmetic:*:11:/",
+  reason = "lg is the adjoints' scratch: each call writes its chunk's adjoints (gemm with beta 0) before the scan, the gradients and the products read them, nothing reads them after; the smaller offset keeps the chunk inside lg [R][S]",
+}
+equivalent {
+  id = "core/xmodel.c:lru_backward:arithmetic:*:12:/",
+  reason = "lg is the adjoints' scratch: each call writes its chunk's adjoints (gemm with beta 0) before the scan, the gradients and the products read them, nothing reads them after; the smaller offset keeps the chunk inside lg [R][S]",
+}
+equivalent {
+  id = "core/xmodel.c:clru_backward:arithmetic:*:14:/",
+  reason = "lg is the adjoints' scratch: each call writes its chunk's adjoints (gemm with beta 0) before the scan, the gradients and the products read them, nothing reads them after; the smaller offset keeps the chunk inside lg [R][S]",
+}
+equivalent {
+  id = "core/xmodel.c:clru_backward:arithmetic:*:15:/",
+  reason = "lg is the adjoints' scratch: each call writes its chunk's adjoints (gemm with beta 0) before the scan, the gradients and the products read them, nothing reads them after; the smaller offset keeps the chunk inside lg [R][S]",
+}
+equivalent {
+  id = "core/xmodel.c:clru_backward:arithmetic:*:16:/",
+  reason = "lg is the adjoints' scratch: each call writes its chunk's adjoints (gemm with beta 0) before the scan, the gradients and the products read them, nothing reads them after; the smaller offset keeps the chunk inside lg [R][S]",
+}
+equivalent {
+  id = "core/xmodel.c:layer_forward:arithmetic:*:5:/",
+  reason = "inv2 is scratch: ffn_backward recomputes layer l's norm (and its inv2) before rmsnorm_backward reads it, and nothing else reads it; l / rows <= l rows keeps it inside inv2 [L][R]",
+}
+equivalent {
+  id = "core/xmodel.c:ffn_backward:arithmetic:*:6:/",
+  reason = "inv2 is scratch: ffn_backward recomputes layer l's norm (and its inv2) before rmsnorm_backward reads it, and nothing else reads it; l / rows <= l rows keeps it inside inv2 [L][R]",
+}
+-- core/exec_host.c
+equivalent {
+  id = "core/exec_host.c:host_alloc:constant:1:1:0",
+  reason = "on glibc (and under ASan) calloc(0, 1) returns a unique pointer that is not NULL, as calloc(1, 1) does, and a buffer of 0 bytes is never read or written; only a C library whose calloc(0) may answer NULL would refuse it",
+}
+equivalent {
+  id = "core/exec_host.c:host_conv_backward:relational:<:6:<=",
+  reason = "at lines - at == chunk both sides of the choice are chunk",
+}
+equivalent {
+  id = "core/exec_host.c:host_xent:arithmetic:*:1:/",
+  reason = "present is scratch (exec.h): example b's flags are written and read within its own td_op_xent_example call, one example after another on the host, and nothing reads them after; b / n_cells <= b n_cells keeps them inside present [B][C]",
+}
+equivalent {
+  id = "core/exec_host.c:host_opt_step:relational:<:2:<=",
+  reason = "at n - i0 == len both sides of the choice are n (= i0 + len)",
+}
