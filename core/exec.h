@@ -191,6 +191,33 @@ struct td_exec {
 			const double *bc2);
 };
 
+/*
+ * One allocation of executor memory carved into a caller's buffers. The
+ * caller takes its buffers twice: first counting (base NULL: each take
+ * adds its size and yields NULL), then, once base is one alloc of the
+ * count, carving (each take yields the next piece). Pieces start at
+ * multiples of TD_EXEC_ALIGN bytes from base (what cudaMalloc gives).
+ */
+#define TD_EXEC_ALIGN 256
+
+/* Poisoned bytes after each piece under AddressSanitizer (exec.c), else none. */
+#if defined(__SANITIZE_ADDRESS__)
+#define TD_EXEC_REDZONE TD_EXEC_ALIGN
+#else
+#define TD_EXEC_REDZONE 0
+#endif
+
+typedef struct td_exec_pool {
+	unsigned char *base; /* NULL while counting */
+	size_t used;	     /* bytes taken so far; SIZE_MAX once a size wrapped */
+} td_exec_pool;
+
+/*
+ * *(void **)out = the next count * size bytes of p (NULL while counting,
+ * or once used wrapped).
+ */
+void td_exec_take(td_exec_pool *p, void *out, size_t count, size_t size);
+
 /* The host's executor: plain memory, the bodies in loops, td_gemm on one thread. */
 const td_exec *td_exec_host(void);
 

@@ -17,7 +17,8 @@
  * the complex LRU (mixer_lru.c's and mixer_clru.c's operations per call,
  * on lines of two steps or more; their one-step maps are not here yet).
  *
- * Executor memory, allocated at construction (R for max_batch):
+ * Executor memory, one allocation at construction carved into these
+ * (exec.h's td_exec_pool; R for max_batch):
  *   params [P], grads [P] the slabs, the host model's layout
  *   mask [n_cells]        the lattice's
  *   map [L][2][n_cells]   each layer's fold and unfold
@@ -80,6 +81,8 @@ struct td_xmodel {
 	size_t state;			  /* the LRU's or the CLRU's N; 0 for the conv */
 	size_t sw;			  /* values a state: N (LRU) or 2N (CLRU, re | im) */
 	td_real *la, *lh, *lg;		  /* decays [L][S], states [L][R][S], adjoints [R][S] */
+	td_exec_pool pool;		  /* every buffer above; base the one allocation */
+	void *extra;			  /* the caller's bytes, at the pool's end */
 };
 
 /* The offset of the model's group called name, or SIZE_MAX. */
@@ -118,9 +121,9 @@ static int check_model(td_model *m)
 	return 0;
 }
 
-static int alloc_reals(td_xmodel *xm, td_real **p, size_t n)
+static void take_reals(td_xmodel *xm, td_real **p, size_t n)
 {
-	return xm->x->alloc(xm->x, p, n * sizeof **p);
+	td_exec_take(&xm->pool, p, n, sizeof **p);
 }
 
 /* The slab's offsets, from the host model's groups. */
@@ -166,38 +169,56 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 	return err;
 }
 
-static int build_buffers(td_xmodel *xm)
+/* Every buffer, taken from xm->pool (counted while its base is NULL), then the extra bytes. */
+static void take_buffers(td_xmodel *xm, size_t extra)
 {
 	const size_t r = xm->rows, w = xm->o.width, l = (size_t)xm->n_layers, f = xm->o.ffn;
-	const td_exec *x = xm->x;
+
+	take_reals(xm, &xm->params, xm->n_params), take_reals(xm, &xm->grads, xm->n_params);
+	take_reals(xm, &xm->g, r * w), take_reals(xm, &xm->gn, r * w);
+	take_reals(xm, &xm->gy, r * xm->o.out), take_reals(xm, &xm->zf, r * w);
+	td_exec_take(&xm->pool, &xm->mask, xm->n_cells, 1);
+	td_exec_take(&xm->pool, &xm->maps, l * 2, xm->n_cells * sizeof *xm->maps);
+	take_reals(xm, &xm->xs, r * xm->o.in), take_reals(xm, &xm->h, (l + 1) * r * w);
+	take_reals(xm, &xm->inv, l * r), take_reals(xm, &xm->n, r * w);
+	take_reals(xm, &xm->u, r * w), take_reals(xm, &xm->yf, r * w);
+	take_reals(xm, &xm->xf, l * r * w);
+	if (xm->sw) {
+		take_reals(xm, &xm->la, l * xm->sw), take_reals(xm, &xm->lh, l * r * xm->sw);
+		take_reals(xm, &xm->lg, r * xm->sw);
+	}
+	if (f) {
+		take_reals(xm, &xm->hm, l * r * w), take_reals(xm, &xm->inv2, l * r);
+		take_reals(xm, &xm->pre, l * r * f), take_reals(xm, &xm->act, r * f);
+		take_reals(xm, &xm->dact, r * f);
+	}
+	td_exec_take(&xm->pool, &xm->extra, extra, 1);
+}
+
+/* The pool: its size counted, one allocation, the buffers carved from it. */
+static int build_buffers(td_xmodel *xm, size_t extra)
+{
+	size_t bytes;
 	int err;
 
-	if ((err = alloc_reals(xm, &xm->params, xm->n_params)) ||
-	    (err = alloc_reals(xm, &xm->grads, xm->n_params)) ||
-	    (err = alloc_reals(xm, &xm->g, r * w)) || (err = alloc_reals(xm, &xm->gn, r * w)) ||
-	    (err = alloc_reals(xm, &xm->gy, r * xm->o.out)) || (err = alloc_reals(xm, &xm->zf, r * w)) ||
-	    (err = x->alloc(x, &xm->mask, xm->n_cells)) ||
-	    (err = x->alloc(x, &xm->maps, l * 2 * xm->n_cells * sizeof *xm->maps)) ||
-	    (err = alloc_reals(xm, &xm->xs, r * xm->o.in)) ||
-	    (err = alloc_reals(xm, &xm->h, (l + 1) * r * w)) ||
-	    (err = alloc_reals(xm, &xm->inv, l * r)) || (err = alloc_reals(xm, &xm->n, r * w)) ||
-	    (err = alloc_reals(xm, &xm->u, r * w)) || (err = alloc_reals(xm, &xm->yf, r * w)) ||
-	    (err = alloc_reals(xm, &xm->xf, l * r * w)))
+	take_buffers(xm, extra);
+	if ((bytes = xm->pool.used) == SIZE_MAX)
+		return TD_FAIL(TD_EINVAL, "the executor's memory for %zu rows of width %zu and "
+					  "%zu parameters does not fit in a size_t",
+			       xm->rows, xm->o.width, xm->n_params);
+	if ((err = xm->x->alloc(xm->x, &xm->pool.base, bytes)))
 		return err;
-	if (xm->sw && ((err = alloc_reals(xm, &xm->la, l * xm->sw)) ||
-		       (err = alloc_reals(xm, &xm->lh, l * r * xm->sw)) ||
-		       (err = alloc_reals(xm, &xm->lg, r * xm->sw))))
-		return err;
-	if (f && ((err = alloc_reals(xm, &xm->hm, l * r * w)) ||
-		  (err = alloc_reals(xm, &xm->inv2, l * r)) ||
-		  (err = alloc_reals(xm, &xm->pre, l * r * f)) ||
-		  (err = alloc_reals(xm, &xm->act, r * f)) ||
-		  (err = alloc_reals(xm, &xm->dact, r * f))))
-		return err;
+	xm->pool.used = 0;
+	take_buffers(xm, extra);
 	return 0;
 }
 
 int td_xmodel_new(td_xmodel **out, const td_exec *x, td_model *m)
+{
+	return td_xmodel_new_pooled(out, x, m, 0);
+}
+
+int td_xmodel_new_pooled(td_xmodel **out, const td_exec *x, td_model *m, size_t extra)
 {
 	td_xmodel *xm;
 	uint8_t *mask = NULL;
@@ -218,7 +239,7 @@ int td_xmodel_new(td_xmodel **out, const td_exec *x, td_model *m)
 	find_offsets(xm, m);
 	if (!(xm->layer = calloc((size_t)xm->n_layers, sizeof *xm->layer)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory for %d layers", xm->n_layers);
-	if (!err && !(err = build_buffers(xm)) &&
+	if (!err && !(err = build_buffers(xm, extra)) &&
 	    !(err = td_lattice_mask(td_model_block(m, 0)->lat, &mask)))
 		err = x->upload(x, xm->mask, mask, xm->n_cells);
 	free(mask);
@@ -236,20 +257,16 @@ int td_xmodel_new(td_xmodel **out, const td_exec *x, td_model *m)
 
 void td_xmodel_free(td_xmodel *xm)
 {
-	const td_exec *x;
-
 	if (!xm)
 		return;
-	x = xm->x;
-	x->release(x, xm->params), x->release(x, xm->mask), x->release(x, xm->maps);
-	x->release(x, xm->xs), x->release(x, xm->h), x->release(x, xm->inv), x->release(x, xm->n);
-	x->release(x, xm->u), x->release(x, xm->yf), x->release(x, xm->xf), x->release(x, xm->hm);
-	x->release(x, xm->inv2), x->release(x, xm->pre), x->release(x, xm->act);
-	x->release(x, xm->grads), x->release(x, xm->g), x->release(x, xm->gn);
-	x->release(x, xm->gy), x->release(x, xm->zf), x->release(x, xm->dact);
-	x->release(x, xm->la), x->release(x, xm->lh), x->release(x, xm->lg);
+	xm->x->release(xm->x, xm->pool.base);
 	free(xm->layer);
 	free(xm);
+}
+
+void *td_xmodel_extra(td_xmodel *xm)
+{
+	return xm->extra;
 }
 
 int td_xmodel_upload_params(td_xmodel *xm, const td_real *params)

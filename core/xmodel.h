@@ -7,9 +7,9 @@
  * masks, where each tensor lies in the slab) and whose parameters it
  * uploads once: the initial weights are the host's, drawn with the core's
  * Philox, so a seed gives the same model on every executor. Every buffer
- * (parameters, activations, the saved inputs of each layer) is allocated
- * in the executor's memory at construction; forward allocates nothing
- * and, on the GPU, only queues work.
+ * (parameters, activations, the saved inputs of each layer) is carved
+ * from one allocation of the executor's memory at construction; forward
+ * allocates nothing and, on the GPU, only queues work.
  *
  * What it computes so far: models of the scan family (axial_scan) with
  * the conv mixer, the LRU or the complex LRU (the two recurrences on
@@ -35,6 +35,16 @@ typedef struct td_xmodel td_xmodel;
  * not have; allocation failures pass up. On failure *out is NULL.
  */
 int td_xmodel_new(td_xmodel **out, const td_exec *x, td_model *m);
+
+/*
+ * The same, with extra zeroed bytes of executor memory for the caller
+ * (td_xmodel_extra) in the model's one allocation, so that a training
+ * step's buffers and the model's are one pool.
+ */
+int td_xmodel_new_pooled(td_xmodel **out, const td_exec *x, td_model *m, size_t extra);
+
+/* The extra bytes of td_xmodel_new_pooled, TD_EXEC_ALIGN-aligned. */
+void *td_xmodel_extra(td_xmodel *xm);
 
 /* Frees xm and its executor memory; accepts NULL. */
 void td_xmodel_free(td_xmodel *xm);

@@ -1,8 +1,9 @@
 /*
  * xtrain.c - training steps on an executor (see xtrain.h).
  *
- * Executor memory, allocated at construction (B = max_batch, C = cells,
- * K = classes, P = parameters):
+ * Executor memory, carved from the extra bytes of the model's one
+ * allocation (td_xmodel_new_pooled; B = max_batch, C = cells, K =
+ * classes, P = parameters):
  *   bx [B][C], bemask [B][C], labels [B]   the batch, uploaded per step
  *   stage [2], host memory of the upload kind (exec.h's host_alloc): the
  *     batch is copied into one and uploaded from it, so the upload is
@@ -45,37 +46,50 @@ struct td_xtrain {
 	int slot;		 /* the stage the next batch goes to */
 };
 
-static int alloc(td_xtrain *xt, void *p, size_t count, size_t size)
+/* The buffers, taken from p (counted while its base is NULL). */
+static void take_buffers(td_xtrain *xt, td_exec_pool *p)
 {
-	return xt->x->alloc(xt->x, p, count * size);
+	const size_t b = xt->max_batch, c = xt->n_cells, k = xt->k, t = (size_t)xt->o.total_steps;
+
+	td_exec_take(p, &xt->bx, b * c, sizeof *xt->bx), td_exec_take(p, &xt->bemask, b * c, 1);
+	td_exec_take(p, &xt->labels, b, sizeof *xt->labels);
+	td_exec_take(p, &xt->y, b * c * k, sizeof *xt->y);
+	td_exec_take(p, &xt->dy, b * c * k, sizeof *xt->dy);
+	td_exec_take(p, &xt->loss, b, sizeof *xt->loss);
+	td_exec_take(p, &xt->best, b, sizeof *xt->best);
+	td_exec_take(p, &xt->present, b * c, 1), td_exec_take(p, &xt->mask, c, 1);
+	td_exec_take(p, &xt->acc, 6, sizeof *xt->acc);
+	td_exec_take(p, &xt->m, xt->n, sizeof *xt->m), td_exec_take(p, &xt->v, xt->n, sizeof *xt->v);
+	td_exec_take(p, &xt->st, 1, sizeof *xt->st);
+	td_exec_take(p, &xt->part, xt->n_parts, sizeof *xt->part);
+	td_exec_take(p, &xt->bad, xt->n_parts, sizeof *xt->bad);
+	td_exec_take(p, &xt->bc1, t + 1, sizeof *xt->bc1);
+	td_exec_take(p, &xt->bc2, t + 1, sizeof *xt->bc2);
 }
 
-/* The executor's buffers, and what is uploaded once: the mask and the tables of 1 - beta^t. */
+/*
+ * The model and these buffers in one pool, the upload stages, and what is
+ * uploaded once: the mask and the tables of 1 - beta^t.
+ */
 static int build(td_xtrain *xt, td_model *m)
 {
-	const size_t b = xt->max_batch, c = xt->n_cells, k = xt->k, steps = (size_t)xt->o.total_steps;
+	const size_t b = xt->max_batch, c = xt->n_cells, steps = (size_t)xt->o.total_steps;
 	const size_t stage = b * c * sizeof(td_real) + b * sizeof(int) + b * c;
+	td_exec_pool pool = {0};
 	uint8_t *mask = NULL;
 	double *bc = malloc(2 * (steps + 1) * sizeof *bc);
 	int err = bc ? 0 : TD_FAIL(TD_ENOMEM, "out of memory for %zu steps' bias corrections", steps);
 
-	if (!err && !(err = alloc(xt, &xt->bx, b * c, sizeof *xt->bx)) &&
-	    !(err = alloc(xt, &xt->bemask, b * c, 1)) &&
-	    !(err = alloc(xt, &xt->labels, b, sizeof *xt->labels)) &&
-	    !(err = alloc(xt, &xt->y, b * c * k, sizeof *xt->y)) &&
-	    !(err = alloc(xt, &xt->dy, b * c * k, sizeof *xt->dy)) &&
-	    !(err = alloc(xt, &xt->loss, b, sizeof *xt->loss)) &&
-	    !(err = alloc(xt, &xt->best, b, sizeof *xt->best)) &&
-	    !(err = alloc(xt, &xt->present, b * c, 1)) && !(err = alloc(xt, &xt->mask, c, 1)) &&
-	    !(err = alloc(xt, &xt->acc, 6, sizeof *xt->acc)) &&
-	    !(err = alloc(xt, &xt->m, xt->n, sizeof *xt->m)) &&
-	    !(err = alloc(xt, &xt->v, xt->n, sizeof *xt->v)) &&
-	    !(err = alloc(xt, &xt->st, 1, sizeof *xt->st)) &&
-	    !(err = alloc(xt, &xt->part, xt->n_parts, sizeof *xt->part)) &&
-	    !(err = alloc(xt, &xt->bad, xt->n_parts, sizeof *xt->bad)) &&
-	    !(err = alloc(xt, &xt->bc1, steps + 1, sizeof *xt->bc1)) &&
-	    !(err = alloc(xt, &xt->bc2, steps + 1, sizeof *xt->bc2)) &&
-	    !(err = xt->x->host_alloc(xt->x, &xt->stage[0], stage)) &&
+	take_buffers(xt, &pool);
+	if (!err && pool.used == SIZE_MAX)
+		err = TD_FAIL(TD_EINVAL, "the training step's executor memory for batches of %zu "
+					 "and %zu steps does not fit in a size_t",
+			      b, steps);
+	if (!err && !(err = td_xmodel_new_pooled(&xt->xm, xt->x, m, pool.used))) {
+		pool = (td_exec_pool){td_xmodel_extra(xt->xm), 0};
+		take_buffers(xt, &pool);
+	}
+	if (!err && !(err = xt->x->host_alloc(xt->x, &xt->stage[0], stage)) &&
 	    !(err = xt->x->host_alloc(xt->x, &xt->stage[1], stage)) &&
 	    !(err = td_lattice_mask(td_model_block(m, 0)->lat, &mask)))
 		err = xt->x->upload(xt->x, xt->mask, mask, c);
@@ -107,9 +121,7 @@ int td_xtrain_new(td_xtrain **out, const td_exec *x, td_model *m, const td_adamw
 	xt->k = td_model_out(m), xt->max_batch = td_model_options(m)->max_batch;
 	xt->n = td_model_n_params(m);
 	xt->n_parts = x->norm_part ? (xt->n + x->norm_part - 1) / x->norm_part : 1;
-	err = td_xmodel_new(&xt->xm, x, m);
-	if (!err)
-		err = build(xt, m);
+	err = build(xt, m);
 	if (!err)
 		err = td_xtrain_load(xt, m, opt);
 	if (!err && masked)
@@ -129,12 +141,6 @@ void td_xtrain_free(td_xtrain *xt)
 	if (!xt)
 		return;
 	x = xt->x;
-	x->release(x, xt->bx), x->release(x, xt->bemask), x->release(x, xt->labels);
-	x->release(x, xt->y), x->release(x, xt->dy), x->release(x, xt->loss);
-	x->release(x, xt->best), x->release(x, xt->present), x->release(x, xt->mask);
-	x->release(x, xt->acc), x->release(x, xt->m), x->release(x, xt->v), x->release(x, xt->st);
-	x->release(x, xt->part), x->release(x, xt->bad), x->release(x, xt->bc1);
-	x->release(x, xt->bc2);
 	x->host_release(x, xt->stage[0]), x->host_release(x, xt->stage[1]);
 	td_xmodel_free(xt->xm);
 	free(xt);

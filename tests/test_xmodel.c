@@ -420,6 +420,69 @@ static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 	td_lattice_free(row), td_lattice_free(lat);
 }
 
+/* n up to the next multiple of TD_EXEC_ALIGN */
+static size_t up(size_t n)
+{
+	return (n + TD_EXEC_ALIGN - 1) / TD_EXEC_ALIGN * TD_EXEC_ALIGN;
+}
+
+/*
+ * A pool counted, then carved from a base, gives the same pieces: each at
+ * the next multiple of TD_EXEC_ALIGN past the last piece (and its red
+ * zone, under ASan), the count the carving's end; a piece of no bytes
+ * has the next piece's place; while counting, none.
+ */
+static void test_a_pool_carves_the_pieces_it_counted(void **state)
+{
+	const size_t rz = TD_EXEC_REDZONE, at_b = up(3 + rz), at_c = up(at_b + TD_EXEC_ALIGN + rz),
+		     at_d = up(at_c + rz);
+	unsigned char *base = calloc(at_d + 20 + rz, 1);
+	td_exec_pool p = {0};
+	void *a = base, *b = base, *c = base, *d = base;
+
+	(void)state;
+	assert_non_null(base);
+	td_exec_take(&p, &a, 3, 1), td_exec_take(&p, &b, 1, TD_EXEC_ALIGN);
+	td_exec_take(&p, &c, 0, 8), td_exec_take(&p, &d, 5, 4);
+	assert_null(a), assert_null(b), assert_null(c), assert_null(d);
+	assert_int_equal(p.used, at_d + 20 + rz);
+	p = (td_exec_pool){base, 0};
+	td_exec_take(&p, &a, 3, 1), td_exec_take(&p, &b, 1, TD_EXEC_ALIGN);
+	td_exec_take(&p, &c, 0, 8), td_exec_take(&p, &d, 5, 4);
+	assert_ptr_equal(a, base), assert_ptr_equal(b, base + at_b);
+	assert_ptr_equal(c, base + at_c), assert_ptr_equal(d, base + at_d);
+	assert_int_equal(p.used, at_d + 20 + rz);
+	if (!rz)
+		assert_int_equal(at_d, 2 * TD_EXEC_ALIGN); /* the arithmetic above, pinned */
+	free(base);
+}
+
+/*
+ * A size that wraps, in the product or in the alignment, leaves the
+ * pool's count at SIZE_MAX for good and yields no piece, counting or
+ * carving; the largest size that fits does not.
+ */
+static void test_a_pool_whose_size_wraps_yields_nothing(void **state)
+{
+	const size_t rz = TD_EXEC_REDZONE, most = (SIZE_MAX - TD_EXEC_ALIGN - 2 * rz) / 2;
+	static unsigned char base[1];
+	td_exec_pool p = {0};
+	void *a = base;
+
+	(void)state;
+	td_exec_take(&p, &a, 1, 1);
+	td_exec_take(&p, &a, most, 2);
+	assert_int_equal(p.used, up(1 + rz) + most * 2 + rz);
+	p = (td_exec_pool){base, 1 + rz}; /* the same place, one element more */
+	td_exec_take(&p, &a, most + 1, 2);
+	assert_int_equal(p.used, SIZE_MAX), assert_null(a);
+	a = base, td_exec_take(&p, &a, 0, 1);
+	assert_int_equal(p.used, SIZE_MAX), assert_null(a);
+	p = (td_exec_pool){base, SIZE_MAX - 1}, a = base; /* the alignment itself wraps */
+	td_exec_take(&p, &a, 0, 1);
+	assert_int_equal(p.used, SIZE_MAX), assert_null(a);
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_host_executors_forward_gives_the_models_bits),
 	cmocka_unit_test(test_the_host_executors_backward_gives_the_models_bits),
@@ -429,5 +492,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks),
 	cmocka_unit_test(test_a_conv_backward_of_no_lines_leaves_the_gradient),
 	cmocka_unit_test(test_what_the_executor_path_lacks_is_refused_by_name),
+	cmocka_unit_test(test_a_pool_carves_the_pieces_it_counted),
+	cmocka_unit_test(test_a_pool_whose_size_wraps_yields_nothing),
 };
 TD_TEST_GROUP(xmodel, tests);

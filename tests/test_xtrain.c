@@ -241,6 +241,46 @@ static void test_no_step_reads_the_executor_between_log_points(void **state)
 		assert_true(download_at[i] % 10 == 0 && download_at[i] > 0);
 }
 
+/* The host executor, counting its allocations of either kind and the bytes of the last. */
+static int n_allocs, n_host_allocs;
+static size_t alloc_bytes;
+
+static int counting_alloc(const td_exec *x, void *out, size_t bytes)
+{
+	n_allocs++, alloc_bytes = bytes;
+	return td_exec_host()->alloc(x, out, bytes);
+}
+
+static int counting_host_alloc(const td_exec *x, void *out, size_t bytes)
+{
+	n_host_allocs++;
+	return td_exec_host()->host_alloc(x, out, bytes);
+}
+
+/*
+ * A run's executor memory is one pool, allocated once when the model is
+ * built: the model's parameters, gradients and activations, the batch,
+ * the loss's and the optimizer's buffers; beside it only the two upload
+ * stages in host memory. Nothing is allocated during the steps, the
+ * evaluations or the checkpoints. LRU with the MLP, so that every kind of
+ * buffer is there; the run still equals the CPU's.
+ */
+static void test_a_run_takes_its_executor_memory_in_one_allocation(void **state)
+{
+	const char *lru[] = {"mixer=lru", "ffn=2", "dataset=synth-absent", NULL};
+	td_exec counting = *td_exec_host();
+
+	(void)state;
+	counting.alloc = counting_alloc, counting.host_alloc = counting_host_alloc;
+	n_allocs = n_host_allocs = 0;
+	assert_int_equal(run("counted", lru, &counting, 0, NULL), 0);
+	assert_int_equal(n_allocs, 1);
+	assert_int_equal(n_host_allocs, 2);
+	assert_true(alloc_bytes > 2 * 8 * 64 * sizeof(td_real)); /* at least x and y of a batch */
+	assert_int_equal(run("cpu", lru, NULL, 0, NULL), 0);
+	assert_int_equal(differ("cpu", "counted"), 0);
+}
+
 /* The negative control: the norm in parts is another rounding, and the comparison sees it. */
 static void test_the_comparison_sees_a_norm_taken_in_parts(void **state)
 {
@@ -599,6 +639,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_run_resumed_on_the_executor_equals_the_whole_cpu_run),
 	cmocka_unit_test(test_a_model_the_executor_does_not_compute_is_refused_by_name),
 	cmocka_unit_test(test_no_step_reads_the_executor_between_log_points),
+	cmocka_unit_test(test_a_run_takes_its_executor_memory_in_one_allocation),
 	cmocka_unit_test(test_the_comparison_sees_a_norm_taken_in_parts),
 	cmocka_unit_test(test_the_optimizer_step_writes_no_part_past_its_parts),
 	cmocka_unit_test(test_fashion_mnist_is_read_from_the_directory_given),
