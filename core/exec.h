@@ -166,6 +166,19 @@ struct td_exec {
 			  const td_real *g, const td_real *h, const td_real *dy, const td_real *in,
 			  const td_real *a, const td_real *nu, size_t lines, size_t length,
 			  size_t n, size_t c, int reverse);
+	/*
+	 * ---- the recurrences' map on lines of one step: y = x M, its products
+	 * are gemm's ----
+	 */
+	/*
+	 * td_op_product for every (r, s) of nr x ns (core/mixer.c's
+	 * td_mixer_products): M from the tensors, and their gradients from dM
+	 */
+	int (*products)(const td_exec *x, td_real *out, size_t ors, size_t oss, const td_real *p,
+			size_t prs, size_t pts, const td_real *q, size_t qrs, size_t qts, size_t nr,
+			size_t ns, size_t nt, const td_real *diag, int mode);
+	/* g[i] += dm[i c + i] for i < c: the skip's gradient, dM's diagonal */
+	int (*diag_add)(const td_exec *x, td_real *g, const td_real *dm, size_t c);
 	/* ---- the loss and the optimizer (the training step) ---- */
 	/*
 	 * The batch's cross-entropy: per example b, td_op_xent over its present

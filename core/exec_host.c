@@ -275,6 +275,25 @@ static int host_clru_grads(const td_exec *x, td_real *gnu, td_real *gtheta, td_r
 	return 0;
 }
 
+static int host_products(const td_exec *x, td_real *out, size_t ors, size_t oss,
+			 const td_real *p, size_t prs, size_t pts, const td_real *q, size_t qrs,
+			 size_t qts, size_t nr, size_t ns, size_t nt, const td_real *diag, int mode)
+{
+	(void)x;
+	for (size_t r = 0; r < nr; r++)
+		for (size_t s = 0; s < ns; s++)
+			td_op_product(out, ors, oss, p, prs, pts, q, qrs, qts, nt, diag, mode, r, s);
+	return 0;
+}
+
+static int host_diag_add(const td_exec *x, td_real *g, const td_real *dm, size_t c)
+{
+	(void)x;
+	for (size_t i = 0; i < c; i++)
+		g[i] += dm[i * c + i];
+	return 0;
+}
+
 static int host_xent(const td_exec *x, td_real *dy, double *acc, double *loss, int *best,
 		     uint8_t *present, const td_real *y, const int *labels, const uint8_t *mask,
 		     const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
@@ -335,6 +354,8 @@ static const td_exec host = {
 	.clru_decay = host_clru_decay,
 	.clru_scan = host_clru_scan,
 	.clru_grads = host_clru_grads,
+	.products = host_products,
+	.diag_add = host_diag_add,
 	.xent = host_xent,
 	.opt_step = host_opt_step,
 };

@@ -14,8 +14,8 @@
  * and the backward is td_model_backward's, in its order, each gradient
  * summed as the core sums it (a mixer's gradients per chunk of lines, in
  * the chunks block.c gives the mixer). The mixer is the conv, the LRU or
- * the complex LRU (mixer_lru.c's and mixer_clru.c's operations per call,
- * on lines of two steps or more; their one-step maps are not here yet).
+ * the complex LRU (mixer_lru.c's and mixer_clru.c's operations per call;
+ * on lines of one step, their map y = x M).
  *
  * Executor memory, one allocation at construction carved into these
  * (exec.h's td_exec_pool; R for max_batch):
@@ -28,6 +28,8 @@
  *                        lh [L][R][S] states, lg [R][S] adjoints
  *   with the CLRU the same with S = 2N (each state's real parts, then its
  *                        imaginary ones)
+ *   where either sweeps lines of one step: mm [L][w][w] each layer's M,
+ *                        dm [w][w] dM
  *   with the MLP: hm [L][R][w], inv2 [L][R], pre [L][R][F], act [R][F]
  *   the backward's: g, gn, zf [R][w], gy [R][out], with the MLP dact [R][F]
  *
@@ -81,6 +83,8 @@ struct td_xmodel {
 	size_t state;			  /* the LRU's or the CLRU's N; 0 for the conv */
 	size_t sw;			  /* values a state: N (LRU) or 2N (CLRU, re | im) */
 	td_real *la, *lh, *lg;		  /* decays [L][S], states [L][R][S], adjoints [R][S] */
+	int one_step;			  /* a recurrence sweeps lines of one step */
+	td_real *mm, *dm;		  /* their maps M [L][w][w] and dM [w][w] */
 	td_exec_pool pool;		  /* every buffer above; base the one allocation */
 	void *extra;			  /* the caller's bytes, at the pool's end */
 };
@@ -110,14 +114,6 @@ static int check_model(td_model *m)
 		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv, lru and clru mixers "
 					   "only so far; this model's mixer is %s",
 			       td_mixer_kind_name(td_block_mixer(td_model_block(m, 0))));
-	for (int l = 0; o->mixer.kind != TD_MIXER_CONV && l < td_model_n_layers(m); l++) {
-		const td_block *b = td_model_block(m, l);
-
-		if (td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis)) < 2)
-			return TD_FAIL(TD_ENOTSUP, "the executor path has no %s on lines of one "
-						   "step yet; layer %d sweeps axis %s of one cell",
-				       td_mixer_kind_name(td_block_mixer(b)), l, b->o.axis);
-	}
 	return 0;
 }
 
@@ -187,6 +183,8 @@ static void take_buffers(td_xmodel *xm, size_t extra)
 		take_reals(xm, &xm->la, l * xm->sw), take_reals(xm, &xm->lh, l * r * xm->sw);
 		take_reals(xm, &xm->lg, r * xm->sw);
 	}
+	if (xm->one_step)
+		take_reals(xm, &xm->mm, l * w * w), take_reals(xm, &xm->dm, w * w);
 	if (f) {
 		take_reals(xm, &xm->hm, l * r * w), take_reals(xm, &xm->inv2, l * r);
 		take_reals(xm, &xm->pre, l * r * f), take_reals(xm, &xm->act, r * f);
@@ -235,6 +233,11 @@ int td_xmodel_new_pooled(td_xmodel **out, const td_exec *x, td_model *m, size_t 
 	if (xm->o.mixer.kind != TD_MIXER_CONV) {
 		xm->state = td_mixer_options(td_block_mixer(td_model_block(m, 0)))->state;
 		xm->sw = xm->o.mixer.kind == TD_MIXER_CLRU ? 2 * xm->state : xm->state;
+		for (int l = 0; l < xm->n_layers; l++) {
+			const td_block *b = td_model_block(m, l);
+
+			xm->one_step |= td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis)) == 1;
+		}
 	}
 	find_offsets(xm, m);
 	if (!(xm->layer = calloc((size_t)xm->n_layers, sizeof *xm->layer)))
@@ -332,6 +335,92 @@ static int next_norm(const td_xmodel *xm, int l, const td_real *src, size_t r)
 		return 0;
 	return xm->x->rmsnorm(xm->x, xm->n, xm->inv + next * xm->rows, src,
 			      xm->params + xm->gain + next * w, r, w);
+}
+
+/*
+ * M of layer l's recurrence on lines of one step, into its mm (the
+ * one_step_forward of mixer_lru.c and mixer_clru.c): M[i][j] = D[i] (i ==
+ * j) + sum_k B[k][i] C[j][k], for the CLRU of B_re and C_re, then less
+ * the same of B_im and C_im.
+ */
+static int map_make(const td_xmodel *xm, int l)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t c = xm->o.width, n = xm->state, *t = xl->t;
+	const td_real *pr = xm->params;
+	td_real *mm = xm->mm + (size_t)l * c * c;
+	int err;
+
+	if (xl->kind == TD_MIXER_LRU)
+		return x->products(x, mm, c, 1, pr + t[LRU_B], 1, c, pr + t[LRU_C], n, 1, c, c, n,
+				   pr + t[LRU_D], 0);
+	if ((err = x->products(x, mm, c, 1, pr + t[CLRU_BRE], 1, c, pr + t[CLRU_CRE], n, 1, c, c,
+			       n, pr + t[CLRU_D], 0)))
+		return err;
+	return x->products(x, mm, c, 1, pr + t[CLRU_BIM], 1, c, pr + t[CLRU_CIM], n, 1, c, c, n,
+			   NULL, -1);
+}
+
+/* y = x M over lines lines of one step of xf into yf, call by call as block.c chunks them. */
+static int map_forward(const td_xmodel *xm, int l, const td_real *xf, size_t lines)
+{
+	const xlayer *xl = &xm->layer[l];
+	const size_t c = xm->o.width;
+	const td_real *mm = xm->mm + (size_t)l * c * c;
+	int err = map_make(xm, l);
+
+	for (size_t at = 0; !err && at < lines; at += xl->chunk) {
+		const size_t p = lines - at < xl->chunk ? lines - at : xl->chunk;
+
+		err = xm->x->gemm(xm->x, xm->yf + at * c, c, xf + at * c, c, mm, c, p, c, c, 0, 0,
+				  1, 0);
+		if (xl->chunk > lines - at)
+			break; /* the last call; at + chunk may not fit */
+	}
+	return err;
+}
+
+/*
+ * Its backward, call by call (one_step_backward): dM = x^T dy, dx = dy
+ * M^T; dB[k][i] += sum_j C[j][k] dM[i][j], dC[j][k] += sum_i dM[i][j]
+ * B[k][i] (for the CLRU the real tensors', then the imaginary ones'
+ * negated), dD[i] += dM[i][i]; the decays' gradients stay 0. dy in yf, dx
+ * into zf.
+ */
+static int map_backward(const td_xmodel *xm, int l, const td_real *xf, size_t lines)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t c = xm->o.width, n = xm->state, *t = xl->t;
+	const int clru = xl->kind == TD_MIXER_CLRU;
+	const td_real *pr = xm->params, *mm = xm->mm + (size_t)l * c * c;
+	td_real *gr = xm->grads, *dm = xm->dm;
+	int err = 0;
+
+	for (size_t at = 0; !err && at < lines; at += xl->chunk) {
+		const size_t p = lines - at < xl->chunk ? lines - at : xl->chunk;
+		const td_real *dyc = xm->yf + at * c;
+
+		if ((err = x->gemm(x, dm, c, xf + at * c, c, dyc, c, c, c, p, 1, 0, 1, 0)) ||
+		    (err = x->gemm(x, xm->zf + at * c, c, dyc, c, mm, c, p, c, c, 0, 1, 1, 0)))
+			return err;
+		for (int im = 0; im <= clru && !err; im++) {
+			const size_t tb = clru ? (im ? t[CLRU_BIM] : t[CLRU_BRE]) : t[LRU_B];
+			const size_t tc = clru ? (im ? t[CLRU_CIM] : t[CLRU_CRE]) : t[LRU_C];
+			const int mode = im ? -1 : 1;
+
+			if (!(err = x->products(x, gr + tb, c, 1, pr + tc, 1, n, dm, c, 1, n, c, c,
+						NULL, mode)))
+				err = x->products(x, gr + tc, n, 1, dm, 1, c, pr + tb, c, 1, c, n, c,
+						  NULL, mode);
+		}
+		if (!err)
+			err = x->diag_add(x, gr + t[clru ? CLRU_D : LRU_D], dm, c);
+		if (xl->chunk > lines - at)
+			break;
+	}
+	return err;
 }
 
 /*
@@ -496,7 +585,9 @@ static int block_forward(const td_xmodel *xm, int l, size_t batch)
 
 	if ((err = x->fold(x, xf, xm->n, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w, 0)))
 		return err;
-	if (xl->kind == TD_MIXER_LRU)
+	if (xl->kind != TD_MIXER_CONV && xl->conv.length == 1)
+		err = map_forward(xm, l, xf, batch * xl->lines);
+	else if (xl->kind == TD_MIXER_LRU)
 		err = lru_forward(xm, l, xf, batch * xl->lines);
 	else if (xl->kind == TD_MIXER_CLRU)
 		err = clru_forward(xm, l, xf, batch * xl->lines);
@@ -620,7 +711,9 @@ static int block_backward(const td_xmodel *xm, int l, size_t batch)
 	if ((err = x->fold(x, xm->yf, xm->g, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w,
 			   0)))
 		return err;
-	if (xl->kind == TD_MIXER_LRU)
+	if (xl->kind != TD_MIXER_CONV && xl->conv.length == 1)
+		err = map_backward(xm, l, xf, batch * xl->lines);
+	else if (xl->kind == TD_MIXER_LRU)
 		err = lru_backward(xm, l, xf, batch * xl->lines);
 	else if (xl->kind == TD_MIXER_CLRU)
 		err = clru_backward(xm, l, xf, batch * xl->lines);

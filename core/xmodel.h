@@ -12,9 +12,8 @@
  * allocates nothing and, on the GPU, only queues work.
  *
  * What it computes so far: models of the scan family (axial_scan) with
- * the conv mixer, the LRU or the complex LRU (the two recurrences on
- * lines of two steps or more), with or without the channel MLP, with a
- * shared head or one per cell; forward and backward. Anything else is
+ * the conv mixer, the LRU or the complex LRU, with or without the channel
+ * MLP, with a shared head or one per cell; forward and backward. Anything else is
  * refused with TD_ENOTSUP, saying what is not there yet, never computed
  * another way.
  */

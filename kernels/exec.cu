@@ -286,6 +286,27 @@ __global__ static void clru_grads_kernel(float *gnu, float *gtheta, float *gd, c
 	}
 }
 
+/* Thread i of nr x ns: entry (i / ns, i % ns). */
+__global__ static void products_kernel(float *out, size_t ors, size_t oss, const float *p,
+				       size_t prs, size_t pts, const float *q, size_t qrs,
+				       size_t qts, size_t ns, size_t nt, const float *diag, int mode,
+				       size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_product(out, ors, oss, p, prs, pts, q, qrs, qts, nt, diag, mode, i / ns,
+			      i % ns);
+}
+
+__global__ static void diag_add_kernel(float *g, const float *dm, size_t c)
+{
+	const size_t i = tid();
+
+	if (i < c)
+		g[i] += dm[i * c + i];
+}
+
 /* Thread b of batch: example b's present cells, loss, arg max and dy. */
 __global__ static void xent_kernel(float *dy, double *loss, int *best, uint8_t *present,
 				   const float *y, const int *labels, const uint8_t *mask,
@@ -616,6 +637,19 @@ static int ex_clru_grads(const td_exec *x, float *gnu, float *gtheta, float *gd,
 	       c, reverse);
 }
 
+static int ex_products(const td_exec *x, float *out, size_t ors, size_t oss, const float *p,
+		       size_t prs, size_t pts, const float *q, size_t qrs, size_t qts, size_t nr,
+		       size_t ns, size_t nt, const float *diag, int mode)
+{
+	LAUNCH(x, nr * ns, products_kernel, out, ors, oss, p, prs, pts, q, qrs, qts, ns, nt, diag,
+	       mode, nr * ns);
+}
+
+static int ex_diag_add(const td_exec *x, float *g, const float *dm, size_t c)
+{
+	LAUNCH(x, c, diag_add_kernel, g, dm, c);
+}
+
 static int ex_xent(const td_exec *x, float *dy, double *acc, double *loss, int *best,
 		   uint8_t *present, const float *y, const int *labels, const uint8_t *mask,
 		   const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
@@ -685,6 +719,7 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.lru_grads = ex_lru_grads;
 	e->x.clru_decay = ex_clru_decay, e->x.clru_scan = ex_clru_scan;
 	e->x.clru_grads = ex_clru_grads;
+	e->x.products = ex_products, e->x.diag_add = ex_diag_add;
 	e->x.xent = ex_xent, e->x.opt_step = ex_opt_step;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
 	for (int k = 0; k < TD_EXEC_MARKS; k++)

@@ -567,6 +567,26 @@ TD_HD td_real td_op_clru_dnu(td_real dre, td_real dim, td_real are, td_real aim,
 			 exp((double)nu));
 }
 
+/* ---- the recurrences' map on lines of one step (core/mixer.c) ---------------- */
+
+/*
+ * Entry (r, s) of td_mixer_products: in double, from diag[r] where r == s
+ * and diag is not NULL, else 0, plus p[r prs + t pts] q[s qrs + t qts]
+ * for t = 0 .. nt - 1; then out[r ors + s oss] = it (mode 0), + it (mode
+ * 1) or - it (mode -1), rounded once.
+ */
+TD_HD void td_op_product(td_real *out, size_t ors, size_t oss, const td_real *p, size_t prs,
+			 size_t pts, const td_real *q, size_t qrs, size_t qts, size_t nt,
+			 const td_real *diag, int mode, size_t r, size_t s)
+{
+	double acc = diag && r == s ? (double)diag[r] : 0;
+	td_real *o = out + r * ors + s * oss;
+
+	for (size_t t = 0; t < nt; t++)
+		acc += (double)p[r * prs + t * pts] * (double)q[s * qrs + t * qts];
+	*o = mode > 0 ? *o + (td_real)acc : mode < 0 ? *o - (td_real)acc : (td_real)acc;
+}
+
 /* ---- the fused AdamW step (core/adamw.c, update) ----------------------------- */
 
 /*

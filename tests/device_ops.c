@@ -271,8 +271,58 @@ int td_devcheck_conv_kernels_give_their_bodies_bits(void)
 }
 
 /*
+ * The recurrences' map on lines of one step on the CUDA executor: M from
+ * B, C and D, less a second product (the CLRU's), then a gradient added
+ * to by a strided product and dM's diagonal, at C = 24, N = 33; the
+ * failed checks.
+ */
+static int map_case(void)
+{
+	const size_t c = 24, n = 33;
+	float *b = dev_alloc(n * c), *cm = dev_alloc(c * n), *d = dev_alloc(c);
+	float *mm = dev_alloc(c * c), *mm2 = dev_alloc(c * c), *g = dev_alloc(n * c);
+	float *g2 = dev_alloc(n * c), *bufs[6] = {NULL};
+	const td_exec *x = NULL;
+	int fails = 0;
+
+	dev_fill(b, n * c, 1), dev_fill(cm, c * n, 1), dev_fill(d, c, 1), dev_fill(g, n * c, 1);
+	memcpy(g2, g, n * c * sizeof *g);
+	for (size_t r = 0; r < c; r++)
+		for (size_t q = 0; q < c; q++) {
+			td_op_product(mm, c, 1, b, 1, c, cm, n, 1, n, d, 0, r, q);
+			td_op_product(mm, c, 1, cm, 1, c, b, n, 1, n, NULL, -1, r, q);
+		}
+	for (size_t r = 0; r < n; r++)
+		for (size_t q = 0; q < c; q++)
+			td_op_product(g, c, 1, cm, 1, n, mm, c, 1, c, NULL, 1, r, q);
+	for (size_t i = 0; i < c; i++)
+		g[i] += mm[i * c + i];
+	CHECK((td_cuda_exec_new(&x, sizeof(float))) == 0);
+	for (int i = 0; x && i < 6; i++)
+		CHECK((x->alloc(x, &bufs[i], c * n * sizeof(float))) == 0);
+	if (x && bufs[5]) {
+		float *xb = bufs[0], *xc = bufs[1], *xd = bufs[2], *xm = bufs[3], *xg = bufs[4];
+
+		CHECK((x->upload(x, xb, b, n * c * sizeof *b) || x->upload(x, xc, cm, n * c * sizeof *b) ||
+		       x->upload(x, xd, d, c * sizeof *d) || x->upload(x, xg, g2, n * c * sizeof *g) ||
+		       x->products(x, xm, c, 1, xb, 1, c, xc, n, 1, c, c, n, xd, 0) ||
+		       x->products(x, xm, c, 1, xc, 1, c, xb, n, 1, c, c, n, NULL, -1) ||
+		       x->products(x, xg, c, 1, xc, 1, n, xm, c, 1, n, c, c, NULL, 1) ||
+		       x->diag_add(x, xg, xm, c) || x->download(x, mm2, xm, c * c * sizeof *mm) ||
+		       x->download(x, g2, xg, n * c * sizeof *g)) == 0);
+		CHECK((dev_differ(mm, mm2, c * c) + dev_differ(g, g2, n * c)) == 0);
+	}
+	for (int i = 0; x && i < 6; i++)
+		x->release(x, bufs[i]);
+	td_cuda_exec_free(x);
+	free(b), free(cm), free(d), free(mm), free(mm2), free(g), free(g2);
+	return fails;
+}
+
+/*
  * The LRU's recurrence and its adjoint on lines of 1 to 30 steps both
- * ways, and its decay and skip gradients: the GPU gives the bodies' bits.
+ * ways, and its decay and skip gradients: the GPU gives the bodies' bits;
+ * and so does the recurrences' map on lines of one step (map_case).
  */
 int td_devcheck_lru_kernels_give_their_bodies_bits(void)
 {
@@ -310,6 +360,7 @@ int td_devcheck_lru_kernels_give_their_bodies_bits(void)
 				free(h), free(h2), free(g), free(g2), free(a), free(dy), free(x), free(da);
 				free(da2), free(dd), free(dd2);
 			}
+	fails += map_case();
 	printf("%s lru_kernels_give_their_bodies_bits\n", fails ? "FAIL" : "PASS");
 	return fails;
 }
@@ -452,10 +503,14 @@ static double max_rel_diff(const float *a, const float *b, size_t n)
  * and the same with the LRU and the complex LRU mixers (32 states, whose
  * more products per layer are of length 32 or 64, within the same
  * estimate; the CLRU's decay takes the device's exp, cos and sin, an ulp
- * or so of lambda, far below it), on the CUDA executor against the
- * host's: y, dx and every gradient. Only
- * the GEMMs may differ: every other operation is an ops.h body, bitwise on
- * both (checked above). cuBLAS sums in another order than td_gemm: a value
+ * or so of lambda, far below it), and the two at 1 x 10 cells, where
+ * the lines along h are one step and the recurrences are their map y =
+ * x M (M's products in double; products of length 32 in y and 80 in dM,
+ * within the same bounds), on the CUDA executor against the host's: y,
+ * dx and every gradient. Only the GEMMs may differ: every other
+ * operation is an ops.h body, bitwise on both (checked above; M's
+ * products, not checked there, are sums in double in one order on
+ * both). cuBLAS sums in another order than td_gemm: a value
  * of a product of length k carries at most gamma_k sum |a||b| of rounding
  * on either side (gamma_k ~ k 2^-24). Forward, k <= 64: 2 gamma_64 ~ 7.6e-6
  * of sum |a||b|, within about 8x the value's size for these random signs,
@@ -467,12 +522,12 @@ static double max_rel_diff(const float *a, const float *b, size_t n)
  * of max |dx| and of max |g|. The negative control (the residual add
  * dropping the block's output) differs by the size of y, and must fail.
  */
-/* One model of the check below with mixer kind; the failed checks. */
-static int xmodel_case(td_mixer_kind kind)
+/* One model of the check below with mixer kind on rows x 10 cells; the failed checks. */
+static int xmodel_case(td_mixer_kind kind, size_t rows)
 {
-	static const size_t shape[] = {12, 10};
 	static const char *const hw[] = {"h", "w"};
-	const size_t batch = 8, n = 120, n_in = batch * n, n_out = batch * n * 10;
+	const size_t shape[] = {rows, 10}, batch = 8, n = rows * 10, n_in = batch * n,
+		     n_out = batch * n * 10;
 	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
 	td_model_opts o = TD_MODEL_OPTS_INIT;
 	td_lattice *lat = NULL;
@@ -509,10 +564,10 @@ static int xmodel_case(td_mixer_kind kind)
 		xmodel_run(&control, m, xin, dyin, n_in, n_out, batch, y2, dx2, g2, &fails);
 		bad = max_rel_diff(y, y2, n_out);
 	}
-	printf("  %s: the GPU's against the host's, over the max of the host's: y %.3g (bound "
-	       "%.3g), dx %.3g, gradients %.3g (bound %.3g); the control's y %.3g\n",
-	       kind == TD_MIXER_LRU ? "lru" : kind == TD_MIXER_CLRU ? "clru" : "conv", ry, 1.0 / 256,
-	       rdx, rg, 1.0 / 64, bad);
+	printf("  %s, %zu x 10: the GPU's against the host's, over the max of the host's: y %.3g "
+	       "(bound %.3g), dx %.3g, gradients %.3g (bound %.3g); the control's y %.3g\n",
+	       kind == TD_MIXER_LRU ? "lru" : kind == TD_MIXER_CLRU ? "clru" : "conv", rows, ry,
+	       1.0 / 256, rdx, rg, 1.0 / 64, bad);
 	CHECK(ry <= 1.0 / 256);
 	CHECK(rdx <= 1.0 / 64 && rg <= 1.0 / 64);
 	CHECK(bad > 1.0 / 256);
@@ -523,8 +578,9 @@ static int xmodel_case(td_mixer_kind kind)
 
 int td_devcheck_xmodel_agrees_with_the_host(void)
 {
-	int fails = xmodel_case(TD_MIXER_CONV) + xmodel_case(TD_MIXER_LRU) +
-		    xmodel_case(TD_MIXER_CLRU);
+	int fails = xmodel_case(TD_MIXER_CONV, 12) + xmodel_case(TD_MIXER_LRU, 12) +
+		    xmodel_case(TD_MIXER_CLRU, 12) + xmodel_case(TD_MIXER_LRU, 1) +
+		    xmodel_case(TD_MIXER_CLRU, 1);
 
 	printf("%s xmodel_agrees_with_the_host\n", fails ? "FAIL" : "PASS");
 	return fails;
