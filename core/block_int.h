@@ -59,6 +59,12 @@ int td_block_fold_select(const td_block *b, const td_fold *f, size_t batch, size
 int td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, size_t channels,
 			   const td_real *xf, td_real *x);
 
+/*
+ * A flatten block's sequence: seq [*n] the cell at each position, the
+ * present cells in its canonical order (family_flatten.c). Borrowed.
+ */
+const size_t *td_block_flatten_seq(const td_block *b, size_t *n);
+
 extern const td_block_ops td_family_scan_ops;
 extern const td_block_ops td_family_kernel_ops;
 extern const td_block_ops td_family_flatten_ops;

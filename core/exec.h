@@ -90,6 +90,9 @@ struct td_exec {
 	int (*fold)(const td_exec *x, td_real *dst, const td_real *src, const size_t *map,
 		    const uint8_t *mask, const uint8_t *emask, size_t batch, size_t n_cells,
 		    size_t channels, int unfold);
+	/* td_op_gather over [batch][n_to][channels] */
+	int (*gather)(const td_exec *x, td_real *dst, const td_real *src, const size_t *map,
+		      size_t batch, size_t n_from, size_t n_to, size_t channels);
 	/* the conv's forward over lines lines (td_op_conv_forward); w the mixer's slab */
 	int (*conv_forward)(const td_exec *x, td_real *y, const td_real *in, const td_real *w,
 			    size_t lines, const struct td_op_conv *s);

@@ -99,6 +99,15 @@ static int host_fold(const td_exec *x, td_real *dst, const td_real *src, const s
 	return 0;
 }
 
+static int host_gather(const td_exec *x, td_real *dst, const td_real *src, const size_t *map,
+		       size_t batch, size_t n_from, size_t n_to, size_t channels)
+{
+	(void)x;
+	for (size_t i = 0; i < batch * n_to * channels; i++)
+		td_op_gather(dst, src, map, n_from, n_to, channels, i);
+	return 0;
+}
+
 static int host_conv_forward(const td_exec *x, td_real *y, const td_real *in, const td_real *w,
 			     size_t lines, const td_op_conv *s)
 {
@@ -355,6 +364,7 @@ static const td_exec host = {
 	.clru_scan = host_clru_scan,
 	.clru_grads = host_clru_grads,
 	.products = host_products,
+	.gather = host_gather,
 	.diag_add = host_diag_add,
 	.xent = host_xent,
 	.opt_step = host_opt_step,

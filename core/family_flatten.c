@@ -157,6 +157,14 @@ static int flat_backward(td_block *b, td_real *dx, const td_real *dy, size_t bat
 	return 0;
 }
 
+const size_t *td_block_flatten_seq(const td_block *b, size_t *n)
+{
+	const flat_state *s = b->fam;
+
+	*n = s->n;
+	return s->seq;
+}
+
 static void flat_free(td_block *b)
 {
 	flat_state *s = b->fam;

@@ -65,6 +65,7 @@ typedef struct {
 	size_t lines;	    /* lines of one example along the layer's axis */
 	size_t chunk;	    /* lines per mixer call (block.c's call_lines) */
 	size_t *fold, *unfold; /* executor memory, n_cells each */
+	int flat;	       /* a flatten block: fold is its sequence, unfold its inverse */
 } xlayer;
 
 struct td_xmodel {
@@ -101,14 +102,22 @@ static size_t group_at(td_model *m, const char *name)
 	return SIZE_MAX;
 }
 
+/* The length of block b's lines: along its axis (scan), or its present cells (flatten). */
+static size_t line_length(const td_block *b)
+{
+	if (td_block_family_of(b) == TD_BLOCK_FLATTEN)
+		return td_lattice_n_present(b->lat);
+	return td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis));
+}
+
 /* What the executor path does not have yet, refused before anything is allocated. */
 static int check_model(td_model *m)
 {
 	const td_model_opts *o = td_model_options(m);
 
-	if (o->family != TD_BLOCK_SCAN)
-		return TD_FAIL(TD_ENOTSUP, "the executor path computes axial_scan models only so "
-					   "far; this model's composition is another");
+	if (o->family != TD_BLOCK_SCAN && o->family != TD_BLOCK_FLATTEN)
+		return TD_FAIL(TD_ENOTSUP, "the executor path computes axial_scan and flatten "
+					   "models only so far; this model's composition is another");
 	if (o->mixer.kind != TD_MIXER_CONV && o->mixer.kind != TD_MIXER_LRU &&
 	    o->mixer.kind != TD_MIXER_CLRU)
 		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv, lru and clru mixers "
@@ -133,18 +142,42 @@ static void find_offsets(td_xmodel *xm, td_model *m)
 	xm->b2 = group_at(m, "ffn.b2");
 }
 
-/* Layer l's conv and fold, its maps uploaded into xm->maps. */
+/*
+ * A flatten layer's maps, in host memory: fold [n] the sequence's cells
+ * (the block's own), unfold [n_cells] each cell's position or SIZE_MAX.
+ */
+static int flatten_maps(size_t **fold, size_t **unfold, size_t *n, const td_block *b)
+{
+	const size_t *seq = td_block_flatten_seq(b, n);
+
+	*fold = malloc(*n * sizeof **fold), *unfold = malloc(b->n_cells * sizeof **unfold);
+	if (!*fold || !*unfold)
+		return TD_FAIL(TD_ENOMEM, "out of memory for a flatten layer's maps");
+	memcpy(*fold, seq, *n * sizeof *seq);
+	for (size_t c = 0; c < b->n_cells; c++)
+		(*unfold)[c] = SIZE_MAX;
+	for (size_t p = 0; p < *n; p++)
+		(*unfold)[seq[p]] = p;
+	return 0;
+}
+
+/* Layer l's mixer, lines and maps (a scan's fold, a flatten's sequence), uploaded into xm->maps. */
 static int build_layer(td_xmodel *xm, td_model *m, int l)
 {
 	td_block *b = td_model_block(m, l);
 	const td_mixer_opts *mo = td_mixer_options(td_block_mixer(b));
 	xlayer *xl = &xm->layer[l];
 	td_fold *f = NULL;
-	size_t most = 1;
-	int err = td_fold_new(&f, b->lat, td_lattice_axis(b->lat, b->o.axis));
+	size_t most = 1, *fold = NULL, *unfold = NULL, length = 0, n_fold = xm->n_cells;
+	int err;
 
-	if (err)
-		return err;
+	xl->flat = td_block_family_of(b) == TD_BLOCK_FLATTEN;
+	if (xl->flat) {
+		err = flatten_maps(&fold, &unfold, &length, b);
+		n_fold = length, xl->lines = 1;
+	} else if (!(err = td_fold_new(&f, b->lat, td_lattice_axis(b->lat, b->o.axis)))) {
+		fold = f->fold, unfold = f->unfold, length = f->length, xl->lines = f->lines;
+	}
 	xl->kind = mo->kind;
 	xl->mixer = (size_t)(td_mixer_params(td_block_mixer(b)) - td_model_params(m));
 	for (size_t i = 0; xl->kind != TD_MIXER_CONV && i < td_mixer_n_tensors(td_block_mixer(b));
@@ -152,15 +185,19 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 		assert(i < N_TENSORS);
 		xl->t[i] = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), i)->offset;
 	}
-	xl->conv = (td_op_conv){mo->kernel_size, mo->dilation, mo->channels, f->length,
-				mo->reverse};
-	xl->lines = f->lines;
-	for (int a = 0; f->length == 1 && a < td_lattice_rank(b->lat); a++) /* block.c's call_lines */
-		most = td_lattice_size(b->lat, a) > most ? td_lattice_size(b->lat, a) : most;
-	xl->chunk = b->o.chunk > SIZE_MAX / most ? SIZE_MAX : b->o.chunk * most;
 	xl->fold = xm->maps + (size_t)l * 2 * xm->n_cells, xl->unfold = xl->fold + xm->n_cells;
-	if (!(err = xm->x->upload(xm->x, xl->fold, f->fold, xm->n_cells * sizeof *f->fold)))
-		err = xm->x->upload(xm->x, xl->unfold, f->unfold, xm->n_cells * sizeof *f->unfold);
+	if (!err) {
+		xl->conv = (td_op_conv){mo->kernel_size, mo->dilation, mo->channels, length,
+					mo->reverse};
+		for (int a = 0; length == 1 && a < td_lattice_rank(b->lat); a++) /* call_lines */
+			most = td_lattice_size(b->lat, a) > most ? td_lattice_size(b->lat, a) : most;
+		xl->chunk = b->o.chunk > SIZE_MAX / most ? SIZE_MAX : b->o.chunk * most;
+		err = xm->x->upload(xm->x, xl->fold, fold, n_fold * sizeof *fold);
+	}
+	if (!err)
+		err = xm->x->upload(xm->x, xl->unfold, unfold, xm->n_cells * sizeof *unfold);
+	if (xl->flat)
+		free(fold), free(unfold);
 	td_fold_free(f);
 	return err;
 }
@@ -233,11 +270,8 @@ int td_xmodel_new_pooled(td_xmodel **out, const td_exec *x, td_model *m, size_t 
 	if (xm->o.mixer.kind != TD_MIXER_CONV) {
 		xm->state = td_mixer_options(td_block_mixer(td_model_block(m, 0)))->state;
 		xm->sw = xm->o.mixer.kind == TD_MIXER_CLRU ? 2 * xm->state : xm->state;
-		for (int l = 0; l < xm->n_layers; l++) {
-			const td_block *b = td_model_block(m, l);
-
-			xm->one_step |= td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis)) == 1;
-		}
+		for (int l = 0; l < xm->n_layers; l++)
+			xm->one_step |= line_length(td_model_block(m, l)) == 1;
 	}
 	find_offsets(xm, m);
 	if (!(xm->layer = calloc((size_t)xm->n_layers, sizeof *xm->layer)))
@@ -305,9 +339,16 @@ int td_xmodel_zero_grads(td_xmodel *xm)
 	return xm->x->zero(xm->x, xm->grads, xm->n_params * sizeof *xm->grads);
 }
 
-void td_xmodel_set_example_mask(td_xmodel *xm, const uint8_t *mask)
+int td_xmodel_set_example_mask(td_xmodel *xm, const uint8_t *mask)
 {
+	for (int l = 0; mask && l < xm->n_layers; l++)
+		if (xm->layer[l].flat) /* as td_block_set_example_mask refuses */
+			return TD_FAIL(TD_ENOTSUP, "absent cells per example: the flatten family "
+						   "builds its masks once from the lattice and cannot "
+						   "take them; use the scan family (composition = "
+						   "axial_scan)");
 	xm->emask = mask;
+	return 0;
 }
 
 /* buf [rows][channels] = select(buf (+ b)). */
@@ -583,7 +624,11 @@ static int block_forward(const td_xmodel *xm, int l, size_t batch)
 	td_real *xf = xm->xf + (size_t)l * xm->rows * w;
 	int err;
 
-	if ((err = x->fold(x, xf, xm->n, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w, 0)))
+	if (xl->flat)
+		err = x->gather(x, xf, xm->n, xl->fold, batch, xm->n_cells, xl->conv.length, w);
+	else
+		err = x->fold(x, xf, xm->n, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w, 0);
+	if (err)
 		return err;
 	if (xl->kind != TD_MIXER_CONV && xl->conv.length == 1)
 		err = map_forward(xm, l, xf, batch * xl->lines);
@@ -596,6 +641,8 @@ static int block_forward(const td_xmodel *xm, int l, size_t batch)
 				      &xl->conv);
 	if (err)
 		return err;
+	if (xl->flat)
+		return x->gather(x, xm->u, xm->yf, xl->unfold, batch, xl->conv.length, xm->n_cells, w);
 	return x->fold(x, xm->u, xm->yf, xl->unfold, xm->mask, xm->emask, batch, xm->n_cells, w, 1);
 }
 
@@ -708,8 +755,12 @@ static int block_backward(const td_xmodel *xm, int l, size_t batch)
 	const td_real *xf = xm->xf + (size_t)l * xm->rows * w;
 	int err;
 
-	if ((err = x->fold(x, xm->yf, xm->g, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w,
-			   0)))
+	if (xl->flat)
+		err = x->gather(x, xm->yf, xm->g, xl->fold, batch, xm->n_cells, xl->conv.length, w);
+	else
+		err = x->fold(x, xm->yf, xm->g, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w,
+			      0);
+	if (err)
 		return err;
 	if (xl->kind != TD_MIXER_CONV && xl->conv.length == 1)
 		err = map_backward(xm, l, xf, batch * xl->lines);
@@ -723,6 +774,9 @@ static int block_backward(const td_xmodel *xm, int l, size_t batch)
 				       &xl->conv);
 	if (err)
 		return err;
+	if (xl->flat)
+		return x->gather(x, xm->gn, xm->zf, xl->unfold, batch, xl->conv.length, xm->n_cells,
+				 w);
 	return x->fold(x, xm->gn, xm->zf, xl->unfold, xm->mask, xm->emask, batch, xm->n_cells, w, 1);
 }
 

@@ -11,11 +11,11 @@
  * from one allocation of the executor's memory at construction; forward
  * allocates nothing and, on the GPU, only queues work.
  *
- * What it computes so far: models of the scan family (axial_scan) with
- * the conv mixer, the LRU or the complex LRU, with or without the channel
- * MLP, with a shared head or one per cell; forward and backward. Anything else is
- * refused with TD_ENOTSUP, saying what is not there yet, never computed
- * another way.
+ * What it computes so far: models of the scan (axial_scan) and flatten
+ * families with the conv mixer, the LRU or the complex LRU, with or
+ * without the channel MLP, with a shared head or one per cell; forward
+ * and backward. Anything else is refused with TD_ENOTSUP, saying what is
+ * not there yet, never computed another way.
  */
 #ifndef TD_XMODEL_H
 #define TD_XMODEL_H
@@ -53,10 +53,11 @@ int td_xmodel_upload_params(td_xmodel *xm, const td_real *params);
 
 /*
  * Absent cells per example, mask [max_batch][n_cells] in the executor's
- * memory (NULL: the lattice's mask alone), as td_model_set_example_mask.
- * Borrowed until the next call.
+ * memory (NULL: the lattice's mask alone), as td_model_set_example_mask:
+ * refused with TD_ENOTSUP for a model with a flatten layer. Borrowed
+ * until the next call.
  */
-void td_xmodel_set_example_mask(td_xmodel *xm, const uint8_t *mask);
+int td_xmodel_set_example_mask(td_xmodel *xm, const uint8_t *mask);
 
 /*
  * y [batch][cell][out] = model(x [batch][cell][in]), both in the

@@ -125,7 +125,7 @@ int td_xtrain_new(td_xtrain **out, const td_exec *x, td_model *m, const td_adamw
 	if (!err)
 		err = td_xtrain_load(xt, m, opt);
 	if (!err && masked)
-		td_xmodel_set_example_mask(xt->xm, xt->bemask);
+		err = td_xmodel_set_example_mask(xt->xm, xt->bemask);
 	if (err) {
 		td_xtrain_free(xt);
 		return err;

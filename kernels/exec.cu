@@ -286,6 +286,15 @@ __global__ static void clru_grads_kernel(float *gnu, float *gtheta, float *gd, c
 	}
 }
 
+__global__ static void gather_kernel(float *dst, const float *src, const size_t *map,
+				     size_t n_from, size_t n_to, size_t channels, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_gather(dst, src, map, n_from, n_to, channels, i);
+}
+
 /* Thread i of nr x ns: entry (i / ns, i % ns). */
 __global__ static void products_kernel(float *out, size_t ors, size_t oss, const float *p,
 				       size_t prs, size_t pts, const float *q, size_t qrs,
@@ -637,6 +646,13 @@ static int ex_clru_grads(const td_exec *x, float *gnu, float *gtheta, float *gd,
 	       c, reverse);
 }
 
+static int ex_gather(const td_exec *x, float *dst, const float *src, const size_t *map,
+		     size_t batch, size_t n_from, size_t n_to, size_t channels)
+{
+	LAUNCH(x, batch * n_to * channels, gather_kernel, dst, src, map, n_from, n_to, channels,
+	       batch * n_to * channels);
+}
+
 static int ex_products(const td_exec *x, float *out, size_t ors, size_t oss, const float *p,
 		       size_t prs, size_t pts, const float *q, size_t qrs, size_t qts, size_t nr,
 		       size_t ns, size_t nt, const float *diag, int mode)
@@ -719,7 +735,7 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.lru_grads = ex_lru_grads;
 	e->x.clru_decay = ex_clru_decay, e->x.clru_scan = ex_clru_scan;
 	e->x.clru_grads = ex_clru_grads;
-	e->x.products = ex_products, e->x.diag_add = ex_diag_add;
+	e->x.products = ex_products, e->x.diag_add = ex_diag_add, e->x.gather = ex_gather;
 	e->x.xent = ex_xent, e->x.opt_step = ex_opt_step;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
 	for (int k = 0; k < TD_EXEC_MARKS; k++)

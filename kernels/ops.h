@@ -215,6 +215,19 @@ TD_HD void td_op_fold_select(td_real *TD_RESTRICT dst, const td_real *TD_RESTRIC
 		     : 0;
 }
 
+/*
+ * Element i of dst [batch][n_to][channels]: row map[r] of its example in
+ * src [batch][n_from][channels], or 0 where map[r] is SIZE_MAX (flatten's
+ * gather, n_to present cells from n_from cells, and its scatter back).
+ */
+TD_HD void td_op_gather(td_real *TD_RESTRICT dst, const td_real *TD_RESTRICT src,
+			const size_t *map, size_t n_from, size_t n_to, size_t channels, size_t i)
+{
+	const size_t per = n_to * channels, e = i / per, r = i % per / channels;
+
+	dst[i] = map[r] == SIZE_MAX ? 0 : src[(e * n_from + map[r]) * channels + i % channels];
+}
+
 /* ---- the loss of a batch (core/train.c, run_batch) ----------------------------- */
 
 /*

@@ -506,8 +506,9 @@ static double max_rel_diff(const float *a, const float *b, size_t n)
  * or so of lambda, far below it), and the two at 1 x 10 cells, where
  * the lines along h are one step and the recurrences are their map y =
  * x M (M's products in double; products of length 32 in y and 80 in dM,
- * within the same bounds), on the CUDA executor against the host's: y,
- * dx and every gradient. Only the GEMMs may differ: every other
+ * within the same bounds), and flatten models of the conv and the LRU
+ * (one line of 113 present cells an example: the same products), on the
+ * CUDA executor against the host's: y, dx and every gradient. Only the GEMMs may differ: every other
  * operation is an ops.h body, bitwise on both (checked above; M's
  * products, not checked there, are sums in double in one order on
  * both). cuBLAS sums in another order than td_gemm: a value
@@ -522,8 +523,8 @@ static double max_rel_diff(const float *a, const float *b, size_t n)
  * of max |dx| and of max |g|. The negative control (the residual add
  * dropping the block's output) differs by the size of y, and must fail.
  */
-/* One model of the check below with mixer kind on rows x 10 cells; the failed checks. */
-static int xmodel_case(td_mixer_kind kind, size_t rows)
+/* One model of the check below: mixer kind, family fam, rows x 10 cells; the failed checks. */
+static int xmodel_case(td_mixer_kind kind, td_block_family fam, size_t rows)
 {
 	static const char *const hw[] = {"h", "w"};
 	const size_t shape[] = {rows, 10}, batch = 8, n = rows * 10, n_in = batch * n,
@@ -548,7 +549,8 @@ static int xmodel_case(td_mixer_kind kind, size_t rows)
 	ls.rank = 2, ls.shape = shape, ls.names = hw, ls.mask = mask, ls.mask_len = n;
 	CHECK(td_lattice_new(&lat, &ls) == 0);
 	CHECK(td_plan_cyclic(&plan, hw, 2, 4, hw, 2) == 0);
-	o.plan = plan, o.mixer.kind = kind, o.mixer.kernel_size = 4;
+	o.family = fam, o.plan = fam == TD_BLOCK_SCAN ? plan : NULL, o.n_layers = 4;
+	o.mixer.kind = kind, o.mixer.kernel_size = 4;
 	o.in = 1, o.width = 32, o.out = 10, o.ffn = 64, o.head_per_cell = 1, o.max_batch = batch;
 	CHECK(lat && plan && td_model_new(&m, lat, &o) == 0);
 	CHECK((td_cuda_exec_new(&cuda, sizeof(float))) == 0);
@@ -564,8 +566,9 @@ static int xmodel_case(td_mixer_kind kind, size_t rows)
 		xmodel_run(&control, m, xin, dyin, n_in, n_out, batch, y2, dx2, g2, &fails);
 		bad = max_rel_diff(y, y2, n_out);
 	}
-	printf("  %s, %zu x 10: the GPU's against the host's, over the max of the host's: y %.3g "
-	       "(bound %.3g), dx %.3g, gradients %.3g (bound %.3g); the control's y %.3g\n",
+	printf("  %s %s, %zu x 10: the GPU's against the host's, over the max of the host's: y "
+	       "%.3g (bound %.3g), dx %.3g, gradients %.3g (bound %.3g); the control's y %.3g\n",
+	       fam == TD_BLOCK_SCAN ? "scan" : "flatten",
 	       kind == TD_MIXER_LRU ? "lru" : kind == TD_MIXER_CLRU ? "clru" : "conv", rows, ry,
 	       1.0 / 256, rdx, rg, 1.0 / 64, bad);
 	CHECK(ry <= 1.0 / 256);
@@ -578,9 +581,11 @@ static int xmodel_case(td_mixer_kind kind, size_t rows)
 
 int td_devcheck_xmodel_agrees_with_the_host(void)
 {
-	int fails = xmodel_case(TD_MIXER_CONV, 12) + xmodel_case(TD_MIXER_LRU, 12) +
-		    xmodel_case(TD_MIXER_CLRU, 12) + xmodel_case(TD_MIXER_LRU, 1) +
-		    xmodel_case(TD_MIXER_CLRU, 1);
+	const td_block_family scan = TD_BLOCK_SCAN, flatten = TD_BLOCK_FLATTEN;
+	int fails = xmodel_case(TD_MIXER_CONV, scan, 12) + xmodel_case(TD_MIXER_LRU, scan, 12) +
+		    xmodel_case(TD_MIXER_CLRU, scan, 12) + xmodel_case(TD_MIXER_LRU, scan, 1) +
+		    xmodel_case(TD_MIXER_CLRU, scan, 1) + xmodel_case(TD_MIXER_LRU, flatten, 12) +
+		    xmodel_case(TD_MIXER_CONV, flatten, 12);
 
 	printf("%s xmodel_agrees_with_the_host\n", fails ? "FAIL" : "PASS");
 	return fails;

@@ -142,12 +142,14 @@ static void test_the_host_executor_trains_the_cpu_run_bit_for_bit(void **state)
 	const char *lru[] = {"mixer=lru", "ffn=6", "head=per_cell", NULL};
 	const char *clru[] = {"mixer=clru", NULL};
 	const char *absent[] = {"dataset=synth-absent", "mixer=conv", "ffn=4", NULL};
+	const char *flatten[] = {"composition=flatten", "mixer=lru", "bidirectional=false", NULL};
 
 	(void)state;
 	assert_int_equal(cpu_and_host_differ("conv", conv), 0);
 	assert_int_equal(cpu_and_host_differ("lru", lru), 0);
 	assert_int_equal(cpu_and_host_differ("clru", clru), 0);
 	assert_int_equal(cpu_and_host_differ("absent", absent), 0);
+	assert_int_equal(cpu_and_host_differ("flatten", flatten), 0);
 }
 
 /* Skipped steps: counted with their reasons, in the firewall's windows, as the CPU counts them. */
