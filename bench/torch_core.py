@@ -24,6 +24,16 @@ calls libblas.so.3, which is OpenBLAS only when libopenblas0 is installed;
 otherwise it is the reference BLAS, and the script says so.
 
     make && /usr/bin/python3 bench/torch_core.py [REPS] [--only SUBSTRING]
+
+With --cuda FILE it runs on the GPU instead, beside the C core's GPU
+figures: FILE holds the "gpu-bench CASE MS ms" lines of ci/device-check's
+GPU benchmark (the whole-model cases tdtrain's GPU path computes), and
+each case runs in eager PyTorch on CUDA on the same shapes, float32 with
+TF32 off in matrix products and convolutions (the C path's cuBLAS is
+pedantic), best of REPS (default 20) after a warm-up, synchronised
+around each step. The table's ratio is PyTorch / C; the target is above 1.
+
+    python3 bench/torch_core.py --cuda gpu-bench.txt [REPS]
 """
 import os
 import re
@@ -55,7 +65,7 @@ class LRU(nn.Module):
     def forward(self, x):
         a = torch.exp(-F.softplus(self.w))
         u = x @ self.B.T
-        h = torch.zeros(x.shape[0], self.B.shape[0])
+        h = x.new_zeros(x.shape[0], self.B.shape[0])
         hs = []
         for t in range(x.shape[1]):
             h = a * h + u[:, t]
@@ -225,6 +235,51 @@ def best(name, threads, reps):
     return min(times)
 
 
+def best_cuda(name, reps):
+    """best() on the GPU: the step synchronised on both sides, one run first to warm up."""
+    torch.manual_seed(0)
+    net, shape, out = case(name)
+    net = net.cuda()
+    x = torch.randn(*shape, device="cuda", requires_grad=True)
+    dy = torch.randn(*out, device="cuda")
+    times = []
+    for r in range(reps + 1):
+        net.zero_grad(set_to_none=True)
+        x.grad = None
+        torch.cuda.synchronize()
+        t = time.perf_counter()
+        net(x).backward(dy)
+        torch.cuda.synchronize()
+        if r:
+            times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def cuda_main(path, reps):
+    """PyTorch eager CUDA beside the C core's GPU figures in path."""
+    c = {}
+    with open(path) as f:
+        for line in f:
+            m = re.match(r"gpu-bench\s+(\S+)\s+(\S+) ms", line)
+            if m:
+                c[m.group(1)] = float(m.group(2)) / 1e3
+    if not c:
+        print("%s holds no gpu-bench lines: run ci/device-check on a GPU first" % path)
+        return 1
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    print("PyTorch %s eager on %s (CUDA %s), forward+backward, float32, TF32 off, best of %d; "
+          "ratio = PyTorch / C (above 1: the C core is faster, the target)"
+          % (torch.__version__, torch.cuda.get_device_name(), torch.version.cuda, reps))
+    print("%-24s %12s %12s %7s  %s" % ("case", "C on GPU", "PyTorch", "ratio", "target"))
+    for name, t_c in c.items():
+        t = best_cuda(name, reps)
+        print("%-24s %9.3f ms %9.3f ms %6.2fx  %s"
+              % (name, t_c * 1e3, t * 1e3, t / t_c, "met" if t_c < t else "not met"))
+        sys.stdout.flush()
+    return 0
+
+
 def blas_in_use():
     """The BLAS library this process has mapped (after a matrix product has run)."""
     torch.randn(64, 64) @ torch.randn(64, 64)
@@ -284,6 +339,12 @@ def verdict(c, torch_time, floor):
 
 def main():
     argv = sys.argv[1:]
+    if "--cuda" in argv:
+        at = argv.index("--cuda")
+        if at + 1 >= len(argv):
+            print("usage: bench/torch_core.py --cuda GPU_BENCH_FILE [REPS]")
+            return 2
+        return cuda_main(argv[at + 1], next((int(a) for a in argv if a.isdigit()), 20))
     reps = next((int(a) for a in argv if a.isdigit()), 3)
     show_blas()
     print("eager PyTorch on the CPU, forward+backward, float32, best of %d; "

@@ -33,6 +33,10 @@
 #include "../core/xtrain.h"
 #include "../kernels/backend.h"
 #include "../kernels/ops.h"
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wunused-function" /* bench/core's, used in part here */
+#include "../bench/cases.h"
+#pragma GCC diagnostic pop
 
 #ifndef TD_REAL_DOUBLE
 
@@ -916,6 +920,75 @@ int td_devcheck_fmnist_recipe_on_the_gpu(const char *dir)
 	return fails;
 }
 
+/*
+ * The GPU benchmark: bench/core's whole-model cases (bench/cases.h: batch
+ * 32, 28 x 28 cells, width 32, 4 layers) that the executor path computes,
+ * one forward and one backward on the CUDA executor (bench/core's step,
+ * without the optimizer), best of 20 after one to warm up, each ended by
+ * a download so that the time is the GPU's work and not its queueing.
+ * Prints a "gpu-bench CASE MS ms" line per case, which bench/torch_core.py
+ * --cuda reads to run PyTorch eager on the same shapes beside it, and why
+ * a case is not run. Figures only: fails only where a case cannot run.
+ */
+int td_devcheck_gpu_benchmark(void)
+{
+	const bench_shape sh = BENCH_SHAPE;
+	bench_case cases[N_CASES];
+	const size_t n_cases = make_cases(cases);
+	td_lattice *lat = NULL;
+	const td_exec *cuda = NULL;
+	int fails = 0;
+
+	CHECK(bench_lattice(&lat, &sh) == 0);
+	CHECK(td_cuda_exec_new(&cuda, sizeof(float)) == 0);
+	for (size_t i = 0; lat && cuda && i < n_cases; i++) {
+		subject s;
+		td_xmodel *xm = NULL;
+		float *host = NULL, *x = NULL, *dy = NULL, *y = NULL, *dx = NULL, last;
+		double best = INFINITY;
+		int err;
+
+		if (cases[i].lv != MODEL)
+			continue;
+		CHECK(subject_new(&s, &sh, &cases[i], lat, 1) == 0);
+		if (s.model && (err = td_xmodel_new(&xm, cuda, s.model)) == TD_ENOTSUP) {
+			printf("  %s: not on the executor path yet (%s)\n", cases[i].name,
+			       td_error_last());
+			subject_free(&s);
+			continue;
+		}
+		host = dev_alloc(s.n_out);
+		dev_fill(host, s.n_out, 1);
+		CHECK((xm && !cuda->alloc(cuda, &x, s.n_in * sizeof *x) &&
+		       !cuda->alloc(cuda, &dy, s.n_out * sizeof *dy) &&
+		       !cuda->alloc(cuda, &y, s.n_out * sizeof *y) &&
+		       !cuda->alloc(cuda, &dx, s.n_in * sizeof *dx) &&
+		       !cuda->upload(cuda, x, host, s.n_in * sizeof *x) &&
+		       !cuda->upload(cuda, dy, host, s.n_out * sizeof *dy)) == 1);
+		for (int r = 0; r <= 20 && dx; r++) {
+			double t = now_s();
+
+			if ((err = td_xmodel_zero_grads(xm)) ||
+			    (err = td_xmodel_forward(xm, y, x, sh.batch)) ||
+			    (err = td_xmodel_backward(xm, dx, dy, sh.batch)) ||
+			    (err = cuda->download(cuda, &last, dx, sizeof last))) {
+				printf("  failed: %s: %s\n", cases[i].name, td_error_last());
+				fails++;
+				break;
+			}
+			t = now_s() - t;
+			best = r > 0 && t < best ? t : best; /* run 0 warms up */
+		}
+		printf("gpu-bench %-22s %8.3f ms\n", cases[i].name, best * 1e3);
+		cuda->release(cuda, x), cuda->release(cuda, dy), cuda->release(cuda, y);
+		cuda->release(cuda, dx);
+		td_xmodel_free(xm), subject_free(&s), free(host);
+	}
+	td_cuda_exec_free(cuda), td_lattice_free(lat);
+	printf("%s gpu_benchmark\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
 #else /* the kernels are float: nothing to compare in a double build */
 
 int td_devcheck_rmsnorm_kernels_give_their_bodies_bits(void)
@@ -976,6 +1049,11 @@ int td_devcheck_a_step_never_waits_for_the_gpu(void)
 int td_devcheck_fmnist_recipe_on_the_gpu(const char *dir)
 {
 	(void)dir;
+	return -1;
+}
+
+int td_devcheck_gpu_benchmark(void)
+{
 	return -1;
 }
 

@@ -19,5 +19,7 @@ int td_devcheck_training_agrees_with_the_host(void);
 int td_devcheck_a_step_never_waits_for_the_gpu(void);
 /* dir: where Fashion-MNIST is (NULL: Debian's place); skipped, said, where it is not there */
 int td_devcheck_fmnist_recipe_on_the_gpu(const char *dir);
+/* bench/core's model cases on the GPU, "gpu-bench CASE MS ms" lines; fails only where one cannot run */
+int td_devcheck_gpu_benchmark(void);
 
 #endif
