@@ -65,6 +65,21 @@ int td_block_unfold_select(const td_block *b, const td_fold *f, size_t batch, si
  */
 const size_t *td_block_flatten_seq(const td_block *b, size_t *n);
 
+/* A kernel block's spatial axis, as family_kernel.c contracts it. */
+typedef struct {
+	size_t n;     /* its size */
+	size_t inner; /* cells of one step along it */
+	size_t outer; /* its blocks in one example: n_cells / (n inner) */
+	td_real *k;   /* its kernel [n][n] in the block's parameter slab */
+	td_real *dk;  /* and its gradient */
+} td_block_kernel_axis;
+
+/*
+ * A kernel block's spatial axes, in the order it contracts them, into
+ * ax [TD_LATTICE_MAX_RANK]; returns how many (family_kernel.c).
+ */
+int td_block_kernel_axes(const td_block *b, td_block_kernel_axis *ax);
+
 extern const td_block_ops td_family_scan_ops;
 extern const td_block_ops td_family_kernel_ops;
 extern const td_block_ops td_family_flatten_ops;

@@ -182,6 +182,25 @@ struct td_exec {
 			size_t ns, size_t nt, const td_real *diag, int mode);
 	/* g[i] += dm[i c + i] for i < c: the skip's gradient, dM's diagonal */
 	int (*diag_add)(const td_exec *x, td_real *g, const td_real *dm, size_t c);
+	/*
+	 * ---- the axial kernel's contractions: the products are gemm's, block
+	 * by block ----
+	 */
+	/* td_op_kernel_mass for every cell of one example ([outer][n][inner] cells) */
+	int (*kernel_masses)(const td_exec *x, td_real *den, td_real *deg, const td_real *k,
+			     const uint8_t *mask, size_t n_cells, size_t n, size_t inner,
+			     double cancel);
+	/* td_op_kernel_renorm over out [rows][c] */
+	int (*kernel_renorm)(const td_exec *x, td_real *out, const td_real *den, const td_real *deg,
+			     const uint8_t *mask, size_t rows, size_t n_cells, size_t c);
+	/* td_op_kernel_rows for every row < rows */
+	int (*kernel_rows)(const td_exec *x, td_real *r, td_real *q, const td_real *g,
+			   const td_real *out, const td_real *den, const td_real *deg, size_t rows,
+			   size_t n_cells, size_t c);
+	/* td_op_kernel_dk for every entry of dk [n][n] */
+	int (*kernel_dk)(const td_exec *x, td_real *dk, const td_real *sk, const td_real *q,
+			 const uint8_t *mask, size_t blocks, size_t outer, size_t n, size_t inner,
+			 size_t n_cells);
 	/* ---- the loss and the optimizer (the training step) ---- */
 	/*
 	 * The batch's cross-entropy: per example b, td_op_xent over its present

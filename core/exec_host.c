@@ -303,6 +303,46 @@ static int host_diag_add(const td_exec *x, td_real *g, const td_real *dm, size_t
 	return 0;
 }
 
+static int host_kernel_masses(const td_exec *x, td_real *den, td_real *deg, const td_real *k,
+			      const uint8_t *mask, size_t n_cells, size_t n, size_t inner,
+			      double cancel)
+{
+	(void)x;
+	for (size_t at = 0; at < n_cells; at++)
+		td_op_kernel_mass(den, deg, k, mask, n, inner, cancel, at);
+	return 0;
+}
+
+static int host_kernel_renorm(const td_exec *x, td_real *out, const td_real *den,
+			      const td_real *deg, const uint8_t *mask, size_t rows, size_t n_cells,
+			      size_t c)
+{
+	(void)x;
+	for (size_t i = 0; i < rows * c; i++)
+		td_op_kernel_renorm(out, den, deg, mask, n_cells, c, i);
+	return 0;
+}
+
+static int host_kernel_rows(const td_exec *x, td_real *r, td_real *q, const td_real *g,
+			    const td_real *out, const td_real *den, const td_real *deg, size_t rows,
+			    size_t n_cells, size_t c)
+{
+	(void)x;
+	for (size_t row = 0; row < rows; row++)
+		td_op_kernel_rows(r, q, g, out, den, deg, n_cells, c, row);
+	return 0;
+}
+
+static int host_kernel_dk(const td_exec *x, td_real *dk, const td_real *sk, const td_real *q,
+			  const uint8_t *mask, size_t blocks, size_t outer, size_t n, size_t inner,
+			  size_t n_cells)
+{
+	(void)x;
+	for (size_t e = 0; e < n * n; e++)
+		td_op_kernel_dk(dk, sk, q, mask, blocks, outer, n, inner, n_cells, e);
+	return 0;
+}
+
 static int host_xent(const td_exec *x, td_real *dy, double *acc, double *loss, int *best,
 		     uint8_t *present, const td_real *y, const int *labels, const uint8_t *mask,
 		     const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
@@ -365,6 +405,10 @@ static const td_exec host = {
 	.clru_grads = host_clru_grads,
 	.products = host_products,
 	.gather = host_gather,
+	.kernel_masses = host_kernel_masses,
+	.kernel_renorm = host_kernel_renorm,
+	.kernel_rows = host_kernel_rows,
+	.kernel_dk = host_kernel_dk,
 	.diag_add = host_diag_add,
 	.xent = host_xent,
 	.opt_step = host_opt_step,

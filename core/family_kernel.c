@@ -478,6 +478,19 @@ static int kern_backward(td_block *b, td_real *dx, const td_real *dy, size_t bat
 	return 0;
 }
 
+int td_block_kernel_axes(const td_block *b, td_block_kernel_axis *ax)
+{
+	const kern_state *s = b->fam;
+
+	for (int a = 0; a < s->n_sp; a++) {
+		const kern_axis *x = &s->ax[a];
+
+		ax[a] = (td_block_kernel_axis){x->n, x->inner, x->outer, kparams(b) + x->koff,
+					       kgrads(b) + x->koff};
+	}
+	return s->n_sp;
+}
+
 static void kern_free(td_block *b)
 {
 	kern_state *s = b->fam;

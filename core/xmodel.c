@@ -15,7 +15,11 @@
  * summed as the core sums it (a mixer's gradients per chunk of lines, in
  * the chunks block.c gives the mixer). The mixer is the conv, the LRU or
  * the complex LRU (mixer_lru.c's and mixer_clru.c's operations per call;
- * on lines of one step, their map y = x M).
+ * on lines of one step, their map y = x M). fold is the scan's along its
+ * axis; a flatten block gathers its sequence instead (td_op_gather), and
+ * a kernel block first contracts its spatial axes (family_kernel.c's
+ * products, one per block, and its renormalisation), then folds along
+ * time, or makes every cell a line of one step where there is no time.
  *
  * Executor memory, one allocation at construction carved into these
  * (exec.h's td_exec_pool; R for max_batch):
@@ -30,6 +34,10 @@
  *                        imaginary ones)
  *   where either sweeps lines of one step: mm [L][w][w] each layer's M,
  *                        dm [w][w] dM
+ *   with the kernel family (S spatial axes): kz [L][S+1][R][w] each
+ *                        contraction's input and output (saved), kden and
+ *                        kdeg [L][S][n_cells] its masses (saved), kr [R][w],
+ *                        kq [R], ksk [R][n_max] its backward's R, q and R Z^T
  *   with the MLP: hm [L][R][w], inv2 [L][R], pre [L][R][F], act [R][F]
  *   the backward's: g, gn, zf [R][w], gy [R][out], with the MLP dact [R][F]
  *
@@ -66,6 +74,11 @@ typedef struct {
 	size_t chunk;	    /* lines per mixer call (block.c's call_lines) */
 	size_t *fold, *unfold; /* executor memory, n_cells each */
 	int flat;	       /* a flatten block: fold is its sequence, unfold its inverse */
+	int n_sp;	       /* a kernel block's spatial axes (0: not a kernel block) */
+	struct {
+		size_t n, inner, outer, k; /* td_block_kernel_axis, k the kernel's offset */
+	} ax[TD_LATTICE_MAX_RANK];
+	double cancel; /* the kernel block's */
 } xlayer;
 
 struct td_xmodel {
@@ -85,6 +98,10 @@ struct td_xmodel {
 	size_t sw;			  /* values a state: N (LRU) or 2N (CLRU, re | im) */
 	td_real *la, *lh, *lg;		  /* decays [L][S], states [L][R][S], adjoints [R][S] */
 	int one_step;			  /* a recurrence sweeps lines of one step */
+	int kern;			  /* the kernel family: its spatial axes (S) */
+	size_t nmax;			  /* and the largest */
+	td_real *kz, *kden, *kdeg;	  /* [L][S+1][R][w], [L][S][n_cells] twice */
+	td_real *kr, *kq, *ksk;		  /* R [R][w], q [R], R Z^T [R n_max] */
 	td_real *mm, *dm;		  /* their maps M [L][w][w] and dM [w][w] */
 	td_exec_pool pool;		  /* every buffer above; base the one allocation */
 	void *extra;			  /* the caller's bytes, at the pool's end */
@@ -102,11 +119,18 @@ static size_t group_at(td_model *m, const char *name)
 	return SIZE_MAX;
 }
 
-/* The length of block b's lines: along its axis (scan), or its present cells (flatten). */
+/*
+ * The length of block b's lines: along its axis (scan), its present cells
+ * (flatten), along time or 1 (kernel).
+ */
 static size_t line_length(const td_block *b)
 {
+	const int time = td_lattice_time_axis(b->lat);
+
 	if (td_block_family_of(b) == TD_BLOCK_FLATTEN)
 		return td_lattice_n_present(b->lat);
+	if (td_block_family_of(b) == TD_BLOCK_KERNEL)
+		return time < 0 ? 1 : td_lattice_size(b->lat, time);
 	return td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis));
 }
 
@@ -115,9 +139,7 @@ static int check_model(td_model *m)
 {
 	const td_model_opts *o = td_model_options(m);
 
-	if (o->family != TD_BLOCK_SCAN && o->family != TD_BLOCK_FLATTEN)
-		return TD_FAIL(TD_ENOTSUP, "the executor path computes axial_scan and flatten "
-					   "models only so far; this model's composition is another");
+
 	if (o->mixer.kind != TD_MIXER_CONV && o->mixer.kind != TD_MIXER_LRU &&
 	    o->mixer.kind != TD_MIXER_CLRU)
 		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv, lru and clru mixers "
@@ -161,6 +183,30 @@ static int flatten_maps(size_t **fold, size_t **unfold, size_t *n, const td_bloc
 	return 0;
 }
 
+/* Maps of n cells that leave each where it is, in host memory. */
+static int identity_maps(size_t **fold, size_t **unfold, size_t n)
+{
+	*fold = malloc(n * sizeof **fold), *unfold = malloc(n * sizeof **unfold);
+	if (!*fold || !*unfold)
+		return TD_FAIL(TD_ENOMEM, "out of memory for a kernel layer's maps");
+	for (size_t c = 0; c < n; c++)
+		(*fold)[c] = (*unfold)[c] = c;
+	return 0;
+}
+
+/* A kernel block's spatial axes, their kernels' offsets in the slab, and its guard. */
+static void kernel_axes(xlayer *xl, td_model *m, const td_block *b)
+{
+	td_block_kernel_axis ax[TD_LATTICE_MAX_RANK];
+
+	xl->n_sp = td_block_kernel_axes(b, ax);
+	for (int a = 0; a < xl->n_sp; a++) {
+		xl->ax[a].n = ax[a].n, xl->ax[a].inner = ax[a].inner, xl->ax[a].outer = ax[a].outer;
+		xl->ax[a].k = (size_t)(ax[a].k - td_model_params(m));
+	}
+	xl->cancel = b->o.cancel;
+}
+
 /* Layer l's mixer, lines and maps (a scan's fold, a flatten's sequence), uploaded into xm->maps. */
 static int build_layer(td_xmodel *xm, td_model *m, int l)
 {
@@ -172,10 +218,18 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 	int err;
 
 	xl->flat = td_block_family_of(b) == TD_BLOCK_FLATTEN;
+	if (td_block_family_of(b) == TD_BLOCK_KERNEL)
+		kernel_axes(xl, m, b);
 	if (xl->flat) {
 		err = flatten_maps(&fold, &unfold, &length, b);
 		n_fold = length, xl->lines = 1;
-	} else if (!(err = td_fold_new(&f, b->lat, td_lattice_axis(b->lat, b->o.axis)))) {
+	} else if (td_block_family_of(b) == TD_BLOCK_KERNEL && td_lattice_time_axis(b->lat) < 0) {
+		err = identity_maps(&fold, &unfold, xm->n_cells); /* every cell a line of one */
+		length = 1, xl->lines = xm->n_cells;
+	} else if (!(err = td_fold_new(&f, b->lat,
+				       td_block_family_of(b) == TD_BLOCK_KERNEL
+					   ? td_lattice_time_axis(b->lat)
+					   : td_lattice_axis(b->lat, b->o.axis)))) {
 		fold = f->fold, unfold = f->unfold, length = f->length, xl->lines = f->lines;
 	}
 	xl->kind = mo->kind;
@@ -196,7 +250,7 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 	}
 	if (!err)
 		err = xm->x->upload(xm->x, xl->unfold, unfold, xm->n_cells * sizeof *unfold);
-	if (xl->flat)
+	if (!f)
 		free(fold), free(unfold);
 	td_fold_free(f);
 	return err;
@@ -222,6 +276,15 @@ static void take_buffers(td_xmodel *xm, size_t extra)
 	}
 	if (xm->one_step)
 		take_reals(xm, &xm->mm, l * w * w), take_reals(xm, &xm->dm, w * w);
+	if (xm->kern) {
+		const size_t sp = (size_t)xm->kern;
+
+		take_reals(xm, &xm->kz, l * (sp + 1) * r * w);
+		take_reals(xm, &xm->kden, l * sp * xm->n_cells);
+		take_reals(xm, &xm->kdeg, l * sp * xm->n_cells);
+		take_reals(xm, &xm->kr, r * w), take_reals(xm, &xm->kq, r);
+		take_reals(xm, &xm->ksk, r * xm->nmax);
+	}
 	if (f) {
 		take_reals(xm, &xm->hm, l * r * w), take_reals(xm, &xm->inv2, l * r);
 		take_reals(xm, &xm->pre, l * r * f), take_reals(xm, &xm->act, r * f);
@@ -272,6 +335,13 @@ int td_xmodel_new_pooled(td_xmodel **out, const td_exec *x, td_model *m, size_t 
 		xm->sw = xm->o.mixer.kind == TD_MIXER_CLRU ? 2 * xm->state : xm->state;
 		for (int l = 0; l < xm->n_layers; l++)
 			xm->one_step |= line_length(td_model_block(m, l)) == 1;
+	}
+	if (xm->o.family == TD_BLOCK_KERNEL) {
+		td_block_kernel_axis ax[TD_LATTICE_MAX_RANK];
+
+		xm->kern = td_block_kernel_axes(td_model_block(m, 0), ax);
+		for (int a = 0; a < xm->kern; a++)
+			xm->nmax = ax[a].n > xm->nmax ? ax[a].n : xm->nmax;
 	}
 	find_offsets(xm, m);
 	if (!(xm->layer = calloc((size_t)xm->n_layers, sizeof *xm->layer)))
@@ -341,12 +411,11 @@ int td_xmodel_zero_grads(td_xmodel *xm)
 
 int td_xmodel_set_example_mask(td_xmodel *xm, const uint8_t *mask)
 {
-	for (int l = 0; mask && l < xm->n_layers; l++)
-		if (xm->layer[l].flat) /* as td_block_set_example_mask refuses */
-			return TD_FAIL(TD_ENOTSUP, "absent cells per example: the flatten family "
-						   "builds its masks once from the lattice and cannot "
-						   "take them; use the scan family (composition = "
-						   "axial_scan)");
+	if (mask && xm->o.family != TD_BLOCK_SCAN) /* as td_block_set_example_mask refuses */
+		return TD_FAIL(TD_ENOTSUP, "absent cells per example: the %s family builds its "
+					   "masks once from the lattice and cannot take them; use "
+					   "the scan family (composition = axial_scan)",
+			       xm->o.family == TD_BLOCK_KERNEL ? "kernel" : "flatten");
 	xm->emask = mask;
 	return 0;
 }
@@ -615,19 +684,112 @@ static int clru_backward(const td_xmodel *xm, int l, const td_real *xf, size_t l
 	return err;
 }
 
-/* u = the scan block of layer l on n: fold with selection, the mixer, unfold with selection. */
+/* Layer l's kernel z [S+1][R][w], den or deg [S][n_cells] (the latter at offset n_cells S L). */
+static td_real *kz_of(const td_xmodel *xm, int l, int a)
+{
+	return xm->kz + (((size_t)l * ((size_t)xm->kern + 1) + (size_t)a) * xm->rows * xm->o.width);
+}
+
+static size_t kd_at(const td_xmodel *xm, int l, int a)
+{
+	return ((size_t)l * (size_t)xm->kern + (size_t)a) * xm->n_cells;
+}
+
+/* Value offset of block u of axis a: example u / outer, block u % outer of it. */
+static size_t block_at(const xlayer *xl, int a, size_t u, size_t n_cells, size_t c)
+{
+	const size_t outer = xl->ax[a].outer;
+
+	return ((u / outer) * n_cells + (u % outer) * xl->ax[a].n * xl->ax[a].inner) * c;
+}
+
+/*
+ * The kernel block's contractions (family_kernel.c's kern_forward to its
+ * mixer): z_0 = select(n), then per spatial axis the masses, one product
+ * K z per block, the renormalisation with selection; z_S is the mixer's.
+ */
+static int kernel_forward(const td_xmodel *xm, int l, size_t batch)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t w = xm->o.width, r = batch * xm->n_cells;
+	int err = x->select(x, kz_of(xm, l, 0), xm->n, NULL, xm->mask, NULL, xm->n_cells, r, w);
+
+	for (int a = 0; !err && a < xl->n_sp; a++) {
+		const size_t n = xl->ax[a].n, ld = xl->ax[a].inner * w;
+		const td_real *k = xm->params + xl->ax[a].k, *z = kz_of(xm, l, a);
+		td_real *out = kz_of(xm, l, a + 1), *den = xm->kden + kd_at(xm, l, a);
+		td_real *deg = xm->kdeg + kd_at(xm, l, a);
+
+		err = x->kernel_masses(x, den, deg, k, xm->mask, xm->n_cells, n, xl->ax[a].inner,
+				       xl->cancel);
+		for (size_t u = 0; !err && u < batch * xl->ax[a].outer; u++) {
+			const size_t at = block_at(xl, a, u, xm->n_cells, w);
+
+			err = x->gemm(x, out + at, ld, k, n, z + at, ld, n, ld, n, 0, 0, 1, 0);
+		}
+		if (!err)
+			err = x->kernel_renorm(x, out, den, deg, xm->mask, r, xm->n_cells, w);
+	}
+	return err;
+}
+
+/*
+ * Their backward (kern_backward after its mixer), on g = dL/dz_S in gn,
+ * selected: per spatial axis from the last, R and q, dz = K^T R and R
+ * Z^T per block, dL/dK summed in block order and added, dz selected.
+ */
+static int kernel_backward(const td_xmodel *xm, int l, size_t batch)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t w = xm->o.width, r = batch * xm->n_cells;
+	int err = 0;
+
+	for (int a = xl->n_sp; !err && a-- > 0;) {
+		const size_t n = xl->ax[a].n, ld = xl->ax[a].inner * w, blocks = batch * xl->ax[a].outer;
+		const td_real *k = xm->params + xl->ax[a].k, *z = kz_of(xm, l, a);
+
+		err = x->kernel_rows(x, xm->kr, xm->kq, xm->gn, kz_of(xm, l, a + 1),
+				     xm->kden + kd_at(xm, l, a), xm->kdeg + kd_at(xm, l, a), r,
+				     xm->n_cells, w);
+		for (size_t u = 0; !err && u < blocks; u++) {
+			const size_t at = block_at(xl, a, u, xm->n_cells, w);
+
+			if (!(err = x->gemm(x, xm->gn + at, ld, k, n, xm->kr + at, ld, n, ld, n, 1, 0, 1,
+					    0)))
+				err = x->gemm(x, xm->ksk + u * n * n, n, xm->kr + at, ld, z + at, ld, n,
+					      n, ld, 0, 1, 1, 0);
+		}
+		if (!err)
+			err = x->kernel_dk(x, xm->grads + xl->ax[a].k, xm->ksk, xm->kq, xm->mask,
+					   blocks, xl->ax[a].outer, n, xl->ax[a].inner, xm->n_cells);
+		if (!err)
+			err = x->select(x, xm->gn, xm->gn, NULL, xm->mask, NULL, xm->n_cells, r, w);
+	}
+	return err;
+}
+
+/*
+ * u = the block of layer l on n: for the scan fold with selection (the
+ * kernel family its contractions first, then its time fold), for flatten
+ * gather; the mixer; the inverse.
+ */
 static int block_forward(const td_xmodel *xm, int l, size_t batch)
 {
 	const xlayer *xl = &xm->layer[l];
 	const td_exec *x = xm->x;
 	const size_t w = xm->o.width;
 	td_real *xf = xm->xf + (size_t)l * xm->rows * w;
-	int err;
+	const td_real *in = xl->n_sp ? kz_of(xm, l, xl->n_sp) : xm->n;
+	int err = xl->n_sp ? kernel_forward(xm, l, batch) : 0;
 
+	if (err)
+		return err;
 	if (xl->flat)
-		err = x->gather(x, xf, xm->n, xl->fold, batch, xm->n_cells, xl->conv.length, w);
+		err = x->gather(x, xf, in, xl->fold, batch, xm->n_cells, xl->conv.length, w);
 	else
-		err = x->fold(x, xf, xm->n, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w, 0);
+		err = x->fold(x, xf, in, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w, 0);
 	if (err)
 		return err;
 	if (xl->kind != TD_MIXER_CONV && xl->conv.length == 1)
@@ -777,7 +939,8 @@ static int block_backward(const td_xmodel *xm, int l, size_t batch)
 	if (xl->flat)
 		return x->gather(x, xm->gn, xm->zf, xl->unfold, batch, xl->conv.length, xm->n_cells,
 				 w);
-	return x->fold(x, xm->gn, xm->zf, xl->unfold, xm->mask, xm->emask, batch, xm->n_cells, w, 1);
+	err = x->fold(x, xm->gn, xm->zf, xl->unfold, xm->mask, xm->emask, batch, xm->n_cells, w, 1);
+	return err || !xl->n_sp ? err : kernel_backward(xm, l, batch);
 }
 
 /* Given g = dL/dh_l+1 (selected): g becomes dL/dh_l, selected (model.c's layer_backward). */

@@ -11,8 +11,8 @@
  * from one allocation of the executor's memory at construction; forward
  * allocates nothing and, on the GPU, only queues work.
  *
- * What it computes so far: models of the scan (axial_scan) and flatten
- * families with the conv mixer, the LRU or the complex LRU, with or
+ * What it computes so far: models of every family (axial_scan, flatten,
+ * axial_kernel) with the conv mixer, the LRU or the complex LRU, with or
  * without the channel MLP, with a shared head or one per cell; forward
  * and backward. Anything else is refused with TD_ENOTSUP, saying what is
  * not there yet, never computed another way.

@@ -295,6 +295,46 @@ __global__ static void gather_kernel(float *dst, const float *src, const size_t 
 		td_op_gather(dst, src, map, n_from, n_to, channels, i);
 }
 
+__global__ static void kernel_masses_kernel(float *den, float *deg, const float *k,
+					    const uint8_t *mask, size_t n_cells, size_t n,
+					    size_t inner, double cancel)
+{
+	const size_t at = tid();
+
+	if (at < n_cells)
+		td_op_kernel_mass(den, deg, k, mask, n, inner, cancel, at);
+}
+
+__global__ static void kernel_renorm_kernel(float *out, const float *den, const float *deg,
+					    const uint8_t *mask, size_t n_cells, size_t c,
+					    size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_kernel_renorm(out, den, deg, mask, n_cells, c, i);
+}
+
+__global__ static void kernel_rows_kernel(float *r, float *q, const float *g, const float *out,
+					  const float *den, const float *deg, size_t rows,
+					  size_t n_cells, size_t c)
+{
+	const size_t row = tid();
+
+	if (row < rows)
+		td_op_kernel_rows(r, q, g, out, den, deg, n_cells, c, row);
+}
+
+__global__ static void kernel_dk_kernel(float *dk, const float *sk, const float *q,
+					const uint8_t *mask, size_t blocks, size_t outer, size_t n,
+					size_t inner, size_t n_cells)
+{
+	const size_t e = tid();
+
+	if (e < n * n)
+		td_op_kernel_dk(dk, sk, q, mask, blocks, outer, n, inner, n_cells, e);
+}
+
 /* Thread i of nr x ns: entry (i / ns, i % ns). */
 __global__ static void products_kernel(float *out, size_t ors, size_t oss, const float *p,
 				       size_t prs, size_t pts, const float *q, size_t qrs,
@@ -653,6 +693,32 @@ static int ex_gather(const td_exec *x, float *dst, const float *src, const size_
 	       batch * n_to * channels);
 }
 
+static int ex_kernel_masses(const td_exec *x, float *den, float *deg, const float *k,
+			    const uint8_t *mask, size_t n_cells, size_t n, size_t inner,
+			    double cancel)
+{
+	LAUNCH(x, n_cells, kernel_masses_kernel, den, deg, k, mask, n_cells, n, inner, cancel);
+}
+
+static int ex_kernel_renorm(const td_exec *x, float *out, const float *den, const float *deg,
+			    const uint8_t *mask, size_t rows, size_t n_cells, size_t c)
+{
+	LAUNCH(x, rows * c, kernel_renorm_kernel, out, den, deg, mask, n_cells, c, rows * c);
+}
+
+static int ex_kernel_rows(const td_exec *x, float *r, float *q, const float *g, const float *out,
+			  const float *den, const float *deg, size_t rows, size_t n_cells, size_t c)
+{
+	LAUNCH(x, rows, kernel_rows_kernel, r, q, g, out, den, deg, rows, n_cells, c);
+}
+
+static int ex_kernel_dk(const td_exec *x, float *dk, const float *sk, const float *q,
+			const uint8_t *mask, size_t blocks, size_t outer, size_t n, size_t inner,
+			size_t n_cells)
+{
+	LAUNCH(x, n * n, kernel_dk_kernel, dk, sk, q, mask, blocks, outer, n, inner, n_cells);
+}
+
 static int ex_products(const td_exec *x, float *out, size_t ors, size_t oss, const float *p,
 		       size_t prs, size_t pts, const float *q, size_t qrs, size_t qts, size_t nr,
 		       size_t ns, size_t nt, const float *diag, int mode)
@@ -736,6 +802,8 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.clru_decay = ex_clru_decay, e->x.clru_scan = ex_clru_scan;
 	e->x.clru_grads = ex_clru_grads;
 	e->x.products = ex_products, e->x.diag_add = ex_diag_add, e->x.gather = ex_gather;
+	e->x.kernel_masses = ex_kernel_masses, e->x.kernel_renorm = ex_kernel_renorm;
+	e->x.kernel_rows = ex_kernel_rows, e->x.kernel_dk = ex_kernel_dk;
 	e->x.xent = ex_xent, e->x.opt_step = ex_opt_step;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
 	for (int k = 0; k < TD_EXEC_MARKS; k++)

@@ -228,6 +228,90 @@ TD_HD void td_op_gather(td_real *TD_RESTRICT dst, const td_real *TD_RESTRICT src
 	dst[i] = map[r] == SIZE_MAX ? 0 : src[(e * n_from + map[r]) * channels + i % channels];
 }
 
+/* ---- the axial kernel's contractions (core/family_kernel.c) --------------------- */
+
+/*
+ * Cell at of one example along an axis of size n with inner cells a
+ * step ([outer][n][inner] cells): den = the sum over the present cells
+ * (o, j, in) of K_ij, in double, j ascending, and deg = 1 where |den| is
+ * not above cancel times the sum of |K_ij| (masses).
+ */
+TD_HD void td_op_kernel_mass(td_real *den, td_real *deg, const td_real *k, const uint8_t *mask,
+			     size_t n, size_t inner, double cancel, size_t at)
+{
+	const size_t o = at / (n * inner), i = at / inner % n, in = at % inner;
+	double sg = 0, ab = 0;
+
+	for (size_t j = 0; j < n; j++)
+		if (mask[(o * n + j) * inner + in]) {
+			sg += (double)k[i * n + j];
+			ab += fabs((double)k[i * n + j]);
+		}
+	den[at] = (td_real)sg;
+	deg[at] = !(fabs(sg) > cancel * ab);
+}
+
+/*
+ * Element idx of out [rows][c] after the contraction's product: 0 at an
+ * absent cell, divided by its cell's den where the line is not
+ * degenerate (contract_blocks).
+ */
+TD_HD void td_op_kernel_renorm(td_real *out, const td_real *den, const td_real *deg,
+			       const uint8_t *mask, size_t n_cells, size_t c, size_t idx)
+{
+	const size_t cell = idx / c % n_cells;
+
+	if (!mask[cell])
+		out[idx] = 0;
+	else if (deg[cell] == 0)
+		out[idx] = out[idx] / den[cell];
+}
+
+/*
+ * Row row of the contraction's backward (back_blocks): R = g, q = 0 where
+ * the cell's line is degenerate, else R = g / den and q = R . out.
+ */
+TD_HD void td_op_kernel_rows(td_real *TD_RESTRICT rows, td_real *q, const td_real *g,
+			     const td_real *out, const td_real *den, const td_real *deg,
+			     size_t n_cells, size_t c, size_t row)
+{
+	const size_t cell = row % n_cells;
+	td_real *TD_RESTRICT rr = rows + row * c;
+
+	if (deg[cell] != 0) {
+		for (size_t ch = 0; ch < c; ch++)
+			rr[ch] = g[row * c + ch];
+		q[row] = 0;
+		return;
+	}
+	for (size_t ch = 0; ch < c; ch++)
+		rr[ch] = g[row * c + ch] / den[cell];
+	q[row] = (td_real)td_dot_fixed(rr, out + row * c, c);
+}
+
+/*
+ * Entry e = (i, j) of dL/dK, added to dk once summed (reduce_dk): over
+ * the blocks u in order, + (R Z^T)_u[i][j], then - q of (i, in) for each
+ * in where cell (o, j, in) is present, o = u % outer.
+ */
+TD_HD void td_op_kernel_dk(td_real *dk, const td_real *sk, const td_real *q, const uint8_t *mask,
+			   size_t blocks, size_t outer, size_t n, size_t inner, size_t n_cells,
+			   size_t e)
+{
+	const size_t i = e / n, j = e % n;
+	td_real d = 0;
+
+	for (size_t u = 0; u < blocks; u++) {
+		const size_t cell0 = (u % outer) * n * inner;
+		const td_real *qu = q + (u / outer) * n_cells + cell0;
+
+		d += sk[u * n * n + e];
+		for (size_t in = 0; in < inner; in++)
+			d -= mask[((u % outer) * n + j) * inner + in] ? qu[i * inner + in] : 0;
+	}
+	dk[e] += d;
+}
+
 /* ---- the loss of a batch (core/train.c, run_batch) ----------------------------- */
 
 /*

@@ -510,9 +510,12 @@ static double max_rel_diff(const float *a, const float *b, size_t n)
  * or so of lambda, far below it), and the two at 1 x 10 cells, where
  * the lines along h are one step and the recurrences are their map y =
  * x M (M's products in double; products of length 32 in y and 80 in dM,
- * within the same bounds), and flatten models of the conv and the LRU
- * (one line of 113 present cells an example: the same products), on the
- * CUDA executor against the host's: y, dx and every gradient. Only the GEMMs may differ: every other
+ * within the same bounds), flatten models of the conv and the LRU (one
+ * line of 113 present cells an example: the same products) and a kernel
+ * model of the LRU (products of length 12 or 10 per block, R Z^T of
+ * length up to 320 summed over up to 96 blocks in one order on both:
+ * within the same bounds), on the CUDA executor against the host's: y,
+ * dx and every gradient. Only the GEMMs may differ: every other
  * operation is an ops.h body, bitwise on both (checked above; M's
  * products, not checked there, are sums in double in one order on
  * both). cuBLAS sums in another order than td_gemm: a value
@@ -572,7 +575,7 @@ static int xmodel_case(td_mixer_kind kind, td_block_family fam, size_t rows)
 	}
 	printf("  %s %s, %zu x 10: the GPU's against the host's, over the max of the host's: y "
 	       "%.3g (bound %.3g), dx %.3g, gradients %.3g (bound %.3g); the control's y %.3g\n",
-	       fam == TD_BLOCK_SCAN ? "scan" : "flatten",
+	       fam == TD_BLOCK_SCAN ? "scan" : fam == TD_BLOCK_FLATTEN ? "flatten" : "kernel",
 	       kind == TD_MIXER_LRU ? "lru" : kind == TD_MIXER_CLRU ? "clru" : "conv", rows, ry,
 	       1.0 / 256, rdx, rg, 1.0 / 64, bad);
 	CHECK(ry <= 1.0 / 256);
@@ -589,7 +592,8 @@ int td_devcheck_xmodel_agrees_with_the_host(void)
 	int fails = xmodel_case(TD_MIXER_CONV, scan, 12) + xmodel_case(TD_MIXER_LRU, scan, 12) +
 		    xmodel_case(TD_MIXER_CLRU, scan, 12) + xmodel_case(TD_MIXER_LRU, scan, 1) +
 		    xmodel_case(TD_MIXER_CLRU, scan, 1) + xmodel_case(TD_MIXER_LRU, flatten, 12) +
-		    xmodel_case(TD_MIXER_CONV, flatten, 12);
+		    xmodel_case(TD_MIXER_CONV, flatten, 12) +
+		    xmodel_case(TD_MIXER_LRU, TD_BLOCK_KERNEL, 12);
 
 	printf("%s xmodel_agrees_with_the_host\n", fails ? "FAIL" : "PASS");
 	return fails;

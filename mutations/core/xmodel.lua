@@ -47,13 +47,33 @@ mutant {
 }
 
 mutant {
-  name = "xmodel-lru-on-lines-of-one-step-accepted",
+  name = "xmodel-one-step-map-drops-the-diagonal",
   file = "core/xmodel.c",
-  find = "if (td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis)) < 2)",
-  replace = "if (0)",
-  guards = { "test_what_the_executor_path_lacks_is_refused_by_name" },
-  designed_against = "a special case of the core (the LRU's and the CLRU's one-step maps) taken the general way",
-  why = "lines of one step would run the recurrence's path, which the core does not take there",
+  find = "pr + t[LRU_D], 0);",
+  replace = "NULL, 0);",
+  guards = { "test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks" },
+  designed_against = "a special case of the core (the LRU's map on lines of one step) rebuilt without one of its terms",
+  why = "M loses D on its diagonal, so the skip path vanishes on lines of one step",
+}
+
+mutant {
+  name = "xmodel-flatten-sequence-reversed",
+  file = "core/xmodel.c",
+  find = "memcpy(*fold, seq, *n * sizeof *seq);",
+  replace = "for (size_t p = 0; p < *n; p++) (*fold)[p] = seq[*n - 1 - p];",
+  guards = { "test_the_host_executors_forward_gives_the_models_bits" },
+  designed_against = "a sequence order rebuilt on the device instead of read from the core's block",
+  why = "the flatten mixer reads the cells in another order than the one it scatters back in",
+}
+
+mutant {
+  name = "xmodel-kernel-time-axis-ignored",
+  file = "core/xmodel.c",
+  find = "td_block_family_of(b) == TD_BLOCK_KERNEL && td_lattice_time_axis(b->lat) < 0",
+  replace = "td_block_family_of(b) == TD_BLOCK_KERNEL",
+  guards = { "test_the_kernel_family_mixes_along_time_as_the_core_does" },
+  designed_against = "a fallback for the common case (no time axis) taken where the lattice has one",
+  why = "the kernel block's mixer runs on every cell alone instead of along time",
 }
 
 mutant {
