@@ -313,7 +313,7 @@ equivalent {
 }
 equivalent {
   id = "core/xmodel.c:build_layer:removed-call:assert:1:;",
-  reason = "an assert that only guards a constant: check_model admits the LRU (4 tensors) and the CLRU (7 = N_TENSORS) only, so i < N_TENSORS always holds",
+  reason = "an assert that only guards a constant: check_model admits the LRU, the GRU and the LSTM (4 tensors) and the CLRU (7 = N_TENSORS) only, so i < N_TENSORS always holds",
 }
 equivalent {
   id = "core/xmodel.c:build_layer:relational:<:2:<=",

@@ -201,6 +201,36 @@ struct td_exec {
 	int (*kernel_dk)(const td_exec *x, td_real *dk, const td_real *sk, const td_real *q,
 			 const uint8_t *mask, size_t blocks, size_t outer, size_t n, size_t inner,
 			 size_t n_cells);
+	/*
+	 * ---- the recurrences' (GRU, LSTM), on lines of two or more steps;
+	 * their products are gemm's, a block's bias sums bias_grad's ----
+	 */
+	/* td_op_shift_prev per element of prev [lines][length][width]: h_{t-1} per position */
+	int (*shift_prev)(const td_exec *x, td_real *prev, const td_real *src, size_t lines,
+			  size_t length, size_t width, int reverse);
+	/* td_op_gru_step per (line, channel) of step q: gates g and states hs from gh, b and c */
+	int (*gru_step)(const td_exec *x, td_real *g, td_real *hs, const td_real *gh,
+			const td_real *b, const td_real *c, size_t lines, size_t length, size_t h,
+			size_t q, int reverse);
+	/* td_op_gru_step_back per (line, channel) of step q: dgx, dgh and the carry */
+	int (*gru_step_back)(const td_exec *x, td_real *dgx, td_real *dgh, td_real *carry,
+			     const td_real *g, const td_real *dy, const td_real *hp, size_t lines,
+			     size_t length, size_t h, size_t q, int reverse);
+	/*
+	 * td_op_lstm_step per (line, channel) of step q: gates g, cell states
+	 * ss, their tanh ts and states hs from gh, b and c
+	 */
+	int (*lstm_step)(const td_exec *x, td_real *g, td_real *ss, td_real *ts, td_real *hs,
+			 const td_real *gh, const td_real *b, const td_real *c, size_t lines,
+			 size_t length, size_t h, size_t q, int reverse);
+	/* td_op_lstm_step_back per (line, channel) of step q: dg and ds, dh read */
+	int (*lstm_step_back)(const td_exec *x, td_real *dg, const td_real *dh, td_real *ds,
+			      const td_real *g, const td_real *ts, const td_real *sp,
+			      const td_real *dy, size_t lines, size_t length, size_t h, size_t q,
+			      int reverse);
+	/* grad[e] += td_op_add_parts of parts [n][stride] for e < count: blocks' sums in order */
+	int (*add_parts)(const td_exec *x, td_real *grad, const td_real *parts, size_t n,
+			 size_t stride, size_t count);
 	/* ---- the loss and the optimizer (the training step) ---- */
 	/*
 	 * The batch's cross-entropy: per example b, td_op_xent over its present

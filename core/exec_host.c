@@ -343,6 +343,65 @@ static int host_kernel_dk(const td_exec *x, td_real *dk, const td_real *sk, cons
 	return 0;
 }
 
+static int host_shift_prev(const td_exec *x, td_real *prev, const td_real *src, size_t lines,
+			   size_t length, size_t width, int reverse)
+{
+	(void)x;
+	for (size_t i = 0; i < lines * length * width; i++)
+		td_op_shift_prev(prev, src, length, width, reverse, i);
+	return 0;
+}
+
+static int host_gru_step(const td_exec *x, td_real *g, td_real *hs, const td_real *gh,
+			 const td_real *b, const td_real *c, size_t lines, size_t length, size_t h,
+			 size_t q, int reverse)
+{
+	(void)x;
+	for (size_t i = 0; i < lines * h; i++)
+		td_op_gru_step(g, hs, gh, b, c, length, h, q, reverse, i);
+	return 0;
+}
+
+static int host_gru_step_back(const td_exec *x, td_real *dgx, td_real *dgh, td_real *carry,
+			      const td_real *g, const td_real *dy, const td_real *hp, size_t lines,
+			      size_t length, size_t h, size_t q, int reverse)
+{
+	(void)x;
+	for (size_t i = 0; i < lines * h; i++)
+		td_op_gru_step_back(dgx, dgh, carry, g, dy, hp, length, h, q, reverse, i);
+	return 0;
+}
+
+static int host_lstm_step(const td_exec *x, td_real *g, td_real *ss, td_real *ts, td_real *hs,
+			  const td_real *gh, const td_real *b, const td_real *c, size_t lines,
+			  size_t length, size_t h, size_t q, int reverse)
+{
+	(void)x;
+	for (size_t i = 0; i < lines * h; i++)
+		td_op_lstm_step(g, ss, ts, hs, gh, b, c, length, h, q, reverse, i);
+	return 0;
+}
+
+static int host_lstm_step_back(const td_exec *x, td_real *dg, const td_real *dh, td_real *ds,
+			       const td_real *g, const td_real *ts, const td_real *sp,
+			       const td_real *dy, size_t lines, size_t length, size_t h, size_t q,
+			       int reverse)
+{
+	(void)x;
+	for (size_t i = 0; i < lines * h; i++)
+		td_op_lstm_step_back(dg, dh, ds, g, ts, sp, dy, length, h, q, reverse, i);
+	return 0;
+}
+
+static int host_add_parts(const td_exec *x, td_real *grad, const td_real *parts, size_t n,
+			  size_t stride, size_t count)
+{
+	(void)x;
+	for (size_t e = 0; e < count; e++)
+		td_op_add_parts(grad, parts, n, stride, e);
+	return 0;
+}
+
 static int host_xent(const td_exec *x, td_real *dy, double *acc, double *loss, int *best,
 		     uint8_t *present, const td_real *y, const int *labels, const uint8_t *mask,
 		     const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
@@ -410,6 +469,12 @@ static const td_exec host = {
 	.kernel_rows = host_kernel_rows,
 	.kernel_dk = host_kernel_dk,
 	.diag_add = host_diag_add,
+	.shift_prev = host_shift_prev,
+	.gru_step = host_gru_step,
+	.gru_step_back = host_gru_step_back,
+	.lstm_step = host_lstm_step,
+	.lstm_step_back = host_lstm_step_back,
+	.add_parts = host_add_parts,
 	.xent = host_xent,
 	.opt_step = host_opt_step,
 };

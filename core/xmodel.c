@@ -13,13 +13,19 @@
  *
  * and the backward is td_model_backward's, in its order, each gradient
  * summed as the core sums it (a mixer's gradients per chunk of lines, in
- * the chunks block.c gives the mixer). The mixer is the conv, the LRU or
- * the complex LRU (mixer_lru.c's and mixer_clru.c's operations per call;
- * on lines of one step, their map y = x M). fold is the scan's along its
- * axis; a flatten block gathers its sequence instead (td_op_gather), and
- * a kernel block first contracts its spatial axes (family_kernel.c's
- * products, one per block, and its renormalisation), then folds along
- * time, or makes every cell a line of one step where there is no time.
+ * the chunks block.c gives the mixer). The mixer is the conv, the LRU,
+ * the complex LRU, the GRU or the LSTM (mixer_lru.c's, mixer_clru.c's,
+ * mixer_gru.c's and mixer_lstm.c's operations per call; on lines of one
+ * step, the LRU's and the CLRU's map y = x M, and no GRU or LSTM yet).
+ * The GRU's and the LSTM's weight gradients are summed per block of a
+ * call's lines (td_mixer_blocks), each block into its own part, the
+ * parts added in block order, as mixer_rnn.c sums them.
+ *
+ * fold is the scan's along its axis; a flatten block gathers its
+ * sequence instead (td_op_gather), and a kernel block first contracts its
+ * spatial axes (family_kernel.c's products, one per block, and its
+ * renormalisation), then folds along time, or makes every cell a line of
+ * one step where there is no time.
  *
  * Executor memory, one allocation at construction carved into these
  * (exec.h's td_exec_pool; R for max_batch):
@@ -38,6 +44,14 @@
  *                        contraction's input and output (saved), kden and
  *                        kdeg [L][S][n_cells] its masses (saved), kr [R][w],
  *                        kq [R], ksk [R][n_max] its backward's R, q and R Z^T
+ *   with the GRU (G = 3 gate blocks, B = the most blocks a call takes, n
+ *                        = a mixer's parameters): rg [L][R][4w] the gates,
+ *                        rh [L][R][w] the states, and the scratch rgh [R][Gw]
+ *                        (h_{t-1} U^T), rdx, rdh [R][Gw] (dgx, dgh), rhp [R][w]
+ *                        (h_{t-1}), rcarry [R][w], parts [B][n]
+ *   with the LSTM the same with G = 4 and no rdh (rdx is dg), and rs, rts
+ *                        [L][R][w] the cell states and their tanh, the
+ *                        scratch rsp, rds [R][w] (s_{t-1}, its adjoint)
  *   with the MLP: hm [L][R][w], inv2 [L][R], pre [L][R][F], act [R][F]
  *   the backward's: g, gn, zf [R][w], gy [R][out], with the MLP dact [R][F]
  *
@@ -55,18 +69,21 @@
 #include "axial.h"
 #include "block_int.h"
 #include "mixer.h"
+#include "mixer_int.h"
 
 /* The recurrences' tensors, in lru_setup's and clru_setup's order. */
 enum { LRU_B, LRU_W, LRU_C, LRU_D };
 enum { CLRU_BRE, CLRU_BIM, CLRU_NU, CLRU_THETA, CLRU_CRE, CLRU_CIM, CLRU_D, N_TENSORS };
+enum { RNN_W, RNN_U, RNN_B, RNN_C }; /* the GRU's and the LSTM's (mixer_int.h) */
 
 typedef struct {
-	td_mixer_kind kind; /* TD_MIXER_CONV, TD_MIXER_LRU or TD_MIXER_CLRU */
+	td_mixer_kind kind; /* TD_MIXER_CONV, _LRU, _CLRU, _GRU or _LSTM */
 	size_t mixer;	    /* offset of the mixer's slab (the conv's: w [K][w], then bias [w]) */
 	/*
 	 * the recurrence's tensors' offsets: the LRU's B [N][w], w [N], C
 	 * [w][N], D [w]; the CLRU's B_re, B_im [N][w], nu, theta [N], C_re,
-	 * C_im [w][N], D [w]
+	 * C_im [w][N], D [w]; the GRU's W, U [3w][w], b, c [3w], the
+	 * LSTM's the same with 4w
 	 */
 	size_t t[N_TENSORS];
 	td_op_conv conv;    /* the conv's shape, and the line's length for either */
@@ -105,6 +122,15 @@ struct td_xmodel {
 	td_real *mm, *dm;		  /* their maps M [L][w][w] and dM [w][w] */
 	td_exec_pool pool;		  /* every buffer above; base the one allocation */
 	void *extra;			  /* the caller's bytes, at the pool's end */
+	size_t gates;			  /* G gate blocks: 3 (GRU), 4 (LSTM), 0 (others) */
+	size_t n_blocks;		  /* the most blocks a call takes (td_mixer_blocks) */
+	size_t mixer_params;		  /* a layer's mixer's parameters: a part's length */
+	td_real *rg, *rh;		  /* saved gates [L][R][4w], states h [L][R][w] */
+	td_real *rs, *rts;		  /* the LSTM's cell states, their tanh [L][R][w] */
+	td_real *rgh, *rdx, *rdh;	  /* scratch: h_{t-1} U^T, dgx, the GRU's dgh [R][G w] */
+	td_real *rhp, *rcarry;		  /* scratch [R][w]: h_{t-1} per position, the carry */
+	td_real *rsp, *rds;		  /* the LSTM's scratch [R][w]: s_{t-1}, its adjoint */
+	td_real *parts;			  /* [n_blocks][mixer_params] a call's blocks' sums */
 };
 
 /* The offset of the model's group called name, or SIZE_MAX. */
@@ -134,17 +160,31 @@ static size_t line_length(const td_block *b)
 	return td_lattice_size(b->lat, td_lattice_axis(b->lat, b->o.axis));
 }
 
+/* Block b's lines in one example: one (flatten), else its cells over line_length. */
+static size_t line_count(const td_block *b)
+{
+	if (td_block_family_of(b) == TD_BLOCK_FLATTEN)
+		return 1;
+	return td_lattice_n_cells(b->lat) / line_length(b);
+}
+
 /* What the executor path does not have yet, refused before anything is allocated. */
 static int check_model(td_model *m)
 {
 	const td_model_opts *o = td_model_options(m);
 
-
 	if (o->mixer.kind != TD_MIXER_CONV && o->mixer.kind != TD_MIXER_LRU &&
-	    o->mixer.kind != TD_MIXER_CLRU)
-		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv, lru and clru mixers "
-					   "only so far; this model's mixer is %s",
+	    o->mixer.kind != TD_MIXER_CLRU && o->mixer.kind != TD_MIXER_GRU &&
+	    o->mixer.kind != TD_MIXER_LSTM)
+		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv, lru, clru, gru and "
+					   "lstm mixers only so far; this model's mixer is %s",
 			       td_mixer_kind_name(td_block_mixer(td_model_block(m, 0))));
+	for (int l = 0; l < td_model_n_layers(m); l++)
+		if ((o->mixer.kind == TD_MIXER_GRU || o->mixer.kind == TD_MIXER_LSTM) &&
+		    line_length(td_model_block(m, l)) == 1)
+			return TD_FAIL(TD_ENOTSUP, "the executor path has no %s on lines of one "
+						   "step yet; layer %d's lines are one cell long",
+				       td_mixer_kind_name(td_block_mixer(td_model_block(m, l))), l);
 	return 0;
 }
 
@@ -240,6 +280,7 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 		xl->t[i] = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), i)->offset;
 	}
 	xl->fold = xm->maps + (size_t)l * 2 * xm->n_cells, xl->unfold = xl->fold + xm->n_cells;
+	assert(err || xl->lines == line_count(b)); /* recurrence_shape's count */
 	if (!err) {
 		xl->conv = (td_op_conv){mo->kernel_size, mo->dilation, mo->channels, length,
 					mo->reverse};
@@ -254,6 +295,26 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 		free(fold), free(unfold);
 	td_fold_free(f);
 	return err;
+}
+
+/*
+ * A recurrence's shape, before the buffers: its G gate blocks, a
+ * mixer's parameter count (a block's part) and the most blocks of any
+ * call (block.c's calls of a layer are at most chunk lines, and at most
+ * the batch's lines; td_mixer_blocks grows with the lines).
+ */
+static void recurrence_shape(td_xmodel *xm, td_model *m, size_t gates)
+{
+	xm->gates = gates;
+	xm->mixer_params = td_mixer_n_params(td_block_mixer(td_model_block(m, 0)));
+	for (int l = 0; l < xm->n_layers; l++) {
+		const td_block *b = td_model_block(m, l);
+		const size_t len = line_length(b), lines = xm->o.max_batch * line_count(b);
+		const size_t call = b->o.chunk < lines ? b->o.chunk : lines;
+		const size_t n = td_mixer_blocks(call, len);
+
+		xm->n_blocks = n > xm->n_blocks ? n : xm->n_blocks;
+	}
 }
 
 /* Every buffer, taken from xm->pool (counted while its base is NULL), then the extra bytes. */
@@ -273,6 +334,19 @@ static void take_buffers(td_xmodel *xm, size_t extra)
 	if (xm->sw) {
 		take_reals(xm, &xm->la, l * xm->sw), take_reals(xm, &xm->lh, l * r * xm->sw);
 		take_reals(xm, &xm->lg, r * xm->sw);
+	}
+	if (xm->gates) {
+		take_reals(xm, &xm->rg, l * r * 4 * w), take_reals(xm, &xm->rh, l * r * w);
+		take_reals(xm, &xm->rgh, r * xm->gates * w);
+		take_reals(xm, &xm->rdx, r * xm->gates * w);
+		take_reals(xm, &xm->rhp, r * w), take_reals(xm, &xm->rcarry, r * w);
+		take_reals(xm, &xm->parts, xm->n_blocks * xm->mixer_params);
+	}
+	if (xm->gates == 3)
+		take_reals(xm, &xm->rdh, r * 3 * w);
+	if (xm->gates == 4) {
+		take_reals(xm, &xm->rs, l * r * w), take_reals(xm, &xm->rts, l * r * w);
+		take_reals(xm, &xm->rsp, r * w), take_reals(xm, &xm->rds, r * w);
 	}
 	if (xm->one_step)
 		take_reals(xm, &xm->mm, l * w * w), take_reals(xm, &xm->dm, w * w);
@@ -330,7 +404,9 @@ int td_xmodel_new_pooled(td_xmodel **out, const td_exec *x, td_model *m, size_t 
 	xm->x = x, xm->o = *td_model_options(m), xm->n_layers = td_model_n_layers(m);
 	xm->n_cells = td_model_block(m, 0)->n_cells, xm->rows = xm->o.max_batch * xm->n_cells;
 	xm->n_params = td_model_n_params(m);
-	if (xm->o.mixer.kind != TD_MIXER_CONV) {
+	if (xm->o.mixer.kind == TD_MIXER_GRU || xm->o.mixer.kind == TD_MIXER_LSTM)
+		recurrence_shape(xm, m, xm->o.mixer.kind == TD_MIXER_GRU ? 3 : 4);
+	else if (xm->o.mixer.kind != TD_MIXER_CONV) {
 		xm->state = td_mixer_options(td_block_mixer(td_model_block(m, 0)))->state;
 		xm->sw = xm->o.mixer.kind == TD_MIXER_CLRU ? 2 * xm->state : xm->state;
 		for (int l = 0; l < xm->n_layers; l++)
@@ -684,6 +760,203 @@ static int clru_backward(const td_xmodel *xm, int l, const td_real *xf, size_t l
 	return err;
 }
 
+/*
+ * The recurrences' calls (mixer_rnn.c's per call, the GRU's and the
+ * LSTM's steps): a call's lines [nl] from line at, its buffers as x is
+ * laid out, line-major. Only the weight gradients depend on the core's
+ * blocks (td_mixer_blocks): every other value is one line's, or a
+ * product whose sums do not depend on how many rows a GEMM takes.
+ */
+typedef int (*rnn_call)(const td_xmodel *xm, int l, const td_real *xf, size_t at, size_t nl);
+
+/* f for each of block.c's calls over lines lines of layer l. */
+static int by_calls(const td_xmodel *xm, int l, const td_real *xf, size_t lines, rnn_call f)
+{
+	const size_t chunk = xm->layer[l].chunk;
+	int err = 0;
+
+	for (size_t at = 0; !err && at < lines; at += chunk) {
+		err = f(xm, l, xf, at, lines - at < chunk ? lines - at : chunk);
+		if (chunk > lines - at)
+			break; /* the last call; at + chunk may not fit */
+	}
+	return err;
+}
+
+/*
+ * A call's weight and bias gradients, block by block as mixer_rnn.c's
+ * block_grads sums them, each block into its own part (dW = dgx^T x, dU
+ * = dgh^T hp, db and dc dgx's and dgh's column sums, rows ascending; dc
+ * = db where dgh is dgx), then the parts added to the gradients in block
+ * order (td_mixer_add_parts). dgx and dgh [nl * length][G w], hp in rhp.
+ */
+static int rnn_grads(const td_xmodel *xm, int l, const td_real *xc, size_t nl,
+		     const td_real *dgx, const td_real *dgh)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t h = xm->o.width, gh = xm->gates * h, len = xl->conv.length;
+	const size_t np = xm->mixer_params, nb = td_mixer_blocks(nl, len);
+	const size_t *t = xl->t, mx = xl->mixer;
+	int err = x->zero(x, xm->parts, nb * np * sizeof *xm->parts);
+
+	assert(nb <= xm->n_blocks);
+	for (size_t k = 0; !err && k < nb; k++) {
+		size_t b0, b1, p0, rows;
+		td_real *part = xm->parts + k * np;
+
+		td_mixer_block(nl, nb, k, &b0, &b1);
+		p0 = b0 * len, rows = (b1 - b0) * len;
+		if ((err = x->gemm(x, part + t[RNN_W] - mx, h, dgx + p0 * gh, gh, xc + p0 * h, h, gh,
+				   h, rows, 1, 0, 1, 0)) ||
+		    (err = x->gemm(x, part + t[RNN_U] - mx, h, dgh + p0 * gh, gh,
+				   xm->rhp + p0 * h, h, gh, h, rows, 1, 0, 1, 0)) ||
+		    (err = x->bias_grad(x, part + t[RNN_B] - mx, dgx + p0 * gh, rows, gh)))
+			return err;
+		if (dgh == dgx)
+			err = x->copy(x, part + t[RNN_C] - mx, part + t[RNN_B] - mx,
+				      gh * sizeof *part);
+		else
+			err = x->bias_grad(x, part + t[RNN_C] - mx, dgh + p0 * gh, rows, gh);
+	}
+	return err ? err : x->add_parts(x, xm->grads + mx, xm->parts, nb, np, np);
+}
+
+/*
+ * One call of layer l's GRU forward (mixer_gru.c through mixer_rnn.c):
+ * x W^T for the call's positions into the gates' first 3w columns, then
+ * per step h_{t-1} U^T (from the second step) and the step's gates and
+ * states; y = the states. The gates and the states saved.
+ */
+static int gru_call_forward(const td_xmodel *xm, int l, const td_real *xf, size_t at, size_t nl)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t h = xm->o.width, len = xl->conv.length, p = nl * len;
+	const int rev = xl->conv.reverse;
+	const td_real *pr = xm->params, *u = pr + xl->t[RNN_U];
+	td_real *g = xm->rg + ((size_t)l * xm->rows + at * len) * 4 * h;
+	td_real *hs = xm->rh + ((size_t)l * xm->rows + at * len) * h;
+	int err = x->gemm(x, g, 4 * h, xf + at * len * h, h, pr + xl->t[RNN_W], h, p, 3 * h, h, 0,
+			  1, 1, 0);
+
+	for (size_t q = 0; !err && q < len; q++) {
+		if (q && (err = x->gemm(x, xm->rgh, 3 * h, hs + td_op_at(q - 1, len, rev) * h,
+					len * h, u, h, nl, 3 * h, h, 0, 1, 1, 0)))
+			return err;
+		err = x->gru_step(x, g, hs, xm->rgh, pr + xl->t[RNN_B], pr + xl->t[RNN_C], nl, len,
+				  h, q, rev);
+	}
+	return err ? err : x->copy(x, xm->yf + at * len * h, hs, p * h * sizeof *hs);
+}
+
+/*
+ * Its backward (mixer_rnn.c's backward_block, the GRU's steps): hp =
+ * h_{t-1}, the carry at 0, the steps from the last, each but the first
+ * carrying dgh_t U to the step before, dx = dgx W, then the weight and
+ * bias gradients; dy in yf, dx into zf.
+ */
+static int gru_call_backward(const td_xmodel *xm, int l, const td_real *xf, size_t at,
+			     size_t nl)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t h = xm->o.width, len = xl->conv.length, p = nl * len;
+	const int rev = xl->conv.reverse;
+	const td_real *u = xm->params + xl->t[RNN_U], *dy = xm->yf + at * len * h;
+	const td_real *g = xm->rg + ((size_t)l * xm->rows + at * len) * 4 * h;
+	const td_real *hs = xm->rh + ((size_t)l * xm->rows + at * len) * h;
+	int err;
+
+	if ((err = x->shift_prev(x, xm->rhp, hs, nl, len, h, rev)) ||
+	    (err = x->zero(x, xm->rcarry, nl * h * sizeof *xm->rcarry)))
+		return err;
+	for (size_t q = len; q-- > 0;) {
+		if ((err = x->gru_step_back(x, xm->rdx, xm->rdh, xm->rcarry, g, dy, xm->rhp, nl,
+					    len, h, q, rev)))
+			return err;
+		if (q == 0)
+			break; /* h_{-1} is a constant: nothing flows further */
+		if ((err = x->gemm(x, xm->rcarry, h, xm->rdh + td_op_at(q, len, rev) * 3 * h,
+				   len * 3 * h, u, h, nl, h, 3 * h, 0, 0, 1, 1)))
+			return err;
+	}
+	if ((err = x->gemm(x, xm->zf + at * len * h, h, xm->rdx, 3 * h, xm->params + xl->t[RNN_W],
+			   h, p, h, 3 * h, 0, 0, 1, 0)))
+		return err;
+	return rnn_grads(xm, l, xf + at * len * h, nl, xm->rdx, xm->rdh);
+}
+
+/*
+ * One call of layer l's LSTM forward (mixer_lstm.c through mixer_rnn.c):
+ * x W^T for the call's positions into the gates, then per step h_{t-1}
+ * U^T (from the second step) and the step's gates, cell states and
+ * states; y = the states. The gates, cell states, their tanh and the
+ * states saved.
+ */
+static int lstm_call_forward(const td_xmodel *xm, int l, const td_real *xf, size_t at, size_t nl)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t h = xm->o.width, len = xl->conv.length, p = nl * len;
+	const size_t row = (size_t)l * xm->rows + at * len;
+	const int rev = xl->conv.reverse;
+	const td_real *pr = xm->params, *u = pr + xl->t[RNN_U];
+	td_real *g = xm->rg + row * 4 * h, *hs = xm->rh + row * h;
+	td_real *ss = xm->rs + row * h, *ts = xm->rts + row * h;
+	int err = x->gemm(x, g, 4 * h, xf + at * len * h, h, pr + xl->t[RNN_W], h, p, 4 * h, h, 0,
+			  1, 1, 0);
+
+	for (size_t q = 0; !err && q < len; q++) {
+		if (q && (err = x->gemm(x, xm->rgh, 4 * h, hs + td_op_at(q - 1, len, rev) * h,
+					len * h, u, h, nl, 4 * h, h, 0, 1, 1, 0)))
+			return err;
+		err = x->lstm_step(x, g, ss, ts, hs, xm->rgh, pr + xl->t[RNN_B], pr + xl->t[RNN_C],
+				   nl, len, h, q, rev);
+	}
+	return err ? err : x->copy(x, xm->yf + at * len * h, hs, p * h * sizeof *hs);
+}
+
+/*
+ * Its backward (mixer_rnn.c's backward_block, the LSTM's steps): sp =
+ * s_{t-1}, hp = h_{t-1}, dh and ds at 0, the steps from the last, each
+ * but the first making dh = dg_t U for the step before, dx = dg W, then
+ * the weight and bias gradients (one adjoint dg for W, U, b and c); dy
+ * in yf, dx into zf.
+ */
+static int lstm_call_backward(const td_xmodel *xm, int l, const td_real *xf, size_t at,
+			      size_t nl)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t h = xm->o.width, len = xl->conv.length, p = nl * len;
+	const size_t row = (size_t)l * xm->rows + at * len;
+	const int rev = xl->conv.reverse;
+	const td_real *u = xm->params + xl->t[RNN_U], *dy = xm->yf + at * len * h;
+	const td_real *g = xm->rg + row * 4 * h, *ts = xm->rts + row * h;
+	int err;
+
+	if ((err = x->shift_prev(x, xm->rsp, xm->rs + row * h, nl, len, h, rev)) ||
+	    (err = x->shift_prev(x, xm->rhp, xm->rh + row * h, nl, len, h, rev)) ||
+	    (err = x->zero(x, xm->rcarry, nl * h * sizeof *xm->rcarry)) ||
+	    (err = x->zero(x, xm->rds, nl * h * sizeof *xm->rds)))
+		return err;
+	for (size_t q = len; q-- > 0;) {
+		if ((err = x->lstm_step_back(x, xm->rdx, xm->rcarry, xm->rds, g, ts, xm->rsp, dy, nl,
+					     len, h, q, rev)))
+			return err;
+		if (q == 0)
+			break; /* h_{-1} and s_{-1} are constants: nothing flows further */
+		if ((err = x->gemm(x, xm->rcarry, h, xm->rdx + td_op_at(q, len, rev) * 4 * h,
+				   len * 4 * h, u, h, nl, h, 4 * h, 0, 0, 1, 0)))
+			return err;
+	}
+	if ((err = x->gemm(x, xm->zf + at * len * h, h, xm->rdx, 4 * h, xm->params + xl->t[RNN_W],
+			   h, p, h, 4 * h, 0, 0, 1, 0)))
+		return err;
+	return rnn_grads(xm, l, xf + at * len * h, nl, xm->rdx, xm->rdx);
+}
+
 /* Layer l's kernel z [S+1][R][w], den or deg [S][n_cells] (the latter at offset n_cells S L). */
 static td_real *kz_of(const td_xmodel *xm, int l, int a)
 {
@@ -798,6 +1071,10 @@ static int block_forward(const td_xmodel *xm, int l, size_t batch)
 		err = lru_forward(xm, l, xf, batch * xl->lines);
 	else if (xl->kind == TD_MIXER_CLRU)
 		err = clru_forward(xm, l, xf, batch * xl->lines);
+	else if (xl->kind == TD_MIXER_GRU)
+		err = by_calls(xm, l, xf, batch * xl->lines, gru_call_forward);
+	else if (xl->kind == TD_MIXER_LSTM)
+		err = by_calls(xm, l, xf, batch * xl->lines, lstm_call_forward);
 	else
 		err = x->conv_forward(x, xm->yf, xf, xm->params + xl->mixer, batch * xl->lines,
 				      &xl->conv);
@@ -930,6 +1207,10 @@ static int block_backward(const td_xmodel *xm, int l, size_t batch)
 		err = lru_backward(xm, l, xf, batch * xl->lines);
 	else if (xl->kind == TD_MIXER_CLRU)
 		err = clru_backward(xm, l, xf, batch * xl->lines);
+	else if (xl->kind == TD_MIXER_GRU)
+		err = by_calls(xm, l, xf, batch * xl->lines, gru_call_backward);
+	else if (xl->kind == TD_MIXER_LSTM)
+		err = by_calls(xm, l, xf, batch * xl->lines, lstm_call_backward);
 	else
 		err = x->conv_backward(x, xm->zf, xm->grads + xl->mixer, xm->yf, xf,
 				       xm->params + xl->mixer, batch * xl->lines, xl->chunk,

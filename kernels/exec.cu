@@ -356,6 +356,69 @@ __global__ static void diag_add_kernel(float *g, const float *dm, size_t c)
 		g[i] += dm[i * c + i];
 }
 
+__global__ static void shift_prev_kernel(float *prev, const float *src, size_t length,
+					 size_t width, int reverse, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_shift_prev(prev, src, length, width, reverse, i);
+}
+
+/* Thread (line, channel) of lines x h, at step q. */
+__global__ static void gru_step_kernel(float *g, float *hs, const float *gh, const float *b,
+				       const float *c, size_t length, size_t h, size_t q,
+				       int reverse, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_gru_step(g, hs, gh, b, c, length, h, q, reverse, i);
+}
+
+/* Thread (line, channel) of lines x h, at step q. */
+__global__ static void gru_back_kernel(float *dgx, float *dgh, float *carry, const float *g,
+				       const float *dy, const float *hp, size_t length, size_t h,
+				       size_t q, int reverse, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_gru_step_back(dgx, dgh, carry, g, dy, hp, length, h, q, reverse, i);
+}
+
+/* Thread (line, channel) of lines x h, at step q. */
+__global__ static void lstm_step_kernel(float *g, float *ss, float *ts, float *hs,
+					const float *gh, const float *b, const float *c,
+					size_t length, size_t h, size_t q, int reverse, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_lstm_step(g, ss, ts, hs, gh, b, c, length, h, q, reverse, i);
+}
+
+/* Thread (line, channel) of lines x h, at step q. */
+__global__ static void lstm_back_kernel(float *dg, const float *dh, float *ds, const float *g,
+					const float *ts, const float *sp, const float *dy,
+					size_t length, size_t h, size_t q, int reverse, size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_lstm_step_back(dg, dh, ds, g, ts, sp, dy, length, h, q, reverse, i);
+}
+
+/* Thread e of count: the blocks' parts of element e, in block order. */
+__global__ static void add_parts_kernel(float *grad, const float *parts, size_t n, size_t stride,
+					size_t count)
+{
+	const size_t e = tid();
+
+	if (e < count)
+		td_op_add_parts(grad, parts, n, stride, e);
+}
+
 /* Thread b of batch: example b's present cells, loss, arg max and dy. */
 __global__ static void xent_kernel(float *dy, double *loss, int *best, uint8_t *present,
 				   const float *y, const int *labels, const uint8_t *mask,
@@ -732,6 +795,49 @@ static int ex_diag_add(const td_exec *x, float *g, const float *dm, size_t c)
 	LAUNCH(x, c, diag_add_kernel, g, dm, c);
 }
 
+static int ex_shift_prev(const td_exec *x, float *prev, const float *src, size_t lines,
+			 size_t length, size_t width, int reverse)
+{
+	LAUNCH(x, lines * length * width, shift_prev_kernel, prev, src, length, width, reverse,
+	       lines * length * width);
+}
+
+static int ex_gru_step(const td_exec *x, float *g, float *hs, const float *gh, const float *b,
+		       const float *c, size_t lines, size_t length, size_t h, size_t q, int reverse)
+{
+	LAUNCH(x, lines * h, gru_step_kernel, g, hs, gh, b, c, length, h, q, reverse, lines * h);
+}
+
+static int ex_gru_step_back(const td_exec *x, float *dgx, float *dgh, float *carry, const float *g,
+			    const float *dy, const float *hp, size_t lines, size_t length, size_t h,
+			    size_t q, int reverse)
+{
+	LAUNCH(x, lines * h, gru_back_kernel, dgx, dgh, carry, g, dy, hp, length, h, q, reverse,
+	       lines * h);
+}
+
+static int ex_lstm_step(const td_exec *x, float *g, float *ss, float *ts, float *hs,
+			const float *gh, const float *b, const float *c, size_t lines,
+			size_t length, size_t h, size_t q, int reverse)
+{
+	LAUNCH(x, lines * h, lstm_step_kernel, g, ss, ts, hs, gh, b, c, length, h, q, reverse,
+	       lines * h);
+}
+
+static int ex_lstm_step_back(const td_exec *x, float *dg, const float *dh, float *ds,
+			     const float *g, const float *ts, const float *sp, const float *dy,
+			     size_t lines, size_t length, size_t h, size_t q, int reverse)
+{
+	LAUNCH(x, lines * h, lstm_back_kernel, dg, dh, ds, g, ts, sp, dy, length, h, q, reverse,
+	       lines * h);
+}
+
+static int ex_add_parts(const td_exec *x, float *grad, const float *parts, size_t n,
+			size_t stride, size_t count)
+{
+	LAUNCH(x, count, add_parts_kernel, grad, parts, n, stride, count);
+}
+
 static int ex_xent(const td_exec *x, float *dy, double *acc, double *loss, int *best,
 		   uint8_t *present, const float *y, const int *labels, const uint8_t *mask,
 		   const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
@@ -804,6 +910,9 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.products = ex_products, e->x.diag_add = ex_diag_add, e->x.gather = ex_gather;
 	e->x.kernel_masses = ex_kernel_masses, e->x.kernel_renorm = ex_kernel_renorm;
 	e->x.kernel_rows = ex_kernel_rows, e->x.kernel_dk = ex_kernel_dk;
+	e->x.shift_prev = ex_shift_prev, e->x.gru_step = ex_gru_step;
+	e->x.gru_step_back = ex_gru_step_back, e->x.add_parts = ex_add_parts;
+	e->x.lstm_step = ex_lstm_step, e->x.lstm_step_back = ex_lstm_step_back;
 	e->x.xent = ex_xent, e->x.opt_step = ex_opt_step;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
 	for (int k = 0; k < TD_EXEC_MARKS; k++)

@@ -684,6 +684,159 @@ TD_HD void td_op_product(td_real *out, size_t ors, size_t oss, const td_real *p,
 	*o = mode > 0 ? *o + (td_real)acc : mode < 0 ? *o - (td_real)acc : (td_real)acc;
 }
 
+/* ---- the recurrences' steps (core/mixer_rnn.c, mixer_gru.c, mixer_lstm.c) ------- */
+
+/*
+ * Around the GEMMs (a call's input projections x W^T, each step's h_{t-1}
+ * U^T, the carry's dgh_t U, dx = dgx W and each block's dW and dU), lines
+ * of length >= 2: one (line, channel) of step q of the sweep, in the
+ * core's per-row loops' operations. A call's buffers are as x is laid
+ * out, [lines][length][width], line-major: the rows step q reads and
+ * writes are line l's row at position td_op_at(q); its h_{t-1} is the row
+ * at position td_op_at(q - 1), none at q = 0. Each step body is one
+ * (line, channel) i of [lines][h]: l = i / h, k = i % h.
+ */
+
+/* prev[i], i of [lines][length][width]: td_mixer_shift_prev (0 at a line's first step). */
+TD_HD void td_op_shift_prev(td_real *prev, const td_real *x, size_t length, size_t width,
+			    int reverse, size_t i)
+{
+	const size_t k = i % width, t = i / width % length, l = i / width / length;
+
+	if (reverse ? t + 1 == length : t == 0)
+		prev[i] = 0;
+	else
+		prev[i] = x[(l * length + (reverse ? t + 1 : t - 1)) * width + k];
+}
+
+/*
+ * The GRU's step q forward for (line, channel) i (mixer_gru.c's
+ * gates_row, then state_row): g [lines][length][4h] holds x W^T in its
+ * first 3h columns (without b) and gets r, z, n and Un h_{t-1} + cn; gh
+ * [lines][3h] holds h_{t-1} U^T (without c; not read at q = 0, where
+ * the core's gh is c itself); hs [lines][length][h] gets h_t.
+ */
+TD_HD void td_op_gru_step(td_real *g, td_real *hs, const td_real *gh, const td_real *b,
+			  const td_real *c, size_t length, size_t h, size_t q, int reverse,
+			  size_t i)
+{
+	const size_t l = i / h, k = i % h, t = td_op_at(q, length, reverse);
+	td_real *row = g + (l * length + t) * 4 * h;
+	const td_real *u = q ? gh + l * 3 * h : NULL;
+	const td_real ghr = u ? u[k] + c[k] : c[k], ghz = u ? u[h + k] + c[h + k] : c[h + k];
+	const td_real ghn = u ? u[2 * h + k] + c[2 * h + k] : c[2 * h + k];
+	const td_real r = td_sigmoid((row[k] + b[k]) + ghr);
+	const td_real z = td_sigmoid((row[h + k] + b[h + k]) + ghz);
+	const td_real n = td_tanh((row[2 * h + k] + b[2 * h + k]) + r * ghn);
+
+	row[k] = r, row[h + k] = z, row[2 * h + k] = n, row[3 * h + k] = ghn;
+	if (q)
+		hs[(l * length + t) * h + k] =
+		    (1 - z) * n + z * hs[(l * length + td_op_at(q - 1, length, reverse)) * h + k];
+	else
+		hs[(l * length + t) * h + k] = (1 - z) * n;
+}
+
+/*
+ * Its backward at step q for (line, channel) i (mixer_gru.c's back_row):
+ * from dh = dy + carry, the gate adjoints into dgx and dgh
+ * ([lines][length][3h], the position's row) and carry [lines][h] = dh z;
+ * g the saved gates, hp [lines][length][h] h_{t-1} (td_op_shift_prev of
+ * the saved h).
+ */
+TD_HD void td_op_gru_step_back(td_real *dgx, td_real *dgh, td_real *carry, const td_real *g,
+			       const td_real *dy, const td_real *hp, size_t length, size_t h,
+			       size_t q, int reverse, size_t i)
+{
+	const size_t l = i / h, k = i % h, pos = l * length + td_op_at(q, length, reverse);
+	const td_real *row = g + pos * 4 * h;
+	const td_real r = row[k], z = row[h + k], n = row[2 * h + k], ghn = row[3 * h + k];
+	const td_real dh = dy[pos * h + k] + carry[l * h + k];
+	const td_real dz = dh * (hp[pos * h + k] - n) * z * (1 - z);
+	const td_real dn = dh * (1 - z) * (1 - n * n);
+	const td_real dr = dn * ghn * r * (1 - r);
+	td_real *ax = dgx + pos * 3 * h, *ah = dgh + pos * 3 * h;
+
+	ax[k] = dr, ax[h + k] = dz, ax[2 * h + k] = dn;
+	ah[k] = dr, ah[h + k] = dz, ah[2 * h + k] = dn * r;
+	carry[l * h + k] = dh * z;
+}
+
+/*
+ * The LSTM's step q forward for (line, channel) i (mixer_lstm.c's
+ * step_in's biases, gates_row and state_row): g [lines][length][4h]
+ * holds x W^T and gets the gates i, f, g, o, from x W^T + (b + c), plus
+ * gh [lines][4h] = h_{t-1} U^T after the first step; ss, ts and hs
+ * [lines][length][h] get s_t, tanh(s_t) and h_t = o tanh(s_t).
+ */
+TD_HD void td_op_lstm_step(td_real *g, td_real *ss, td_real *ts, td_real *hs, const td_real *gh,
+			   const td_real *b, const td_real *c, size_t length, size_t h, size_t q,
+			   int reverse, size_t i)
+{
+	const size_t l = i / h, k = i % h, pos = l * length + td_op_at(q, length, reverse);
+	td_real *row = g + pos * 4 * h, pre[4];
+	td_real s;
+
+	for (size_t j = 0; j < 4; j++) {
+		const size_t e = j * h + k;
+
+		pre[j] = row[e] + (b[e] + c[e]);
+		if (q)
+			pre[j] = pre[j] + gh[l * 4 * h + e];
+	}
+	row[k] = td_sigmoid(pre[0]), row[h + k] = td_sigmoid(pre[1]);
+	row[2 * h + k] = td_tanh(pre[2]), row[3 * h + k] = td_sigmoid(pre[3]);
+	if (q)
+		s = row[h + k] * ss[(l * length + td_op_at(q - 1, length, reverse)) * h + k] +
+		    row[k] * row[2 * h + k];
+	else
+		s = row[k] * row[2 * h + k];
+	ss[pos * h + k] = s, ts[pos * h + k] = td_tanh(s);
+	hs[pos * h + k] = row[3 * h + k] * ts[pos * h + k];
+}
+
+/*
+ * Its backward at step q for (line, channel) i (mixer_lstm.c's
+ * back_row): from dh = dy + dh [lines][h] (through step q + 1) and ds
+ * [lines][h], the gate adjoints into dg [lines][length][4h] (the
+ * position's row) and ds = ds_t f; g, ts the saved gates and tanh(s_t),
+ * sp [lines][length][h] s_{t-1} (td_op_shift_prev of the saved s). dh
+ * is read only: the step's dg U replaces it.
+ */
+TD_HD void td_op_lstm_step_back(td_real *dg, const td_real *dh, td_real *ds, const td_real *g,
+				const td_real *ts, const td_real *sp, const td_real *dy,
+				size_t length, size_t h, size_t q, int reverse, size_t i)
+{
+	const size_t l = i / h, k = i % h, pos = l * length + td_op_at(q, length, reverse);
+	const td_real *row = g + pos * 4 * h;
+	const td_real ig = row[k], f = row[h + k], gg = row[2 * h + k], o = row[3 * h + k];
+	const td_real t = ts[pos * h + k];
+	const td_real d = dy[pos * h + k] + dh[l * h + k];
+	const td_real dsv = d * o * (1 - t * t) + ds[l * h + k];
+	td_real *a = dg + pos * 4 * h;
+
+	a[k] = dsv * gg * ig * (1 - ig);
+	a[h + k] = dsv * sp[pos * h + k] * f * (1 - f);
+	a[2 * h + k] = dsv * ig * (1 - gg * gg);
+	a[3 * h + k] = d * t * o * (1 - o);
+	ds[l * h + k] = dsv * f;
+}
+
+/*
+ * Element e of a call's parameter gradient: grad[e] += the blocks' parts
+ * (parts [n][stride]) summed in block order from block 0's
+ * (td_mixer_add_parts).
+ */
+TD_HD void td_op_add_parts(td_real *grad, const td_real *parts, size_t n, size_t stride,
+			   size_t e)
+{
+	td_real sum = parts[e];
+
+	for (size_t b = 1; b < n; b++)
+		sum += parts[b * stride + e];
+	grad[e] += sum;
+}
+
 /* ---- the fused AdamW step (core/adamw.c, update) ----------------------------- */
 
 /*

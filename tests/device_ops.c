@@ -689,7 +689,7 @@ static double now_s(void)
 /*
  * tdtrain's run on the GPU against the same run on the host executor (the
  * CPU run bit for bit, tests/test_xtrain.c): the synthetic row task, 200
- * steps, with mixer (conv or lru). Checked:
+ * steps, with mixer (conv, lru, clru, gru or lstm). Checked:
  *   - the same seed twice on the GPU: log.jsonl and checkpoint.bin equal,
  *     and the run stopped after 100 steps and resumed on the GPU ends
  *     with the uninterrupted run's checkpoint.bin;
@@ -778,7 +778,8 @@ int td_devcheck_training_agrees_with_the_host(void)
 		return 1;
 	}
 	fails = training_case("conv", root) + training_case("lru", root) +
-		training_case("clru", root);
+		training_case("clru", root) + training_case("gru", root) +
+		training_case("lstm", root);
 	printf("%s training_agrees_with_the_host (runs in %s)\n", fails ? "FAIL" : "PASS", root);
 	return fails;
 }

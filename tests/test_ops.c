@@ -11,7 +11,9 @@
  * td_train_xent, td_adamw_step and its td_adamw_last figures, the conv
  * mixer's forward and backward, the LRU mixer's (its bodies composed
  * with td_gemm as lru_forward and lru_backward compose them) and the
- * complex LRU's (likewise, clru_forward's and clru_backward's), and
+ * complex LRU's (likewise, clru_forward's and clru_backward's), the
+ * recurrences' shift to h_{t-1} and sum of block parts
+ * (td_mixer_shift_prev, td_mixer_add_parts), and
  * td_adamw_step's skips and counted reasons, and a scan block's forward
  * and backward (td_block_forward, td_block_backward); the ReLU has
  * no function of its own in the core, so its reference is model.c's two
@@ -933,6 +935,74 @@ static size_t adamw_differ(adamw_fn *body)
 	return differ;
 }
 
+/* ---- the recurrences' shift and block parts (mixer.c) ----------------------------- */
+
+/* The negative controls: h_{t-1} always from the forward sweep's step before. */
+static void shift_prev_unreversed(td_real *prev, const td_real *x, size_t length, size_t width,
+				  int reverse, size_t i)
+{
+	(void)reverse;
+	td_op_shift_prev(prev, x, length, width, 0, i);
+}
+
+/* The blocks' parts added last block first. */
+static void add_parts_reversed(td_real *grad, const td_real *parts, size_t n, size_t stride,
+			       size_t e)
+{
+	td_real sum = parts[(n - 1) * stride + e];
+
+	for (size_t b = n - 1; b-- > 0;)
+		sum += parts[b * stride + e];
+	grad[e] += sum;
+}
+
+/*
+ * Values whose bits differ between the core and the bodies: shift, per
+ * element, against td_mixer_shift_prev over 3 lines of 5 steps of 4
+ * channels, both ways; add, per element, against td_mixer_add_parts of
+ * a GRU's (3 channels) 5 blocks' parts on lines of 4 steps.
+ */
+static size_t rnn_differ(void (*shift)(td_real *, const td_real *, size_t, size_t, int, size_t),
+			 void (*add)(td_real *, const td_real *, size_t, size_t, size_t))
+{
+	td_mixer_opts o = TD_MIXER_OPTS_INIT;
+	td_mixer *m = NULL;
+	td_real x[3 * 5 * 4], p[3 * 5 * 4], p2[3 * 5 * 4], *parts, *copy, *grads;
+	size_t d = 0, np;
+
+	fill(x, 60, 1);
+	for (int rev = 0; rev < 2; rev++) {
+		td_mixer_shift_prev(p, x, 3, 5, 4, rev);
+		memset(p2, 0xff, sizeof p2);
+		for (size_t i = 0; i < 60; i++)
+			shift(p2, x, 5, 4, rev, i);
+		d += bits_differ(p, p2, 60);
+	}
+	o.kind = TD_MIXER_GRU, o.channels = 3;
+	assert_int_equal(td_mixer_new(&m, &o), 0);
+	np = td_mixer_n_params(m);
+	parts = must(malloc(5 * np * sizeof *parts)), copy = must(malloc(5 * np * sizeof *copy));
+	grads = must(malloc(np * sizeof *grads));
+	fill(parts, 5 * np, 1), fill(td_mixer_grads(m), np, 1);
+	memcpy(copy, parts, 5 * np * sizeof *parts);
+	memcpy(grads, td_mixer_grads(m), np * sizeof *grads);
+	td_mixer_add_parts(m, copy, 5, 1, 4); /* tensor 1 is U */
+	for (size_t e = 0; e < np; e++)
+		add(grads, parts, 5, np, e);
+	d += bits_differ(grads, td_mixer_grads(m), np);
+	free(parts), free(copy), free(grads);
+	td_mixer_free(m);
+	return d;
+}
+
+static void test_the_recurrences_shift_and_parts_bodies_give_the_cores_bits(void **state)
+{
+	(void)state;
+	assert_int_equal(rnn_differ(td_op_shift_prev, td_op_add_parts), 0);
+	assert_true(rnn_differ(shift_prev_unreversed, td_op_add_parts) > 0);
+	assert_true(rnn_differ(td_op_shift_prev, add_parts_reversed) > 0);
+}
+
 static void test_the_adamw_body_gives_td_adamw_steps_bits(void **state)
 {
 	(void)state;
@@ -1168,6 +1238,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_conv_bodies_give_the_conv_mixers_bits),
 	cmocka_unit_test(test_the_lru_bodies_with_td_gemm_give_the_lru_mixers_bits),
 	cmocka_unit_test(test_the_clru_bodies_with_td_gemm_give_the_clru_mixers_bits),
+	cmocka_unit_test(test_the_recurrences_shift_and_parts_bodies_give_the_cores_bits),
 	cmocka_unit_test(test_a_scan_block_of_bodies_gives_the_blocks_bits),
 	cmocka_unit_test(test_the_device_optimizer_step_gives_td_adamw_steps_bits_and_skips),
 };

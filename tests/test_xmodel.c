@@ -2,9 +2,9 @@
  * test_xmodel.c - the executor's model (core/xmodel.c) on the host's
  * executor against td_model, the core, bit for bit: the orchestration the
  * GPU runs, checked on any machine. Models of the scan family with the
- * conv, the LRU and the complex LRU mixer on a 4 x 5 lattice with two
- * absent cells, with and without a mask per example, the channel MLP and
- * a head per cell; the recurrences in block.c's chunks (an exact
+ * conv, the LRU, the complex LRU, the GRU and the LSTM mixer on a 4 x 5
+ * lattice with two absent cells, with and without a mask per example,
+ * the channel MLP and a head per cell; the recurrences in block.c's chunks (an exact
  * multiple of lines, a short last call, a chunk past the lines), models
  * of one layer, lines of one step in the core's chunks (the recurrences'
  * maps), the batch's bounds, the memory pool's arithmetic; and the
@@ -13,7 +13,9 @@
  * Edits that make them fail (each tried): the residual add without its
  * selection (sel(xm, mid, h, NULL, ...)); layer l + 1's norm read with
  * layer l's gain; the MLP's second bias left out; the head per cell
- * reading cell 0's weights for every cell.
+ * reading cell 0's weights for every cell; the GRU's n without its bias
+ * b_n (td_op_gru_step), its dc summed from dgx rather than dgh; the
+ * LSTM's biases added one after the other rather than b + c.
  */
 #include "tdtest.h"
 
@@ -100,6 +102,12 @@ static size_t forward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int e
 		emask[i] = i % 7 != 2;
 	fill(x, sizeof x / sizeof x[0], 5);
 	x[3 * 2] = (td_real)NAN; /* in an absent cell: must reach nothing */
+	if (fam == TD_BLOCK_KERNEL && (kind == TD_MIXER_GRU || kind == TD_MIXER_LSTM)) {
+		/* lines of one step: refused (test_what_the_executor_path_lacks_...) */
+		assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), TD_ENOTSUP);
+		td_model_free(m), td_lattice_free(lat);
+		return 0;
+	}
 	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
 	if (example_mask && fam != TD_BLOCK_SCAN) { /* refused by both, with one reason */
 		const char *why = fam == TD_BLOCK_KERNEL ? "absent cells per example: the kernel "
@@ -127,26 +135,30 @@ static size_t forward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int e
 }
 
 /* The mixers the executor path computes, and their names; case c runs kinds[c >> 3]. */
-static const td_mixer_kind kinds[] = {TD_MIXER_CONV, TD_MIXER_LRU, TD_MIXER_CLRU};
-static const char *const kind_names[] = {"conv", "lru", "clru"};
+static const td_mixer_kind kinds[] = {TD_MIXER_CONV, TD_MIXER_LRU, TD_MIXER_CLRU, TD_MIXER_GRU,
+				      TD_MIXER_LSTM};
+static const char *const kind_names[] = {"conv", "lru", "clru", "gru", "lstm"};
+#define N_KINDS (sizeof kinds / sizeof kinds[0])
 
 /*
- * Case c < 72: the family (scan, flatten, kernel), the mixer, the MLP,
- * the head, the mask per example.
+ * Case c < 3 N_CASES: the family (scan, flatten, kernel), the mixer, the
+ * MLP, the head, the mask per example.
  */
 static const td_block_family families[] = {TD_BLOCK_SCAN, TD_BLOCK_FLATTEN, TD_BLOCK_KERNEL};
 static const char *const family_names[] = {"scan", "flatten", "kernel"};
-#define CASE_FAMILY(c) families[(c) / 24]
+#define N_CASES ((int)N_KINDS * 8) /* a family's */
+#define CASE_FAMILY(c) families[(c) / N_CASES]
 #define CASE_ARGS(c)                                                                              \
-	kinds[(c) % 24 >> 3], (c) & 1 ? 6 : 0, (c) >> 1 & 1, (c) >> 2 & 1, CASE_FAMILY(c)
+	kinds[(c) % N_CASES >> 3], (c) & 1 ? 6 : 0, (c) >> 1 & 1, (c) >> 2 & 1, CASE_FAMILY(c)
 #define CASE_FMT "%s %s, ffn %d, head per cell %d, example mask %d"
 #define CASE_NAMES(c)                                                                             \
-	family_names[(c) / 24], kind_names[(c) % 24 >> 3], (c) & 1, (c) >> 1 & 1, (c) >> 2 & 1
+	family_names[(c) / N_CASES], kind_names[(c) % N_CASES >> 3], (c) & 1, (c) >> 1 & 1,           \
+	    (c) >> 2 & 1
 
 static void test_the_host_executors_forward_gives_the_models_bits(void **state)
 {
 	(void)state;
-	for (int c = 0; c < 72; c++)
+	for (int c = 0; c < 3 * N_CASES; c++)
 		if (forward_differ(CASE_ARGS(c)))
 			fail_msg(CASE_FMT ": y differs", CASE_NAMES(c));
 }
@@ -171,6 +183,12 @@ static size_t backward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int 
 	for (size_t i = 0; i < sizeof emask; i++)
 		emask[i] = i % 7 != 2;
 	fill(x, sizeof x / sizeof x[0], 5), fill(dy, sizeof dy / sizeof dy[0], 9);
+	if (fam == TD_BLOCK_KERNEL && (kind == TD_MIXER_GRU || kind == TD_MIXER_LSTM)) {
+		/* lines of one step: refused (test_what_the_executor_path_lacks_...) */
+		assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), TD_ENOTSUP);
+		free(grads), td_model_free(m), td_lattice_free(lat);
+		return 0;
+	}
 	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
 	if (example_mask && fam != TD_BLOCK_SCAN) { /* refused by both, with one reason */
 		const char *why = fam == TD_BLOCK_KERNEL ? "absent cells per example: the kernel "
@@ -209,7 +227,7 @@ static size_t backward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int 
 static void test_the_host_executors_backward_gives_the_models_bits(void **state)
 {
 	(void)state;
-	for (int c = 0; c < 72; c++)
+	for (int c = 0; c < 3 * N_CASES; c++)
 		if (backward_differ(CASE_ARGS(c)))
 			fail_msg(CASE_FMT ": dx or a gradient differs", CASE_NAMES(c));
 }
@@ -250,7 +268,11 @@ static size_t model_differ(td_model *m, const td_lattice *lat, const td_exec *x)
 	return differ;
 }
 
-/* The recurrences' scans the counting executor was asked for (lru_scan and clru_scan). */
+/*
+ * The recurrences' scans the counting executor was asked for (lru_scan
+ * and clru_scan; the GRU's and the LSTM's first step forward and
+ * backward).
+ */
 static size_t scans;
 
 static int counting_lru_scan(const td_exec *x, td_real *h, const td_real *a, size_t lines,
@@ -265,6 +287,42 @@ static int counting_clru_scan(const td_exec *x, td_real *h, const td_real *a, si
 {
 	scans++;
 	return td_exec_host()->clru_scan(x, h, a, lines, length, n, reverse, adjoint);
+}
+
+static int counting_gru_step(const td_exec *x, td_real *g, td_real *hs, const td_real *gh,
+			     const td_real *b, const td_real *c, size_t lines, size_t length,
+			     size_t h, size_t q, int reverse)
+{
+	scans += q == 0;
+	return td_exec_host()->gru_step(x, g, hs, gh, b, c, lines, length, h, q, reverse);
+}
+
+static int counting_gru_step_back(const td_exec *x, td_real *dgx, td_real *dgh, td_real *carry,
+				  const td_real *g, const td_real *dy, const td_real *hp,
+				  size_t lines, size_t length, size_t h, size_t q, int reverse)
+{
+	scans += q == 0;
+	return td_exec_host()->gru_step_back(x, dgx, dgh, carry, g, dy, hp, lines, length, h, q,
+					     reverse);
+}
+
+static int counting_lstm_step(const td_exec *x, td_real *g, td_real *ss, td_real *ts,
+			      td_real *hs, const td_real *gh, const td_real *b, const td_real *c,
+			      size_t lines, size_t length, size_t h, size_t q, int reverse)
+{
+	scans += q == 0;
+	return td_exec_host()->lstm_step(x, g, ss, ts, hs, gh, b, c, lines, length, h, q,
+					 reverse);
+}
+
+static int counting_lstm_step_back(const td_exec *x, td_real *dg, const td_real *dh, td_real *ds,
+				   const td_real *g, const td_real *ts, const td_real *sp,
+				   const td_real *dy, size_t lines, size_t length, size_t h,
+				   size_t q, int reverse)
+{
+	scans += q == 0;
+	return td_exec_host()->lstm_step_back(x, dg, dh, ds, g, ts, sp, dy, lines, length, h, q,
+					      reverse);
 }
 
 /*
@@ -292,9 +350,12 @@ static void test_the_recurrences_run_in_block_cs_chunks_and_no_others(void **sta
 
 	(void)state;
 	counting.lru_scan = counting_lru_scan, counting.clru_scan = counting_clru_scan;
+	counting.gru_step = counting_gru_step, counting.gru_step_back = counting_gru_step_back;
+	counting.lstm_step = counting_lstm_step;
+	counting.lstm_step_back = counting_lstm_step_back;
 	ls.rank = 2, ls.shape = two_by_seven, ls.names = hw;
 	assert_int_equal(td_lattice_new(&lat, &ls), 0);
-	for (int k = 1; k <= 2; k++)
+	for (size_t k = 1; k < N_KINDS; k++)
 		for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++) {
 			td_model *m = make_sized(lat, kinds[k], 0, 0, TD_BLOCK_SCAN, 4, chunks[c]);
 			size_t want = 0;
@@ -316,7 +377,7 @@ static void test_the_recurrences_run_in_block_cs_chunks_and_no_others(void **sta
 
 /*
  * A model of one layer: built from its only block, computed bit for bit
- * with each mixer; a one-layer GRU refused by the mixer's name. Seen
+ * with each mixer; a one-layer attention refused by the mixer's name. Seen
  * failing with td_xmodel_new reading block 1 for the cell count, the
  * recurrence's state or the mask, and with check_model naming block 1's
  * mixer (a model of one layer has no block 1).
@@ -324,20 +385,21 @@ static void test_the_recurrences_run_in_block_cs_chunks_and_no_others(void **sta
 static void test_a_model_of_one_layer_is_read_from_its_only_block(void **state)
 {
 	td_lattice *lat = grid();
-	td_model *gru = make_sized(lat, TD_MIXER_GRU, 0, 0, TD_BLOCK_SCAN, 1, 2);
+	td_model *att = make_sized(lat, TD_MIXER_ATTENTION, 0, 0, TD_BLOCK_SCAN, 1, 2);
 	td_xmodel *xm = NULL;
 
 	(void)state;
-	for (int k = 0; k < 3; k++) {
+	for (size_t k = 0; k < N_KINDS; k++) {
 		td_model *m = make_sized(lat, kinds[k], 6, 0, TD_BLOCK_SCAN, 1, 2);
 
 		if (model_differ(m, lat, td_exec_host()))
 			fail_msg("%s of one layer: y, dx or a gradient differs", kind_names[k]);
 		td_model_free(m);
 	}
-	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), gru), TD_ENOTSUP, "mixer is gru");
+	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), att), TD_ENOTSUP,
+			  "mixer is attention");
 	assert_null(xm);
-	td_model_free(gru), td_lattice_free(lat);
+	td_model_free(att), td_lattice_free(lat);
 }
 
 /*
@@ -457,17 +519,35 @@ static void test_a_conv_backward_of_no_lines_leaves_the_gradient(void **state)
 		assert_true(g[i] == 0 && signbit(g[i]));
 }
 
+/*
+ * The attention mixer, and the GRU and the LSTM on lines of one step (a
+ * scan along an axis of one cell, a kernel block without a time axis):
+ * refused by name, *out NULL.
+ */
 static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 {
-	td_lattice *lat = grid();
-	td_model *gru = make_model(lat, TD_MIXER_GRU, 0, 0, TD_BLOCK_SCAN);
+	static const size_t one_row[] = {1, 6};
+	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
+	td_lattice *lat = grid(), *row = NULL;
+	td_model *att = make_model(lat, TD_MIXER_ATTENTION, 0, 0, TD_BLOCK_SCAN), *m;
 	td_xmodel *xm = (td_xmodel *)&lat; /* must come back NULL */
 
 	(void)state;
-	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), gru), TD_ENOTSUP, "gru");
+	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), att), TD_ENOTSUP, "attention");
 	assert_null(xm);
-	td_model_free(gru);
-	td_lattice_free(lat);
+	ls.rank = 2, ls.shape = one_row, ls.names = hw;
+	assert_int_equal(td_lattice_new(&row, &ls), 0);
+	for (int c = 0; c < 4; c++) {
+		const td_mixer_kind kind = c & 1 ? TD_MIXER_LSTM : TD_MIXER_GRU;
+
+		m = make_model(c < 2 ? row : lat, kind, 0, 0, c < 2 ? TD_BLOCK_SCAN : TD_BLOCK_KERNEL);
+		TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), m), TD_ENOTSUP,
+				  c & 1 ? "no lstm on lines of one step" : "no gru on lines of one step");
+		assert_null(xm);
+		td_model_free(m);
+	}
+	td_model_free(att);
+	td_lattice_free(row), td_lattice_free(lat);
 }
 
 /*

@@ -21,7 +21,13 @@
  * told every step was applied (the firewall test); the window's sum not
  * zeroed at a log point; td_xtrain_load not uploading the moments (the
  * resume test); an upload's, a wait's or a layer's failure swallowed (the
- * failure test: each executor call failed in turn).
+ * failure test: each executor call failed in turn; the GRU's shift_prev
+ * and the LSTM's lstm_step_back swallowed); the GRU's z without its bias
+ * b_z, the LSTM's biases added one after the other rather than b + c,
+ * the blocks' parts added last block first (each of gru-blocks and
+ * lstm-blocks), calls of half block.c's chunk (the bitwise test:
+ * synth-time at batch 24 takes calls of 256 and 128 lines, 4 and 2
+ * blocks).
  */
 #include "tdtest.h"
 
@@ -141,6 +147,11 @@ static void test_the_host_executor_trains_the_cpu_run_bit_for_bit(void **state)
 	const char *conv[] = {"mixer=conv", NULL};
 	const char *lru[] = {"mixer=lru", "ffn=6", "head=per_cell", NULL};
 	const char *clru[] = {"mixer=clru", NULL};
+	const char *gru[] = {"mixer=gru", "dataset=synth-absent", "ffn=4", NULL};
+	const char *gru_blocks[] = {"mixer=gru", "dataset=synth-time", "batch=24", NULL};
+	const char *lstm[] = {"mixer=lstm", "dataset=synth-absent", "ffn=4", NULL};
+	const char *lstm_blocks[] = {"mixer=lstm", "dataset=synth-time", "batch=24",
+				     "head=per_cell", NULL};
 	const char *absent[] = {"dataset=synth-absent", "mixer=conv", "ffn=4", NULL};
 	const char *flatten[] = {"composition=flatten", "mixer=lru", "bidirectional=false", NULL};
 
@@ -148,6 +159,10 @@ static void test_the_host_executor_trains_the_cpu_run_bit_for_bit(void **state)
 	assert_int_equal(cpu_and_host_differ("conv", conv), 0);
 	assert_int_equal(cpu_and_host_differ("lru", lru), 0);
 	assert_int_equal(cpu_and_host_differ("clru", clru), 0);
+	assert_int_equal(cpu_and_host_differ("gru", gru), 0);
+	assert_int_equal(cpu_and_host_differ("gru-blocks", gru_blocks), 0);
+	assert_int_equal(cpu_and_host_differ("lstm", lstm), 0);
+	assert_int_equal(cpu_and_host_differ("lstm-blocks", lstm_blocks), 0);
 	assert_int_equal(cpu_and_host_differ("absent", absent), 0);
 	assert_int_equal(cpu_and_host_differ("flatten", flatten), 0);
 }
@@ -178,28 +193,50 @@ static void test_the_firewall_stops_a_run_with_no_finite_step_as_on_the_cpu(void
 	assert_string_equal(why, td_error_last());
 }
 
+/*
+ * Runs of mixer in NAME/whole (the CPU, uninterrupted), NAME/split (the
+ * host executor, stopped at step 20 and resumed on it) and NAME/cross
+ * (stopped on it at 10, resumed on the CPU): 0 when the three end with
+ * the same checkpoint.
+ */
+static int resumed_runs_differ(const char *mixer)
+{
+	char mset[32], whole[64], split[64], cross[64], ck[96];
+	const char *sets[] = {mset, "checkpoint_every=10", NULL};
+
+	snprintf(mset, sizeof mset, "mixer=%s", mixer);
+	snprintf(whole, sizeof whole, "%s/whole", mixer);
+	snprintf(split, sizeof split, "%s/split", mixer);
+	snprintf(cross, sizeof cross, "%s/cross", mixer);
+	assert_int_equal(run(whole, sets, NULL, 0, NULL), 0);
+	assert_int_equal(run(split, sets, td_exec_host(), 20, NULL), 0);
+	snprintf(ck, sizeof ck, "%s/checkpoint.bin", split);
+	assert_int_equal(run(split, sets, td_exec_host(), 0, ck), 0);
+	assert_int_equal(run(cross, sets, td_exec_host(), 10, NULL), 0);
+	snprintf(ck, sizeof ck, "%s/checkpoint.bin", cross);
+	assert_int_equal(run(cross, sets, NULL, 0, ck), 0);
+	/* the resumed runs' logs hold only their own part; their checkpoints hold everything */
+	snprintf(ck, sizeof ck, "%s/checkpoint.bin", whole);
+	return file_differs(ck, strcat(split, "/checkpoint.bin")) +
+	       file_differs(ck, strcat(cross, "/checkpoint.bin"));
+}
+
 static void test_a_run_resumed_on_the_executor_equals_the_whole_cpu_run(void **state)
 {
-	const char *conv[] = {"mixer=conv", "checkpoint_every=10", NULL};
-
 	(void)state;
-	assert_int_equal(run("whole", conv, NULL, 0, NULL), 0);
-	assert_int_equal(run("split", conv, td_exec_host(), 20, NULL), 0);
-	assert_int_equal(run("split", conv, td_exec_host(), 0, "split/checkpoint.bin"), 0);
-	assert_int_equal(run("cross", conv, td_exec_host(), 10, NULL), 0);
-	assert_int_equal(run("cross", conv, NULL, 0, "cross/checkpoint.bin"), 0);
-	/* the resumed runs' logs hold only their own part; their checkpoints hold everything */
-	assert_int_equal(file_differs("whole/checkpoint.bin", "split/checkpoint.bin"), 0);
-	assert_int_equal(file_differs("whole/checkpoint.bin", "cross/checkpoint.bin"), 0);
+	assert_int_equal(resumed_runs_differ("conv"), 0);
+	assert_int_equal(resumed_runs_differ("gru"), 0);
+	assert_int_equal(resumed_runs_differ("lstm"), 0);
 }
 
 static void test_a_model_the_executor_does_not_compute_is_refused_by_name(void **state)
 {
-	const char *gru[] = {"mixer=gru", NULL};
+	const char *att[] = {"mixer=attention", NULL};
 
 	(void)state;
-	TD_ASSERT_REFUSED(run("gru", gru, td_exec_host(), 0, NULL), TD_ENOTSUP,
-			  "device = host: the executor path has the conv, lru and clru mixers only");
+	TD_ASSERT_REFUSED(run("attention", att, td_exec_host(), 0, NULL), TD_ENOTSUP,
+			  "device = host: the executor path has the conv, lru, clru, gru and lstm "
+			  "mixers only");
 }
 
 /* The host executor, counting its optimizer steps and noting at which count each download came. */
@@ -370,6 +407,60 @@ FAILING(lru_scan,
 	(const td_exec *x, td_real *h, const td_real *a, size_t lines, size_t length, size_t n,
 	 int reverse, int adjoint),
 	(x, h, a, lines, length, n, reverse, adjoint))
+FAILING(shift_prev,
+	(const td_exec *x, td_real *p, const td_real *s, size_t lines, size_t length, size_t width,
+	 int reverse),
+	(x, p, s, lines, length, width, reverse))
+FAILING(gru_step,
+	(const td_exec *x, td_real *g, td_real *hs, const td_real *gh, const td_real *b,
+	 const td_real *c, size_t lines, size_t length, size_t h, size_t q, int reverse),
+	(x, g, hs, gh, b, c, lines, length, h, q, reverse))
+FAILING(gru_step_back,
+	(const td_exec *x, td_real *dgx, td_real *dgh, td_real *carry, const td_real *g,
+	 const td_real *dy, const td_real *hp, size_t lines, size_t length, size_t h, size_t q,
+	 int reverse),
+	(x, dgx, dgh, carry, g, dy, hp, lines, length, h, q, reverse))
+FAILING(lstm_step,
+	(const td_exec *x, td_real *g, td_real *ss, td_real *ts, td_real *hs, const td_real *gh,
+	 const td_real *b, const td_real *c, size_t lines, size_t length, size_t h, size_t q,
+	 int reverse),
+	(x, g, ss, ts, hs, gh, b, c, lines, length, h, q, reverse))
+FAILING(lstm_step_back,
+	(const td_exec *x, td_real *dg, const td_real *dh, td_real *ds, const td_real *g,
+	 const td_real *ts, const td_real *sp, const td_real *dy, size_t lines, size_t length,
+	 size_t h, size_t q, int reverse),
+	(x, dg, dh, ds, g, ts, sp, dy, lines, length, h, q, reverse))
+FAILING(add_parts,
+	(const td_exec *x, td_real *grad, const td_real *parts, size_t n, size_t stride,
+	 size_t count),
+	(x, grad, parts, n, stride, count))
+FAILING(copy, (const td_exec *x, void *d, const void *s, size_t n), (x, d, s, n))
+FAILING(products,
+	(const td_exec *x, td_real *o, size_t ors, size_t oss, const td_real *p, size_t prs,
+	 size_t pts, const td_real *q, size_t qrs, size_t qts, size_t nr, size_t ns, size_t nt,
+	 const td_real *diag, int mode),
+	(x, o, ors, oss, p, prs, pts, q, qrs, qts, nr, ns, nt, diag, mode))
+FAILING(diag_add, (const td_exec *x, td_real *g, const td_real *dm, size_t c), (x, g, dm, c))
+FAILING(gather,
+	(const td_exec *x, td_real *d, const td_real *s, const size_t *map, size_t batch,
+	 size_t n_from, size_t n_to, size_t channels),
+	(x, d, s, map, batch, n_from, n_to, channels))
+FAILING(kernel_masses,
+	(const td_exec *x, td_real *den, td_real *deg, const td_real *k, const uint8_t *mask,
+	 size_t n_cells, size_t n, size_t inner, double cancel),
+	(x, den, deg, k, mask, n_cells, n, inner, cancel))
+FAILING(kernel_renorm,
+	(const td_exec *x, td_real *o, const td_real *den, const td_real *deg,
+	 const uint8_t *mask, size_t rows, size_t n_cells, size_t c),
+	(x, o, den, deg, mask, rows, n_cells, c))
+FAILING(kernel_rows,
+	(const td_exec *x, td_real *r, td_real *q, const td_real *g, const td_real *o,
+	 const td_real *den, const td_real *deg, size_t rows, size_t n_cells, size_t c),
+	(x, r, q, g, o, den, deg, rows, n_cells, c))
+FAILING(kernel_dk,
+	(const td_exec *x, td_real *dk, const td_real *sk, const td_real *q, const uint8_t *mask,
+	 size_t blocks, size_t outer, size_t n, size_t inner, size_t n_cells),
+	(x, dk, sk, q, mask, blocks, outer, n, inner, n_cells))
 FAILING(xent,
 	(const td_exec *x, td_real *dy, double *acc, double *loss, int *best, uint8_t *present,
 	 const td_real *y, const int *labels, const uint8_t *mask, const uint8_t *emask,
@@ -388,7 +479,9 @@ FAILING(opt_step,
  * batch, a layer, the loss, the optimizer, a read at a log point, an
  * evaluation or a checkpoint); none is swallowed, and (under ASan) none
  * leaks or touches freed memory. Conv with the MLP and a head per cell,
- * and the LRU with absent cells and skipped steps.
+ * the LRU with absent cells and skipped steps, the GRU and the LSTM, a
+ * flatten model, and a kernel model (its contractions, and the LRU's map
+ * on lines of one step).
  */
 static void test_an_executor_failure_anywhere_stops_the_run_with_its_reason(void **state)
 {
@@ -400,7 +493,19 @@ static void test_an_executor_failure_anywhere_stops_the_run_with_its_reason(void
 			     "bidirectional=false", "steps=3", "warmup=1", "batch=2",
 			     "log_every=2", "eval_every=2", "eval_batches=1",
 			     "inject_nonfinite_every=2", NULL};
-	const char *const *cases[] = {conv, lru};
+	const char *gru[] = {"mixer=gru", "width=4", "layers=2", "bidirectional=false", "steps=2",
+			     "warmup=1", "batch=2", "log_every=2", "eval_every=2",
+			     "eval_batches=1", NULL};
+	const char *lstm[] = {"mixer=lstm", "dataset=synth-absent", "width=4", "layers=2",
+			      "bidirectional=false", "steps=2", "warmup=1", "batch=2",
+			      "log_every=2", "eval_every=2", "eval_batches=1", "ffn=2", NULL};
+	const char *flat[] = {"composition=flatten", "mixer=conv", "width=4", "layers=2",
+			      "bidirectional=false", "steps=2", "warmup=1", "batch=2",
+			      "log_every=2", "eval_every=2", "eval_batches=1", NULL};
+	const char *kern[] = {"composition=axial_kernel", "mixer=lru", "width=4", "layers=2",
+			      "bidirectional=false", "steps=2", "warmup=1", "batch=2",
+			      "log_every=2", "eval_every=2", "eval_batches=1", NULL};
+	const char *const *cases[] = {conv, lru, gru, lstm, flat, kern};
 	td_exec failing = *td_exec_host();
 
 	(void)state;
@@ -413,8 +518,16 @@ static void test_an_executor_failure_anywhere_stops_the_run_with_its_reason(void
 	failing.fold = failing_fold, failing.conv_forward = failing_conv_forward;
 	failing.conv_backward = failing_conv_backward, failing.lru_scan = failing_lru_scan;
 	failing.xent = failing_xent, failing.opt_step = failing_opt_step;
+	failing.shift_prev = failing_shift_prev, failing.gru_step = failing_gru_step;
+	failing.gru_step_back = failing_gru_step_back, failing.add_parts = failing_add_parts;
+	failing.lstm_step = failing_lstm_step, failing.lstm_step_back = failing_lstm_step_back;
+	failing.copy = failing_copy;
+	failing.products = failing_products, failing.diag_add = failing_diag_add;
+	failing.gather = failing_gather, failing.kernel_masses = failing_kernel_masses;
+	failing.kernel_renorm = failing_kernel_renorm, failing.kernel_rows = failing_kernel_rows;
+	failing.kernel_dk = failing_kernel_dk;
 	quiet_failures = 1;
-	for (int c = 0; c < 2; c++) {
+	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		int n = 1;
 
 		for (;; n++) {

@@ -39,11 +39,11 @@ mutant {
 mutant {
   name = "xmodel-unsupported-mixer-accepted",
   file = "core/xmodel.c",
-  find = "o->mixer.kind != TD_MIXER_CLRU)",
-  replace = "o->mixer.kind != TD_MIXER_CLRU && 0)",
+  find = "o->mixer.kind != TD_MIXER_LSTM)",
+  replace = "o->mixer.kind != TD_MIXER_LSTM && 0)",
   guards = { "test_what_the_executor_path_lacks_is_refused_by_name" },
   designed_against = "a path that computes a model it was not built for instead of refusing it",
-  why = "a GRU model would run the conv's kernels on the GRU's slab",
+  why = "an attention model would run the conv's kernels on the attention's slab",
 }
 
 mutant {
@@ -154,4 +154,34 @@ mutant {
   guards = { "test_the_host_executors_backward_gives_the_models_bits" },
   designed_against = "a complex product's backward that keeps the real half's path and drops the imaginary one",
   why = "dx misses g_im B_im, the input's gradient through the states' imaginary parts",
+}
+
+mutant {
+  name = "xmodel-recurrence-calls-a-line-longer-than-block-cs",
+  file = "core/xmodel.c",
+  find = "const size_t chunk = xm->layer[l].chunk;",
+  replace = "const size_t chunk = xm->layer[l].chunk + 1;",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "a device path that groups a mixer's lines into calls other than the core's",
+  why = "the GRU's and the LSTM's weight gradients are summed per call and per block of a call: other calls are another rounding",
+}
+
+mutant {
+  name = "xmodel-gru-recurrent-bias-summed-from-the-input-adjoint",
+  file = "core/xmodel.c",
+  find = "err = x->bias_grad(x, part + t[RNN_C] - mx, dgh + p0 * gh, rows, gh);",
+  replace = "err = x->bias_grad(x, part + t[RNN_C] - mx, dgx + p0 * gh, rows, gh);",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "the LSTM's shortcut (one adjoint for both biases) taken for the GRU, whose n gate differs",
+  why = "dc_n would miss the reset gate's factor r that dgh carries and dgx does not",
+}
+
+mutant {
+  name = "xmodel-lstm-carry-added-to-the-step-after",
+  file = "core/xmodel.c",
+  find = "len * 4 * h, u, h, nl, h, 4 * h, 0, 0, 1, 0)))",
+  replace = "len * 4 * h, u, h, nl, h, 4 * h, 0, 0, 1, 1)))",
+  guards = { "test_the_host_executors_backward_gives_the_models_bits" },
+  designed_against = "the GRU's carry (dgh U added to the direct path) taken for the LSTM, whose carry is the product alone",
+  why = "dL/dh_{t-1} would keep the adjoint of every later step as well as its own",
 }
