@@ -73,6 +73,15 @@ struct td_exec {
 		    const td_real *b, size_t ldb, size_t m, size_t n, size_t k, int trans_a,
 		    int trans_b, td_real alpha, td_real beta);
 	/*
+	 * count of gemm's products, product i on a + i sa, b + i sb and c + i
+	 * sc (strides in elements; 0 shares an operand): one launch where
+	 * gemm would take count
+	 */
+	int (*gemm_batched)(const td_exec *x, td_real *c, size_t ldc, size_t sc, const td_real *a,
+			    size_t lda, size_t sa, const td_real *b, size_t ldb, size_t sb,
+			    size_t m, size_t n, size_t k, size_t count, int trans_a, int trans_b,
+			    td_real alpha, td_real beta);
+	/*
 	 * dst [rows][channels] = a (+ b when b is not NULL) where the row's cell
 	 * is present (td_op_present; rows = batch n_cells), else 0. dst may be a.
 	 */

@@ -53,6 +53,19 @@ static int host_gemm(const td_exec *x, td_real *c, size_t ldc, const td_real *a,
 	return td_gemm(c, ldc, a, lda, b, ldb, m, n, k, &o);
 }
 
+static int host_gemm_batched(const td_exec *x, td_real *c, size_t ldc, size_t sc,
+			     const td_real *a, size_t lda, size_t sa, const td_real *b, size_t ldb,
+			     size_t sb, size_t m, size_t n, size_t k, size_t count, int trans_a,
+			     int trans_b, td_real alpha, td_real beta)
+{
+	int err = 0;
+
+	for (size_t i = 0; !err && i < count; i++)
+		err = host_gemm(x, c + i * sc, ldc, a + i * sa, lda, b + i * sb, ldb, m, n, k,
+				trans_a, trans_b, alpha, beta);
+	return err;
+}
+
 static int host_select(const td_exec *x, td_real *dst, const td_real *a, const td_real *b,
 		       const uint8_t *mask, const uint8_t *emask, size_t n_cells, size_t rows,
 		       size_t channels)
@@ -442,6 +455,7 @@ static const td_exec host = {
 	.download = host_copy,
 	.copy = host_copy,
 	.gemm = host_gemm,
+	.gemm_batched = host_gemm_batched,
 	.select = host_select,
 	.bias_add = host_bias_add,
 	.rmsnorm = host_rmsnorm,

@@ -968,18 +968,11 @@ static size_t kd_at(const td_xmodel *xm, int l, int a)
 	return ((size_t)l * (size_t)xm->kern + (size_t)a) * xm->n_cells;
 }
 
-/* Value offset of block u of axis a: example u / outer, block u % outer of it. */
-static size_t block_at(const xlayer *xl, int a, size_t u, size_t n_cells, size_t c)
-{
-	const size_t outer = xl->ax[a].outer;
-
-	return ((u / outer) * n_cells + (u % outer) * xl->ax[a].n * xl->ax[a].inner) * c;
-}
-
 /*
  * The kernel block's contractions (family_kernel.c's kern_forward to its
  * mixer): z_0 = select(n), then per spatial axis the masses, one product
- * K z per block, the renormalisation with selection; z_S is the mixer's.
+ * K z per block (the blocks [n][inner w] one after another: one batched
+ * product), the renormalisation with selection; z_S is the mixer's.
  */
 static int kernel_forward(const td_xmodel *xm, int l, size_t batch)
 {
@@ -994,13 +987,10 @@ static int kernel_forward(const td_xmodel *xm, int l, size_t batch)
 		td_real *out = kz_of(xm, l, a + 1), *den = xm->kden + kd_at(xm, l, a);
 		td_real *deg = xm->kdeg + kd_at(xm, l, a);
 
-		err = x->kernel_masses(x, den, deg, k, xm->mask, xm->n_cells, n, xl->ax[a].inner,
-				       xl->cancel);
-		for (size_t u = 0; !err && u < batch * xl->ax[a].outer; u++) {
-			const size_t at = block_at(xl, a, u, xm->n_cells, w);
-
-			err = x->gemm(x, out + at, ld, k, n, z + at, ld, n, ld, n, 0, 0, 1, 0);
-		}
+		if (!(err = x->kernel_masses(x, den, deg, k, xm->mask, xm->n_cells, n,
+					     xl->ax[a].inner, xl->cancel)))
+			err = x->gemm_batched(x, out, ld, n * ld, k, n, 0, z, ld, n * ld, n, ld, n,
+					      batch * xl->ax[a].outer, 0, 0, 1, 0);
 		if (!err)
 			err = x->kernel_renorm(x, out, den, deg, xm->mask, r, xm->n_cells, w);
 	}
@@ -1026,14 +1016,12 @@ static int kernel_backward(const td_xmodel *xm, int l, size_t batch)
 		err = x->kernel_rows(x, xm->kr, xm->kq, xm->gn, kz_of(xm, l, a + 1),
 				     xm->kden + kd_at(xm, l, a), xm->kdeg + kd_at(xm, l, a), r,
 				     xm->n_cells, w);
-		for (size_t u = 0; !err && u < blocks; u++) {
-			const size_t at = block_at(xl, a, u, xm->n_cells, w);
-
-			if (!(err = x->gemm(x, xm->gn + at, ld, k, n, xm->kr + at, ld, n, ld, n, 1, 0, 1,
-					    0)))
-				err = x->gemm(x, xm->ksk + u * n * n, n, xm->kr + at, ld, z + at, ld, n,
-					      n, ld, 0, 1, 1, 0);
-		}
+		if (!err)
+			err = x->gemm_batched(x, xm->gn, ld, n * ld, k, n, 0, xm->kr, ld, n * ld, n,
+					      ld, n, blocks, 1, 0, 1, 0);
+		if (!err)
+			err = x->gemm_batched(x, xm->ksk, n, n * n, xm->kr, ld, n * ld, z, ld, n * ld,
+					      n, n, ld, blocks, 0, 1, 1, 0);
 		if (!err)
 			err = x->kernel_dk(x, xm->grads + xl->ax[a].k, xm->ksk, xm->kq, xm->mask,
 					   blocks, xl->ax[a].outer, n, xl->ax[a].inner, xm->n_cells);

@@ -574,6 +574,27 @@ done:
 	return err;
 }
 
+static int ex_gemm_batched(const td_exec *x, float *c, size_t ldc, size_t sc, const float *a,
+			   size_t lda, size_t sa, const float *b, size_t ldb, size_t sb, size_t m,
+			   size_t n, size_t k, size_t count, int trans_a, int trans_b, float alpha,
+			   float beta)
+{
+	int err = 0;
+
+	if (m == 0 || n == 0 || count == 0)
+		return 0;
+	if (m > INT_MAX || n > INT_MAX || k > INT_MAX || ldc > INT_MAX || lda > INT_MAX ||
+	    ldb > INT_MAX || count > INT_MAX || sa > LLONG_MAX || sb > LLONG_MAX || sc > LLONG_MAX)
+		return TD_FAIL(TD_EINVAL, "%zu products of %zu x %zu x %zu: cuBLAS takes int", count,
+			       m, n, k);
+	CUBLAS_TRY(cublasSgemmStridedBatched(
+	    self(x)->blas, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N,
+	    (int)n, (int)m, (int)k, &alpha, b, (int)ldb, (long long)sb, a, (int)lda, (long long)sa,
+	    &beta, c, (int)ldc, (long long)sc, (int)count));
+done:
+	return err;
+}
+
 static int ex_select(const td_exec *x, float *dst, const float *a, const float *b,
 		     const uint8_t *mask, const uint8_t *emask, size_t n_cells, size_t rows,
 		     size_t channels)
@@ -898,6 +919,7 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.mark = ex_mark, e->x.wait_mark = ex_wait_mark;
 	e->x.upload = ex_upload, e->x.download = ex_download, e->x.copy = ex_copy;
 	e->x.gemm = ex_gemm, e->x.select = ex_select, e->x.bias_add = ex_bias_add;
+	e->x.gemm_batched = ex_gemm_batched;
 	e->x.rmsnorm = ex_rmsnorm, e->x.relu = ex_relu, e->x.fold = ex_fold;
 	e->x.conv_forward = ex_conv_forward, e->x.head_cell = ex_head_cell;
 	e->x.zero = ex_zero, e->x.bias_grad = ex_bias_grad;

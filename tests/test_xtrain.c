@@ -440,6 +440,11 @@ FAILING(products,
 	 size_t pts, const td_real *q, size_t qrs, size_t qts, size_t nr, size_t ns, size_t nt,
 	 const td_real *diag, int mode),
 	(x, o, ors, oss, p, prs, pts, q, qrs, qts, nr, ns, nt, diag, mode))
+FAILING(gemm_batched,
+	(const td_exec *x, td_real *c, size_t ldc, size_t sc, const td_real *a, size_t lda,
+	 size_t sa, const td_real *b, size_t ldb, size_t sb, size_t m, size_t n, size_t k,
+	 size_t count, int ta, int tb, td_real alpha, td_real beta),
+	(x, c, ldc, sc, a, lda, sa, b, ldb, sb, m, n, k, count, ta, tb, alpha, beta))
 FAILING(diag_add, (const td_exec *x, td_real *g, const td_real *dm, size_t c), (x, g, dm, c))
 FAILING(gather,
 	(const td_exec *x, td_real *d, const td_real *s, const size_t *map, size_t batch,
@@ -525,7 +530,7 @@ static void test_an_executor_failure_anywhere_stops_the_run_with_its_reason(void
 	failing.products = failing_products, failing.diag_add = failing_diag_add;
 	failing.gather = failing_gather, failing.kernel_masses = failing_kernel_masses;
 	failing.kernel_renorm = failing_kernel_renorm, failing.kernel_rows = failing_kernel_rows;
-	failing.kernel_dk = failing_kernel_dk;
+	failing.kernel_dk = failing_kernel_dk, failing.gemm_batched = failing_gemm_batched;
 	quiet_failures = 1;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		int n = 1;
