@@ -16,7 +16,8 @@
  * the chunks block.c gives the mixer). The mixer is the conv, the LRU,
  * the complex LRU, the GRU or the LSTM (mixer_lru.c's, mixer_clru.c's,
  * mixer_gru.c's and mixer_lstm.c's operations per call; on lines of one
- * step, the LRU's and the CLRU's map y = x M, and no GRU or LSTM yet).
+ * step, the LRU's and the CLRU's map y = x M, the GRU's and the LSTM's
+ * dU left alone, the LSTM's forget gate 0).
  * The GRU's and the LSTM's weight gradients are summed per block of a
  * call's lines (td_mixer_blocks), each block into its own part, the
  * parts added in block order, as mixer_rnn.c sums them.
@@ -179,12 +180,6 @@ static int check_model(td_model *m)
 		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv, lru, clru, gru and "
 					   "lstm mixers only so far; this model's mixer is %s",
 			       td_mixer_kind_name(td_block_mixer(td_model_block(m, 0))));
-	for (int l = 0; l < td_model_n_layers(m); l++)
-		if ((o->mixer.kind == TD_MIXER_GRU || o->mixer.kind == TD_MIXER_LSTM) &&
-		    line_length(td_model_block(m, l)) == 1)
-			return TD_FAIL(TD_ENOTSUP, "the executor path has no %s on lines of one "
-						   "step yet; layer %d's lines are one cell long",
-				       td_mixer_kind_name(td_block_mixer(td_model_block(m, l))), l);
 	return 0;
 }
 
@@ -784,6 +779,25 @@ static int by_calls(const td_xmodel *xm, int l, const td_real *xf, size_t lines,
 }
 
 /*
+ * A block's dW = dgx^T x into its part; for the LSTM on lines of one step
+ * (one_step_weights) only the rows of i, then of g and o, those of f left
+ * at 0 whatever dgx holds there.
+ */
+static int rnn_dw(const td_xmodel *xm, td_real *dw, const td_real *dgx, const td_real *x,
+		  size_t rows, size_t len)
+{
+	const td_exec *ex = xm->x;
+	const size_t h = xm->o.width, gh = xm->gates * h;
+	int err;
+
+	if (len > 1 || xm->gates != 4)
+		return ex->gemm(ex, dw, h, dgx, gh, x, h, gh, h, rows, 1, 0, 1, 0);
+	if ((err = ex->gemm(ex, dw, h, dgx, gh, x, h, h, h, rows, 1, 0, 1, 0)))
+		return err;
+	return ex->gemm(ex, dw + 2 * h * h, h, dgx + 2 * h, gh, x, h, 2 * h, h, rows, 1, 0, 1, 0);
+}
+
+/*
  * A call's weight and bias gradients, block by block as mixer_rnn.c's
  * block_grads sums them, each block into its own part (dW = dgx^T x, dU
  * = dgh^T hp, db and dc dgx's and dgh's column sums, rows ascending; dc
@@ -797,7 +811,7 @@ static int rnn_grads(const td_xmodel *xm, int l, const td_real *xc, size_t nl,
 	const td_exec *x = xm->x;
 	const size_t h = xm->o.width, gh = xm->gates * h, len = xl->conv.length;
 	const size_t np = xm->mixer_params, nb = td_mixer_blocks(nl, len);
-	const size_t *t = xl->t, mx = xl->mixer;
+	const size_t *t = xl->t, mx = xl->mixer, u0 = t[RNN_U] - mx, u1 = u0 + gh * h;
 	int err = x->zero(x, xm->parts, nb * np * sizeof *xm->parts);
 
 	assert(nb <= xm->n_blocks);
@@ -807,10 +821,9 @@ static int rnn_grads(const td_xmodel *xm, int l, const td_real *xc, size_t nl,
 
 		td_mixer_block(nl, nb, k, &b0, &b1);
 		p0 = b0 * len, rows = (b1 - b0) * len;
-		if ((err = x->gemm(x, part + t[RNN_W] - mx, h, dgx + p0 * gh, gh, xc + p0 * h, h, gh,
-				   h, rows, 1, 0, 1, 0)) ||
-		    (err = x->gemm(x, part + t[RNN_U] - mx, h, dgh + p0 * gh, gh,
-				   xm->rhp + p0 * h, h, gh, h, rows, 1, 0, 1, 0)) ||
+		if ((err = rnn_dw(xm, part + t[RNN_W] - mx, dgx + p0 * gh, xc + p0 * h, rows, len)) ||
+		    (len > 1 && (err = x->gemm(x, part + t[RNN_U] - mx, h, dgh + p0 * gh, gh,
+					       xm->rhp + p0 * h, h, gh, h, rows, 1, 0, 1, 0))) ||
 		    (err = x->bias_grad(x, part + t[RNN_B] - mx, dgx + p0 * gh, rows, gh)))
 			return err;
 		if (dgh == dgx)
@@ -819,7 +832,12 @@ static int rnn_grads(const td_xmodel *xm, int l, const td_real *xc, size_t nl,
 		else
 			err = x->bias_grad(x, part + t[RNN_C] - mx, dgh + p0 * gh, rows, gh);
 	}
-	return err ? err : x->add_parts(x, xm->grads + mx, xm->parts, nb, np, np);
+	if (err || len > 1)
+		return err ? err : x->add_parts(x, xm->grads + mx, xm->parts, nb, np, np);
+	/* on lines of one step dU gets nothing, not even a zero (td_mixer_add_parts) */
+	if (!(err = x->add_parts(x, xm->grads + mx, xm->parts, nb, np, u0)))
+		err = x->add_parts(x, xm->grads + mx + u1, xm->parts + u1, nb, np, np - u1);
+	return err;
 }
 
 /*
@@ -1053,7 +1071,7 @@ static int block_forward(const td_xmodel *xm, int l, size_t batch)
 		err = x->fold(x, xf, in, xl->fold, xm->mask, xm->emask, batch, xm->n_cells, w, 0);
 	if (err)
 		return err;
-	if (xl->kind != TD_MIXER_CONV && xl->conv.length == 1)
+	if ((xl->kind == TD_MIXER_LRU || xl->kind == TD_MIXER_CLRU) && xl->conv.length == 1)
 		err = map_forward(xm, l, xf, batch * xl->lines);
 	else if (xl->kind == TD_MIXER_LRU)
 		err = lru_forward(xm, l, xf, batch * xl->lines);
@@ -1189,7 +1207,7 @@ static int block_backward(const td_xmodel *xm, int l, size_t batch)
 			      0);
 	if (err)
 		return err;
-	if (xl->kind != TD_MIXER_CONV && xl->conv.length == 1)
+	if ((xl->kind == TD_MIXER_LRU || xl->kind == TD_MIXER_CLRU) && xl->conv.length == 1)
 		err = map_backward(xm, l, xf, batch * xl->lines);
 	else if (xl->kind == TD_MIXER_LRU)
 		err = lru_backward(xm, l, xf, batch * xl->lines);

@@ -13,8 +13,8 @@
  *
  * What it computes so far: models of every family (axial_scan, flatten,
  * axial_kernel) with the conv mixer, the LRU, the complex LRU, the GRU or
- * the LSTM (those two on lines of two steps or more), with or without the
- * channel MLP, with a shared head or one per cell; forward and backward. Anything else is refused with TD_ENOTSUP, saying what is
+ * the LSTM, with or without the channel MLP, with a shared head or one
+ * per cell; forward and backward. Anything else is refused with TD_ENOTSUP, saying what is
  * not there yet, never computed another way.
  */
 #ifndef TD_XMODEL_H

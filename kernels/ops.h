@@ -784,7 +784,8 @@ TD_HD void td_op_lstm_step(td_real *g, td_real *ss, td_real *ts, td_real *hs, co
 		if (q)
 			pre[j] = pre[j] + gh[l * 4 * h + e];
 	}
-	row[k] = td_sigmoid(pre[0]), row[h + k] = td_sigmoid(pre[1]);
+	row[k] = td_sigmoid(pre[0]);
+	row[h + k] = length == 1 ? 0 : td_sigmoid(pre[1]); /* dead on one step (mixer_lstm.c) */
 	row[2 * h + k] = td_tanh(pre[2]), row[3 * h + k] = td_sigmoid(pre[3]);
 	if (q)
 		s = row[h + k] * ss[(l * length + td_op_at(q - 1, length, reverse)) * h + k] +

@@ -102,12 +102,6 @@ static size_t forward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int e
 		emask[i] = i % 7 != 2;
 	fill(x, sizeof x / sizeof x[0], 5);
 	x[3 * 2] = (td_real)NAN; /* in an absent cell: must reach nothing */
-	if (fam == TD_BLOCK_KERNEL && (kind == TD_MIXER_GRU || kind == TD_MIXER_LSTM)) {
-		/* lines of one step: refused (test_what_the_executor_path_lacks_...) */
-		assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), TD_ENOTSUP);
-		td_model_free(m), td_lattice_free(lat);
-		return 0;
-	}
 	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
 	if (example_mask && fam != TD_BLOCK_SCAN) { /* refused by both, with one reason */
 		const char *why = fam == TD_BLOCK_KERNEL ? "absent cells per example: the kernel "
@@ -183,12 +177,6 @@ static size_t backward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int 
 	for (size_t i = 0; i < sizeof emask; i++)
 		emask[i] = i % 7 != 2;
 	fill(x, sizeof x / sizeof x[0], 5), fill(dy, sizeof dy / sizeof dy[0], 9);
-	if (fam == TD_BLOCK_KERNEL && (kind == TD_MIXER_GRU || kind == TD_MIXER_LSTM)) {
-		/* lines of one step: refused (test_what_the_executor_path_lacks_...) */
-		assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), TD_ENOTSUP);
-		free(grads), td_model_free(m), td_lattice_free(lat);
-		return 0;
-	}
 	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
 	if (example_mask && fam != TD_BLOCK_SCAN) { /* refused by both, with one reason */
 		const char *why = fam == TD_BLOCK_KERNEL ? "absent cells per example: the kernel "
@@ -235,7 +223,8 @@ static void test_the_host_executors_backward_gives_the_models_bits(void **state)
 /*
  * Values of y, dx and the gradient slab whose bits differ between the
  * core and the executor x on m over lat (in 2, out 3, max_batch 3): a forward and
- * a backward of each batch 3, 2 and 1, the gradients summed over them.
+ * a backward of each batch 3, 2 and 1, the gradients summed over them,
+ * from m's gradients as they were.
  */
 static size_t model_differ(td_model *m, const td_lattice *lat, const td_exec *x)
 {
@@ -250,6 +239,7 @@ static size_t model_differ(td_model *m, const td_lattice *lat, const td_exec *x)
 	assert_true(in && dx && dx2 && y && y2 && dy && grads);
 	fill(in, 3 * c * 2, 5), fill(dy, 3 * c * 3, 9);
 	assert_int_equal(td_xmodel_new(&xm, x, m), 0);
+	assert_int_equal(x->upload(x, td_xmodel_grads(xm), td_model_grads(m), np * sizeof *grads), 0);
 	for (size_t batch = 3; batch >= 1; batch--) {
 		assert_int_equal(td_model_forward(m, y, in, batch), 0);
 		assert_int_equal(td_model_backward(m, dx, dy, batch), 0);
@@ -436,9 +426,10 @@ static void test_a_batch_outside_one_to_max_batch_is_refused(void **state)
  * must be the same ones. On 1 x 40 with chunk 80 (3200 lines a call, all
  * of them), with chunk 2^64 / 40 rounded up (the product past SIZE_MAX:
  * all of them), on 40 x 1 with chunk 2 (the longest axis the first) and
- * on 1 x 40 with chunk 2 (80 a call); with the conv, and with the two
- * recurrences, which on such lines are the map y = x M. Seen failing
- * with build_layer's chunk as chunk / most, with its overflow check as
+ * on 1 x 40 with chunk 2 (80 a call); for every mixer: the LRU and the
+ * CLRU are the map y = x M there, the GRU's and the LSTM's dU gets
+ * nothing and the LSTM's forget gate is 0 (both checked by the next
+ * test but one). Seen failing with build_layer's chunk as chunk / most, with its overflow check as
  * chunk > SIZE_MAX * most, with the longest axis looked for from axis 1,
  * with M's diagonal left out of map_make, with the CLRU's imaginary part
  * added instead of subtracted, and with dM's diagonal not added to dD.
@@ -452,18 +443,19 @@ static void test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks(void **s
 	} cases[] = {{one_row, 80}, {one_row, 461168601842738791u}, {one_column, 2}, {one_row, 2}};
 
 	(void)state;
-	for (size_t c = 0; c < 3 * sizeof cases / sizeof cases[0]; c++) {
+	for (size_t c = 0; c < N_KINDS * (sizeof cases / sizeof cases[0]); c++) {
+		const size_t k = c % N_KINDS, at = c / N_KINDS;
 		td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
 		td_lattice *lat = NULL;
 		td_model *m;
 
-		ls.rank = 2, ls.shape = cases[c / 3].shape, ls.names = hw;
+		ls.rank = 2, ls.shape = cases[at].shape, ls.names = hw;
 		assert_int_equal(td_lattice_new(&lat, &ls), 0);
-		m = make_sized(lat, kinds[c % 3], 0, 0, TD_BLOCK_SCAN, 4, cases[c / 3].chunk);
+		m = make_sized(lat, kinds[k], 0, 0, TD_BLOCK_SCAN, 4, cases[at].chunk);
 		if (model_differ(m, lat, td_exec_host()))
 			fail_msg("%s, %zu x %zu, chunk %zu: y, dx or a gradient differs",
-				 kind_names[c % 3], cases[c / 3].shape[0], cases[c / 3].shape[1],
-				 cases[c / 3].chunk);
+				 kind_names[k], cases[at].shape[0], cases[at].shape[1],
+				 cases[at].chunk);
 		td_model_free(m), td_lattice_free(lat);
 	}
 }
@@ -500,6 +492,41 @@ static void test_the_kernel_family_mixes_along_time_as_the_core_does(void **stat
 }
 
 /*
+ * On lines of one step (a kernel model without time: every layer's) the
+ * GRU's and the LSTM's dU gets nothing, not even a zero, and the LSTM's
+ * forget gate is 0 whatever W says, its rows of dW 0 whatever dg holds
+ * (mixer_lstm.c): from gradients of -0, dU keeps its -0, and a NaN in
+ * every W_f row reaches the gradients as the core's does. Seen failing
+ * with dU's parts added like the others (-0 + 0 is +0), with the forget
+ * gate computed on such lines, and with dW's rows of f taken from dg.
+ */
+static void test_one_step_recurrences_leave_du_and_the_forget_gate_alone(void **state)
+{
+	td_lattice *lat = grid();
+
+	(void)state;
+	for (int c = 0; c < 2; c++) {
+		td_model *m = make_sized(lat, c ? TD_MIXER_LSTM : TD_MIXER_GRU, 0, 0,
+					 TD_BLOCK_KERNEL, 2, 2);
+		const size_t h = td_model_options(m)->width;
+
+		for (size_t i = 0; i < td_model_n_params(m); i++)
+			td_model_grads(m)[i] = -0.0f;
+		for (int l = 0; c && l < td_model_n_layers(m); l++) {
+			td_mixer *mx = td_block_mixer(td_model_block(m, l));
+			td_real *w = td_mixer_params(mx) + td_mixer_tensor_at(mx, 0)->offset;
+
+			for (size_t e = h * h; e < 2 * h * h; e++) /* W's rows of f: [h, 2h) */
+				w[e] = (td_real)NAN;
+		}
+		if (model_differ(m, lat, td_exec_host()))
+			fail_msg("%s: y, dx or a gradient differs", c ? "lstm" : "gru");
+		td_model_free(m);
+	}
+	td_lattice_free(lat);
+}
+
+/*
  * The host's conv backward over no lines runs no chunk, as the GPU's:
  * the gradient keeps its bits, a -0 in it included (an empty chunk adds
  * +0, which turns -0 into +0). Seen failing with host_conv_backward's
@@ -519,35 +546,18 @@ static void test_a_conv_backward_of_no_lines_leaves_the_gradient(void **state)
 		assert_true(g[i] == 0 && signbit(g[i]));
 }
 
-/*
- * The attention mixer, and the GRU and the LSTM on lines of one step (a
- * scan along an axis of one cell, a kernel block without a time axis):
- * refused by name, *out NULL.
- */
+/* The attention mixer: refused by name, *out NULL. */
 static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
 {
-	static const size_t one_row[] = {1, 6};
-	td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
-	td_lattice *lat = grid(), *row = NULL;
-	td_model *att = make_model(lat, TD_MIXER_ATTENTION, 0, 0, TD_BLOCK_SCAN), *m;
+	td_lattice *lat = grid();
+	td_model *att = make_model(lat, TD_MIXER_ATTENTION, 0, 0, TD_BLOCK_SCAN);
 	td_xmodel *xm = (td_xmodel *)&lat; /* must come back NULL */
 
 	(void)state;
 	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), att), TD_ENOTSUP, "attention");
 	assert_null(xm);
-	ls.rank = 2, ls.shape = one_row, ls.names = hw;
-	assert_int_equal(td_lattice_new(&row, &ls), 0);
-	for (int c = 0; c < 4; c++) {
-		const td_mixer_kind kind = c & 1 ? TD_MIXER_LSTM : TD_MIXER_GRU;
-
-		m = make_model(c < 2 ? row : lat, kind, 0, 0, c < 2 ? TD_BLOCK_SCAN : TD_BLOCK_KERNEL);
-		TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), m), TD_ENOTSUP,
-				  c & 1 ? "no lstm on lines of one step" : "no gru on lines of one step");
-		assert_null(xm);
-		td_model_free(m);
-	}
 	td_model_free(att);
-	td_lattice_free(row), td_lattice_free(lat);
+	td_lattice_free(lat);
 }
 
 /*
@@ -651,6 +661,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_what_the_executor_path_lacks_is_refused_by_name),
 	cmocka_unit_test(test_flatten_gathers_its_sequence_and_scatters_zeros_at_absent_cells),
 	cmocka_unit_test(test_the_kernel_family_mixes_along_time_as_the_core_does),
+	cmocka_unit_test(test_one_step_recurrences_leave_du_and_the_forget_gate_alone),
 	cmocka_unit_test(test_a_pool_carves_the_pieces_it_counted),
 	cmocka_unit_test(test_a_pool_whose_size_wraps_yields_nothing),
 };
