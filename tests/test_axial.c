@@ -744,8 +744,154 @@ static void test_bad_block_options_are_refused_with_a_message(void **state)
 	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_EINVAL, "opts.reverse");
 	o.mixer.reverse = 0, o.family = TD_BLOCK_KERNEL, o.cancel = 1;
 	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_EINVAL, "cancel");
+	o.cancel = -0.01;
+	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_EINVAL, "cancel");
 	o.cancel = 0.01, o.max_batch = 0;
 	TD_ASSERT_REFUSED(td_block_new(&b, lat, &o), TD_EINVAL, "max_batch");
+	o.max_batch = 1;
+	TD_ASSERT_REFUSED(td_block_new(&b, NULL, &o), TD_EINVAL, "lat is NULL");
+	assert_null(b);
+	TD_ASSERT_REFUSED(td_block_new(&b, lat, NULL), TD_EINVAL, "opts is NULL");
+	o.cancel = 0; /* the closed end of [0, 1): no line is ever degenerate */
+	assert_int_equal(td_block_new(&b, lat, &o), 0);
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+/*
+ * A block's parameter groups: group 0 is its mixer's slabs, named
+ * "mixer", as the mixer holds them until td_block_use_slabs; then the
+ * family's own (the kernel family's "kernels"); an index past the last
+ * gives the empty group: no name, no slabs, no values.
+ */
+static void test_a_blocks_groups_are_its_mixers_then_its_familys_and_none_past_them(void **state)
+{
+	static const size_t hw[] = {3, 4};
+	static const char *const names[] = {"h", "w"};
+	static const td_block_family fams[] = {TD_BLOCK_SCAN, TD_BLOCK_KERNEL, TD_BLOCK_FLATTEN};
+	td_lattice *lat = lattice(2, hw, names, NULL);
+
+	(void)state;
+	for (int f = 0; f < 3; f++) {
+		td_block *b = block(lat, fams[f], "w", 0, 4, 2);
+		td_mixer *m = td_block_mixer(b);
+		const size_t n = td_block_n_groups(b);
+		td_param_group g0 = td_block_group(b, 0), past = td_block_group(b, n);
+
+		assert_int_equal(n, fams[f] == TD_BLOCK_KERNEL ? 2 : 1);
+		assert_string_equal(g0.name, "mixer");
+		assert_ptr_equal(g0.value, td_mixer_params(m));
+		assert_ptr_equal(g0.grad, td_mixer_grads(m));
+		assert_int_equal(g0.count, td_mixer_n_params(m));
+		assert_string_equal(past.name, "");
+		assert_null(past.value);
+		assert_null(past.grad);
+		assert_int_equal(past.count, 0);
+		td_block_free(b);
+	}
+	td_lattice_free(lat);
+}
+
+/* td_block_zero_grads sets every value of every group's gradient to exactly 0. */
+static void test_zeroing_a_blocks_gradients_clears_every_group(void **state)
+{
+	static const size_t hw[] = {3, 4};
+	static const char *const names[] = {"h", "w"};
+	td_lattice *lat = lattice(2, hw, names, NULL);
+	td_block *b = block(lat, TD_BLOCK_KERNEL, "w", 0, 4, 2);
+	const size_t n = 2 * 12 * 4;
+	td_real x[2 * 12 * 4], y[2 * 12 * 4], dx[2 * 12 * 4];
+
+	(void)state;
+	td_rng_fill_normal(5, 1, 0, n, 0, 1, x);
+	assert_int_equal(td_block_forward(b, y, x, 2), 0);
+	assert_int_equal(td_block_backward(b, dx, y, 2), 0); /* dy = y: every gradient nonzero */
+	for (size_t g = 0; g < td_block_n_groups(b); g++) {
+		td_param_group pg = td_block_group(b, g);
+		size_t nonzero = 0;
+
+		for (size_t k = 0; k < pg.count; k++)
+			nonzero += pg.grad[k] != 0;
+		assert_true(nonzero > 0);
+	}
+	td_block_zero_grads(b);
+	for (size_t g = 0; g < td_block_n_groups(b); g++) {
+		td_param_group pg = td_block_group(b, g);
+
+		for (size_t k = 0; k < pg.count; k++)
+			if (pg.grad[k] != 0)
+				fail_msg("group %s: gradient %zu is %g after zeroing", pg.name, k,
+					 (double)pg.grad[k]);
+	}
+	td_block_free(b);
+	td_lattice_free(lat);
+}
+
+/*
+ * td_block_use_slabs moves every group into the caller's slabs, back to
+ * back in group order, with the values and the gradients it held: a
+ * kernel block after a backward (every gradient nonzero) moved into slabs
+ * of NaN holds the same bits there, and its groups point into them.
+ */
+static void test_slabs_a_block_moves_into_hold_its_values_and_gradients(void **state)
+{
+	static const size_t hw[] = {3, 4};
+	static const char *const names[] = {"h", "w"};
+	td_lattice *lat = lattice(2, hw, names, NULL);
+	td_block *b = block(lat, TD_BLOCK_KERNEL, "w", 0, 4, 2);
+	const size_t n = 2 * 12 * 4, np = td_block_n_params(b);
+	td_real x[2 * 12 * 4], y[2 * 12 * 4], dx[2 * 12 * 4];
+	td_real *was = malloc(2 * np * sizeof *was), *params = malloc(np * sizeof *params),
+		*grads = malloc(np * sizeof *grads);
+	size_t at = 0;
+
+	(void)state;
+	assert_true(was && params && grads);
+	td_rng_fill_normal(5, 1, 0, n, 0, 1, x);
+	assert_int_equal(td_block_forward(b, y, x, 2), 0);
+	assert_int_equal(td_block_backward(b, dx, y, 2), 0);
+	for (size_t g = 0; g < td_block_n_groups(b); g++) {
+		td_param_group pg = td_block_group(b, g);
+
+		memcpy(was + at, pg.value, pg.count * sizeof *was);
+		memcpy(was + np + at, pg.grad, pg.count * sizeof *was);
+		at += pg.count;
+	}
+	assert_int_equal(at, np);
+	for (size_t k = 0; k < np; k++)
+		params[k] = grads[k] = (td_real)NAN;
+	assert_int_equal(td_block_use_slabs(b, params, grads), 0);
+	assert_memory_equal(params, was, np * sizeof *params);
+	assert_memory_equal(grads, was + np, np * sizeof *grads);
+	at = 0;
+	for (size_t g = 0; g < td_block_n_groups(b); g++) {
+		assert_ptr_equal(td_block_group(b, g).value, params + at);
+		assert_ptr_equal(td_block_group(b, g).grad, grads + at);
+		at += td_block_group(b, g).count;
+	}
+	td_block_free(b);
+	free(was), free(params), free(grads);
+	td_lattice_free(lat);
+}
+
+/* A NULL buffer, batch 0 and one past max_batch are refused, forward and backward. */
+static void test_bad_block_calls_are_refused_with_a_message(void **state)
+{
+	static const size_t hw[] = {3, 4};
+	static const char *const names[] = {"h", "w"};
+	td_lattice *lat = lattice(2, hw, names, NULL);
+	td_block *b = block(lat, TD_BLOCK_SCAN, "h", 0, 4, 2); /* folded: y is not the mixer's */
+	td_real x[3 * 12 * 4] = {0}, y[3 * 12 * 4];
+
+	(void)state;
+	TD_ASSERT_REFUSED(td_block_forward(b, NULL, x, 1), TD_EINVAL, "the output is NULL");
+	TD_ASSERT_REFUSED(td_block_forward(b, y, NULL, 1), TD_EINVAL, "the input is NULL");
+	TD_ASSERT_REFUSED(td_block_forward(b, y, x, 0), TD_EINVAL, "batch 0 is outside 1..2");
+	TD_ASSERT_REFUSED(td_block_forward(b, y, x, 3), TD_EINVAL, "batch 3 is outside 1..2");
+	TD_ASSERT_REFUSED(td_block_backward(b, NULL, x, 1), TD_EINVAL, "the output is NULL");
+	TD_ASSERT_REFUSED(td_block_backward(b, y, x, 3), TD_EINVAL, "batch 3 is outside 1..2");
+	assert_int_equal(td_block_forward(b, y, x, 2), 0);
+	td_block_free(b);
 	td_lattice_free(lat);
 }
 
@@ -773,5 +919,9 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_every_family_gives_the_same_bits_for_any_thread_count),
     cmocka_unit_test(test_a_kernel_block_gives_each_cell_its_result_whatever_the_chunk),
     cmocka_unit_test(test_bad_block_options_are_refused_with_a_message),
+    cmocka_unit_test(test_a_blocks_groups_are_its_mixers_then_its_familys_and_none_past_them),
+    cmocka_unit_test(test_zeroing_a_blocks_gradients_clears_every_group),
+    cmocka_unit_test(test_slabs_a_block_moves_into_hold_its_values_and_gradients),
+    cmocka_unit_test(test_bad_block_calls_are_refused_with_a_message),
 };
 TD_TEST_GROUP(axial, tests);

@@ -661,6 +661,9 @@ static void test_mixer_bad_options_are_refused_with_a_message(void **state)
 	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL, "kernel_size is 0");
 	o = config(2), o.dilation = 0;
 	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL, "dilation is 0");
+	o = config(2), o.kernel_size = SIZE_MAX / 2, o.dilation = 1; /* taps x channels overflows */
+	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_ENOMEM, "w overflows");
+	assert_null(m);
 	o = config(0), o.threads = 0;
 	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL, "threads is 0");
 	o = config(0), o.kind = (td_mixer_kind)99;
@@ -1140,13 +1143,14 @@ static void test_mixer_attention_one_step_backward_bound_covers_do_and_v(void **
  * 0, the terms dy_t[k] x_src[k] (dy_t[k] for the bias) of every line in
  * order and, within a line, every position whose tap is on it in order,
  * then added to the slab once. Widths of 43 (a block of four vectors of
- * sums, one vector and three channels alone), 8 and 3; taps 0, 2, 4 on
+ * sums, one vector and three channels alone), 8, 3 and 72 (a second block
+ * of four vectors, at channel 32, then a vector); taps 0, 2, 4 on
  * lines of 9, so that some fall off; both directions; 1 and 2 threads,
  * which share the lines and the gradient's rows.
  */
 static void test_mixer_conv_backward_is_its_sums_in_position_order(void **state)
 {
-	static const size_t widths[] = {43, 8, 3};
+	static const size_t widths[] = {43, 8, 3, 72};
 	int bad = 0;
 
 	(void)state;
@@ -1201,6 +1205,58 @@ static void test_mixer_conv_backward_is_its_sums_in_position_order(void **state)
 		}
 	assert_int_equal(bad, 0);
 }
+
+/*
+ * The conv's taps start as normals of mean 0 and standard deviation
+ * 1 / sqrt(kernel_size), drawn from the tensor's stream (td_rng's values
+ * exactly), and its bias at 0.
+ */
+static void test_mixer_conv_taps_start_as_normals_of_std_one_over_root_k(void **state)
+{
+	td_mixer_opts o = config(2);
+	td_mixer *m;
+	td_real want[3 * 5];
+
+	(void)state;
+	o.channels = 5;
+	assert_int_equal(td_mixer_new(&m, &o), 0);
+	td_mixer_init(m, 11, 20);
+	assert_int_equal(td_mixer_n_params(m), 3 * 5 + 5);
+	td_rng_fill_normal(11, 20, 0, 3 * 5, 0, (td_real)(1 / sqrt(3.0)), want);
+	assert_memory_equal(td_mixer_params(m), want, sizeof want);
+	for (size_t k = 0; k < 5; k++)
+		assert_true(td_mixer_params(m)[3 * 5 + k] == 0);
+	td_mixer_free(m);
+}
+
+/*
+ * kernel_size x dilation is refused only when it overflows a size: 3 taps
+ * SIZE_MAX / 3 apart (SIZE_MAX exactly) are a conv whose taps past the
+ * first fall off every line, one more is refused.
+ */
+static void test_mixer_conv_taps_times_dilation_are_refused_only_past_size_max(void **state)
+{
+	td_mixer_opts o = config(2);
+	td_mixer *m = (td_mixer *)&m;
+	rig r;
+
+	(void)state;
+	o.dilation = SIZE_MAX / 3 + 1;
+	TD_ASSERT_REFUSED(td_mixer_new(&m, &o), TD_EINVAL, "overflows");
+	assert_null(m);
+	for (int rev = 0; rev < 2; rev++) {
+		o.dilation = SIZE_MAX / 3, o.reverse = rev;
+		r = rig_new(&o, 2, 5, 6);
+		forward(&r);
+		for (size_t i = 0; i < r.n; i++) { /* y = bias (0) + w[0] x: tap 0 alone */
+			const td_real want = (td_real)0 + td_mixer_params(r.m)[i % 3] * r.x[i];
+
+			assert_memory_equal(&r.y[i], &want, sizeof want);
+		}
+		rig_free(&r);
+	}
+}
+
 static void test_mixer_bad_calls_are_refused_with_a_message(void **state)
 {
 	td_mixer_opts o = config(0);
@@ -1240,6 +1296,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_mixer_attention_one_step_bound_covers_the_unscaled_score_and_each_q),
     cmocka_unit_test(test_mixer_attention_one_step_backward_bound_covers_do_and_v),
     cmocka_unit_test(test_mixer_conv_backward_is_its_sums_in_position_order),
+    cmocka_unit_test(test_mixer_conv_taps_start_as_normals_of_std_one_over_root_k),
+    cmocka_unit_test(test_mixer_conv_taps_times_dilation_are_refused_only_past_size_max),
     cmocka_unit_test(test_mixer_bad_calls_are_refused_with_a_message),
 };
 TD_TEST_GROUP(mixer, tests);
