@@ -432,3 +432,111 @@ equivalent {
   id = "core/exec_host.c:host_opt_step:relational:<:2:<=",
   reason = "at n - i0 == len both sides of the choice are n (= i0 + len)",
 }
+
+-- core/mixer_conv.c
+equivalent {
+  id = "core/mixer_conv.c:conv_setup:constant:0:4:1",
+  reason = "the bias's rule is TD_INIT_ZERO, whose tensor td_mixer_init clears with memset: it reads a and b only for TD_INIT_NORMAL and TD_INIT_UNIFORM",
+}
+equivalent {
+  id = "core/mixer_conv.c:conv_setup:constant:0:5:1",
+  reason = "the bias's rule is TD_INIT_ZERO, whose tensor td_mixer_init clears with memset: it reads a and b only for TD_INIT_NORMAL and TD_INIT_UNIFORM",
+}
+equivalent {
+  id = "core/mixer_conv.c:conv_ws_size:constant:0:1:1",
+  reason = "one value more past the sums' [K + 1][C], at the end of the workspace, which nothing writes or reads",
+}
+equivalent {
+  id = "core/mixer_conv.c:dx_taps:constant:1:2:0",
+  reason = "min(a + 1, taps) written as a < taps ? a + 1 : taps: for integers a < taps is a + 1 <= taps, and at a + 1 == taps both sides of the choice are taps",
+}
+equivalent {
+  id = "core/mixer_conv.c:dx_taps:relational:<:1:<=",
+  reason = "at room / d + 1 == taps both sides of the choice are taps",
+}
+equivalent {
+  id = "core/mixer_conv.c:dx_lines:arithmetic:+:1:-",
+  reason = "k - VECS LANES wraps at k = 0, so the blocks of four vectors are skipped and the one-vector loop takes their channels: each lane's sum is the same terms in the same order (dx_taps's), unfused (-ffp-contract=off), so the same bits (a path for speed only)",
+}
+equivalent {
+  id = "core/mixer_conv.c:dx_lines:relational:<=:1:<",
+  reason = "a last block of four vectors that ends at c is taken by the one-vector loop instead: each lane's sum is the same terms in the same order (dx_taps's), unfused (-ffp-contract=off), so the same bits (a path for speed only)",
+}
+equivalent {
+  id = "core/mixer_conv.c:dx_lines:relational:<=:2:<",
+  reason = "a last vector that ends at c is taken by the channel-alone loop instead: each channel's sum is the same terms in the same order (dx_taps's), unfused (-ffp-contract=off), so the same bits (a path for speed only)",
+}
+equivalent {
+  id = "core/mixer_conv.c:line_row:relational:>=:1:>",
+  reason = "at off == len the row has n = 0 positions: row_vectors loads and stores its sums unchanged and the channel-alone loop adds nothing, the same as returning",
+}
+equivalent {
+  id = "core/mixer_conv.c:line_row:arithmetic:+:5:-",
+  reason = "k - VECS LANES wraps at k = 0, so the blocks of four vectors are skipped and the one-vector loop takes their channels: each lane's sum is the same terms in the same order (the line's positions ascending), unfused (-ffp-contract=off), so the same bits (a path for speed only)",
+}
+equivalent {
+  id = "core/mixer_conv.c:line_row:relational:<=:1:<",
+  reason = "a last block of four vectors that ends at c is taken by the one-vector loop instead: each lane's sum is the same terms in the same order (the line's positions ascending), unfused (-ffp-contract=off), so the same bits (a path for speed only)",
+}
+equivalent {
+  id = "core/mixer_conv.c:line_row:relational:<=:2:<",
+  reason = "a last vector that ends at c is taken by the channel-alone loop instead: each channel's sum is the same terms in the same order (the line's positions ascending), unfused (-ffp-contract=off), so the same bits (a path for speed only)",
+}
+
+-- core/block.c
+equivalent {
+  id = "core/block.c:build:constant:0:2:1",
+  reason = "sizeof b->group[1].name is sizeof b->group[0].name: the same char[48], and sizeof evaluates nothing",
+}
+equivalent {
+  id = "core/block.c:build:constant:1:2:0",
+  reason = "only ws_len = 0 changes, to calloc(0), which glibc and the ASan allocator answer with a unique pointer that is not NULL and that nothing indexes: no family asks for 0 values, and none would read them",
+}
+equivalent {
+  id = "core/block.c:td_block_free:constant:0:1:1",
+  reason = "owned[0] is never set: group 0 is always the mixer's, whose slabs td_mixer_free frees (or the model's, after td_block_use_slabs), so skipping it frees the same",
+}
+equivalent {
+  id = "core/block.c:td_block_new_group:constant:1:1:0",
+  reason = "only count = 0 changes, to calloc(0), which glibc and the ASan allocator answer with a unique pointer that is not NULL and that nothing indexes: 0 values either way",
+}
+equivalent {
+  id = "core/block.c:td_block_new_group:constant:1:2:0",
+  reason = "only count = 0 changes, to calloc(0), which glibc and the ASan allocator answer with a unique pointer that is not NULL and that nothing indexes: 0 values either way",
+}
+equivalent {
+  id = "core/block.c:select_rows:constant:1:1:0",
+  reason = "the run's first comparison is then of cell i with itself, which always holds, so j reaches i + 1 one test later: the same runs",
+}
+equivalent {
+  id = "core/block.c:td_block_fold_select:removed-call:TD_REQUIRE:1:;",
+  reason = "td_pool_ranges fails only when a range fails, and fold_examples always returns 0",
+}
+equivalent {
+  id = "core/block.c:td_block_unfold_select:removed-call:TD_REQUIRE:1:;",
+  reason = "td_pool_ranges fails only when a range fails, and fold_examples always returns 0",
+}
+equivalent {
+  id = "core/block.c:call_lines:relational:<:1:<=",
+  reason = "the one axis more it reads is past the rank, whose size td_lattice_size gives as 0, never more than most",
+}
+equivalent {
+  id = "core/block.c:call_lines:relational:>:1:>=",
+  reason = "an axis as long as the longest so far sets most to the value it has",
+}
+equivalent {
+  id = "core/block.c:call_lines:relational:>:2:>=",
+  reason = "at chunk == SIZE_MAX / most, chunk x most is more than SIZE_MAX - most lines, a count no block reaches (its workspace of lines x length x width values would overflow a size and be refused first): both make every call hold every line there is",
+}
+equivalent {
+  id = "core/block.c:chunk_ws:relational:<:1:<=",
+  reason = "at lines == per both sides of the choice are per",
+}
+equivalent {
+  id = "core/block.c:td_block_mix_ws:constant:0:2:1",
+  reason = "one value more in the mixer's part of the workspace, past the last chunk's, which no mixer call is given: the family's later parts start one value on, in a workspace one value longer, and hold the same values",
+}
+equivalent {
+  id = "core/block.c:mix:relational:<:2:<=",
+  reason = "at lines - at == call both sides of the choice are call",
+}
