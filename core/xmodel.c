@@ -87,8 +87,8 @@ typedef struct {
 	 * LSTM's the same with 4w
 	 */
 	size_t t[N_TENSORS];
-	td_op_conv conv;    /* the conv's shape, and the line's length for either */
-	size_t lines;	    /* lines of one example along the layer's axis */
+	td_op_conv conv;    /* the conv's shape, and the line's length for every mixer */
+	size_t lines;	    /* lines of one example (line_count) */
 	size_t chunk;	    /* lines per mixer call (block.c's call_lines) */
 	size_t *fold, *unfold; /* executor memory, n_cells each */
 	int flat;	       /* a flatten block: fold is its sequence, unfold its inverse */
@@ -115,14 +115,12 @@ struct td_xmodel {
 	size_t state;			  /* the LRU's or the CLRU's N; 0 for the conv */
 	size_t sw;			  /* values a state: N (LRU) or 2N (CLRU, re | im) */
 	td_real *la, *lh, *lg;		  /* decays [L][S], states [L][R][S], adjoints [R][S] */
-	int one_step;			  /* a recurrence sweeps lines of one step */
+	int one_step;			  /* the LRU or the CLRU sweeps lines of one step */
+	td_real *mm, *dm;		  /* their maps M [L][w][w] and dM [w][w] */
 	int kern;			  /* the kernel family: its spatial axes (S) */
 	size_t nmax;			  /* and the largest */
 	td_real *kz, *kden, *kdeg;	  /* [L][S+1][R][w], [L][S][n_cells] twice */
 	td_real *kr, *kq, *ksk;		  /* R [R][w], q [R], R Z^T [R n_max] */
-	td_real *mm, *dm;		  /* their maps M [L][w][w] and dM [w][w] */
-	td_exec_pool pool;		  /* every buffer above; base the one allocation */
-	void *extra;			  /* the caller's bytes, at the pool's end */
 	size_t gates;			  /* G gate blocks: 3 (GRU), 4 (LSTM), 0 (others) */
 	size_t n_blocks;		  /* the most blocks a call takes (td_mixer_blocks) */
 	size_t mixer_params;		  /* a layer's mixer's parameters: a part's length */
@@ -132,6 +130,8 @@ struct td_xmodel {
 	td_real *rhp, *rcarry;		  /* scratch [R][w]: h_{t-1} per position, the carry */
 	td_real *rsp, *rds;		  /* the LSTM's scratch [R][w]: s_{t-1}, its adjoint */
 	td_real *parts;			  /* [n_blocks][mixer_params] a call's blocks' sums */
+	td_exec_pool pool;		  /* every buffer above; base the one allocation */
+	void *extra;			  /* the caller's bytes, at the pool's end */
 };
 
 /* The offset of the model's group called name, or SIZE_MAX. */
