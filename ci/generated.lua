@@ -247,7 +247,7 @@ equivalent {
   reason = "a third table of 1 - beta^t nothing reads: the two are filled and uploaded from the buffer's start and steps + 1",
 }
 equivalent {
-  id = "core/xtrain.c:build:constant:6:1:7",
+  id = "core/xtrain.c:take_buffers:constant:6:1:7",
   reason = "a seventh sum nothing reads: the training sums are acc[0..2], the evaluation's acc[3..5]",
 }
 equivalent {
@@ -332,11 +332,11 @@ equivalent {
   reason = "at chunk == SIZE_MAX / most the chunk is SIZE_MAX - most + 1 or more instead of SIZE_MAX: both exceed any count of lines a model holds (max_batch n_cells, memory-bound), so each layer runs in one call either way",
 }
 equivalent {
-  id = "core/xmodel.c:build_buffers:constant:2:1:3",
+  id = "core/xmodel.c:take_buffers:constant:2:1:3",
   reason = "maps scratch longer than used: build_layer places layer l's fold and unfold at l * 2 * n_cells, inside the first 2 L n_cells",
 }
 equivalent {
-  id = "core/xmodel.c:td_xmodel_new:constant:2:1:3",
+  id = "core/xmodel.c:td_xmodel_new_pooled:constant:2:1:3",
   reason = "la, lh and lg longer than used: sw only sizes them; the CLRU's code places its states with its own 2 * n",
 }
 equivalent {

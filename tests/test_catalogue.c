@@ -124,10 +124,29 @@ static void test_a_generate_glob_skips_directories(void **state)
 	td_mutants_free(&m);
 }
 
+/*
+ * This repository's generated catalogue (ci/generated.lua, the weekly
+ * job's) loads: every equivalent declaration names a mutant the
+ * generator still makes, so an edit that moves a declared mutant's id
+ * fails here, not first in the weekly run (DEBUG.md #100).
+ */
+static void test_this_repositorys_generated_catalogue_loads(void **state)
+{
+	char *const globs[] = {"ci/generated.lua", NULL};
+	td_mutants m = {0};
+
+	(void)state;
+	if (td_catalogue_load(&m, TD_SOURCE_DIR, globs))
+		fail_msg("%s", td_error_last());
+	assert_true(m.n > 1000);
+	td_mutants_free(&m);
+}
+
 static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_refused_entry_leaves_nothing_allocated),
     cmocka_unit_test(test_a_mutant_file_outside_the_repository_is_refused),
     cmocka_unit_test(test_a_generate_glob_skips_directories),
+	cmocka_unit_test(test_this_repositorys_generated_catalogue_loads),
 };
 
 TD_TEST_GROUP(catalogue, tests);
