@@ -17,7 +17,7 @@ runner {
 -- neither a source nor a test (docs, fixtures' data) is kept as in the fix.
 sources    { "base/*.c", "base/*.h", "core/*.c", "core/*.h", "kernels/*.c", "kernels/*.h", "kernels/*.cu",
              "harness/*.c", "harness/*.h", "ledger/*.c", "ledger/*.h", "bench/*.c",
-             "bench/*.h", "ci/gpu-check.sh", "ci/device-check", "ci/weekly" }
+             "bench/*.h", "ci/gpu-check.sh", "ci/device-check", "ci/weekly", "ci/generated.lua" }
 -- Catalogues count as tests: reverting one to its parent's version never
 -- re-introduces a bug in the code, so `tdaudit reproduce` must not revert it.
 tests      { "tests/*.c", "tests/*.h", "Makefile", "mutations/*.lua", "mutations/*/*.lua" }
