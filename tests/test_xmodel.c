@@ -87,6 +87,25 @@ static td_model *make_model(const td_lattice *lat, td_mixer_kind kind, size_t ff
 	return make_sized(lat, kind, ffn, per_cell, fam, 4, 2);
 }
 
+/*
+ * emask on both models; for flatten and kernel, refused by both with one
+ * reason, as the core builds those families' masks once.
+ */
+static void set_example_mask(td_model *m, td_xmodel *xm, const uint8_t *emask,
+			     td_block_family fam)
+{
+	const char *why = fam == TD_BLOCK_KERNEL ? "absent cells per example: the kernel family"
+						 : "absent cells per example: the flatten family";
+
+	if (fam == TD_BLOCK_SCAN) {
+		assert_int_equal(td_model_set_example_mask(m, emask), 0);
+		assert_int_equal(td_xmodel_set_example_mask(xm, emask), 0);
+		return;
+	}
+	TD_ASSERT_REFUSED(td_xmodel_set_example_mask(xm, emask), TD_ENOTSUP, why);
+	TD_ASSERT_REFUSED(td_model_set_example_mask(m, emask), TD_ENOTSUP, why);
+}
+
 /* Values of y whose bits differ between td_model_forward and the host executor's. */
 static size_t forward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int example_mask,
 			     td_block_family fam)
@@ -103,18 +122,8 @@ static size_t forward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int e
 	fill(x, sizeof x / sizeof x[0], 5);
 	x[3 * 2] = (td_real)NAN; /* in an absent cell: must reach nothing */
 	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
-	if (example_mask && fam != TD_BLOCK_SCAN) { /* refused by both, with one reason */
-		const char *why = fam == TD_BLOCK_KERNEL ? "absent cells per example: the kernel "
-							   "family"
-							 : "absent cells per example: the flatten "
-							   "family";
-
-		TD_ASSERT_REFUSED(td_xmodel_set_example_mask(xm, emask), TD_ENOTSUP, why);
-		TD_ASSERT_REFUSED(td_model_set_example_mask(m, emask), TD_ENOTSUP, why);
-	} else if (example_mask) {
-		assert_int_equal(td_model_set_example_mask(m, emask), 0);
-		assert_int_equal(td_xmodel_set_example_mask(xm, emask), 0);
-	}
+	if (example_mask)
+		set_example_mask(m, xm, emask, fam);
 	for (size_t batch = 1; batch <= 3; batch += 2) {
 		memset(y2, 0xff, sizeof y2);
 		assert_int_equal(td_model_forward(m, y, x, batch), 0);
@@ -178,18 +187,8 @@ static size_t backward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int 
 		emask[i] = i % 7 != 2;
 	fill(x, sizeof x / sizeof x[0], 5), fill(dy, sizeof dy / sizeof dy[0], 9);
 	assert_int_equal(td_xmodel_new(&xm, td_exec_host(), m), 0);
-	if (example_mask && fam != TD_BLOCK_SCAN) { /* refused by both, with one reason */
-		const char *why = fam == TD_BLOCK_KERNEL ? "absent cells per example: the kernel "
-							   "family"
-							 : "absent cells per example: the flatten "
-							   "family";
-
-		TD_ASSERT_REFUSED(td_xmodel_set_example_mask(xm, emask), TD_ENOTSUP, why);
-		TD_ASSERT_REFUSED(td_model_set_example_mask(m, emask), TD_ENOTSUP, why);
-	} else if (example_mask) {
-		assert_int_equal(td_model_set_example_mask(m, emask), 0);
-		assert_int_equal(td_xmodel_set_example_mask(xm, emask), 0);
-	}
+	if (example_mask)
+		set_example_mask(m, xm, emask, fam);
 	for (size_t batch = 3; batch >= 2; batch--) {
 		assert_int_equal(td_model_forward(m, y, x, batch), 0);
 		assert_int_equal(td_model_backward(m, dx, dy, batch), 0);
