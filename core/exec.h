@@ -25,6 +25,7 @@
 
 #include "real.h"
 
+struct td_op_attn;
 struct td_op_conv;
 struct td_op_opt_state;
 
@@ -240,6 +241,20 @@ struct td_exec {
 	/* grad[e] += td_op_add_parts of parts [n][stride] for e < count: blocks' sums in order */
 	int (*add_parts)(const td_exec *x, td_real *grad, const td_real *parts, size_t n,
 			 size_t stride, size_t count);
+	/*
+	 * ---- the attention's pairs (lines of every length; its projections
+	 * are gemm's and bias_add's, a block's bias sums bias_grad's) ----
+	 */
+	/* td_op_attend per (line, head, step) of lines lines: att and ctx from qkv */
+	int (*attend)(const td_exec *x, td_real *att, td_real *ctx, const td_real *qkv,
+		      size_t lines, const struct td_op_attn *a);
+	/*
+	 * td_op_attend_back_query per (line, head, step), then
+	 * td_op_attend_back_key: dqkv written, ds (att's size) scratch
+	 */
+	int (*attend_backward)(const td_exec *x, td_real *dqkv, td_real *ds, const td_real *att,
+			       const td_real *qkv, const td_real *dctx, size_t lines,
+			       const struct td_op_attn *a);
 	/* ---- the loss and the optimizer (the training step) ---- */
 	/*
 	 * The batch's cross-entropy: per example b, td_op_xent over its present

@@ -415,6 +415,29 @@ static int host_add_parts(const td_exec *x, td_real *grad, const td_real *parts,
 	return 0;
 }
 
+static int host_attend(const td_exec *x, td_real *att, td_real *ctx, const td_real *qkv,
+		       size_t lines, const td_op_attn *a)
+{
+	(void)x;
+	for (size_t i = 0; i < lines * a->heads * a->length; i++)
+		td_op_attend(att, ctx, qkv, a, i);
+	return 0;
+}
+
+static int host_attend_backward(const td_exec *x, td_real *dqkv, td_real *ds, const td_real *att,
+				const td_real *qkv, const td_real *dctx, size_t lines,
+				const td_op_attn *a)
+{
+	const size_t n = lines * a->heads * a->length;
+
+	(void)x;
+	for (size_t i = 0; i < n; i++)
+		td_op_attend_back_query(ds, dqkv, att, qkv, dctx, a, i);
+	for (size_t i = 0; i < n; i++)
+		td_op_attend_back_key(dqkv, ds, att, qkv, dctx, a, i);
+	return 0;
+}
+
 static int host_xent(const td_exec *x, td_real *dy, double *acc, double *loss, int *best,
 		     uint8_t *present, const td_real *y, const int *labels, const uint8_t *mask,
 		     const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
@@ -489,6 +512,8 @@ static const td_exec host = {
 	.lstm_step = host_lstm_step,
 	.lstm_step_back = host_lstm_step_back,
 	.add_parts = host_add_parts,
+	.attend = host_attend,
+	.attend_backward = host_attend_backward,
 	.xent = host_xent,
 	.opt_step = host_opt_step,
 };

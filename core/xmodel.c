@@ -14,13 +14,15 @@
  * and the backward is td_model_backward's, in its order, each gradient
  * summed as the core sums it (a mixer's gradients per chunk of lines, in
  * the chunks block.c gives the mixer). The mixer is the conv, the LRU,
- * the complex LRU, the GRU or the LSTM (mixer_lru.c's, mixer_clru.c's,
- * mixer_gru.c's and mixer_lstm.c's operations per call; on lines of one
- * step, the LRU's and the CLRU's map y = x M, the GRU's and the LSTM's
- * dU left alone, the LSTM's forget gate 0).
- * The GRU's and the LSTM's weight gradients are summed per block of a
- * call's lines (td_mixer_blocks), each block into its own part, the
- * parts added in block order, as mixer_rnn.c sums them.
+ * the complex LRU, the GRU, the LSTM or attention (mixer_lru.c's,
+ * mixer_clru.c's, mixer_gru.c's, mixer_lstm.c's and mixer_attention.c's
+ * operations per call; on lines of one step, the LRU's and the CLRU's map
+ * y = x M, the GRU's and the LSTM's dU left alone, the LSTM's forget gate
+ * 0, attention's pairs of one key, which give its value path's bits).
+ * The GRU's, the LSTM's and attention's (on lines of two or more steps)
+ * weight gradients are summed per block of a call's lines
+ * (td_mixer_blocks), each block into its own part, the parts added in
+ * block order, as mixer_rnn.c and mixer_attention.c sum them.
  *
  * fold is the scan's along its axis; a flatten block gathers its
  * sequence instead (td_op_gather), and a kernel block first contracts its
@@ -53,6 +55,12 @@
  *   with the LSTM the same with G = 4 and no rdh (rdx is dg), and rs, rts
  *                        [L][R][w] the cell states and their tanh, the
  *                        scratch rsp, rds [R][w] (s_{t-1}, its adjoint)
+ *   with attention (A = the most weights of any layer at max_batch: its
+ *                        lines, heads, length and row stride): aqkv
+ *                        [L][R][3w] q, k and v, actx [L][R][w] the heads'
+ *                        outputs, aatt [L][A] the weights (saved), the
+ *                        scratch ads [A] (ds), adctx [R][w], adqkv [R][3w],
+ *                        parts [B][n] as the GRU's
  *   with the MLP: hm [L][R][w], inv2 [L][R], pre [L][R][F], act [R][F]
  *   the backward's: g, gn, zf [R][w], gy [R][out], with the MLP dact [R][F]
  *
@@ -62,6 +70,7 @@
 #include "xmodel.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -76,18 +85,21 @@
 enum { LRU_B, LRU_W, LRU_C, LRU_D };
 enum { CLRU_BRE, CLRU_BIM, CLRU_NU, CLRU_THETA, CLRU_CRE, CLRU_CIM, CLRU_D, N_TENSORS };
 enum { RNN_W, RNN_U, RNN_B, RNN_C }; /* the GRU's and the LSTM's (mixer_int.h) */
+enum { ATT_WQKV, ATT_BQKV, ATT_WO, ATT_BO };
 
 typedef struct {
-	td_mixer_kind kind; /* TD_MIXER_CONV, _LRU, _CLRU, _GRU or _LSTM */
+	td_mixer_kind kind; /* TD_MIXER_CONV, _LRU, _CLRU, _GRU, _LSTM or _ATTENTION */
 	size_t mixer;	    /* offset of the mixer's slab (the conv's: w [K][w], then bias [w]) */
 	/*
 	 * the recurrence's tensors' offsets: the LRU's B [N][w], w [N], C
 	 * [w][N], D [w]; the CLRU's B_re, B_im [N][w], nu, theta [N], C_re,
 	 * C_im [w][N], D [w]; the GRU's W, U [3w][w], b, c [3w], the
-	 * LSTM's the same with 4w
+	 * LSTM's the same with 4w; attention's Wqkv [3w][w], bqkv [3w], Wo
+	 * [w][w], bo [w]
 	 */
 	size_t t[N_TENSORS];
 	td_op_conv conv;    /* the conv's shape, and the line's length for every mixer */
+	td_op_attn attn;    /* attention's shape */
 	size_t lines;	    /* lines of one example (line_count) */
 	size_t chunk;	    /* lines per mixer call (block.c's call_lines) */
 	size_t *fold, *unfold; /* executor memory, n_cells each */
@@ -130,6 +142,9 @@ struct td_xmodel {
 	td_real *rhp, *rcarry;		  /* scratch [R][w]: h_{t-1} per position, the carry */
 	td_real *rsp, *rds;		  /* the LSTM's scratch [R][w]: s_{t-1}, its adjoint */
 	td_real *parts;			  /* [n_blocks][mixer_params] a call's blocks' sums */
+	size_t att;			  /* attention: A, a layer's weights */
+	td_real *aqkv, *actx, *aatt;	  /* saved [L][R][3w], [L][R][w], [L][A] */
+	td_real *ads, *adctx, *adqkv;	  /* scratch [A], [R][w], [R][3w] */
 	td_exec_pool pool;		  /* every buffer above; base the one allocation */
 	void *extra;			  /* the caller's bytes, at the pool's end */
 };
@@ -169,16 +184,19 @@ static size_t line_count(const td_block *b)
 	return td_lattice_n_cells(b->lat) / line_length(b);
 }
 
-/* What the executor path does not have yet, refused before anything is allocated. */
+/*
+ * A mixer the executor path does not compute, refused before anything is
+ * allocated: none of the core's today; each kind is named, so that one
+ * added to the core is refused here until this file computes it.
+ */
 static int check_model(td_model *m)
 {
 	const td_model_opts *o = td_model_options(m);
 
 	if (o->mixer.kind != TD_MIXER_CONV && o->mixer.kind != TD_MIXER_LRU &&
 	    o->mixer.kind != TD_MIXER_CLRU && o->mixer.kind != TD_MIXER_GRU &&
-	    o->mixer.kind != TD_MIXER_LSTM)
-		return TD_FAIL(TD_ENOTSUP, "the executor path has the conv, lru, clru, gru and "
-					   "lstm mixers only so far; this model's mixer is %s",
+	    o->mixer.kind != TD_MIXER_LSTM && o->mixer.kind != TD_MIXER_ATTENTION)
+		return TD_FAIL(TD_ENOTSUP, "the executor path has no %s mixer",
 			       td_mixer_kind_name(td_block_mixer(td_model_block(m, 0))));
 	return 0;
 }
@@ -242,6 +260,15 @@ static void kernel_axes(xlayer *xl, td_model *m, const td_block *b)
 	xl->cancel = b->o.cancel;
 }
 
+/* Attention's shape on lines of length steps: mixer_attention.c's row stride and scale. */
+static td_op_attn attn_shape(const td_mixer_opts *mo, size_t length)
+{
+	const size_t d = mo->channels / mo->heads;
+
+	return (td_op_attn){length, mo->heads, d, length == 1 ? 1 : (length + 7) / 8 * 8,
+			    (td_real)(1 / sqrt((double)d)), mo->causal, mo->reverse};
+}
+
 /* Layer l's mixer, lines and maps (a scan's fold, a flatten's sequence), uploaded into xm->maps. */
 static int build_layer(td_xmodel *xm, td_model *m, int l)
 {
@@ -275,10 +302,12 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 		xl->t[i] = xl->mixer + td_mixer_tensor_at(td_block_mixer(b), i)->offset;
 	}
 	xl->fold = xm->maps + (size_t)l * 2 * xm->n_cells, xl->unfold = xl->fold + xm->n_cells;
-	assert(err || xl->lines == line_count(b)); /* recurrence_shape's count */
+	assert(err || xl->lines == line_count(b)); /* parts_shape's and attn_weights' count */
 	if (!err) {
 		xl->conv = (td_op_conv){mo->kernel_size, mo->dilation, mo->channels, length,
 					mo->reverse};
+		if (xl->kind == TD_MIXER_ATTENTION)
+			xl->attn = attn_shape(mo, length);
 		for (int a = 0; length == 1 && a < td_lattice_rank(b->lat); a++) /* call_lines */
 			most = td_lattice_size(b->lat, a) > most ? td_lattice_size(b->lat, a) : most;
 		xl->chunk = b->o.chunk > SIZE_MAX / most ? SIZE_MAX : b->o.chunk * most;
@@ -293,14 +322,14 @@ static int build_layer(td_xmodel *xm, td_model *m, int l)
 }
 
 /*
- * A recurrence's shape, before the buffers: its G gate blocks, a
- * mixer's parameter count (a block's part) and the most blocks of any
- * call (block.c's calls of a layer are at most chunk lines, and at most
- * the batch's lines; td_mixer_blocks grows with the lines).
+ * Before the buffers, for the mixers that sum their weight gradients in
+ * blocks (the GRU, the LSTM, attention): a mixer's parameter count (a
+ * block's part) and the most blocks of any call (block.c's calls of a
+ * layer are at most chunk lines, and at most the batch's lines;
+ * td_mixer_blocks grows with the lines).
  */
-static void recurrence_shape(td_xmodel *xm, td_model *m, size_t gates)
+static void parts_shape(td_xmodel *xm, td_model *m)
 {
-	xm->gates = gates;
 	xm->mixer_params = td_mixer_n_params(td_block_mixer(td_model_block(m, 0)));
 	for (int l = 0; l < xm->n_layers; l++) {
 		const td_block *b = td_model_block(m, l);
@@ -310,6 +339,29 @@ static void recurrence_shape(td_xmodel *xm, td_model *m, size_t gates)
 
 		xm->n_blocks = n > xm->n_blocks ? n : xm->n_blocks;
 	}
+}
+
+/*
+ * Attention's A: the most weights of any layer over the largest batch's
+ * lines, each (line, head) length rows of its stride; a count too large
+ * for the executor's memory stays too large (SIZE_MAX / its size).
+ */
+static size_t attn_weights(const td_xmodel *xm, td_model *m)
+{
+	const size_t most = SIZE_MAX / sizeof(td_real);
+	size_t a = 0;
+
+	for (int l = 0; l < xm->n_layers; l++) {
+		const td_block *b = td_model_block(m, l);
+		const td_op_attn s = attn_shape(td_mixer_options(td_block_mixer(b)), line_length(b));
+		size_t n;
+
+		if (__builtin_mul_overflow(xm->o.max_batch * line_count(b), s.heads, &n) ||
+		    __builtin_mul_overflow(n, s.length * s.tp, &n) || n > most)
+			return most;
+		a = n > a ? n : a;
+	}
+	return a;
 }
 
 /* Every buffer, taken from xm->pool (counted while its base is NULL), then the extra bytes. */
@@ -335,8 +387,9 @@ static void take_buffers(td_xmodel *xm, size_t extra)
 		take_reals(xm, &xm->rgh, r * xm->gates * w);
 		take_reals(xm, &xm->rdx, r * xm->gates * w);
 		take_reals(xm, &xm->rhp, r * w), take_reals(xm, &xm->rcarry, r * w);
-		take_reals(xm, &xm->parts, xm->n_blocks * xm->mixer_params);
 	}
+	if (xm->gates || xm->att)
+		take_reals(xm, &xm->parts, xm->n_blocks * xm->mixer_params);
 	if (xm->gates == 3)
 		take_reals(xm, &xm->rdh, r * 3 * w);
 	if (xm->gates == 4) {
@@ -345,6 +398,12 @@ static void take_buffers(td_xmodel *xm, size_t extra)
 	}
 	if (xm->one_step)
 		take_reals(xm, &xm->mm, l * w * w), take_reals(xm, &xm->dm, w * w);
+	if (xm->att) {
+		take_reals(xm, &xm->aqkv, l * r * 3 * w), take_reals(xm, &xm->actx, l * r * w);
+		td_exec_take(&xm->pool, &xm->aatt, l, xm->att * sizeof *xm->aatt);
+		take_reals(xm, &xm->ads, xm->att), take_reals(xm, &xm->adctx, r * w);
+		take_reals(xm, &xm->adqkv, r * 3 * w);
+	}
 	if (xm->kern) {
 		const size_t sp = (size_t)xm->kern;
 
@@ -399,9 +458,13 @@ int td_xmodel_new_pooled(td_xmodel **out, const td_exec *x, td_model *m, size_t 
 	xm->x = x, xm->o = *td_model_options(m), xm->n_layers = td_model_n_layers(m);
 	xm->n_cells = td_model_block(m, 0)->n_cells, xm->rows = xm->o.max_batch * xm->n_cells;
 	xm->n_params = td_model_n_params(m);
-	if (xm->o.mixer.kind == TD_MIXER_GRU || xm->o.mixer.kind == TD_MIXER_LSTM)
-		recurrence_shape(xm, m, xm->o.mixer.kind == TD_MIXER_GRU ? 3 : 4);
-	else if (xm->o.mixer.kind != TD_MIXER_CONV) {
+	if (xm->o.mixer.kind == TD_MIXER_GRU || xm->o.mixer.kind == TD_MIXER_LSTM) {
+		xm->gates = xm->o.mixer.kind == TD_MIXER_GRU ? 3 : 4;
+		parts_shape(xm, m);
+	} else if (xm->o.mixer.kind == TD_MIXER_ATTENTION) {
+		xm->att = attn_weights(xm, m);
+		parts_shape(xm, m);
+	} else if (xm->o.mixer.kind != TD_MIXER_CONV) {
 		xm->state = td_mixer_options(td_block_mixer(td_model_block(m, 0)))->state;
 		xm->sw = xm->o.mixer.kind == TD_MIXER_CLRU ? 2 * xm->state : xm->state;
 		for (int l = 0; l < xm->n_layers; l++)
@@ -975,6 +1038,95 @@ static int lstm_call_backward(const td_xmodel *xm, int l, const td_real *xf, siz
 	return rnn_grads(xm, l, xf + at * len * h, nl, xm->rdx, xm->rdx);
 }
 
+/*
+ * Layer l's attention over lines lines of xf into yf (mixer_attention.c's
+ * forward, whose values do not depend on how its calls and blocks split
+ * the lines): qkv = x Wqkv^T + bqkv, the pairs' weights and outputs ctx,
+ * y = ctx Wo^T + bo; qkv, ctx and the weights saved.
+ */
+static int attention_forward(const td_xmodel *xm, int l, const td_real *xf, size_t lines)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t w = xm->o.width, p = lines * xl->attn.length, lu = (size_t)l;
+	const td_real *pr = xm->params;
+	td_real *qkv = xm->aqkv + lu * xm->rows * 3 * w, *ctx = xm->actx + lu * xm->rows * w;
+	int err;
+
+	if ((err = x->gemm(x, qkv, 3 * w, xf, w, pr + xl->t[ATT_WQKV], w, p, 3 * w, w, 0, 1, 1,
+			   0)) ||
+	    (err = x->bias_add(x, qkv, pr + xl->t[ATT_BQKV], p, 3 * w)) ||
+	    (err = x->attend(x, xm->aatt + lu * xm->att, ctx, qkv, lines, &xl->attn)) ||
+	    (err = x->gemm(x, xm->yf, w, ctx, w, pr + xl->t[ATT_WO], w, p, w, w, 0, 1, 1, 0)))
+		return err;
+	return x->bias_add(x, xm->yf, pr + xl->t[ATT_BO], p, w);
+}
+
+/*
+ * A call's weight and bias gradients (dWo = dy^T ctx, dWqkv = dqkv^T x,
+ * dbqkv and dbo the column sums of dqkv and dy): on lines of two or more
+ * steps block by block into the parts, added in block order
+ * (mixer_attention.c's block_grads and by_blocks); on lines of one step
+ * added to the gradients at once (attention_backward's). Rows from p0.
+ */
+static int attention_grads(const td_xmodel *xm, int l, const td_real *xf, size_t p0, size_t nl)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t w = xm->o.width, len = xl->attn.length, mx = xl->mixer;
+	const size_t np = xm->mixer_params, nb = len > 1 ? td_mixer_blocks(nl, len) : 1;
+	const size_t wo = xl->t[ATT_WO] - mx, wqkv = xl->t[ATT_WQKV] - mx;
+	const size_t bqkv = xl->t[ATT_BQKV] - mx, bo = xl->t[ATT_BO] - mx;
+	const td_real *ctx = xm->actx + (size_t)l * xm->rows * w, beta = len > 1 ? 0 : 1;
+	int err = len > 1 ? x->zero(x, xm->parts, nb * np * sizeof *xm->parts) : 0;
+
+	assert(nb <= xm->n_blocks);
+	for (size_t k = 0; !err && k < nb; k++) {
+		size_t b0 = 0, b1 = nl, r0, rows;
+		td_real *dst = len > 1 ? xm->parts + k * np : xm->grads + mx;
+		const td_real *dy, *dqkv;
+
+		if (len > 1)
+			td_mixer_block(nl, nb, k, &b0, &b1);
+		r0 = p0 + b0 * len, rows = (b1 - b0) * len;
+		dy = xm->yf + r0 * w, dqkv = xm->adqkv + r0 * 3 * w;
+		if ((err = x->gemm(x, dst + wo, w, dy, w, ctx + r0 * w, w, w, w, rows, 1, 0, 1,
+				   beta)) ||
+		    (err = x->gemm(x, dst + wqkv, w, dqkv, 3 * w, xf + r0 * w, w, 3 * w, w, rows, 1,
+				   0, 1, beta)) ||
+		    (err = x->bias_grad(x, dst + bqkv, dqkv, rows, 3 * w)))
+			return err;
+		err = x->bias_grad(x, dst + bo, dy, rows, w);
+	}
+	return err || len == 1 ? err : x->add_parts(x, xm->grads + mx, xm->parts, nb, np, np);
+}
+
+/*
+ * One call's backward (mixer_attention.c's): dctx = dy Wo, the pairs'
+ * dqkv, dx = dqkv Wqkv, then the call's gradients; dy in yf, dx into zf.
+ */
+static int attention_call_backward(const td_xmodel *xm, int l, const td_real *xf, size_t at,
+				   size_t nl)
+{
+	const xlayer *xl = &xm->layer[l];
+	const td_exec *x = xm->x;
+	const size_t w = xm->o.width, len = xl->attn.length, p = nl * len, r0 = at * len;
+	const size_t a0 = at * xl->attn.heads * len * xl->attn.tp, lu = (size_t)l;
+	const td_real *pr = xm->params;
+	int err;
+
+	if ((err = x->gemm(x, xm->adctx + r0 * w, w, xm->yf + r0 * w, w, pr + xl->t[ATT_WO], w, p,
+			   w, w, 0, 0, 1, 0)) ||
+	    (err = x->attend_backward(x, xm->adqkv + r0 * 3 * w, xm->ads + a0,
+				      xm->aatt + lu * xm->att + a0,
+				      xm->aqkv + (lu * xm->rows + r0) * 3 * w, xm->adctx + r0 * w,
+				      nl, &xl->attn)) ||
+	    (err = x->gemm(x, xm->zf + r0 * w, w, xm->adqkv + r0 * 3 * w, 3 * w,
+			   pr + xl->t[ATT_WQKV], w, p, w, 3 * w, 0, 0, 1, 0)))
+		return err;
+	return attention_grads(xm, l, xf, r0, nl);
+}
+
 /* Layer l's kernel z [S+1][R][w], den or deg [S][n_cells] (the latter at offset n_cells S L). */
 static td_real *kz_of(const td_xmodel *xm, int l, int a)
 {
@@ -1081,6 +1233,8 @@ static int block_forward(const td_xmodel *xm, int l, size_t batch)
 		err = by_calls(xm, l, xf, batch * xl->lines, gru_call_forward);
 	else if (xl->kind == TD_MIXER_LSTM)
 		err = by_calls(xm, l, xf, batch * xl->lines, lstm_call_forward);
+	else if (xl->kind == TD_MIXER_ATTENTION)
+		err = attention_forward(xm, l, xf, batch * xl->lines);
 	else
 		err = x->conv_forward(x, xm->yf, xf, xm->params + xl->mixer, batch * xl->lines,
 				      &xl->conv);
@@ -1217,6 +1371,8 @@ static int block_backward(const td_xmodel *xm, int l, size_t batch)
 		err = by_calls(xm, l, xf, batch * xl->lines, gru_call_backward);
 	else if (xl->kind == TD_MIXER_LSTM)
 		err = by_calls(xm, l, xf, batch * xl->lines, lstm_call_backward);
+	else if (xl->kind == TD_MIXER_ATTENTION)
+		err = by_calls(xm, l, xf, batch * xl->lines, attention_call_backward);
 	else
 		err = x->conv_backward(x, xm->zf, xm->grads + xl->mixer, xm->yf, xf,
 				       xm->params + xl->mixer, batch * xl->lines, xl->chunk,

@@ -419,6 +419,38 @@ __global__ static void add_parts_kernel(float *grad, const float *parts, size_t 
 		td_op_add_parts(grad, parts, n, stride, e);
 }
 
+/* Thread i of all: query step i of its (line, head) pair, forward. */
+__global__ static void attend_kernel(float *att, float *ctx, const float *qkv, td_op_attn a,
+				     size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_attend(att, ctx, qkv, &a, i);
+}
+
+/* Thread i of all: query step i's ds row and dq. */
+__global__ static void attend_query_kernel(float *ds, float *dqkv, const float *att,
+					   const float *qkv, const float *dctx, td_op_attn a,
+					   size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_attend_back_query(ds, dqkv, att, qkv, dctx, &a, i);
+}
+
+/* Thread i of all: key step i's dv and dk, from every query's ds. */
+__global__ static void attend_key_kernel(float *dqkv, const float *ds, const float *att,
+					 const float *qkv, const float *dctx, td_op_attn a,
+					 size_t all)
+{
+	const size_t i = tid();
+
+	if (i < all)
+		td_op_attend_back_key(dqkv, ds, att, qkv, dctx, &a, i);
+}
+
 /* Thread b of batch: example b's present cells, loss, arg max and dy. */
 __global__ static void xent_kernel(float *dy, double *loss, int *best, uint8_t *present,
 				   const float *y, const int *labels, const uint8_t *mask,
@@ -859,6 +891,31 @@ static int ex_add_parts(const td_exec *x, float *grad, const float *parts, size_
 	LAUNCH(x, count, add_parts_kernel, grad, parts, n, stride, count);
 }
 
+static int ex_attend(const td_exec *x, float *att, float *ctx, const float *qkv, size_t lines,
+		     const td_op_attn *a)
+{
+	LAUNCH(x, lines * a->heads * a->length, attend_kernel, att, ctx, qkv, *a,
+	       lines * a->heads * a->length);
+}
+
+/* The queries' launch, then the keys', which read every query's ds. */
+static int ex_attend_backward(const td_exec *x, float *dqkv, float *ds, const float *att,
+			      const float *qkv, const float *dctx, size_t lines, const td_op_attn *a)
+{
+	const size_t n = lines * a->heads * a->length;
+	cudaStream_t st = self(x)->stream;
+	int err = 0;
+
+	if (n > 0) {
+		attend_query_kernel<<<grid(n), THREADS, 0, st>>>(ds, dqkv, att, qkv, dctx, *a, n);
+		CUDA_TRY(cudaGetLastError());
+		attend_key_kernel<<<grid(n), THREADS, 0, st>>>(dqkv, ds, att, qkv, dctx, *a, n);
+		CUDA_TRY(cudaGetLastError());
+	}
+done:
+	return err;
+}
+
 static int ex_xent(const td_exec *x, float *dy, double *acc, double *loss, int *best,
 		   uint8_t *present, const float *y, const int *labels, const uint8_t *mask,
 		   const uint8_t *emask, size_t batch, size_t n_cells, size_t k)
@@ -935,6 +992,7 @@ extern "C" int td_cuda_exec_new(const td_exec **out, size_t real_size)
 	e->x.shift_prev = ex_shift_prev, e->x.gru_step = ex_gru_step;
 	e->x.gru_step_back = ex_gru_step_back, e->x.add_parts = ex_add_parts;
 	e->x.lstm_step = ex_lstm_step, e->x.lstm_step_back = ex_lstm_step_back;
+	e->x.attend = ex_attend, e->x.attend_backward = ex_attend_backward;
 	e->x.xent = ex_xent, e->x.opt_step = ex_opt_step;
 	CUDA_TRY(cudaStreamCreateWithFlags(&e->stream, cudaStreamNonBlocking));
 	for (int k = 0; k < TD_EXEC_MARKS; k++)

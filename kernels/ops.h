@@ -84,7 +84,7 @@ TD_HD void td_op_rmsnorm_dgain(td_real *dgain, const td_real *dy, const td_real 
  * (lanes_total); the maximum ignores NaN, as the lanes' does. n need not
  * be a multiple of 8: the core's -infinity padding adds exact zeros.
  */
-TD_HD void td_op_softmax_row(td_real *TD_RESTRICT w, const td_real *TD_RESTRICT s, size_t n)
+TD_HD void td_op_softmax_row(td_real *w, const td_real *s, size_t n) /* w may be s */
 {
 	td_real mx = (td_real)-INFINITY, lane[8] = {0, 0, 0, 0, 0, 0, 0, 0}, sum;
 
@@ -97,6 +97,143 @@ TD_HD void td_op_softmax_row(td_real *TD_RESTRICT w, const td_real *TD_RESTRICT 
 	sum = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
 	for (size_t j = 0; j < n; j++)
 		w[j] /= sum;
+}
+
+/* ---- the attention's pairs (core/mixer_attention.c) --------------------------- */
+
+/*
+ * A pair is (line, head) of lines [lines][length][C] (qkv's rows 3C wide:
+ * q, k, v), C = heads d; its row i is the sweep's step i, the line's
+ * position i, or length - 1 - i with reverse. Its weights are [length][tp]
+ * (the core's att: tp = length rounded up to 8, 1 for length 1), its keys
+ * past those query i sees (causal: i + 1) scored -infinity, so weighted 0.
+ * Each body is one (pair, step) i of [lines][heads][length], and every sum
+ * is the core's: a product from 0 over its index ascending, the softmax's
+ * in eight lanes (td_op_softmax_row) over the groups of 8 up to the row's
+ * last key (attend_pair's row_end; on lines of one step, attend_one's one
+ * key, which gives its bits: the padding adds exact zeros).
+ */
+typedef struct td_op_attn {
+	size_t length, heads, d, tp;
+	td_real scale; /* 1 / sqrt(d), rounded to a td_real */
+	int causal, reverse;
+} td_op_attn;
+
+/* Row i of a pair's line as stored (reverse: from the last); a[i] element e at base + at() ld + e. */
+TD_HD size_t td_op_attn_row(const td_op_attn *a, size_t i)
+{
+	return a->reverse ? a->length - 1 - i : i;
+}
+
+/* The end of query i's groups of 8 keys: its softmax's entries (attend_pair's row_end). */
+TD_HD size_t td_op_attn_end(const td_op_attn *a, size_t i)
+{
+	const size_t keys = a->causal ? i + 1 : a->length, end = (keys + 7) / 8 * 8;
+
+	return end < a->tp ? end : a->tp;
+}
+
+/*
+ * Query i of pair p = i / length (line p / heads, head p % heads) forward:
+ * its weights att row (scale q k^T, the softmax, 0 past its groups) and
+ * its output, ctx's head columns of its row: sum over keys of p v.
+ */
+TD_HD void td_op_attend(td_real *att, td_real *ctx, const td_real *qkv, const td_op_attn *a,
+			size_t i)
+{
+	const size_t t = a->length, q = i % t, pair = i / t, hd = pair % a->heads;
+	const size_t line = pair / a->heads, c = a->heads * a->d, end = td_op_attn_end(a, q);
+	const size_t keys = a->causal ? q + 1 : t;
+	const td_real *base = qkv + line * t * 3 * c + hd * a->d;
+	const td_real *qi = base + td_op_attn_row(a, q) * 3 * c;
+	td_real *w = att + i * a->tp, *o = ctx + (line * t + td_op_attn_row(a, q)) * c + hd * a->d;
+
+	for (size_t j = 0; j < end; j++) {
+		const td_real *kj = base + td_op_attn_row(a, j < t ? j : 0) * 3 * c + c;
+		td_real s = 0;
+
+		for (size_t e = 0; j < keys && e < a->d; e++)
+			s += qi[e] * kj[e];
+		w[j] = j < keys ? s * a->scale : (td_real)-INFINITY;
+	}
+	td_op_softmax_row(w, w, end);
+	for (size_t j = end; j < a->tp; j++)
+		w[j] = 0;
+	for (size_t e = 0; e < a->d; e++) {
+		td_real sum = 0;
+
+		for (size_t k = 0; k < t; k++)
+			sum += w[k] * base[td_op_attn_row(a, k) * 3 * c + 2 * c + e];
+		o[e] = sum;
+	}
+}
+
+/*
+ * Query i backward, first of two: its row of ds [lines][heads][length][tp]
+ * from dp = do v^T (0 past its keys) and the saved weights, ds = scale p
+ * (dp - the lanes' sum of p dp) up to its groups' end and dp's 0 past it;
+ * then its dq = sum over keys of ds k, into dqkv.
+ */
+TD_HD void td_op_attend_back_query(td_real *ds, td_real *dqkv, const td_real *att,
+				   const td_real *qkv, const td_real *dctx, const td_op_attn *a,
+				   size_t i)
+{
+	const size_t t = a->length, q = i % t, pair = i / t, hd = pair % a->heads;
+	const size_t line = pair / a->heads, c = a->heads * a->d, end = td_op_attn_end(a, q);
+	const size_t keys = a->causal ? q + 1 : t, row = line * t + td_op_attn_row(a, q);
+	const td_real *base = qkv + line * t * 3 * c + hd * a->d, *p = att + i * a->tp;
+	const td_real *dout = dctx + row * c + hd * a->d;
+	td_real *d = ds + i * a->tp, *dq = dqkv + row * 3 * c + hd * a->d;
+	td_real lane[8] = {0, 0, 0, 0, 0, 0, 0, 0}, pdp;
+
+	for (size_t j = 0; j < a->tp; j++) {
+		const td_real *vj = base + td_op_attn_row(a, j < t ? j : 0) * 3 * c + 2 * c;
+		td_real s = 0;
+
+		for (size_t e = 0; j < keys && e < a->d; e++)
+			s += dout[e] * vj[e];
+		d[j] = j < keys ? s : 0;
+		if (j < end)
+			lane[j % 8] += p[j] * d[j];
+	}
+	pdp = ((lane[0] + lane[1]) + (lane[2] + lane[3])) + ((lane[4] + lane[5]) + (lane[6] + lane[7]));
+	for (size_t j = 0; j < end; j++)
+		d[j] = a->scale * p[j] * (d[j] - pdp);
+	for (size_t e = 0; e < a->d; e++) {
+		td_real sum = 0;
+
+		for (size_t k = 0; k < t; k++)
+			sum += d[k] * base[td_op_attn_row(a, k) * 3 * c + c + e];
+		dq[e] = sum;
+	}
+}
+
+/*
+ * Key i backward, second (after every query's ds): its dv = sum over
+ * queries of p do and dk = sum over queries of ds q, into dqkv.
+ */
+TD_HD void td_op_attend_back_key(td_real *dqkv, const td_real *ds, const td_real *att,
+				 const td_real *qkv, const td_real *dctx, const td_op_attn *a,
+				 size_t i)
+{
+	const size_t t = a->length, k = i % t, pair = i / t, hd = pair % a->heads;
+	const size_t line = pair / a->heads, c = a->heads * a->d;
+	const size_t row = line * t + td_op_attn_row(a, k), first = pair * t * a->tp;
+	const td_real *base = qkv + line * t * 3 * c + hd * a->d;
+	const td_real *dbase = dctx + line * t * c + hd * a->d;
+	td_real *dk = dqkv + row * 3 * c + c + hd * a->d, *dv = dk + c;
+
+	for (size_t e = 0; e < a->d; e++) {
+		td_real sv = 0, sk = 0;
+
+		for (size_t q = 0; q < t; q++) {
+			const size_t at = td_op_attn_row(a, q);
+
+			sv += att[first + q * a->tp + k] * dbase[at * c + e];
+			sk += ds[first + q * a->tp + k] * base[at * 3 * c + e];
+		}
+		dv[e] = sv, dk[e] = sk;
+	}
 }
 
 /* ---- the channel MLP's ReLU (core/model.c, ffn_forward and ffn_backward) ---- */

@@ -1,21 +1,27 @@
 /*
  * test_xmodel.c - the executor's model (core/xmodel.c) on the host's
  * executor against td_model, the core, bit for bit: the orchestration the
- * GPU runs, checked on any machine. Models of the scan family with the
- * conv, the LRU, the complex LRU, the GRU and the LSTM mixer on a 4 x 5
- * lattice with two absent cells, with and without a mask per example,
- * the channel MLP and a head per cell; the recurrences in block.c's chunks (an exact
- * multiple of lines, a short last call, a chunk past the lines), models
- * of one layer, lines of one step in the core's chunks (the recurrences'
- * maps), the batch's bounds, the memory pool's arithmetic; and the
- * refusals of what the executor path does not compute yet.
+ * GPU runs, checked on any machine. Models of the scan, flatten and
+ * kernel families with the conv, the LRU, the complex LRU, the GRU, the
+ * LSTM and attention (two heads, causal where the model has the MLP) on
+ * a 4 x 5 lattice with two absent cells, with and without a mask per
+ * example, the channel MLP and a head per cell; the mixers in block.c's
+ * chunks (an exact multiple of lines, a short last call, a chunk past
+ * the lines), models of one layer, lines of one step in the core's chunks
+ * (the recurrences' maps, attention's value path), the batch's bounds and
+ * the memory pool's arithmetic.
  *
  * Edits that make them fail (each tried): the residual add without its
  * selection (sel(xm, mid, h, NULL, ...)); layer l + 1's norm read with
  * layer l's gain; the MLP's second bias left out; the head per cell
  * reading cell 0's weights for every cell; the GRU's n without its bias
  * b_n (td_op_gru_step), its dc summed from dgx rather than dgh; the
- * LSTM's biases added one after the other rather than b + c.
+ * LSTM's biases added one after the other rather than b + c; attention's
+ * causal keys counted to i rather than i + 1 (td_op_attend), its rows not
+ * reversed in a reverse sweep (td_op_attn_row as i), dv summed from the
+ * weights of the key's row rather than its column, its parts summed over
+ * the whole call rather than td_mixer_blocks's blocks, and its parts not
+ * zeroed before a call's blocks add to them.
  */
 #include "tdtest.h"
 
@@ -58,8 +64,8 @@ static void fill(td_real *x, size_t n, uint64_t seed)
 
 /*
  * A model of layers plan steps over h and w, both ways: conv (3 taps),
- * lru or clru (5 states for 8 channels), chunk lines a mixer call;
- * make_model's: 4 layers, chunk 2.
+ * lru or clru (5 states for 8 channels), attention (2 heads, causal with
+ * the MLP), chunk lines a mixer call; make_model's: 4 layers, chunk 2.
  */
 static td_model *make_sized(const td_lattice *lat, td_mixer_kind kind, size_t ffn, int per_cell,
 			    td_block_family fam, int layers, size_t chunk)
@@ -73,6 +79,7 @@ static td_model *make_sized(const td_lattice *lat, td_mixer_kind kind, size_t ff
 	o.mixer.kind = kind, o.mixer.kernel_size = 3, o.mixer.state = 5;
 	o.in = 2, o.width = 8, o.out = 3, o.max_batch = 3, o.chunk = chunk;
 	o.ffn = ffn, o.head_per_cell = per_cell;
+	o.mixer.heads = 2, o.mixer.causal = ffn != 0; /* attention's */
 	assert_int_equal(td_model_new(&m, lat, &o), 0);
 	td_model_init(m, 11);
 	/* every parameter its own value: gains of 1 and biases of 0 would hide a mix-up */
@@ -138,9 +145,9 @@ static size_t forward_differ(td_mixer_kind kind, size_t ffn, int per_cell, int e
 }
 
 /* The mixers the executor path computes, and their names; case c runs kinds[c >> 3]. */
-static const td_mixer_kind kinds[] = {TD_MIXER_CONV, TD_MIXER_LRU, TD_MIXER_CLRU, TD_MIXER_GRU,
-				      TD_MIXER_LSTM};
-static const char *const kind_names[] = {"conv", "lru", "clru", "gru", "lstm"};
+static const td_mixer_kind kinds[] = {TD_MIXER_CONV, TD_MIXER_LRU,  TD_MIXER_CLRU,
+				      TD_MIXER_GRU,  TD_MIXER_LSTM, TD_MIXER_ATTENTION};
+static const char *const kind_names[] = {"conv", "lru", "clru", "gru", "lstm", "attention"};
 #define N_KINDS (sizeof kinds / sizeof kinds[0])
 
 /*
@@ -356,7 +363,7 @@ static void test_the_recurrences_run_in_block_cs_chunks_and_no_others(void **sta
 			if (model_differ(m, lat, &counting))
 				fail_msg("%s, chunk %zu: y, dx or a gradient differs", kind_names[k],
 					 chunks[c]);
-			if (scans != want)
+			if (kinds[k] != TD_MIXER_ATTENTION && scans != want)
 				fail_msg("%s, chunk %zu: %zu scans, block.c's chunks are %zu",
 					 kind_names[k], chunks[c], scans, want);
 			td_model_free(m);
@@ -366,16 +373,12 @@ static void test_the_recurrences_run_in_block_cs_chunks_and_no_others(void **sta
 
 /*
  * A model of one layer: built from its only block, computed bit for bit
- * with each mixer; a one-layer attention refused by the mixer's name. Seen
- * failing with td_xmodel_new reading block 1 for the cell count, the
- * recurrence's state or the mask, and with check_model naming block 1's
- * mixer (a model of one layer has no block 1).
+ * with each mixer. Seen failing with td_xmodel_new reading block 1 for
+ * the cell count, the recurrence's state or the mask.
  */
 static void test_a_model_of_one_layer_is_read_from_its_only_block(void **state)
 {
 	td_lattice *lat = grid();
-	td_model *att = make_sized(lat, TD_MIXER_ATTENTION, 0, 0, TD_BLOCK_SCAN, 1, 2);
-	td_xmodel *xm = NULL;
 
 	(void)state;
 	for (size_t k = 0; k < N_KINDS; k++) {
@@ -385,10 +388,7 @@ static void test_a_model_of_one_layer_is_read_from_its_only_block(void **state)
 			fail_msg("%s of one layer: y, dx or a gradient differs", kind_names[k]);
 		td_model_free(m);
 	}
-	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), att), TD_ENOTSUP,
-			  "mixer is attention");
-	assert_null(xm);
-	td_model_free(att), td_lattice_free(lat);
+	td_lattice_free(lat);
 }
 
 /*
@@ -474,18 +474,20 @@ static void test_the_kernel_family_mixes_along_time_as_the_core_does(void **stat
 	(void)state;
 	for (size_t i = 0; i < 60; i++)
 		mask[i] = i != 7;
-	for (int c = 0; c < 6; c++) {
+	for (size_t c = 0; c < 2 * N_KINDS; c++) {
 		td_lattice_spec ls = TD_LATTICE_SPEC_INIT;
 		td_lattice *lat = NULL;
 		td_model *m;
 
-		ls.rank = c < 3 ? 3 : 1, ls.shape = c < 3 ? thw : t, ls.names = names;
-		ls.time_axis = 0, ls.mask = c < 3 ? mask : NULL, ls.mask_len = c < 3 ? 60 : 0;
+		const int both = c < N_KINDS;
+
+		ls.rank = both ? 3 : 1, ls.shape = both ? thw : t, ls.names = names;
+		ls.time_axis = 0, ls.mask = both ? mask : NULL, ls.mask_len = both ? 60 : 0;
 		assert_int_equal(td_lattice_new(&lat, &ls), 0);
-		m = make_sized(lat, kinds[c % 3], 0, 0, TD_BLOCK_KERNEL, 2, 2);
+		m = make_sized(lat, kinds[c % N_KINDS], 0, 0, TD_BLOCK_KERNEL, 2, 2);
 		if (model_differ(m, lat, td_exec_host()))
-			fail_msg("%s, %s: y, dx or a gradient differs", kind_names[c % 3],
-				 c < 3 ? "t x h x w" : "t alone");
+			fail_msg("%s, %s: y, dx or a gradient differs", kind_names[c % N_KINDS],
+				 both ? "t x h x w" : "t alone");
 		td_model_free(m), td_lattice_free(lat);
 	}
 }
@@ -543,20 +545,6 @@ static void test_a_conv_backward_of_no_lines_leaves_the_gradient(void **state)
 	assert_int_equal(x->conv_backward(x, dx, g, dy, in, w, 0, 2, &s), 0);
 	for (size_t i = 0; i < 4 * 2; i++)
 		assert_true(g[i] == 0 && signbit(g[i]));
-}
-
-/* The attention mixer: refused by name, *out NULL. */
-static void test_what_the_executor_path_lacks_is_refused_by_name(void **state)
-{
-	td_lattice *lat = grid();
-	td_model *att = make_model(lat, TD_MIXER_ATTENTION, 0, 0, TD_BLOCK_SCAN);
-	td_xmodel *xm = (td_xmodel *)&lat; /* must come back NULL */
-
-	(void)state;
-	TD_ASSERT_REFUSED(td_xmodel_new(&xm, td_exec_host(), att), TD_ENOTSUP, "attention");
-	assert_null(xm);
-	td_model_free(att);
-	td_lattice_free(lat);
 }
 
 /*
@@ -657,7 +645,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_a_batch_outside_one_to_max_batch_is_refused),
 	cmocka_unit_test(test_lines_of_one_step_sum_the_gradient_in_the_cores_chunks),
 	cmocka_unit_test(test_a_conv_backward_of_no_lines_leaves_the_gradient),
-	cmocka_unit_test(test_what_the_executor_path_lacks_is_refused_by_name),
 	cmocka_unit_test(test_flatten_gathers_its_sequence_and_scatters_zeros_at_absent_cells),
 	cmocka_unit_test(test_the_kernel_family_mixes_along_time_as_the_core_does),
 	cmocka_unit_test(test_one_step_recurrences_leave_du_and_the_forget_gate_alone),

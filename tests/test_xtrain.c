@@ -154,6 +154,9 @@ static void test_the_host_executor_trains_the_cpu_run_bit_for_bit(void **state)
 				     "head=per_cell", NULL};
 	const char *absent[] = {"dataset=synth-absent", "mixer=conv", "ffn=4", NULL};
 	const char *flatten[] = {"composition=flatten", "mixer=lru", "bidirectional=false", NULL};
+	const char *att[] = {"mixer=attention", "dataset=synth-absent", "ffn=4", NULL};
+	const char *att_blocks[] = {"mixer=attention", "dataset=synth-time", "batch=24",
+				    "head=per_cell", NULL};
 
 	(void)state;
 	assert_int_equal(cpu_and_host_differ("conv", conv), 0);
@@ -165,6 +168,8 @@ static void test_the_host_executor_trains_the_cpu_run_bit_for_bit(void **state)
 	assert_int_equal(cpu_and_host_differ("lstm-blocks", lstm_blocks), 0);
 	assert_int_equal(cpu_and_host_differ("absent", absent), 0);
 	assert_int_equal(cpu_and_host_differ("flatten", flatten), 0);
+	assert_int_equal(cpu_and_host_differ("attention", att), 0);
+	assert_int_equal(cpu_and_host_differ("attention-blocks", att_blocks), 0);
 }
 
 /* Skipped steps: counted with their reasons, in the firewall's windows, as the CPU counts them. */
@@ -227,16 +232,7 @@ static void test_a_run_resumed_on_the_executor_equals_the_whole_cpu_run(void **s
 	assert_int_equal(resumed_runs_differ("conv"), 0);
 	assert_int_equal(resumed_runs_differ("gru"), 0);
 	assert_int_equal(resumed_runs_differ("lstm"), 0);
-}
-
-static void test_a_model_the_executor_does_not_compute_is_refused_by_name(void **state)
-{
-	const char *att[] = {"mixer=attention", NULL};
-
-	(void)state;
-	TD_ASSERT_REFUSED(run("attention", att, td_exec_host(), 0, NULL), TD_ENOTSUP,
-			  "device = host: the executor path has the conv, lru, clru, gru and lstm "
-			  "mixers only");
+	assert_int_equal(resumed_runs_differ("attention"), 0);
 }
 
 /* The host executor, counting its optimizer steps and noting at which count each download came. */
@@ -466,6 +462,14 @@ FAILING(kernel_dk,
 	(const td_exec *x, td_real *dk, const td_real *sk, const td_real *q, const uint8_t *mask,
 	 size_t blocks, size_t outer, size_t n, size_t inner, size_t n_cells),
 	(x, dk, sk, q, mask, blocks, outer, n, inner, n_cells))
+FAILING(attend,
+	(const td_exec *x, td_real *att, td_real *ctx, const td_real *qkv, size_t lines,
+	 const struct td_op_attn *a),
+	(x, att, ctx, qkv, lines, a))
+FAILING(attend_backward,
+	(const td_exec *x, td_real *dqkv, td_real *ds, const td_real *att, const td_real *qkv,
+	 const td_real *dctx, size_t lines, const struct td_op_attn *a),
+	(x, dqkv, ds, att, qkv, dctx, lines, a))
 FAILING(xent,
 	(const td_exec *x, td_real *dy, double *acc, double *loss, int *best, uint8_t *present,
 	 const td_real *y, const int *labels, const uint8_t *mask, const uint8_t *emask,
@@ -484,9 +488,9 @@ FAILING(opt_step,
  * batch, a layer, the loss, the optimizer, a read at a log point, an
  * evaluation or a checkpoint); none is swallowed, and (under ASan) none
  * leaks or touches freed memory. Conv with the MLP and a head per cell,
- * the LRU with absent cells and skipped steps, the GRU and the LSTM, a
- * flatten model, and a kernel model (its contractions, and the LRU's map
- * on lines of one step).
+ * the LRU with absent cells and skipped steps, the GRU, the LSTM and
+ * attention, a flatten model, and a kernel model (its contractions, and
+ * the LRU's map on lines of one step).
  */
 static void test_an_executor_failure_anywhere_stops_the_run_with_its_reason(void **state)
 {
@@ -510,7 +514,10 @@ static void test_an_executor_failure_anywhere_stops_the_run_with_its_reason(void
 	const char *kern[] = {"composition=axial_kernel", "mixer=lru", "width=4", "layers=2",
 			      "bidirectional=false", "steps=2", "warmup=1", "batch=2",
 			      "log_every=2", "eval_every=2", "eval_batches=1", NULL};
-	const char *const *cases[] = {conv, lru, gru, lstm, flat, kern};
+	const char *att[] = {"mixer=attention", "width=4", "layers=2", "bidirectional=false",
+			     "steps=2", "warmup=1", "batch=2", "log_every=2", "eval_every=2",
+			     "eval_batches=1", NULL};
+	const char *const *cases[] = {conv, lru, gru, lstm, flat, kern, att};
 	td_exec failing = *td_exec_host();
 
 	(void)state;
@@ -531,6 +538,7 @@ static void test_an_executor_failure_anywhere_stops_the_run_with_its_reason(void
 	failing.gather = failing_gather, failing.kernel_masses = failing_kernel_masses;
 	failing.kernel_renorm = failing_kernel_renorm, failing.kernel_rows = failing_kernel_rows;
 	failing.kernel_dk = failing_kernel_dk, failing.gemm_batched = failing_gemm_batched;
+	failing.attend = failing_attend, failing.attend_backward = failing_attend_backward;
 	quiet_failures = 1;
 	for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
 		int n = 1;
@@ -757,7 +765,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_skipped_steps_are_counted_as_the_cpu_counts_them),
 	cmocka_unit_test(test_the_firewall_stops_a_run_with_no_finite_step_as_on_the_cpu),
 	cmocka_unit_test(test_a_run_resumed_on_the_executor_equals_the_whole_cpu_run),
-	cmocka_unit_test(test_a_model_the_executor_does_not_compute_is_refused_by_name),
 	cmocka_unit_test(test_no_step_reads_the_executor_between_log_points),
 	cmocka_unit_test(test_a_run_takes_its_executor_memory_in_one_allocation),
 	cmocka_unit_test(test_the_comparison_sees_a_norm_taken_in_parts),
