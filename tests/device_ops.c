@@ -370,6 +370,74 @@ int td_devcheck_lru_kernels_give_their_bodies_bits(void)
 }
 
 /*
+ * One shape of attention's pairs: the bodies in loops against the CUDA
+ * executor's attend and attend_backward; the failed checks.
+ */
+static int attention_case(const td_op_attn *a, size_t lines)
+{
+	const size_t c = a->heads * a->d, p = lines * a->length, na = lines * a->heads * a->length;
+	const size_t nw = na * a->tp;
+	float *qkv = dev_alloc(p * 3 * c), *dctx = dev_alloc(p * c), *att = dev_alloc(nw);
+	float *att2 = dev_alloc(nw), *ctx = dev_alloc(p * c), *ctx2 = dev_alloc(p * c);
+	float *ds = dev_alloc(nw), *dqkv = dev_alloc(p * 3 * c), *dqkv2 = dev_alloc(p * 3 * c);
+	float *bufs[6] = {NULL};
+	const size_t sizes[6] = {p * 3 * c, p * c, nw, p * c, nw, p * 3 * c};
+	const td_exec *x = NULL;
+	int fails = 0;
+
+	dev_fill(qkv, p * 3 * c, 2), dev_fill(dctx, p * c, 1);
+	for (size_t i = 0; i < na; i++)
+		td_op_attend(att, ctx, qkv, a, i);
+	for (size_t i = 0; i < na; i++)
+		td_op_attend_back_query(ds, dqkv, att, qkv, dctx, a, i);
+	for (size_t i = 0; i < na; i++)
+		td_op_attend_back_key(dqkv, ds, att, qkv, dctx, a, i);
+	CHECK((td_cuda_exec_new(&x, sizeof(float))) == 0);
+	for (int i = 0; x && i < 6; i++)
+		CHECK((x->alloc(x, &bufs[i], sizes[i] * sizeof(float))) == 0);
+	if (x && bufs[5]) { /* qkv, dctx, att, ctx, ds, dqkv */
+		CHECK((x->upload(x, bufs[0], qkv, sizes[0] * sizeof *qkv) ||
+		       x->upload(x, bufs[1], dctx, sizes[1] * sizeof *dctx) ||
+		       x->attend(x, bufs[2], bufs[3], bufs[0], lines, a) ||
+		       x->download(x, att2, bufs[2], nw * sizeof *att) ||
+		       x->download(x, ctx2, bufs[3], p * c * sizeof *ctx) ||
+		       x->attend_backward(x, bufs[5], bufs[4], bufs[2], bufs[0], bufs[1], lines, a) ||
+		       x->download(x, dqkv2, bufs[5], p * 3 * c * sizeof *dqkv)) == 0);
+		CHECK((dev_differ(att, att2, nw) + dev_differ(ctx, ctx2, p * c)) == 0);
+		CHECK((dev_differ(dqkv, dqkv2, p * 3 * c)) == 0);
+	}
+	for (int i = 0; x && i < 6; i++)
+		x->release(x, bufs[i]);
+	td_cuda_exec_free(x);
+	free(qkv), free(dctx), free(att), free(att2), free(ctx), free(ctx2), free(ds), free(dqkv);
+	free(dqkv2);
+	return fails;
+}
+
+/*
+ * Attention's pairs on lines of 1, 7 and 12 steps (weights of stride 1,
+ * 8 and 16), causal or not, both ways, 2 heads of 5 channels: the GPU's
+ * weights, outputs and dq, dk, dv are the bodies' bits.
+ */
+int td_devcheck_attention_kernels_give_their_bodies_bits(void)
+{
+	static const size_t lengths[] = {1, 7, 12};
+	int fails = 0;
+
+	for (size_t li = 0; li < 3; li++)
+		for (int causal = 0; causal < 2; causal++)
+			for (int rev = 0; rev < 2; rev++) {
+				const size_t t = lengths[li];
+				const td_op_attn a = {t,	  2,	  5, t == 1 ? 1 : (t + 7) / 8 * 8,
+						      0.4472136f, causal, rev};
+
+				fails += attention_case(&a, 3);
+			}
+	printf("%s attention_kernels_give_their_bodies_bits\n", fails ? "FAIL" : "PASS");
+	return fails;
+}
+
+/*
  * Ten optimizer steps on the device without a wait between them, a NaN,
  * an infinity before a NaN in a later part, and one clipped step among
  * them: p, m, v and the state (counts, last figures, kept skips) are the
@@ -514,8 +582,12 @@ static double max_rel_diff(const float *a, const float *b, size_t n)
  * line of 113 present cells an example: the same products) and a kernel
  * model of the LRU (products of length 12 or 10 per block, R Z^T of
  * length up to 320 summed over up to 96 blocks in one order on both:
- * within the same bounds), on the CUDA executor against the host's: y,
- * dx and every gradient. Only the GEMMs may differ: every other
+ * within the same bounds), and attention on lines of 12 and 10 steps
+ * (scan) and of one step (kernel without time: every pair's one key), one
+ * head of 32 channels (scores of length 32, the pairs' products of length
+ * 12 or less; the softmax's exp is fastmath.h's, one IEEE operation at a
+ * time, so bitwise), on the CUDA executor against the host's: y, dx and
+ * every gradient. Only the GEMMs may differ: every other
  * operation is an ops.h body, bitwise on both (checked above; M's
  * products, not checked there, are sums in double in one order on
  * both). cuBLAS sums in another order than td_gemm: a value
@@ -576,7 +648,11 @@ static int xmodel_case(td_mixer_kind kind, td_block_family fam, size_t rows)
 	printf("  %s %s, %zu x 10: the GPU's against the host's, over the max of the host's: y "
 	       "%.3g (bound %.3g), dx %.3g, gradients %.3g (bound %.3g); the control's y %.3g\n",
 	       fam == TD_BLOCK_SCAN ? "scan" : fam == TD_BLOCK_FLATTEN ? "flatten" : "kernel",
-	       kind == TD_MIXER_LRU ? "lru" : kind == TD_MIXER_CLRU ? "clru" : "conv", rows, ry,
+	       kind == TD_MIXER_LRU		? "lru"
+	       : kind == TD_MIXER_CLRU	? "clru"
+	       : kind == TD_MIXER_ATTENTION ? "attention"
+					      : "conv",
+	       rows, ry,
 	       1.0 / 256, rdx, rg, 1.0 / 64, bad);
 	CHECK(ry <= 1.0 / 256);
 	CHECK(rdx <= 1.0 / 64 && rg <= 1.0 / 64);
@@ -593,7 +669,9 @@ int td_devcheck_xmodel_agrees_with_the_host(void)
 		    xmodel_case(TD_MIXER_CLRU, scan, 12) + xmodel_case(TD_MIXER_LRU, scan, 1) +
 		    xmodel_case(TD_MIXER_CLRU, scan, 1) + xmodel_case(TD_MIXER_LRU, flatten, 12) +
 		    xmodel_case(TD_MIXER_CONV, flatten, 12) +
-		    xmodel_case(TD_MIXER_LRU, TD_BLOCK_KERNEL, 12);
+		    xmodel_case(TD_MIXER_LRU, TD_BLOCK_KERNEL, 12) +
+		    xmodel_case(TD_MIXER_ATTENTION, scan, 12) +
+		    xmodel_case(TD_MIXER_ATTENTION, TD_BLOCK_KERNEL, 12);
 
 	printf("%s xmodel_agrees_with_the_host\n", fails ? "FAIL" : "PASS");
 	return fails;
@@ -689,7 +767,7 @@ static double now_s(void)
 /*
  * tdtrain's run on the GPU against the same run on the host executor (the
  * CPU run bit for bit, tests/test_xtrain.c): the synthetic row task, 200
- * steps, with mixer (conv, lru, clru, gru or lstm). Checked:
+ * steps, with mixer (conv, lru, clru, gru, lstm or attention). Checked:
  *   - the same seed twice on the GPU: log.jsonl and checkpoint.bin equal,
  *     and the run stopped after 100 steps and resumed on the GPU ends
  *     with the uninterrupted run's checkpoint.bin;
@@ -779,7 +857,7 @@ int td_devcheck_training_agrees_with_the_host(void)
 	}
 	fails = training_case("conv", root) + training_case("lru", root) +
 		training_case("clru", root) + training_case("gru", root) +
-		training_case("lstm", root);
+		training_case("lstm", root) + training_case("attention", root);
 	printf("%s training_agrees_with_the_host (runs in %s)\n", fails ? "FAIL" : "PASS", root);
 	return fails;
 }
@@ -1022,6 +1100,11 @@ int td_devcheck_conv_kernels_give_their_bodies_bits(void)
 }
 
 int td_devcheck_lru_kernels_give_their_bodies_bits(void)
+{
+	return -1;
+}
+
+int td_devcheck_attention_kernels_give_their_bodies_bits(void)
 {
 	return -1;
 }

@@ -12,6 +12,7 @@ int td_devcheck_cross_entropy_kernel_agrees_with_its_body(void);
 int td_devcheck_norm_and_adamw_kernels_give_their_bodies_bits(void);
 int td_devcheck_conv_kernels_give_their_bodies_bits(void);
 int td_devcheck_lru_kernels_give_their_bodies_bits(void);
+int td_devcheck_attention_kernels_give_their_bodies_bits(void);
 int td_devcheck_optimizer_steps_give_their_bodies_bits(void);
 int td_devcheck_fold_kernels_give_their_bodies_values(void);
 int td_devcheck_xmodel_agrees_with_the_host(void);

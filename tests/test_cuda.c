@@ -209,6 +209,13 @@ static void test_the_lru_kernels_give_their_bodies_bits(void **state)
 	assert_int_equal(td_devcheck_lru_kernels_give_their_bodies_bits(), 0);
 }
 
+static void test_the_attention_kernels_give_their_bodies_bits(void **state)
+{
+	(void)state;
+	NEED_DEVICE_KERNELS();
+	assert_int_equal(td_devcheck_attention_kernels_give_their_bodies_bits(), 0);
+}
+
 static void test_the_optimizer_steps_give_their_bodies_bits(void **state)
 {
 	(void)state;
@@ -256,6 +263,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_the_norm_and_adamw_kernels_give_their_bodies_bits),
 	cmocka_unit_test(test_the_conv_kernels_give_their_bodies_bits),
 	cmocka_unit_test(test_the_lru_kernels_give_their_bodies_bits),
+	cmocka_unit_test(test_the_attention_kernels_give_their_bodies_bits),
 	cmocka_unit_test(test_the_optimizer_steps_give_their_bodies_bits),
 	cmocka_unit_test(test_the_fold_kernels_give_their_bodies_values),
 	cmocka_unit_test(test_the_models_forward_and_backward_on_the_gpu_agree_with_the_host),
