@@ -535,7 +535,8 @@ static int resolve_equivalents(td_mutants *m, const decls_t *d)
 	return 0;
 }
 
-static int load_one(td_mutants *out, decls_t *decls, const char *root, const char *path)
+static int load_one(td_mutants *out, decls_t *decls, const char *root, const char *src,
+		    const char *path)
 {
 	td_lua *lua;
 	lua_State *L;
@@ -557,7 +558,7 @@ static int load_one(td_mutants *out, decls_t *decls, const char *root, const cha
 	lua_pushlightuserdata(L, decls);
 	lua_pushcclosure(L, l_equivalent, 1);
 	lua_setglobal(L, "equivalent");
-	lua_pushstring(L, root);
+	lua_pushstring(L, src); /* where the files the catalogue names are */
 	lua_setfield(L, LUA_REGISTRYINDEX, "tdaudit.root");
 	err = td_lua_run_file(lua, path);
 	td_lua_free(lua);
@@ -566,6 +567,11 @@ static int load_one(td_mutants *out, decls_t *decls, const char *root, const cha
 
 int td_catalogue_load(td_mutants *out, const char *root, char *const *globs)
 {
+	return td_catalogue_load_at(out, root, root, globs);
+}
+
+int td_catalogue_load_at(td_mutants *out, const char *root, const char *src, char *const *globs)
+{
 	char **files = NULL;
 	decls_t decls = {0};
 	int err = 0;
@@ -573,7 +579,7 @@ int td_catalogue_load(td_mutants *out, const char *root, char *const *globs)
 	for (size_t i = 0; !err && globs && globs[i]; i++)
 		err = td_pathglob_need(&files, root, globs[i], "catalogue");
 	for (size_t k = 0; !err && files && files[k]; k++)
-		err = load_one(out, &decls, root, files[k]);
+		err = load_one(out, &decls, root, src, files[k]);
 	if (!err)
 		err = resolve_equivalents(out, &decls);
 	for (size_t k = 0; k < decls.n; k++)

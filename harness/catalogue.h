@@ -78,6 +78,13 @@ typedef struct {
  */
 int td_catalogue_load(td_mutants *out, const char *root, char *const *globs);
 
+/*
+ * td_catalogue_load, but the files the catalogues name (generate's globs
+ * and what they read, a mutant's file) are those under src: mutate
+ * --rev's tree of a revision.
+ */
+int td_catalogue_load_at(td_mutants *out, const char *root, const char *src, char *const *globs);
+
 void td_mutants_free(td_mutants *m);
 
 /* Frees what one entry owns (not the entry itself). */

@@ -2097,9 +2097,17 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	err = td_project_load(&r.proj, root);
 	if (!err && opts->ledger)
 		err = use_ledger(r.proj, opts->ledger);
+	if (!err && opts->rev && opts->diff)
+		err = TD_FAIL(TD_EINVAL, "--rev and --diff do not combine: --diff compares the working "
+					 "tree with a revision; give one of them");
+	snprintf(r.src, sizeof r.src, "%s", r.proj ? r.proj->root : "");
+	if (!err && opts->rev)
+		err = claim_dir(&r, &lock_fd);
+	if (!err && opts->rev) /* before the catalogues: generate {} reads REV's files */
+		err = use_rev(&r, opts->rev);
 	if (!err)
-		err = td_catalogue_load(&r.muts, r.proj->root,
-					opts->catalogues ? opts->catalogues : r.proj->catalogues);
+		err = td_catalogue_load_at(&r.muts, r.proj->root, r.src,
+					   opts->catalogues ? opts->catalogues : r.proj->catalogues);
 	if (!err && opts->survivors)
 		err = td_survivors_keep(&r.muts, r.proj);
 	if (!err && opts->survivors && r.muts.n == 0) { /* said why; nothing to run, nothing to record */
@@ -2115,20 +2123,12 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		err = filter_file_guard(&r.muts, opts->files, opts->guard);
 	if (!err && !(r.res = calloc(r.muts.n + 1, sizeof *r.res)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
-	snprintf(r.src, sizeof r.src, "%s", r.proj ? r.proj->root : "");
 	if (!err && opts->schemata && opts->cold)
 		err = TD_FAIL(TD_EINVAL, "--schemata and --cold do not combine: --cold builds every "
 					 "mutant from a fresh copy; give one of them");
 	if (!err && opts->run_unreached && !opts->schemata)
 		err = TD_FAIL(TD_EINVAL, "--run-unreached needs --schemata: only a schema build "
 					 "records which tests reach a mutant");
-	if (!err && opts->rev && opts->diff)
-		err = TD_FAIL(TD_EINVAL, "--rev and --diff do not combine: --diff compares the working "
-					 "tree with a revision; give one of them");
-	if (!err && opts->rev)
-		err = claim_dir(&r, &lock_fd);
-	if (!err && opts->rev)
-		err = use_rev(&r, opts->rev);
 	if (!err)
 		err = locate_all(&r);
 	if (!err && opts->diff)

@@ -861,6 +861,29 @@ static void test_rev_mutates_the_committed_revision_not_the_working_tree(void **
 	assert_non_null(strstr(fx_slurp("mutate.log"), "do not combine"));
 }
 
+/*
+ * --rev generates its mutants from REV's files, not the working tree's:
+ * HEAD's add returns a + b, the working tree's a * b, and the list holds
+ * HEAD's mutants of +, none stale, and none of *.
+ */
+static void test_rev_generates_its_mutants_from_the_revisions_files(void **state)
+{
+	const char *args[] = {"mutate", "--rev", "HEAD", "--list", NULL};
+	char changed[sizeof calc_c];
+	const char *log;
+
+	(void)state;
+	make_fixture("generate { files = { \"calc.c\" }, operators = { \"arithmetic\" } }\n");
+	snprintf(changed, sizeof changed, "%s", calc_c);
+	strstr(changed, "a + b")[2] = '*';
+	fx_write("repo", "calc.c", changed);
+	assert_int_equal(fx_tdaudit("repo", "mutate.log", args), 0);
+	log = fx_slurp("mutate.log");
+	assert_non_null(strstr(log, "calc.c:add:arithmetic:+:"));
+	assert_null(strstr(log, "calc.c:add:arithmetic:*:"));
+	assert_null(strstr(log, "\tstale"));
+}
+
 static void test_the_users_tree_index_and_head_are_untouched(void **state)
 {
 	const char *args[] = {"mutate", "-j", "2", NULL};
@@ -1308,6 +1331,7 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_diff_keeps_only_mutants_on_changed_lines),
 	cmocka_unit_test(test_a_diff_that_selects_no_mutant_claims_nothing),
 	cmocka_unit_test(test_rev_mutates_the_committed_revision_not_the_working_tree),
+	cmocka_unit_test(test_rev_generates_its_mutants_from_the_revisions_files),
 	cmocka_unit_test(test_the_users_tree_index_and_head_are_untouched),
 	cmocka_unit_test(test_a_run_killed_halfway_leaves_the_tree_untouched),
 	cmocka_unit_test(test_shards_cover_every_mutant_exactly_once),
