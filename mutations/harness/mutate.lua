@@ -340,6 +340,16 @@ mutant {
 }
 
 mutant {
+  name = "mutate-rev-generates-from-the-working-tree",
+  file = "harness/mutate.c",
+  find = "err = td_catalogue_load_at(&r.muts, r.proj->root, r.src,",
+  replace = "err = td_catalogue_load_at(&r.muts, r.proj->root, r.proj->root,",
+  guards = { "test_rev_generates_its_mutants_from_the_revisions_files" },
+  finding = 101,
+  why = "generates --rev's mutants from the working tree's files, so REV's code is never mutated by them",
+}
+
+mutant {
   name = "mutate-coverage-key-ignores-the-tree",
   file = "harness/mutate.c",
   find = "if (td_scratch_content_hash(&h, w->tree, manifest) != 0)",
