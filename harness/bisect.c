@@ -9,8 +9,11 @@
  * The result (found, or ambiguous) is written to the ledger as one run at
  * the end, so the ledger's write lock is never held during a build.
  *
- * Must never write outside root/.tdaudit/, and never count a commit that
- * did not build as either outcome.
+ * Must never write outside root/.tdaudit/, never count a commit that did
+ * not build as either outcome, and never judge a commit by another's
+ * build: when a compiled file differs from the state the tree held and
+ * the build writes nothing, the run stops (the tree's state is kept in
+ * history/held across runs, beside its manifest).
  */
 #define _GNU_SOURCE
 #include "bisect.h"
@@ -21,6 +24,7 @@
 #include <unistd.h>
 
 #include "../base/error.h"
+#include "../base/fileio.h"
 #include "../ledger/ledger.h"
 #include "commands.h"
 #include "project.h"
@@ -40,7 +44,8 @@ typedef struct {
 	char tests_at[41]; /* --tests-at's commit id, or "" */
 	int *state;    /* one per commit */
 	size_t n, builds;
-	char dir[4200], tree[4300], manifest[4300], blog[4600], tlog[4600];
+	char dir[4200], tree[4300], manifest[4300], held[4300], blog[4600], tlog[4600];
+	char held_id[41]; /* the commit the tree holds, from this run or the last; "" unknown */
 	char logs[4400]; /* this run's directory of logs (td_testrun_run_logs) */
 	int variant;     /* --variant's index; -1: chosen per commit (variant.h) */
 	int used[TD_PROJECT_MAX_VARIANTS]; /* builds per variant, fallbacks included */
@@ -74,6 +79,44 @@ static int build(int *ok, int *built, bs_run *r, int v, td_proc_result *pr)
 	return err;
 }
 
+/*
+ * Into code, a compiled file (td_testrun_compiled) that differs between
+ * the commit the tree held and commit i, among the files written from
+ * commit i (with --tests-at, the tests are not); "" when there is none,
+ * or when what the tree held is unknown or no longer in the repository.
+ */
+static void changed_code(char *code, size_t size, bs_run *r, size_t i)
+{
+	char **changed = NULL;
+
+	code[0] = '\0';
+	if (!r->held_id[0] || td_repo_changed(&changed, r->repo, r->held_id, r->chain[i]) != 0)
+		return;
+	for (size_t k = 0; changed && changed[k] && !code[0]; k++)
+		if (td_testrun_compiled(changed[k]) &&
+		    !(r->tests_at[0] && td_project_matches(r->proj->tests, changed[k])))
+			snprintf(code, size, "%s", changed[k]);
+	td_strv_free(changed);
+}
+
+/* The tree now holds commit i: in r and in history/held, for the next run. */
+static int hold(bs_run *r, size_t i)
+{
+	snprintf(r->held_id, sizeof r->held_id, "%s", r->chain[i]);
+	return td_file_write_atomic(r->held, r->held_id, strlen(r->held_id), 0644);
+}
+
+/* Commit i's build wrote no file though code changed: its test would run another commit's build. */
+static int not_rebuilt(const bs_run *r, const td_repo_commit *info, const char *code)
+{
+	printf("  tried %s: the build wrote no file\n", info->short_id);
+	return TD_FAIL(TD_ESTATE, "the build of %s wrote no file though %s differs from the "
+				  "commit built before it, so its test would run that commit's build: "
+				  "the build does not notice the change (a header no rule names as a "
+				  "dependency: name it, or make the build a clean one, make -B); see %s",
+		       info->short_id, code, r->blog);
+}
+
 /* Builds commit i and runs the guard once; sets r->state[i] and prints it. */
 static int try_commit(bs_run *r, size_t i)
 {
@@ -81,7 +124,9 @@ static int try_commit(bs_run *r, size_t i)
 	enum td_test_result res = TD_TEST_FAIL;
 	td_proc_result pr;
 	int ok = 0, runner = -1, v = r->variant, built = 0;
-	char why[512] = "", tag[200] = "";
+	char why[512] = "", tag[200] = "", code[4096] = "";
+	uint64_t s0 = 0, s1 = 0;
+	size_t n = 0;
 	int err = td_repo_commit_info(&info, r->repo, r->chain[i]);
 
 	if (!err && v < 0)
@@ -90,11 +135,19 @@ static int try_commit(bs_run *r, size_t i)
 	if (!err) {
 		snprintf(r->blog, sizeof r->blog, "%s/%s-build.log", r->logs, info.short_id);
 		snprintf(r->tlog, sizeof r->tlog, "%s/%s-test.log", r->logs, info.short_id);
-		err = td_repo_materialise(NULL, r->repo, r->chain[i], r->tests_at[0] ? r->tests_at : NULL,
+		err = td_repo_materialise(&n, r->repo, r->chain[i], r->tests_at[0] ? r->tests_at : NULL,
 					  r->proj->tests, r->tree, r->manifest);
 	}
+	if (!err && n)
+		changed_code(code, sizeof code, r, i);
+	if (!err)
+		err = hold(r, i);
+	if (!err && code[0])
+		err = td_testrun_tree_stamp(&s0, r->tree);
 	if (!err)
 		err = build(&ok, &built, r, v, &pr);
+	if (!err && ok && code[0] && !(err = td_testrun_tree_stamp(&s1, r->tree)) && s0 == s1)
+		return not_rebuilt(r, &info, code);
 	if (!err && ok)
 		err = td_testrun_find_runner(&runner, r->proj, r->opts->guard, r->tree, r->tlog);
 	if (!err && ok)
@@ -322,6 +375,18 @@ static int load_range(bs_run *r)
 	return err ? err : load_tests_at(r);
 }
 
+/* What the tree holds, from history/held, where its manifest says a state was written. */
+static void read_held(bs_run *r)
+{
+	char *id = NULL;
+	size_t len = 0;
+
+	if (access(r->manifest, F_OK) == 0 && td_file_read(r->held, &id, &len) == 0 &&
+	    len == 40 && strspn(id, "0123456789abcdef") == 40)
+		memcpy(r->held_id, id, 41);
+	free(id);
+}
+
 int td_bisect(const char *root, const td_bisect_opts *opts)
 {
 	bs_run r = {.opts = opts};
@@ -343,8 +408,11 @@ int td_bisect(const char *root, const td_bisect_opts *opts)
 		td_project_say_empty_globs(r.proj, "bisect");
 		snprintf(r.tree, sizeof r.tree, "%s/history/tree", r.dir);
 		snprintf(r.manifest, sizeof r.manifest, "%s/history/manifest", r.dir);
+		snprintf(r.held, sizeof r.held, "%s/history/held", r.dir);
 		err = td_testrun_reset_if_cut("tdaudit bisect", r.tree, r.manifest);
 	}
+	if (!err)
+		read_held(&r);
 	if (!err && !(err = td_testrun_run_logs(r.logs, sizeof r.logs, r.dir)))
 		printf("tdaudit bisect: logs in %s\n", r.logs);
 	if (!err)

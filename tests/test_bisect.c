@@ -234,6 +234,50 @@ static void test_tests_held_at_a_later_commit_find_the_fix_they_check(void **sta
 	assert_non_null(strstr(fx_slurp("b.log"), "--tests-at needs to know which files are tests"));
 }
 
+/*
+ * A Makefile that does not name calc.h, whose OP turns + at C5 of C0 ..
+ * C7: after C7, the search's C3 reverts calc.h and make does nothing, so
+ * its test would run C7's program (a pass, and a wrong verdict). That is
+ * an error (exit 2, the file named), never a verdict; the next run's first
+ * commit is checked against the state the last run left (C3's, so C7's
+ * calc.h differs). With make -B every commit is rebuilt and C5 is found.
+ */
+static void test_a_commit_the_build_did_not_rebuild_is_no_verdict(void **state)
+{
+	const char *args[] = {"bisect", "--guard", "test_add", NULL};
+	const char *log;
+
+	(void)state;
+	fx_write("stale", "t.c", t_c);
+	fx_write("stale", "Makefile", "t: t.c calc.c\n\tcc -O0 -o t t.c calc.c\n");
+	fx_write("stale", "calc.c", "#include \"calc.h\"\nint add(int a, int b)\n{\n\treturn a OP b;\n}\n");
+	fx_write("stale", "tdaudit.lua", config);
+	for (int k = 0; k < 8; k++) {
+		char calc_h[64], msg[8];
+
+		snprintf(calc_h, sizeof calc_h, "/* %d */\n#define OP %c\n", k, k >= 5 ? '+' : '-');
+		snprintf(msg, sizeof msg, "C%d", k);
+		fx_write("stale", "calc.h", calc_h);
+		fx_git_commit_all("stale", msg);
+	}
+	for (int run = 0; run < 2; run++) {
+		unlink("s.log");
+		if (fx_tdaudit("stale", "s.log", args) != 2)
+			fail_msg("run %d: a commit its build did not rebuild gave a verdict:\n%s", run,
+				 fx_slurp("s.log"));
+		log = fx_slurp("s.log");
+		assert_non_null(strstr(log, "wrote no file though calc.h differs"));
+		assert_null(strstr(log, "test_add passes: "));
+	}
+	fx_write("stale", "tdaudit.lua", "build { \"make\", \"-s\", \"-B\" }\n"
+					 "runner { list = { \"./t\", \"--list\" }, run = { \"./t\", \"{test}\" } }\n"
+					 "tests { \"t.c\", \"Makefile\" }\n");
+	fx_git_commit_all("stale", "C8 make -B");
+	unlink("s.log");
+	assert_int_equal(fx_tdaudit("stale", "s.log", args), 0);
+	assert_non_null(strstr(fx_slurp("s.log"), " C5\n"));
+}
+
 static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_finds_the_fix_in_log2_builds_skipping_a_commit_that_does_not_build),
 	cmocka_unit_test(test_skipped_commits_next_to_the_flip_leave_it_ambiguous),
@@ -241,5 +285,6 @@ static const struct CMUnitTest tests[] = {
 	cmocka_unit_test(test_tests_held_at_a_later_commit_find_the_fix_they_check),
 	cmocka_unit_test(test_a_bisect_result_is_recorded_in_the_ledger_in_one_run),
 	cmocka_unit_test(test_an_ambiguous_bisect_is_recorded_with_no_commit_found),
+	cmocka_unit_test(test_a_commit_the_build_did_not_rebuild_is_no_verdict),
 };
 TD_TEST_GROUP(bisect, tests);
