@@ -85,3 +85,23 @@ mutant {
   designed_against = "every bisect that reaches a result is in the ledger",
   why = "prints the result and records nothing",
 }
+
+mutant {
+  name = "bisect-not-rebuilt-judged",
+  file = "harness/bisect.c",
+  find = "!(err = td_testrun_tree_stamp(&s1, r->tree)) && s0 == s1)",
+  replace = "!(err = td_testrun_tree_stamp(&s1, r->tree)) && s0 == s1 && 0)",
+  guards = { "test_a_commit_the_build_did_not_rebuild_is_no_verdict" },
+  finding = 102,
+  why = "judges a commit by the program the previous commit built when the build did not notice a changed header",
+}
+
+mutant {
+  name = "bisect-held-state-forgotten-between-runs",
+  file = "harness/bisect.c",
+  find = "		read_held(&r);",
+  replace = "		(void)read_held;",
+  guards = { "test_a_commit_the_build_did_not_rebuild_is_no_verdict" },
+  finding = 102,
+  why = "checks a run's first commit against nothing, though the tree holds the last run's build",
+}
