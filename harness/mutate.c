@@ -2100,6 +2100,12 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 	if (!err && opts->rev && opts->diff)
 		err = TD_FAIL(TD_EINVAL, "--rev and --diff do not combine: --diff compares the working "
 					 "tree with a revision; give one of them");
+	if (!err && opts->schemata && opts->cold)
+		err = TD_FAIL(TD_EINVAL, "--schemata and --cold do not combine: --cold builds every "
+					 "mutant from a fresh copy; give one of them");
+	if (!err && opts->run_unreached && !opts->schemata)
+		err = TD_FAIL(TD_EINVAL, "--run-unreached needs --schemata: only a schema build "
+					 "records which tests reach a mutant");
 	snprintf(r.src, sizeof r.src, "%s", r.proj ? r.proj->root : "");
 	if (!err && opts->rev)
 		err = claim_dir(&r, &lock_fd);
@@ -2123,12 +2129,6 @@ int td_mutate(const char *root, const td_mutate_opts *opts)
 		err = filter_file_guard(&r.muts, opts->files, opts->guard);
 	if (!err && !(r.res = calloc(r.muts.n + 1, sizeof *r.res)))
 		err = TD_FAIL(TD_ENOMEM, "out of memory");
-	if (!err && opts->schemata && opts->cold)
-		err = TD_FAIL(TD_EINVAL, "--schemata and --cold do not combine: --cold builds every "
-					 "mutant from a fresh copy; give one of them");
-	if (!err && opts->run_unreached && !opts->schemata)
-		err = TD_FAIL(TD_EINVAL, "--run-unreached needs --schemata: only a schema build "
-					 "records which tests reach a mutant");
 	if (!err)
 		err = locate_all(&r);
 	if (!err && opts->diff)
