@@ -540,3 +540,9 @@ equivalent {
   id = "core/block.c:mix:relational:<:2:<=",
   reason = "at lines - at == call both sides of the choice are call",
 }
+
+-- core/exec.c
+equivalent {
+  id = "core/exec.c:td_exec_take:relational:>:1:>=",
+  reason = "at == SIZE_MAX - (TD_EXEC_ALIGN - rem) both sides give SIZE_MAX (and no such at has the remainder rem: SIZE_MAX is one short of a multiple of the alignment)",
+}
