@@ -546,3 +546,85 @@ equivalent {
   id = "core/exec.c:td_exec_take:relational:>:1:>=",
   reason = "at == SIZE_MAX - (TD_EXEC_ALIGN - rem) both sides give SIZE_MAX (and no such at has the remainder rem: SIZE_MAX is one short of a multiple of the alignment)",
 }
+
+-- core/pool.c: the spins, which only save a sleep and a wake-up; how long they last is speed, never a result
+equivalent {
+  id = "core/pool.c:pause_once:removed-call:__builtin_ia32_pause:1:;",
+  reason = "one pause more or fewer, or none, in a spin that a wait under the lock follows: speed only",
+}
+equivalent {
+  id = "core/pool.c:spin_while_equal:constant:0:1:1",
+  reason = "one pause more or fewer, or none, in a spin that a wait under the lock follows: speed only",
+}
+equivalent {
+  id = "core/pool.c:spin_while_equal:relational:<:1:<=",
+  reason = "one pause more or fewer, or none, in a spin that a wait under the lock follows: speed only",
+}
+equivalent {
+  id = "core/pool.c:spin_while_equal:removed-call:pause_once:1:;",
+  reason = "one pause more or fewer, or none, in a spin that a wait under the lock follows: speed only",
+}
+equivalent {
+  id = "core/pool.c:spin_until_zero:constant:0:1:1",
+  reason = "one pause more or fewer, or none, in a spin that a wait under the lock follows: speed only",
+}
+equivalent {
+  id = "core/pool.c:spin_until_zero:relational:<:1:<=",
+  reason = "one pause more or fewer, or none, in a spin that a wait under the lock follows: speed only",
+}
+equivalent {
+  id = "core/pool.c:spin_until_zero:removed-call:pause_once:1:;",
+  reason = "one pause more or fewer, or none, in a spin that a wait under the lock follows: speed only",
+}
+equivalent {
+  id = "core/pool.c:spin_while_equal:relational:==:1:!=",
+  reason = "the worker does not spin before it sleeps (gen has not changed), and the wait under the lock that follows sees every job: speed only",
+}
+equivalent {
+  id = "core/pool.c:worker_main:negated-condition:if:1:!",
+  reason = "the worker does not spin before it sleeps, and the wait under the lock that follows sees every job: speed only",
+}
+equivalent {
+  id = "core/pool.c:worker_main:relational:==:1:!=",
+  reason = "the worker does not spin before it sleeps, and the wait under the lock that follows sees every job: speed only",
+}
+equivalent {
+  id = "core/pool.c:worker_main:removed-call:spin_while_equal:1:;",
+  reason = "the worker drops the lock and takes it again without spinning, and the wait under the lock that follows sees every job: speed only",
+}
+equivalent {
+  id = "core/pool.c:spin_until_zero:relational:>:1:>=",
+  reason = "pending is unsigned: the caller spins its full 0.1 ms every call, then waits under the lock as before: speed only",
+}
+equivalent {
+  id = "core/pool.c:spin_until_zero:constant:0:2:1",
+  reason = "the caller stops spinning with one share left, and the wait under the lock that follows waits for it: speed only",
+}
+equivalent {
+  id = "core/pool.c:pool_after_fork:removed-call:atomic_store:1:;",
+  reason = "td_pool_run stores pending before anything reads it, and the child has no worker to read it",
+}
+equivalent {
+  id = "core/pool.c:pool_after_fork:constant:0:2:1",
+  reason = "td_pool_run stores pending before anything reads it, and the child has no worker to read it",
+}
+equivalent {
+  id = "core/pool.c:grow:removed-call:pthread_detach:1:;",
+  reason = "workers never return, so what detaching releases at a thread's end is never due",
+}
+equivalent {
+  id = "core/pool.c:td_pool_run:relational:<=:1:<",
+  reason = "a call of one share takes the workers' path: it posts a job of one share, which no worker takes, and runs share 0 in the caller, as the short path does: speed only",
+}
+equivalent {
+  id = "core/pool.c:td_pool_run:constant:1:1:0",
+  reason = "a call of one share takes the workers' path: it posts a job of one share, which no worker takes, and runs share 0 in the caller, as the short path does: speed only",
+}
+equivalent {
+  id = "core/pool.c:td_pool_run:relational:<:2:<=",
+  reason = "at started == n - 1 both sides of the choice are n - 1",
+}
+equivalent {
+  id = "core/pool.c:td_pool_run:constant:1:2:0",
+  reason = "started < n is started <= n - 1: both forms take the smaller of started and n - 1",
+}

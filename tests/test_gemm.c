@@ -71,6 +71,7 @@
  */
 #include "tdtest.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <pthread.h>
@@ -487,6 +488,139 @@ static void test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller(
 			 "(exit %d)", WEXITSTATUS(status));
 }
 
+/* Seconds of CPU time this process has used, all its threads together. */
+static double cpu_seconds(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* Share 1 sleeps 100 ms; the others return at once. */
+static void sleepy_share(void *arg, size_t w)
+{
+	struct timespec t = {0, 100000000};
+
+	(void)arg;
+	if (w == 1)
+		nanosleep(&t, NULL);
+}
+
+/*
+ * Neither side of a call spins for long: the caller waiting 100 ms for a
+ * sleeping share, and then the idle workers for 100 ms more, use far less
+ * CPU time than the 200 ms they wait (0.1 ms of spinning each, then they
+ * sleep). Seen failing with spin_while_equal's && made || (idle workers
+ * spinning until the next job) and spin_until_zero's && made || (the
+ * caller spinning until its shares are done).
+ */
+static void test_pool_threads_sleep_rather_than_spin_while_they_wait(void **state)
+{
+	struct timespec idle = {0, 100000000};
+	double used;
+
+	(void)state;
+	td_pool_run(2, sleepy_share, NULL); /* the worker exists from here on */
+	used = cpu_seconds();
+	td_pool_run(2, sleepy_share, NULL);
+	nanosleep(&idle, NULL);
+	used = cpu_seconds() - used;
+	if (used > 0.02)
+		fail_msg("waiting 200 ms used %.0f ms of CPU time", used * 1e3);
+}
+
+/* The threads of this process: the entries of /proc/self/task. */
+static int threads_now(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -1;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+/* Share w records the thread that ran it. */
+static void record_thread(void *arg, size_t w)
+{
+	((pthread_t *)arg)[w] = pthread_self();
+}
+
+/*
+ * In a child, whose pool starts with no workers: 0 when n shares ran share
+ * 0 and every share at or past TD_POOL_MAX in the caller, each other share
+ * on a thread of its own, and left the process with spare threads beside
+ * the caller's.
+ */
+static int shares_on_threads(size_t n, int spare)
+{
+	pthread_t tid[TD_POOL_MAX + 6];
+	const pthread_t self = pthread_self();
+
+	td_pool_run(n, record_thread, tid);
+	if (threads_now() != spare + 1)
+		return 1;
+	for (size_t w = 0; w < n; w++) {
+		int in_caller = pthread_equal(tid[w], self);
+
+		if (in_caller != (w == 0 || w >= TD_POOL_MAX))
+			return 2;
+		for (size_t v = 1; v < w && !in_caller; v++)
+			if (pthread_equal(tid[v], tid[w]))
+				return 3;
+	}
+	return 0;
+}
+
+static int pool_threads_child(void)
+{
+	int err;
+
+	if (threads_now() != 1)
+		return 4;
+	if ((err = shares_on_threads(3, 2)) || (err = shares_on_threads(3, 2)))
+		return err;
+	return shares_on_threads(TD_POOL_MAX + 6, TD_POOL_MAX - 1) ? 5 : 0;
+}
+
+/*
+ * The pool starts the workers a call needs, once, and no more: a call of 3
+ * shares runs shares 1 and 2 each on a thread of its own, leaving 2
+ * threads beside the caller's, and a second such call starts none; a call
+ * of TD_POOL_MAX + 6 shares brings the workers to TD_POOL_MAX - 1 and
+ * runs the shares past them in the caller. In a child, which has no
+ * workers yet. Seen failing with grow's loop condition negated or its &&
+ * made ||, its started + 1 < want made started - 1 or started + 0, its
+ * started + 1 < TD_POOL_MAX made started - 1, started + 0 or <= (ASan:
+ * birth[] overrun), its pthread_create check negated or made != 1, and
+ * with td_pool_run's call to grow removed or its trylock check made != 1.
+ */
+static void test_pool_starts_one_worker_per_share_once_up_to_its_most(void **state)
+{
+	int status = 0;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(6);
+		_exit(pool_threads_child());
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("the child died of signal %d", WTERMSIG(status));
+	if (WEXITSTATUS(status) != 0)
+		fail_msg("the pool's shares or threads were not as counted (exit %d: 1 threads, 2 "
+			 "the share's thread, 3 a thread shared, 4 the child's start, 5 past "
+			 "TD_POOL_MAX)", WEXITSTATUS(status));
+}
+
 static void test_gemm_with_threads_works_in_a_child_after_fork(void **state)
 {
 	const size_t m = 100, n = 300, k = 40;
@@ -694,6 +828,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller),
     cmocka_unit_test(test_pool_run_returns_after_every_share_has_finished),
     cmocka_unit_test(test_pool_ranges_cover_each_item_once_and_carry_a_failure_back),
+    cmocka_unit_test(test_pool_starts_one_worker_per_share_once_up_to_its_most),
+    cmocka_unit_test(test_pool_threads_sleep_rather_than_spin_while_they_wait),
     cmocka_unit_test(test_gemm_with_beta_zero_the_old_c_is_never_read),
     cmocka_unit_test(test_gemm_leaves_the_padding_outside_the_matrix_untouched),
     cmocka_unit_test(test_gemm_bad_arguments_are_refused_with_a_message),
