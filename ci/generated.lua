@@ -628,3 +628,9 @@ equivalent {
   id = "core/pool.c:td_pool_run:constant:1:2:0",
   reason = "started < n is started <= n - 1: both forms take the smaller of started and n - 1",
 }
+
+-- core/jsonl.c
+equivalent {
+  id = "core/jsonl.c:td_jsonl_num:logical:&&:1:||",
+  reason = "td_counter_addf can fail here only with TD_ESTATE (the name is fixed and plain, the reason never empty), so keeping a later failure's code keeps the same code, and a success never clears a failure (err || !j->err is false then)",
+}
