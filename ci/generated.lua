@@ -634,3 +634,21 @@ equivalent {
   id = "core/jsonl.c:td_jsonl_num:logical:&&:1:||",
   reason = "td_counter_addf can fail here only with TD_ESTATE (the name is fixed and plain, the reason never empty), so keeping a later failure's code keeps the same code, and a success never clears a failure (err || !j->err is false then)",
 }
+
+-- core/counters.c
+equivalent {
+  id = "core/counters.c:find_slot:constant:2:1:3",
+  reason = "a third of the way in is still inside [lo, hi): the search probes other slots and finds the same one",
+}
+equivalent {
+  id = "core/counters.c:find_slot:relational:<:2:<=",
+  reason = "cmp == 0 has returned already",
+}
+equivalent {
+  id = "core/counters.c:find_slot:constant:0:3:1",
+  reason = "cmp == 0 has returned already, so cmp < 1 is cmp < 0",
+}
+equivalent {
+  id = "core/counters.c:td_counter_addf:removed-call:va_end:1:;",
+  reason = "GCC's va_end does nothing on the targets it builds for, and ap is not used after vsnprintf",
+}

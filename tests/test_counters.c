@@ -102,6 +102,96 @@ static void test_distinct_reasons_are_kept_up_to_the_limit_and_the_rest_counted(
 	td_counters_free(c);
 }
 
+/*
+ * A name is 1 to TD_COUNTER_NAME_MAX bytes of [a-z0-9_], every end of each
+ * range included: one byte and the longest name are taken, the empty name
+ * and one byte more refused. Seen failing with valid_name's n == 0 made
+ * n == 1, its || made &&, n > TD_COUNTER_NAME_MAX made >=, and each
+ * bound of the three ranges moved one inward (>= made >, <= made <).
+ */
+static void test_a_name_of_every_edge_of_the_plain_bytes_is_taken(void **state)
+{
+	char longest[TD_COUNTER_NAME_MAX + 2];
+	td_counters *c;
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 4), 0);
+	assert_int_equal(td_counter_add(c, "a", "x"), 0);
+	assert_int_equal(td_counter_add(c, "z09_", "x"), 0);
+	TD_ASSERT_REFUSED(td_counter_add(c, "", "x"), TD_EINVAL, "counter name ''");
+	memset(longest, 'q', sizeof longest - 1);
+	longest[sizeof longest - 1] = '\0';
+	TD_ASSERT_REFUSED(td_counter_add(c, longest, "x"), TD_EINVAL, "is not 1-47 bytes");
+	longest[TD_COUNTER_NAME_MAX] = '\0';
+	assert_int_equal(td_counter_add(c, longest, "x"), 0);
+	assert_int_equal(td_counter_get(c, longest), 1);
+	assert_int_equal(td_counter_get(c, "a"), 1);
+	assert_int_equal(td_counter_get(c, "z09_"), 1);
+	td_counters_free(c);
+}
+
+/*
+ * A reason of exactly TD_COUNTER_WHY_MAX bytes is kept whole, not cut.
+ * Seen failing with copy_why's n <= TD_COUNTER_WHY_MAX made <.
+ */
+static void test_a_reason_of_the_longest_kept_length_is_kept_whole(void **state)
+{
+	char why[TD_COUNTER_WHY_MAX + 1];
+	td_counters *c;
+
+	(void)state;
+	memset(why, 'y', sizeof why - 1);
+	why[sizeof why - 1] = '\0';
+	assert_int_equal(td_counters_new(&c, 1), 0);
+	assert_int_equal(td_counter_add(c, "long", why), 0);
+	assert_string_equal(td_counter_why(c, "long", 0), why);
+	td_counters_free(c);
+}
+
+/*
+ * Past the kept reasons, a new one is counted whatever its bytes, even a
+ * reason of one byte 4, what the slot holds just past its kept reasons (the
+ * count of them). Seen failing with remember's k < s->n_why made <=, which
+ * compared the reason with those bytes too.
+ */
+static void test_a_reason_past_the_kept_ones_is_counted_whatever_its_bytes(void **state)
+{
+	td_json_buf json = TD_JSON_BUF_INIT;
+	td_counters *c;
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 1), 0);
+	for (int k = 0; k < TD_COUNTER_WHY_KEEP; k++)
+		assert_int_equal(td_counter_addf(c, "skip", "r%d", k), 0);
+	assert_int_equal(td_counter_add(c, "skip", "\x04"), 0);
+	assert_int_equal(td_counters_json(&json, c), 0);
+	assert_non_null(strstr(json.s, "\"why_more\":1}"));
+	td_json_buf_free(&json);
+	td_counters_free(c);
+}
+
+/*
+ * Counters inserted after others, at the end of a full set and between
+ * two, keep the sorted order and every count; under the sanitizers, no
+ * slot is moved past the set's room. Seen failing (ASan: heap overflow)
+ * with get_slot's memmove of c->n - i slots made c->n + i.
+ */
+static void test_counters_inserted_in_any_order_fill_their_room_sorted(void **state)
+{
+	td_json_buf line = TD_JSON_BUF_INIT;
+	td_counters *c;
+
+	(void)state;
+	assert_int_equal(td_counters_new(&c, 3), 0);
+	assert_int_equal(td_counter_add(c, "a", "x"), 0);
+	assert_int_equal(td_counter_add(c, "c", "y"), 0);
+	assert_int_equal(td_counter_add(c, "b", "z"), 0);
+	assert_int_equal(td_counters_line(&line, c), 0);
+	assert_string_equal(line.s, "a=1 (why: x) b=1 (why: z) c=1 (why: y)");
+	td_json_buf_free(&line);
+	td_counters_free(c);
+}
+
 /* Runs one window of n optimizer steps, NaN gradients when nan is set. */
 static int window(td_firewall *fw, td_counters *c, td_adamw *a, int64_t *step, int n, int nan)
 {
@@ -164,6 +254,10 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_counters_reason_appears_in_both_the_text_line_and_the_json),
     cmocka_unit_test(test_a_count_without_a_reason_or_a_plain_name_is_refused),
     cmocka_unit_test(test_distinct_reasons_are_kept_up_to_the_limit_and_the_rest_counted),
+    cmocka_unit_test(test_a_name_of_every_edge_of_the_plain_bytes_is_taken),
+    cmocka_unit_test(test_a_reason_of_the_longest_kept_length_is_kept_whole),
+    cmocka_unit_test(test_a_reason_past_the_kept_ones_is_counted_whatever_its_bytes),
+    cmocka_unit_test(test_counters_inserted_in_any_order_fill_their_room_sorted),
     cmocka_unit_test(test_two_windows_without_a_finite_step_stop_the_run_loudly),
     cmocka_unit_test(test_a_finite_window_between_dead_ones_resets_the_streak),
 };
