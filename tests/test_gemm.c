@@ -359,6 +359,7 @@ typedef struct {
 	int a_waiting, b_done, a_gave_up;
 	pthread_t b_caller;
 	int b_runs[2], b_elsewhere;
+	void (*b_job)(void *arg, size_t w); /* job b; job_b when NULL */
 } busy_pool;
 
 static void job_a(void *arg, size_t w)
@@ -397,7 +398,7 @@ static void *b_caller_main(void *arg)
 	while (!s->a_waiting)
 		pthread_cond_wait(&s->cv, &s->m);
 	pthread_mutex_unlock(&s->m);
-	td_pool_run(2, job_b, s);
+	td_pool_run(2, s->b_job ? s->b_job : job_b, s);
 	pthread_mutex_lock(&s->m);
 	s->b_done = 1;
 	pthread_cond_broadcast(&s->cv);
@@ -406,11 +407,12 @@ static void *b_caller_main(void *arg)
 }
 
 /* In a child, so that a broken pool hangs or corrupts only it: 0 when job b ran in its caller. */
-static int busy_pool_child(void)
+static int busy_pool_child(void (*b_job)(void *arg, size_t w))
 {
 	busy_pool s = {.m = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 	pthread_t tid;
 
+	s.b_job = b_job;
 	if (pthread_create(&tid, NULL, b_caller_main, &s) != 0)
 		return 2;
 	td_pool_run(2, job_a, &s);
@@ -468,6 +470,51 @@ static void test_pool_run_returns_after_every_share_has_finished(void **state)
 	}
 }
 
+/* Where share 1 of a call ran: on a thread other than caller's or not. */
+typedef struct {
+	pthread_t caller;
+	int elsewhere;
+} where_ran;
+
+static void note_elsewhere(void *arg, size_t w)
+{
+	where_ran *r = arg;
+
+	if (w == 1)
+		r->elsewhere = !pthread_equal(pthread_self(), r->caller);
+}
+
+/*
+ * Job b of the busy-pool test, forking while job a holds the workers: in
+ * the grandchild, a call of 2 shares must still run share 1 on a worker
+ * (0), the busy parent's hold on the pool forgotten; b_elsewhere is set
+ * when it did not (or the grandchild failed).
+ */
+static void job_b_forks(void *arg, size_t w)
+{
+	busy_pool *s = arg;
+	int status = 0;
+	pid_t pid;
+
+	job_b(arg, w);
+	if (w != 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		where_ran r = {pthread_self(), 0};
+
+		alarm(3);
+		td_pool_run(2, note_elsewhere, &r);
+		_exit(!r.elsewhere);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0) {
+		pthread_mutex_lock(&s->m);
+		s->b_elsewhere++;
+		pthread_mutex_unlock(&s->m);
+	}
+}
+
 static void test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller(void **state)
 {
 	int status = 0;
@@ -478,7 +525,7 @@ static void test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller(
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		alarm(6);
-		_exit(busy_pool_child());
+		_exit(busy_pool_child(NULL));
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (WIFSIGNALED(status))
@@ -486,6 +533,34 @@ static void test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller(
 	if (WEXITSTATUS(status) != 0)
 		fail_msg("a call made while the workers were busy did not run all its shares in its caller "
 			 "(exit %d)", WEXITSTATUS(status));
+}
+
+/*
+ * A child forked while another thread of its parent holds the workers
+ * (job a of the busy-pool test) has a pool of its own: a call of 2
+ * shares there runs share 1 on a new worker, not in its caller for
+ * good. Seen failing with pool_after_fork's pthread_mutex_init of
+ * pool.use removed.
+ */
+static void test_pool_a_child_forked_while_the_workers_are_busy_has_its_own(void **state)
+{
+	int status = 0;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		alarm(6);
+		_exit(busy_pool_child(job_b_forks));
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (WIFSIGNALED(status))
+		fail_msg("the child died of signal %d (SIGALRM: a caller waited forever)",
+			 WTERMSIG(status));
+	if (WEXITSTATUS(status) != 0)
+		fail_msg("the grandchild ran share 1 in its caller, or failed (exit %d)",
+			 WEXITSTATUS(status));
 }
 
 /* Seconds of CPU time this process has used, all its threads together. */
@@ -826,6 +901,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_gemm_called_from_two_threads_at_once_gives_the_same_bits),
     cmocka_unit_test(test_gemm_with_threads_works_in_a_child_after_fork),
     cmocka_unit_test(test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller),
+    cmocka_unit_test(test_pool_a_child_forked_while_the_workers_are_busy_has_its_own),
     cmocka_unit_test(test_pool_run_returns_after_every_share_has_finished),
     cmocka_unit_test(test_pool_ranges_cover_each_item_once_and_carry_a_failure_back),
     cmocka_unit_test(test_pool_starts_one_worker_per_share_once_up_to_its_most),
