@@ -162,7 +162,7 @@ int td_counter_add(td_counters *c, const char *name, const char *why)
 
 int td_counter_addf(td_counters *c, const char *name, const char *fmt, ...)
 {
-	char why[TD_COUNTER_WHY_MAX + 1];
+	char why[TD_COUNTER_WHY_MAX + 2]; /* a longer reason reaches copy_why, which cuts it */
 	va_list ap;
 
 	va_start(ap, fmt);

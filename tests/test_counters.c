@@ -192,6 +192,33 @@ static void test_counters_inserted_in_any_order_fill_their_room_sorted(void **st
 	td_counters_free(c);
 }
 
+/*
+ * A formatted reason is cut as a plain one is: one of the longest kept
+ * length whole, a longer one to that length ending in "...". Seen failing
+ * with td_counter_addf's buffer of TD_COUNTER_WHY_MAX + 1 bytes (the
+ * longer reason was cut by vsnprintf, without the "..."), and with the
+ * buffer one or two bytes shorter.
+ */
+static void test_a_formatted_reason_is_cut_as_a_plain_one(void **state)
+{
+	char why[TD_COUNTER_WHY_MAX + 51];
+	td_counters *c;
+	const char *kept;
+
+	(void)state;
+	memset(why, 'f', sizeof why - 1);
+	why[sizeof why - 1] = '\0';
+	assert_int_equal(td_counters_new(&c, 2), 0);
+	assert_int_equal(td_counter_addf(c, "long", "%s", why), 0);
+	kept = td_counter_why(c, "long", 0);
+	assert_int_equal(strlen(kept), TD_COUNTER_WHY_MAX);
+	assert_string_equal(kept + TD_COUNTER_WHY_MAX - 4, "f...");
+	why[TD_COUNTER_WHY_MAX] = '\0';
+	assert_int_equal(td_counter_addf(c, "exact", "%s", why), 0);
+	assert_string_equal(td_counter_why(c, "exact", 0), why);
+	td_counters_free(c);
+}
+
 /* Runs one window of n optimizer steps, NaN gradients when nan is set. */
 static int window(td_firewall *fw, td_counters *c, td_adamw *a, int64_t *step, int n, int nan)
 {
@@ -258,6 +285,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_a_reason_of_the_longest_kept_length_is_kept_whole),
     cmocka_unit_test(test_a_reason_past_the_kept_ones_is_counted_whatever_its_bytes),
     cmocka_unit_test(test_counters_inserted_in_any_order_fill_their_room_sorted),
+    cmocka_unit_test(test_a_formatted_reason_is_cut_as_a_plain_one),
     cmocka_unit_test(test_two_windows_without_a_finite_step_stop_the_run_loudly),
     cmocka_unit_test(test_a_finite_window_between_dead_ones_resets_the_streak),
 };
