@@ -628,6 +628,34 @@ equivalent {
   id = "core/pool.c:td_pool_run:constant:1:2:0",
   reason = "started < n is started <= n - 1: both forms take the smaller of started and n - 1",
 }
+equivalent {
+  id = "core/pool.c:td_pool_run:removed-call:spin_until_zero:1:;",
+  reason = "the caller waits under the lock at once, without spinning first, for the same pending count: speed only",
+}
+equivalent {
+  id = "core/pool.c:td_pool_ranges:relational:>:1:>=",
+  reason = "at threads == 1 both sides of the choice are 1",
+}
+equivalent {
+  id = "core/pool.c:td_pool_ranges:constant:1:1:0",
+  reason = "at threads == 1 both sides of the choice are 1",
+}
+equivalent {
+  id = "core/pool.c:td_pool_ranges:constant:1:2:0",
+  reason = "fewer than 2 threads give 0 shares instead of 1, which the shares <= 1 check takes the same way: fn(arg, 0, n)",
+}
+equivalent {
+  id = "core/pool.c:td_pool_ranges:constant:0:1:1",
+  reason = "err[0] starts at 1 but share 0 always writes it before it is read",
+}
+equivalent {
+  id = "core/pool.c:td_pool_ranges:relational:>:2:>=",
+  reason = "at shares == n the bound sets shares to the value it has",
+}
+equivalent {
+  id = "core/pool.c:td_pool_ranges:relational:>:3:>=",
+  reason = "at shares == TD_POOL_MAX the bound sets shares to the value it has",
+}
 
 -- core/jsonl.c
 equivalent {
@@ -651,4 +679,8 @@ equivalent {
 equivalent {
   id = "core/counters.c:td_counter_addf:removed-call:va_end:1:;",
   reason = "GCC's va_end does nothing on the targets it builds for, and ap is not used after vsnprintf",
+}
+equivalent {
+  id = "core/counters.c:line_one:constant:32:1:33",
+  reason = "one byte more in a buffer of 32 whose longest text, the count of a 64-bit counter in either format, takes 29 with its NUL",
 }

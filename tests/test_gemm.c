@@ -76,6 +76,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -457,6 +458,53 @@ static void test_pool_ranges_cover_each_item_once_and_carry_a_failure_back(void 
 	}
 }
 
+/* Counts its calls. */
+static int count_range(void *arg, size_t i0, size_t i1)
+{
+	(void)i0, (void)i1;
+	atomic_fetch_add((atomic_int *)arg, 1);
+	return 0;
+}
+
+/* Counts its calls; the range holding item 0 fails. */
+static int first_range_fails(void *arg, size_t i0, size_t i1)
+{
+	atomic_int *calls = arg;
+
+	atomic_fetch_add(calls, 1);
+	if (i0 == 0)
+		return TD_FAIL(TD_EINVAL, "the range %zu .. %zu failed", i0, i1);
+	return 0;
+}
+
+/*
+ * With 3 threads, 10 items are cut into 3 ranges, one call each, and a
+ * failure of the first range (share 0, in the caller) comes back with its
+ * message; with 1 thread, fn's failure comes back as fn raised it, its
+ * origin kept. Seen failing with td_pool_ranges's shares <= 1 check
+ * negated (one call of all the items), made shares < 1 or shares <= 0
+ * (one share through the pool, whose failure is raised again in
+ * td_pool_ranges), its failure loop starting at w = 1, and (UBSan: err[]
+ * read past its end at TD_POOL_MAX shares) that loop's w < shares made <=.
+ */
+static void test_pool_ranges_make_one_call_per_thread_and_carry_the_firsts_failure(void **state)
+{
+	atomic_int calls = 0;
+
+	(void)state;
+	td_error_clear();
+	assert_int_equal(td_pool_ranges(3, 10, first_range_fails, &calls), TD_EINVAL);
+	assert_non_null(strstr(td_error_last(), "the range 0 .. 3 failed"));
+	assert_int_equal(atomic_load(&calls), 3);
+	td_error_clear(); /* one thread: fn's own failure, raised where fn raised it */
+	assert_int_equal(td_pool_ranges(1, 10, first_range_fails, &calls), TD_EINVAL);
+	assert_non_null(strstr(td_error_origin(), "first_range_fails"));
+	assert_int_equal(atomic_load(&calls), 4);
+	atomic_store(&calls, 0); /* the most shares: their failures read, none past them */
+	assert_int_equal(td_pool_ranges(TD_POOL_MAX + 1, 100, count_range, &calls), 0);
+	assert_int_equal(atomic_load(&calls), TD_POOL_MAX);
+}
+
 static void test_pool_run_returns_after_every_share_has_finished(void **state)
 {
 	(void)state;
@@ -673,7 +721,9 @@ static int pool_threads_child(void)
  * made ||, its started + 1 < want made started - 1 or started + 0, its
  * started + 1 < TD_POOL_MAX made started - 1, started + 0 or <= (ASan:
  * birth[] overrun), its pthread_create check negated or made != 1, and
- * with td_pool_run's call to grow removed or its trylock check made != 1.
+ * with td_pool_run's call to grow removed, its trylock check made != 1,
+ * its unlock of pool.use removed or its calls of the shares past the
+ * workers removed.
  */
 static void test_pool_starts_one_worker_per_share_once_up_to_its_most(void **state)
 {
@@ -904,6 +954,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(test_pool_a_child_forked_while_the_workers_are_busy_has_its_own),
     cmocka_unit_test(test_pool_run_returns_after_every_share_has_finished),
     cmocka_unit_test(test_pool_ranges_cover_each_item_once_and_carry_a_failure_back),
+    cmocka_unit_test(test_pool_ranges_make_one_call_per_thread_and_carry_the_firsts_failure),
     cmocka_unit_test(test_pool_starts_one_worker_per_share_once_up_to_its_most),
     cmocka_unit_test(test_pool_threads_sleep_rather_than_spin_while_they_wait),
     cmocka_unit_test(test_gemm_with_beta_zero_the_old_c_is_never_read),
