@@ -52,3 +52,13 @@ mutant {
   designed_against = "a run that is entirely non-finite must stop loudly, not exit 0",
   why = "counts dead windows for ever and never stops the run",
 }
+
+mutant {
+  name = "counters-formatted-reason-cut-before-its-mark",
+  file = "core/counters.c",
+  find = "char why[TD_COUNTER_WHY_MAX + 2];",
+  replace = "char why[TD_COUNTER_WHY_MAX + 1];",
+  guards = { "test_a_formatted_reason_is_cut_as_a_plain_one" },
+  finding = 103,
+  why = "vsnprintf cuts a long formatted reason before copy_why can mark it with ...",
+}
