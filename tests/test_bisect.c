@@ -254,7 +254,7 @@ static void test_a_commit_the_build_did_not_rebuild_is_no_verdict(void **state)
 	fx_write("stale", "calc.c", "#include \"calc.h\"\nint add(int a, int b)\n{\n\treturn a OP b;\n}\n");
 	fx_write("stale", "tdaudit.lua", config);
 	for (int k = 0; k < 8; k++) {
-		char calc_h[64], msg[8];
+		char calc_h[64], msg[16];
 
 		snprintf(calc_h, sizeof calc_h, "/* %d */\n#define OP %c\n", k, k >= 5 ? '+' : '-');
 		snprintf(msg, sizeof msg, "C%d", k);
