@@ -353,7 +353,8 @@ static size_t attn_weights(const td_xmodel *xm, td_model *m)
 
 	for (int l = 0; l < xm->n_layers; l++) {
 		const td_block *b = td_model_block(m, l);
-		const td_op_attn s = attn_shape(td_mixer_options(td_block_mixer(b)), line_length(b));
+		const td_mixer_opts *mo = td_mixer_options(td_block_mixer(b));
+		const td_op_attn s = attn_shape(mo, line_length(b));
 		size_t n;
 
 		if (__builtin_mul_overflow(xm->o.max_batch * line_count(b), s.heads, &n) ||

@@ -111,9 +111,10 @@ static int not_rebuilt(const bs_run *r, const td_repo_commit *info, const char *
 {
 	printf("  tried %s: the build wrote no file\n", info->short_id);
 	return TD_FAIL(TD_ESTATE, "the build of %s wrote no file though %s differs from the "
-				  "commit built before it, so its test would run that commit's build: "
-				  "the build does not notice the change (a header no rule names as a "
-				  "dependency: name it, or make the build a clean one, make -B); see %s",
+				  "commit built before it, so its test would run that commit's "
+				  "build: the build does not notice the change (a header no rule "
+				  "names as a dependency: name it, or make the build a clean one, "
+				  "make -B); see %s",
 		       info->short_id, code, r->blog);
 }
 

@@ -900,7 +900,8 @@ static int ex_attend(const td_exec *x, float *att, float *ctx, const float *qkv,
 
 /* The queries' launch, then the keys', which read every query's ds. */
 static int ex_attend_backward(const td_exec *x, float *dqkv, float *ds, const float *att,
-			      const float *qkv, const float *dctx, size_t lines, const td_op_attn *a)
+			      const float *qkv, const float *dctx, size_t lines,
+			      const td_op_attn *a)
 {
 	const size_t n = lines * a->heads * a->length;
 	cudaStream_t st = self(x)->stream;

@@ -119,7 +119,7 @@ typedef struct td_op_attn {
 	int causal, reverse;
 } td_op_attn;
 
-/* Row i of a pair's line as stored (reverse: from the last); a[i] element e at base + at() ld + e. */
+/* The position along its line of a pair's row i: i, or from the last with reverse. */
 TD_HD size_t td_op_attn_row(const td_op_attn *a, size_t i)
 {
 	return a->reverse ? a->length - 1 - i : i;
