@@ -6,6 +6,7 @@
 
 #include "tdtest.h"
 
+#include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -208,4 +209,16 @@ int fx_has_row(const char *log, const char *want)
 	}
 	print_message("no row '%s' in:\n%s\n", want, text);
 	return 0;
+}
+
+int fx_open_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(d);
+	while (readdir(d))
+		n++;
+	closedir(d);
+	return n;
 }

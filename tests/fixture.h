@@ -23,6 +23,9 @@ void fx_git_commit_all(const char *dir, const char *message);
  */
 const char *fx_git_rev(const char *dir, const char *rev);
 
+/* The file descriptors this process has open (the entries of /proc/self/fd). */
+int fx_open_fds(void);
+
 /* Runs build/tdaudit (of this build) with args in dir; exit status. */
 int fx_tdaudit(const char *dir, const char *log, const char *const *args);
 

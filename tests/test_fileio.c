@@ -29,6 +29,7 @@
 
 #include "../base/error.h"
 #include "../base/fileio.h"
+#include "fixture.h"
 
 static const char old_text[] = "the old contents, longer than the new ones\n";
 static const char new_text[] = "new\n";
@@ -182,19 +183,6 @@ int fchmod(int fd, mode_t mode)
 	return (int)syscall(SYS_fchmod, fd, mode);
 }
 
-/* The descriptors this process has open. */
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * A failed fchmod (or fsync) after the data is written must close the
  * temporary file and remove it: 20 failed writes may not leave a single
@@ -206,13 +194,13 @@ static void test_a_failed_fchmod_closes_and_removes_the_temporary_file(void **st
 
 	(void)state;
 	entries = dir_entries();
-	before = open_fds();
+	before = fx_open_fds();
 	fchmod_fails = 1;
 	for (int i = 0; i < 20; i++)
 		assert_int_not_equal(td_file_write_atomic("target", new_text, sizeof new_text - 1, 0644), 0);
 	fchmod_fails = 0;
-	if (open_fds() != before)
-		fail_msg("20 failed writes left %d descriptors open", open_fds() - before);
+	if (fx_open_fds() != before)
+		fail_msg("20 failed writes left %d descriptors open", fx_open_fds() - before);
 	assert_int_equal(dir_entries(), entries);
 }
 

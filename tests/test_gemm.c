@@ -563,24 +563,33 @@ static void job_b_forks(void *arg, size_t w)
 	}
 }
 
-static void test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller(void **state)
+/*
+ * busy_pool_child(b) in a child of its own, given 6 s: fails the test with
+ * what when it exits non-zero, and says so when a caller waited for ever.
+ */
+static void in_busy_child(void (*b)(void *arg, size_t w), const char *what)
 {
 	int status = 0;
-	pid_t pid;
+	pid_t pid = fork();
 
-	(void)state;
-	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		alarm(6);
-		_exit(busy_pool_child(NULL));
+		_exit(busy_pool_child(b));
 	}
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	if (WIFSIGNALED(status))
-		fail_msg("the child died of signal %d (SIGALRM: a caller waited forever)", WTERMSIG(status));
+		fail_msg("the child died of signal %d (SIGALRM: a caller waited forever)",
+			 WTERMSIG(status));
 	if (WEXITSTATUS(status) != 0)
-		fail_msg("a call made while the workers were busy did not run all its shares in its caller "
-			 "(exit %d)", WEXITSTATUS(status));
+		fail_msg("%s (exit %d)", what, WEXITSTATUS(status));
+}
+
+static void test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller(void **state)
+{
+	(void)state;
+	in_busy_child(NULL, "a call made while the workers were busy did not run all its "
+			    "shares in its caller");
 }
 
 /*
@@ -592,23 +601,8 @@ static void test_pool_a_call_made_while_the_workers_are_busy_runs_in_its_caller(
  */
 static void test_pool_a_child_forked_while_the_workers_are_busy_has_its_own(void **state)
 {
-	int status = 0;
-	pid_t pid;
-
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		alarm(6);
-		_exit(busy_pool_child(job_b_forks));
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (WIFSIGNALED(status))
-		fail_msg("the child died of signal %d (SIGALRM: a caller waited forever)",
-			 WTERMSIG(status));
-	if (WEXITSTATUS(status) != 0)
-		fail_msg("the grandchild ran share 1 in its caller, or failed (exit %d)",
-			 WEXITSTATUS(status));
+	in_busy_child(job_b_forks, "the grandchild ran share 1 in its caller, or failed");
 }
 
 /* Seconds of CPU time this process has used, all its threads together. */

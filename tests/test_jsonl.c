@@ -14,7 +14,6 @@
  */
 #include "tdtest.h"
 
-#include <dirent.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +24,7 @@
 #include "../base/fileio.h"
 #include "../base/json.h"
 #include "../core/jsonl.h"
+#include "fixture.h"
 
 /* --- a strict JSON validator --------------------------------------------- */
 
@@ -348,19 +348,6 @@ static void test_a_nan_whose_count_cannot_be_kept_fails_its_line(void **state)
 	td_counters_free(c);
 }
 
-/* The number of file descriptors this process has open. */
-static int open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	int n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
-
 /*
  * Freeing a log closes its file: no descriptor is left open per log
  * (glibc keeps every FILE on a list, so a leak checker misses it). Seen
@@ -372,11 +359,11 @@ static void test_freeing_a_log_closes_its_file(void **state)
 	td_jsonl *j;
 
 	(void)state;
-	before = open_fds();
+	before = fx_open_fds();
 	assert_int_equal(td_jsonl_open(&j, "closed.jsonl", NULL), 0);
-	assert_int_equal(open_fds(), before + 1);
+	assert_int_equal(fx_open_fds(), before + 1);
 	td_jsonl_free(j);
-	assert_int_equal(open_fds(), before);
+	assert_int_equal(fx_open_fds(), before);
 }
 
 /*
